@@ -1,0 +1,182 @@
+/*
+  mbsid simulate: forward simulation of one model, its output signal, spectrum and (optionally)
+  engine orders, written to a result file; optionally a virtual measurement (the same data with
+  seeded Gaussian noise on the signal, spectrum and orders computed from the noisy signal), and a
+  comparison with a measured spectrum.
+*/
+#include "mbsidimpl.h"
+
+/* Fills the measurement view of a simulated signal and its analysis (arrays owned by the caller). */
+static PetscErrorCode MbsSimulationToMeasurement_Private(MbsModel model, MbsFourier fourier, const MbsSignal *signal, MbsMeasurement *meas)
+{
+  const PetscReal *A, *B, *omega, *speed, *order;
+  PetscInt         ncoef, offset, nspeed, norder;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  PetscCall(PetscStrncpy(meas->model, model->type, sizeof(meas->model)));
+  PetscCall(PetscStrncpy(meas->output, model->output_name, sizeof(meas->output)));
+  PetscCall(PetscStrncpy(meas->units, model->output_unit, sizeof(meas->units)));
+  PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s simulate", MBSID_VERSION));
+  PetscCall(MbsFourierGetNumCoefficients(fourier, &ncoef));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+  PetscCall(MbsFourierGetFrequencies(fourier, &omega));
+  PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &order));
+  meas->nfreq = nspeed ? offset : ncoef;
+  PetscCall(PetscMalloc4(meas->nfreq, &meas->frequency, meas->nfreq, &meas->amplitude, meas->nfreq, &meas->a, meas->nfreq, &meas->b));
+  for (PetscInt j = 0; j < meas->nfreq; j++) {
+    meas->frequency[j] = omega[j] / (2 * PETSC_PI);
+    meas->amplitude[j] = PetscSqrtReal(A[j] * A[j] + B[j] * B[j]);
+    meas->a[j]         = A[j];
+    meas->b[j]         = B[j];
+  }
+  meas->nspeed = nspeed;
+  meas->norder = norder;
+  meas->speed  = (PetscReal *)speed;
+  meas->order  = (PetscReal *)order;
+  PetscCall(PetscMalloc1(nspeed * norder, &meas->order_amplitude));
+  for (PetscInt j = 0; j < nspeed * norder; j++) meas->order_amplitude[j] = PetscSqrtReal(A[offset + j] * A[offset + j] + B[offset + j] * B[offset + j]);
+  meas->nsignal = signal->n;
+  meas->t       = signal->t;
+  meas->y       = signal->y;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSimulationMeasurementFree_Private(MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(meas->frequency, meas->amplitude, meas->a, meas->b));
+  PetscCall(PetscFree(meas->order_amplitude));
+  PetscFunctionReturn(0);
+}
+
+/* Relative misfit of the amplitude spectra, sqrt(sum (|X| - |X_meas|)^2 / sum |X_meas|^2), on the common frequencies. */
+static PetscErrorCode MbsCompareSpectra_Private(MPI_Comm comm, const char path[], const MbsMeasurement *sim, const MbsMeasurement *meas)
+{
+  PetscReal num = 0, den = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nfreq > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /spectrum to compare with", path);
+  PetscCheck(meas->nfreq == sim->nfreq, comm, PETSC_ERR_ARG_SIZ, "Measurement file '%s' has %" PetscInt_FMT " frequencies, the simulated spectrum %" PetscInt_FMT ": use the same -spectrum_band_hz and interval", path, meas->nfreq, sim->nfreq);
+  for (PetscInt j = 0; j < meas->nfreq; j++) {
+    PetscCheck(PetscAbsReal(meas->frequency[j] - sim->frequency[j]) <= 1e-9 * PetscMax(1, sim->frequency[j]), comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s': /spectrum/frequency[%" PetscInt_FMT "] = %g Hz, simulated %g Hz", path, j, (double)meas->frequency[j],
+               (double)sim->frequency[j]);
+    num += PetscSqr(sim->amplitude[j] - meas->amplitude[j]);
+    den += PetscSqr(meas->amplitude[j]);
+  }
+  PetscCall(PetscPrintf(comm, "Spectrum misfit against %s: %.6e (relative, %" PetscInt_FMT " frequencies)\n", path, (double)(den > 0 ? PetscSqrtReal(num / den) : PetscSqrtReal(num)), meas->nfreq));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[], MbsModel model, const MbsMeasurement *meas)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    MbsH5Writer  writer;
+    const char **names, **units;
+
+    PetscCall(PetscMalloc2(model->np, &names, model->np, &units));
+    for (PetscInt i = 0; i < model->np; i++) {
+      names[i] = model->param_info[i].name;
+      units[i] = model->param_info[i].unit;
+    }
+    PetscCall(MbsH5WriterOpen(path, &writer));
+    PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", model->np, names));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", model->np, units));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, NULL));
+    PetscCall(MbsH5WriteProvenance(&writer, comm));
+    PetscCall(MbsH5WriterClose(&writer));
+    PetscCall(PetscFree2(names, units));
+  }
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
+  alike; rank 0 writes.
+*/
+PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
+{
+  MbsModel       model;
+  MbsFourier     fourier;
+  MbsSignal      signal;
+  MbsMeasurement result;
+  char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  PetscReal      sigma = 0, peak = 0, peak_hz = 0;
+  PetscInt       seed = 12345;
+  PetscBool      help;
+  PetscLogStage  stage;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
+  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(PetscOptionsString("-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", "", save, save, sizeof(save), NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
+  PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
+  PetscOptionsEnd();
+  PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
+
+  PetscCall(MbsModelCreate(comm, &model));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) {
+    PetscCall(MbsFourierDestroy(&fourier));
+    PetscCall(MbsModelDestroy(&model));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+
+  PetscCall(PetscLogStageRegister("Forward", &stage));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(MbsSimulate(model, NULL, &signal));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
+
+  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
+  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &result));
+  for (PetscInt j = 0; j < result.nfreq; j++) {
+    if (result.amplitude[j] > peak) {
+      peak    = result.amplitude[j];
+      peak_hz = result.frequency[j];
+    }
+  }
+  if (result.nfreq)
+    PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result.nfreq, (double)result.frequency[0], (double)result.frequency[result.nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
+  PetscCall(MbsWriteSimulation_Private(comm, output, model, &result));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+
+  if (compare[0]) {
+    MbsMeasurement meas;
+
+    PetscCall(MbsMeasurementRead(comm, compare, &meas));
+    PetscCall(MbsCompareSpectra_Private(comm, compare, &result, &meas));
+    PetscCall(MbsMeasurementReset(&meas));
+  }
+
+  if (save[0]) {
+    MbsMeasurement virtual_meas;
+
+    PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
+    PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
+    PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, seed));
+    PetscCall(MbsMeasurementWrite(comm, save, &virtual_meas));
+    PetscCall(MbsSimulationMeasurementFree_Private(&virtual_meas));
+    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
+  }
+
+  PetscCall(MbsSimulationMeasurementFree_Private(&result));
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,112 @@
+/*
+  mbsid: identification of multibody-system parameters from vibration spectra.
+
+  Public interface of libmbsid. A model is an implicit DAE
+
+      F(t, U, U', p) = 0,      y = g(U),
+
+  simulated with PETSc TS; its output y(t) is analysed by Fourier coefficients
+
+      A_k = 2/L int eta(t) y(t) cos(w_k (t - t_l)) dt,   B_k likewise with sin,
+
+  on a window [t_l, t_u] of length L with window function eta (rectangular or Hann).
+*/
+#pragma once
+
+#include <petscts.h>
+
+#define MBSID_VERSION "0.1.0"
+
+/* Models */
+typedef struct _p_MbsModel *MbsModel;
+
+typedef struct {
+  const char *name;         /* option -p_<name> */
+  const char *unit;         /* SI unit, for -help and the result files */
+  const char *description;  /* one line for -help */
+  PetscReal   value;        /* default value */
+  PetscReal   lower, upper; /* physical bounds, inclusive */
+  PetscBool   identifiable; /* the model provides dF/dp for it */
+} MbsParameterInfo;
+
+PETSC_EXTERN PetscErrorCode MbsModelRegisterAll(void);
+PETSC_EXTERN PetscErrorCode MbsModelRegister(const char[], PetscErrorCode (*)(MbsModel));
+PETSC_EXTERN PetscErrorCode MbsModelCreate(MPI_Comm, MbsModel *);
+PETSC_EXTERN PetscErrorCode MbsModelSetType(MbsModel, const char[]);
+PETSC_EXTERN PetscErrorCode MbsModelSetFromOptions(MbsModel);
+PETSC_EXTERN PetscErrorCode MbsModelDestroy(MbsModel *);
+PETSC_EXTERN PetscErrorCode MbsModelView(MbsModel, PetscViewer);
+PETSC_EXTERN PetscErrorCode MbsModelGetType(MbsModel, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelGetSizes(MbsModel, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelGetParameterInfo(MbsModel, const MbsParameterInfo **);
+PETSC_EXTERN PetscErrorCode MbsModelGetParameterIndex(MbsModel, const char[], PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelGetParameters(MbsModel, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelSetParameters(MbsModel, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelGetOutputInfo(MbsModel, const char **, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelGetTimeSpan(MbsModel, PetscReal *, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsModelInitialState(MbsModel, PetscReal, PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
+
+/* Fourier and order analysis */
+typedef struct _p_MbsFourier *MbsFourier;
+
+PETSC_EXTERN PetscErrorCode MbsWindowRegisterAll(void);
+PETSC_EXTERN PetscErrorCode MbsFourierCreate(MbsFourier *);
+PETSC_EXTERN PetscErrorCode MbsFourierDestroy(MbsFourier *);
+PETSC_EXTERN PetscErrorCode MbsFourierSetFromOptions(MbsFourier, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierAddHarmonics(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierAddCoefficient(MbsFourier, const char[], PetscReal, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierGetNumCoefficients(MbsFourier, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsFourierGetCoefficients(MbsFourier, const PetscReal **, const PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsFourierGetFrequencies(MbsFourier, const PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsFourierGetWindow(MbsFourier, PetscInt, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsFourierGetOrderLayout(MbsFourier, PetscInt *, PetscInt *, const PetscReal **, PetscInt *, const PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscReal, PetscReal, PetscReal, PetscReal *);
+
+/* Forward simulation of one experiment */
+typedef struct {
+  PetscInt   n;       /* number of samples (time steps + 1) */
+  PetscReal *t;       /* [s] */
+  PetscReal *y;       /* output, in the model's output unit */
+  PetscReal  theta;   /* quadrature weight of the step's end point (0.5: trapezoid) */
+  PetscInt   steps;   /* accepted time steps */
+  PetscInt   rejects; /* rejected time steps */
+} MbsSignal;
+
+PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);
+
+/* Measurements (HDF5) */
+typedef struct {
+  char       model[64], output[64], units[32], created_by[128];
+  PetscInt   nfreq;     /* /spectrum: nfreq > 0 when present */
+  PetscReal *frequency; /* [Hz] */
+  PetscReal *amplitude;
+  PetscReal *a, *b;          /* optional (NULL when absent) */
+  PetscInt   nspeed, norder; /* /orders: nspeed > 0 when present */
+  PetscReal *speed;          /* [rpm] */
+  PetscReal *order;
+  PetscReal *order_amplitude; /* nspeed x norder, row-major */
+  PetscInt   nsignal;         /* /signal: nsignal > 0 when present */
+  PetscReal *t, *y;
+} MbsMeasurement;
+
+PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsMeasurementWrite(MPI_Comm, const char[], const MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsMeasurementReset(MbsMeasurement *);
+
+/* Commands of the mbsid executable */
+PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
+PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);
+PETSC_EXTERN PetscErrorCode MbsCommandView(MPI_Comm);

@@ -1,0 +1,86 @@
+/* Private declarations shared by the files of libmbsid. */
+#pragma once
+
+#include "mbsid.h"
+#include <hdf5.h>
+#include <unistd.h>
+
+/*
+  What a model file implements. Arrays are dense and column-major (entry (i, j) at [i + j*rows]),
+  and the caller zeroes every output array before the call, so a model writes its non-zeros only.
+*/
+typedef struct {
+  /* F(t, U, U', p), length n */
+  PetscErrorCode (*residual)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* dF/dU + shift dF/dU', n x n */
+  PetscErrorCode (*jacobian)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+  /* dF/dp, n x np; columns of parameters that are not identifiable may stay zero */
+  PetscErrorCode (*jacobian_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* y(U) and dy/dU (length n, may be NULL) */
+  PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
+  PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
+  /* M, C, K (nq x nq) of the linearisation about the model's operating point */
+  PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* external force F(t) [N], for reports and balance checks */
+  PetscErrorCode (*excitation)(MbsModel, PetscReal, PetscReal *);
+  /* options of the model itself (excitation, initial state), in the caller's options block */
+  PetscErrorCode (*set_from_options)(MbsModel, PetscOptionItems *);
+  PetscErrorCode (*destroy)(MbsModel);
+} MbsModelOps;
+
+struct _p_MbsModel {
+  MPI_Comm                comm;
+  char                    type[64];
+  PetscInt                n;  /* state size */
+  PetscInt                nq; /* coordinates of the linearisation */
+  PetscInt                np;
+  const MbsParameterInfo *param_info; /* np entries, static in the model file */
+  PetscReal              *p;          /* current parameter values */
+  const char             *output_name, *output_unit;
+  PetscReal               t0, tf, dt;   /* default time span and step [s] */
+  PetscReal               dt_max;       /* step cap for adaptive integration [s], 0: none */
+  PetscBool              *differential; /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscReal              *q0, *v0;      /* nq initial coordinates and rates of an ODE model */
+  MbsModelOps             ops;
+  void                   *data;
+};
+
+PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+
+PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
+PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
+
+PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
+
+/* Column-major dense access */
+#define MBS_IJ(A, i, j, rows) (A)[(i) + (j) * (rows)]
+
+/* HDF5 helpers: every HDF5 failure becomes a PETSc error that names the file and the object. */
+#define MbsCallHDF5(call, file, object) \
+  do { \
+    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "HDF5 error in %s on '%s' of file '%s'", #call, object, file); \
+  } while (0)
+
+typedef struct {
+  hid_t file;
+  char  path[PETSC_MAX_PATH_LEN];     /* the name the user asked for */
+  char  tmp_path[PETSC_MAX_PATH_LEN]; /* written here, renamed to path on close */
+} MbsH5Writer;
+
+PETSC_INTERN PetscErrorCode MbsH5WriterOpen(const char[], MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsH5WriterClose(MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsH5WriteReals(MbsH5Writer *, const char[], PetscInt, const PetscInt[], const PetscReal[], const char[]);
+PETSC_INTERN PetscErrorCode MbsH5WriteStrings(MbsH5Writer *, const char[], PetscInt, const char *const[]);
+PETSC_INTERN PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *, const char[], const char[], const char[]);
+PETSC_INTERN PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *, MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
+PETSC_INTERN PetscErrorCode MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
+
+/* Command table */
+typedef PetscErrorCode (*MbsCommandFn)(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandSimulate(MPI_Comm);

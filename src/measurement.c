@@ -1,0 +1,161 @@
+/*
+  Measurement files (HDF5), the data an identification fits:
+
+    root attributes  model, output, units (of the output), created_by
+    /spectrum/frequency [Hz] (N, >= 0, increasing), /spectrum/amplitude (N, >= 0), optional /spectrum/A, /B (N)
+    /orders/speed [rpm] (S, > 0, increasing), /orders/order (O, > 0), /orders/amplitude (S x O, >= 0)
+    /signal/t [s] (N, increasing), /signal/y (N)
+
+  At least one group is present. Every dataset carries a 'units' attribute; the reader checks shapes,
+  units, signs and finiteness and names the file and dataset at fault.
+*/
+#include "mbsidimpl.h"
+
+/* Writes the data groups of a measurement; shared by measurement files and simulation results. */
+PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  if (meas->nfreq > 0) {
+    PetscCall(MbsH5WriteReals(writer, "/spectrum/frequency", 1, &meas->nfreq, meas->frequency, "Hz"));
+    PetscCall(MbsH5WriteReals(writer, "/spectrum/amplitude", 1, &meas->nfreq, meas->amplitude, meas->units));
+    if (meas->a) PetscCall(MbsH5WriteReals(writer, "/spectrum/A", 1, &meas->nfreq, meas->a, meas->units));
+    if (meas->b) PetscCall(MbsH5WriteReals(writer, "/spectrum/B", 1, &meas->nfreq, meas->b, meas->units));
+  }
+  if (meas->nspeed > 0) {
+    PetscInt dims[2] = {meas->nspeed, meas->norder};
+
+    PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &meas->nspeed, meas->speed, "rpm"));
+    PetscCall(MbsH5WriteReals(writer, "/orders/order", 1, &meas->norder, meas->order, "1"));
+    PetscCall(MbsH5WriteReals(writer, "/orders/amplitude", 2, dims, meas->order_amplitude, meas->units));
+  }
+  if (meas->nsignal > 0) {
+    PetscCall(MbsH5WriteReals(writer, "/signal/t", 1, &meas->nsignal, meas->t, "s"));
+    PetscCall(MbsH5WriteReals(writer, "/signal/y", 1, &meas->nsignal, meas->y, meas->units));
+  }
+  PetscCall(MbsH5WriteAttribute(writer, "/", "model", meas->model));
+  PetscCall(MbsH5WriteAttribute(writer, "/", "output", meas->output));
+  PetscCall(MbsH5WriteAttribute(writer, "/", "units", meas->units));
+  PetscCall(MbsH5WriteAttribute(writer, "/", "created_by", meas->created_by));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsMeasurementWrite - Writes a measurement file (rank 0 writes, through a temporary file). Collective.
+@*/
+PetscErrorCode MbsMeasurementWrite(MPI_Comm comm, const char path[], const MbsMeasurement *meas)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    MbsH5Writer writer;
+
+    PetscCall(MbsH5WriterOpen(path, &writer));
+    PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
+    PetscCall(MbsH5WriteProvenance(&writer, comm));
+    PetscCall(MbsH5WriterClose(&writer));
+  }
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckIncreasing_Private(const char filename[], const char path[], PetscInt n, const PetscReal x[], PetscReal lower, PetscBool strict_lower)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscCheck(strict_lower ? x[i] > lower : x[i] >= lower, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' has %g at index %" PetscInt_FMT ", must be %s %g", filename, path, (double)x[i], i, strict_lower ? ">" : ">=", (double)lower);
+    PetscCheck(i == 0 || x[i] > x[i - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' must increase strictly, but index %" PetscInt_FMT " has %g after %g", filename, path, i, (double)x[i], (double)x[i - 1]);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckLength_Private(const char filename[], const char path[], PetscInt n, PetscInt expected, const char reference[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(n == expected, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' has %" PetscInt_FMT " entries but '%s' has %" PetscInt_FMT, filename, path, n, reference, expected);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckNonNegative_Private(const char filename[], const char path[], PetscInt n, const PetscReal x[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) PetscCheck(x[i] >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' has the negative amplitude %g at flat index %" PetscInt_FMT, filename, path, (double)x[i], i);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. Collective.
+@*/
+PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasurement *meas)
+{
+  hid_t     file;
+  PetscBool found_freq, found_speed, found_t, found;
+  PetscInt  dims[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  PetscCheck(access(path, R_OK) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot read measurement file '%s': no such file or no permission", path);
+  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s': not an HDF5 file, or truncated", path);
+
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "units", meas->units, sizeof(meas->units), NULL));
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "model", meas->model, sizeof(meas->model), &found));
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "output", meas->output, sizeof(meas->output), &found));
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "created_by", meas->created_by, sizeof(meas->created_by), &found));
+
+  PetscCall(MbsH5ReadReals(file, path, "/spectrum/frequency", 1, &meas->nfreq, &meas->frequency, "Hz", &found_freq));
+  if (found_freq) {
+    PetscCall(MbsCheckIncreasing_Private(path, "/spectrum/frequency", meas->nfreq, meas->frequency, 0, PETSC_FALSE));
+    PetscCall(MbsH5ReadReals(file, path, "/spectrum/amplitude", 1, dims, &meas->amplitude, meas->units, NULL));
+    PetscCall(MbsCheckLength_Private(path, "/spectrum/amplitude", dims[0], meas->nfreq, "/spectrum/frequency"));
+    PetscCall(MbsCheckNonNegative_Private(path, "/spectrum/amplitude", meas->nfreq, meas->amplitude));
+    PetscCall(MbsH5ReadReals(file, path, "/spectrum/A", 1, dims, &meas->a, meas->units, &found));
+    if (found) PetscCall(MbsCheckLength_Private(path, "/spectrum/A", dims[0], meas->nfreq, "/spectrum/frequency"));
+    PetscCall(MbsH5ReadReals(file, path, "/spectrum/B", 1, dims, &meas->b, meas->units, &found));
+    if (found) PetscCall(MbsCheckLength_Private(path, "/spectrum/B", dims[0], meas->nfreq, "/spectrum/frequency"));
+    PetscCheck(!meas->a == !meas->b, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': /spectrum/A and /spectrum/B come as a pair", path);
+  } else meas->nfreq = 0;
+
+  PetscCall(MbsH5ReadReals(file, path, "/orders/speed", 1, &meas->nspeed, &meas->speed, "rpm", &found_speed));
+  if (found_speed) {
+    PetscCall(MbsCheckIncreasing_Private(path, "/orders/speed", meas->nspeed, meas->speed, 0, PETSC_TRUE));
+    PetscCall(MbsH5ReadReals(file, path, "/orders/order", 1, &meas->norder, &meas->order, NULL, NULL));
+    PetscCall(MbsCheckIncreasing_Private(path, "/orders/order", meas->norder, meas->order, 0, PETSC_TRUE));
+    PetscCall(MbsH5ReadReals(file, path, "/orders/amplitude", 2, dims, &meas->order_amplitude, meas->units, NULL));
+    PetscCheck(dims[0] == meas->nspeed && dims[1] == meas->norder, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '/orders/amplitude' is %" PetscInt_FMT " x %" PetscInt_FMT ", expected speeds x orders = %" PetscInt_FMT " x %" PetscInt_FMT, path, dims[0], dims[1],
+               meas->nspeed, meas->norder);
+    PetscCall(MbsCheckNonNegative_Private(path, "/orders/amplitude", meas->nspeed * meas->norder, meas->order_amplitude));
+  } else meas->nspeed = 0;
+
+  PetscCall(MbsH5ReadReals(file, path, "/signal/t", 1, &meas->nsignal, &meas->t, "s", &found_t));
+  if (found_t) {
+    PetscCall(MbsCheckIncreasing_Private(path, "/signal/t", meas->nsignal, meas->t, -PETSC_MAX_REAL, PETSC_FALSE));
+    PetscCall(MbsH5ReadReals(file, path, "/signal/y", 1, dims, &meas->y, meas->units, NULL));
+    PetscCall(MbsCheckLength_Private(path, "/signal/y", dims[0], meas->nsignal, "/signal/t"));
+  } else meas->nsignal = 0;
+
+  PetscCheck(found_freq || found_speed || found_t, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed or /signal/t", path);
+  MbsCallHDF5(H5Fclose(file), path, "/");
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsMeasurementReset - Frees the arrays of a measurement read by MbsMeasurementRead(). Not collective.
+@*/
+PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(meas->frequency));
+  PetscCall(PetscFree(meas->amplitude));
+  PetscCall(PetscFree(meas->a));
+  PetscCall(PetscFree(meas->b));
+  PetscCall(PetscFree(meas->speed));
+  PetscCall(PetscFree(meas->order));
+  PetscCall(PetscFree(meas->order_amplitude));
+  PetscCall(PetscFree(meas->t));
+  PetscCall(PetscFree(meas->y));
+  PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  PetscFunctionReturn(0);
+}

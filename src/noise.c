@@ -1,0 +1,57 @@
+/*
+  Reproducible Gaussian noise for virtual measurements.
+
+  The standard-normal sequence is the one of ../shared/models/oscillator2.md section 8: splitmix64
+  (64-bit unsigned, wrap-around) from the given seed, uniform u = ((z >> 11) + 1/2) 2^-53 in (0, 1),
+  and Box-Muller in pairs, n_i = r cos(2 pi u2), n_{i+1} = r sin(2 pi u2), r = sqrt(-2 log u1).
+  It gives the same numbers on every machine and every number of MPI ranks.
+*/
+#include "mbsidimpl.h"
+
+static uint64_t MbsSplitMix64(uint64_t *state)
+{
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+static PetscReal MbsUniform(uint64_t *state)
+{
+  return ((PetscReal)(MbsSplitMix64(state) >> 11) + 0.5) * 0x1.0p-53;
+}
+
+/*@C
+  MbsNormalSequence - n standard-normal numbers from the given seed. Not collective.
+@*/
+PetscErrorCode MbsNormalSequence(PetscInt seed, PetscInt n, PetscReal values[])
+{
+  uint64_t state = (uint64_t)seed;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i += 2) {
+    PetscReal u1 = MbsUniform(&state), u2 = MbsUniform(&state), r = PetscSqrtReal(-2.0 * PetscLogReal(u1));
+
+    values[i] = r * PetscCosReal(2 * PETSC_PI * u2);
+    if (i + 1 < n) values[i + 1] = r * PetscSinReal(2 * PETSC_PI * u2);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output samples. Not collective.
+@*/
+PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt seed)
+{
+  PetscReal *noise;
+
+  PetscFunctionBeginUser;
+  PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Noise level must be >= 0, got %g (-noise_sigma)", (double)sigma);
+  if (sigma == 0) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(signal->n, &noise));
+  PetscCall(MbsNormalSequence(seed, signal->n, noise));
+  for (PetscInt i = 0; i < signal->n; i++) signal->y[i] += sigma * noise[i];
+  PetscCall(PetscFree(noise));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,177 @@
+/*
+  Forward simulation of a model with PETSc TS in implicit form F(t, U, U') = 0.
+
+  The default integrator is Crank-Nicolson (TSCN, the theta method with theta = 1/2 at the end
+  points), which TSAdjoint differentiates exactly; any -ts_type, -ts_dt and adaptivity are honoured.
+  The output y(t_n) is recorded at every accepted step together with the weight theta of the
+  integrator's quadrature rule, so that later Fourier coefficients and costs integrate y with the
+  integrator's own rule.
+*/
+#include "mbsidimpl.h"
+#include <petsctime.h>
+
+typedef struct {
+  MbsModel       model;
+  MbsSignal     *signal;
+  PetscInt       nalloc;
+  PetscLogDouble last_progress; /* wall time of the last progress line [s] */
+} MbsSimContext;
+
+static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
+{
+  MbsSimContext     *sim = (MbsSimContext *)ctx;
+  const PetscScalar *u, *udot;
+  PetscScalar       *f;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(VecGetArrayRead(Udot, &udot));
+  PetscCall(VecGetArrayWrite(F, &f));
+  PetscCall(MbsModelResidual(sim->model, t, u, udot, f));
+  PetscCall(VecRestoreArrayWrite(F, &f));
+  PetscCall(VecRestoreArrayRead(Udot, &udot));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, Mat B, void *ctx)
+{
+  MbsSimContext     *sim = (MbsSimContext *)ctx;
+  const PetscScalar *u, *udot;
+  PetscScalar       *J;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(VecGetArrayRead(Udot, &udot));
+  PetscCall(MatDenseGetArrayWrite(B, &J));
+  PetscCall(MbsModelJacobian(sim->model, t, u, udot, shift, J));
+  PetscCall(MatDenseRestoreArrayWrite(B, &J));
+  PetscCall(VecRestoreArrayRead(Udot, &udot));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  if (A != B) {
+    PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Records y at every accepted step, and prints a progress line at most every 10 s of wall time. */
+static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, void *ctx)
+{
+  MbsSimContext     *sim    = (MbsSimContext *)ctx;
+  MbsSignal         *signal = sim->signal;
+  const PetscScalar *u;
+  PetscLogDouble     now;
+
+  PetscFunctionBeginUser;
+  if (signal->n == sim->nalloc) {
+    PetscReal *t_new, *y_new;
+
+    sim->nalloc = PetscMax(1024, 2 * sim->nalloc);
+    PetscCall(PetscMalloc2(sim->nalloc, &t_new, sim->nalloc, &y_new));
+    PetscCall(PetscArraycpy(t_new, signal->t, signal->n));
+    PetscCall(PetscArraycpy(y_new, signal->y, signal->n));
+    PetscCall(PetscFree2(signal->t, signal->y));
+    signal->t = t_new;
+    signal->y = y_new;
+  }
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MbsModelOutput(sim->model, t, u, &signal->y[signal->n], NULL));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCheck(PetscIsNormalReal(signal->y[signal->n]) || signal->y[signal->n] == 0, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", sim->model->type, sim->model->output_name, (double)t, step);
+  signal->t[signal->n++] = t;
+
+  PetscCall(PetscTime(&now));
+  if (now - sim->last_progress > 10.0) {
+    PetscReal t0 = sim->model->t0, tf = sim->model->tf;
+
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  simulate %s: t = %g s of [%g, %g] (%.0f %%), step %" PetscInt_FMT "\n", sim->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (t - t0) / (tf - t0)), step));
+    sim->last_progress = now;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  Weight of a step's end point in the integrator's quadrature: theta for the end-point theta methods
+  (CN, backward Euler), 1/2 (trapezoid on the step points) otherwise.
+*/
+static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
+{
+  PetscBool is_theta, endpoint = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *theta = 0.5;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &is_theta, TSTHETA, TSCN, TSBEULER, ""));
+  if (is_theta) PetscCall(TSThetaGetEndpoint(ts, &endpoint));
+  if (endpoint) PetscCall(TSThetaGetTheta(ts, theta));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSimulate - Integrates the model over its time span and records the output. The TS reads the options
+  with the given prefix (NULL: -ts_*). Not collective (a TS on PETSC_COMM_SELF).
+@*/
+PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsSignal *signal)
+{
+  MbsSimContext     sim = {model, signal, 0, 0};
+  TS                ts;
+  TSAdapt           adapt;
+  Vec               U, Udot;
+  Mat               J;
+  PetscScalar      *u, *udot;
+  TSConvergedReason reason;
+  PetscReal         t_end;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(signal, sizeof(*signal)));
+  PetscCall(PetscTime(&sim.last_progress));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &U));
+  PetscCall(VecDuplicate(U, &Udot));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &J));
+
+  PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
+  PetscCall(TSSetOptionsPrefix(ts, prefix));
+  PetscCall(TSSetType(ts, TSCN));
+  PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
+  PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, &sim));
+  PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, &sim));
+  PetscCall(TSSetTime(ts, model->t0));
+  PetscCall(TSSetTimeStep(ts, model->dt));
+  PetscCall(TSSetMaxTime(ts, model->tf));
+  PetscCall(TSSetMaxSteps(ts, PETSC_MAX_INT));
+  PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
+  PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));
+  PetscCall(TSSetFromOptions(ts));
+
+  PetscCall(VecGetArrayWrite(U, &u));
+  PetscCall(VecGetArrayWrite(Udot, &udot));
+  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
+  PetscCall(VecRestoreArrayWrite(Udot, &udot));
+  PetscCall(VecRestoreArrayWrite(U, &u));
+
+  PetscCall(TSSolve(ts, U));
+  PetscCall(TSGetConvergedReason(ts, &reason));
+  PetscCall(TSGetTime(ts, &t_end));
+  PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)t_end, (double)model->t0, (double)model->tf, TSConvergedReasons[reason]);
+  PetscCall(TSGetStepNumber(ts, &signal->steps));
+  PetscCall(TSGetStepRejections(ts, &signal->rejects));
+  PetscCall(MbsQuadratureTheta_Private(ts, &signal->theta));
+
+  PetscCall(TSDestroy(&ts));
+  PetscCall(MatDestroy(&J));
+  PetscCall(VecDestroy(&Udot));
+  PetscCall(VecDestroy(&U));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsSignalDestroy(MbsSignal *signal)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(signal->t, signal->y));
+  signal->n = 0;
+  PetscFunctionReturn(0);
+}
