@@ -136,7 +136,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
 
   PetscCall(PetscLogStageRegister("Forward", &stage));
   PetscCall(PetscLogStagePush(stage));
-  PetscCall(MbsSimulate(model, NULL, &signal));
+  PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
   PetscCall(PetscLogStagePop());
   PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
 

@@ -6,6 +6,15 @@
 static PetscFunctionList MbsCommandList              = NULL;
 static PetscBool         MbsCommandRegisterAllCalled = PETSC_FALSE;
 
+/* Frees the registry at PetscFinalize() */
+static PetscErrorCode MbsCommandFinalizePackage(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListDestroy(&MbsCommandList));
+  MbsCommandRegisterAllCalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCommandRegisterAll - Registers the commands of mbsid. Not collective.
 @*/
@@ -14,6 +23,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscFunctionBeginUser;
   if (MbsCommandRegisterAllCalled) PetscFunctionReturn(0);
   MbsCommandRegisterAllCalled = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(MbsCommandFinalizePackage));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "simulate", MbsCommandSimulate));
   PetscFunctionReturn(0);
 }

@@ -40,6 +40,15 @@ static PetscReal MbsWindowHann(PetscReal s, PetscReal gain)
   return 0.5 * gain * (1.0 - PetscCosReal(2 * PETSC_PI * s));
 }
 
+/* Frees the registry at PetscFinalize() */
+static PetscErrorCode MbsWindowFinalizePackage(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListDestroy(&MbsWindowList));
+  MbsWindowRegisterAllCalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsWindowRegisterAll - Registers the window functions "rectangular" and "hann". Not collective.
 @*/
@@ -48,6 +57,7 @@ PetscErrorCode MbsWindowRegisterAll(void)
   PetscFunctionBeginUser;
   if (MbsWindowRegisterAllCalled) PetscFunctionReturn(0);
   MbsWindowRegisterAllCalled = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(MbsWindowFinalizePackage));
   PetscCall(PetscFunctionListAdd(&MbsWindowList, "rectangular", MbsWindowRectangular));
   PetscCall(PetscFunctionListAdd(&MbsWindowList, "hann", MbsWindowHann));
   PetscFunctionReturn(0);

@@ -82,7 +82,8 @@ typedef struct {
   PetscInt   rejects; /* rejected time steps */
 } MbsSignal;
 
-PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsSignal *);
+typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
+PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);

@@ -23,6 +23,15 @@ PetscErrorCode MbsModelRegister(const char name[], PetscErrorCode (*create)(MbsM
   PetscFunctionReturn(0);
 }
 
+/* Frees the registry at PetscFinalize() */
+static PetscErrorCode MbsModelFinalizePackage(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListDestroy(&MbsModelList));
+  MbsModelRegisterAllCalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelRegisterAll - Registers the models shipped with mbsid. Not collective.
 @*/
@@ -31,6 +40,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscFunctionBeginUser;
   if (MbsModelRegisterAllCalled) PetscFunctionReturn(0);
   MbsModelRegisterAllCalled = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(MbsModelFinalizePackage));
   PetscCall(MbsModelRegister("oscillator2", MbsModelCreate_Oscillator2));
   PetscCall(MbsModelRegister("cart_pendulum", MbsModelCreate_CartPendulum));
   PetscCall(MbsModelRegister("cart_pendulum_chain", MbsModelCreate_CartPendulumChain));

@@ -11,10 +11,12 @@
 #include <petsctime.h>
 
 typedef struct {
-  MbsModel       model;
-  MbsSignal     *signal;
-  PetscInt       nalloc;
-  PetscLogDouble last_progress; /* wall time of the last progress line [s] */
+  MbsModel        model;
+  MbsSignal      *signal;
+  MbsStateMonitor monitor; /* optional, sees the state of every accepted step */
+  void           *monitor_ctx;
+  PetscInt        nalloc;
+  PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
 } MbsSimContext;
 
 static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
@@ -79,6 +81,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   }
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(MbsModelOutput(sim->model, t, u, &signal->y[signal->n], NULL));
+  if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCheck(PetscIsNormalReal(signal->y[signal->n]) || signal->y[signal->n] == 0, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", sim->model->type, sim->model->output_name, (double)t, step);
   signal->t[signal->n++] = t;
@@ -110,12 +113,13 @@ static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
 }
 
 /*@C
-  MbsSimulate - Integrates the model over its time span and records the output. The TS reads the options
-  with the given prefix (NULL: -ts_*). Not collective (a TS on PETSC_COMM_SELF).
+  MbsSimulate - Integrates the model over its time span and records the output; monitor (may be NULL) sees the
+  state after every accepted step. The TS reads the options with the given prefix (NULL: -ts_*).
+  Not collective (a TS on PETSC_COMM_SELF).
 @*/
-PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsSignal *signal)
+PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal)
 {
-  MbsSimContext     sim = {model, signal, 0, 0};
+  MbsSimContext     sim = {model, signal, monitor, monitor_ctx, 0, 0};
   TS                ts;
   TSAdapt           adapt;
   Vec               U, Udot;

@@ -1,0 +1,195 @@
+static const char help[] = "Checks the Fourier and order module against signals with known coefficients.\n";
+
+/*
+  1. Rectangular window, whole interval [0, T], harmonics on bins: y = sum a_k cos(w_k t) + b_k sin(w_k t)
+     with w_k = 2 pi k/T is recovered to 1e-9 (the trapezoidal rule is exact for trigonometric
+     polynomials of degree below the number of steps), and empty bins read 0.
+  2. Hann window over L = 1 s starting at t_l = 0.3 s, components on bins at least 2 apart (>= 2 periods
+     in the window): with g_c = 2 the coefficients equal a_k, b_k to 1e-6.
+  3. Hann window of exactly one period of the fundamental, y = sum_i a_i cos(2 pi i tau/L): leakage gives
+     A_k = g_c/4 (-a_{k-1} + 2 a_k - a_{k+1}), i.e. 1/4(...) without amplitude correction (g_c = 1) and
+     1/2(...) with g_c = 2, to 1e-9.
+  4. Orders over a linear run-up: each window is centred where n(t) = n and spans +-2 revolutions; a
+     signal cos(o theta(t)) with the crank angle theta(t) = 2 pi int n dt has order-o amplitude 1 up to the
+     chirp inside the window (below 1e-3 at this ramp rate, 125 rpm/s).
+*/
+#include "mbstest.h"
+
+#define NSTEPS 4000
+
+static PetscErrorCode Sample(PetscReal t0, PetscReal t1, PetscInt nsteps, PetscReal **t)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(nsteps + 1, t));
+  for (PetscInt i = 0; i <= nsteps; i++) (*t)[i] = t0 + (t1 - t0) * i / nsteps;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestRectangular(MbsTest *test)
+{
+  const PetscReal  T = 2.0, a[3] = {0.7, -0.2, 1e-3}, b[3] = {0.3, 0.5, -2e-3};
+  const PetscInt   k[3] = {3, 7, 12};
+  PetscReal       *t, *y;
+  const PetscReal *A, *B;
+  MbsFourier       fourier;
+  char             what[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(Sample(0, T, NSTEPS, &t));
+  PetscCall(PetscMalloc1(NSTEPS + 1, &y));
+  for (PetscInt i = 0; i <= NSTEPS; i++) {
+    y[i] = 0;
+    for (PetscInt c = 0; c < 3; c++) y[i] += a[c] * PetscCosReal(2 * PETSC_PI * k[c] * t[i] / T) + b[c] * PetscSinReal(2 * PETSC_PI * k[c] * t[i] / T);
+  }
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierAddHarmonics(fourier, "rectangular", 0, T, 0, 20 / T));
+  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+  for (PetscInt j = 0; j < 20; j++) { /* coefficient j is harmonic j + 1 */
+    PetscReal want_a = 0, want_b = 0;
+
+    for (PetscInt c = 0; c < 3; c++)
+      if (k[c] == j + 1) {
+        want_a = a[c];
+        want_b = b[c];
+      }
+    PetscCall(PetscSNPrintf(what, sizeof(what), "rectangular A_%" PetscInt_FMT, j + 1));
+    PetscCall(MbsTestClose(test, what, A[j], want_a, 1e-9, 1e-12));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "rectangular B_%" PetscInt_FMT, j + 1));
+    PetscCall(MbsTestClose(test, what, B[j], want_b, 1e-9, 1e-12));
+  }
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(PetscFree(t));
+  PetscCall(PetscFree(y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestHann(MbsTest *test)
+{
+  const PetscReal  t_l = 0.3, L = 1.0, a[2] = {0.4, -1.5}, b[2] = {0.8, 0.25};
+  const PetscInt   k[2] = {4, 9};
+  PetscReal       *t, *y;
+  const PetscReal *A, *B;
+  MbsFourier       fourier;
+  char             what[64];
+
+  PetscFunctionBeginUser;
+  /* the signal runs beyond the window on both sides: the window must cut it */
+  PetscCall(Sample(0, 2, NSTEPS, &t));
+  PetscCall(PetscMalloc1(NSTEPS + 1, &y));
+  for (PetscInt i = 0; i <= NSTEPS; i++) {
+    PetscReal tau = t[i] - t_l;
+
+    y[i] = 0;
+    for (PetscInt c = 0; c < 2; c++) y[i] += a[c] * PetscCosReal(2 * PETSC_PI * k[c] * tau / L) + b[c] * PetscSinReal(2 * PETSC_PI * k[c] * tau / L);
+  }
+  PetscCall(MbsFourierCreate(&fourier));
+  for (PetscInt c = 0; c < 2; c++) PetscCall(MbsFourierAddCoefficient(fourier, "hann", t_l, t_l + L, k[c] / L));
+  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+  for (PetscInt c = 0; c < 2; c++) {
+    PetscCall(PetscSNPrintf(what, sizeof(what), "Hann g_c=2 A at bin %" PetscInt_FMT, k[c]));
+    PetscCall(MbsTestClose(test, what, A[c], a[c], 1e-6, 0));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "Hann g_c=2 B at bin %" PetscInt_FMT, k[c]));
+    PetscCall(MbsTestClose(test, what, B[c], b[c], 1e-6, 0));
+  }
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(PetscFree(t));
+  PetscCall(PetscFree(y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestLeakage(MbsTest *test, PetscReal gain)
+{
+  const PetscReal  L = 0.5, a[8] = {0, 0.9, -0.4, 1.3, 0.2, -0.7, 0.35, 0}; /* a_0 = a_7 = 0 */
+  PetscReal       *t, *y;
+  const PetscReal *A;
+  MbsFourier       fourier;
+  char             what[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(Sample(0, L, NSTEPS, &t));
+  PetscCall(PetscMalloc1(NSTEPS + 1, &y));
+  for (PetscInt i = 0; i <= NSTEPS; i++) {
+    y[i] = 0;
+    for (PetscInt c = 1; c < 7; c++) y[i] += a[c] * PetscCosReal(2 * PETSC_PI * c * t[i] / L);
+  }
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierSetWindowGain(fourier, gain));
+  PetscCall(MbsFourierAddHarmonics(fourier, "hann", 0, L, 2 / L, 6 / L));
+  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, NULL));
+  for (PetscInt kk = 2; kk <= 6; kk++) {
+    PetscCall(PetscSNPrintf(what, sizeof(what), "one-period Hann g_c=%g leakage A_%" PetscInt_FMT, (double)gain, kk));
+    PetscCall(MbsTestClose(test, what, A[kk - 2], gain / 4 * (-a[kk - 1] + 2 * a[kk] - a[kk + 1]), 1e-9, 1e-12));
+  }
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(PetscFree(t));
+  PetscCall(PetscFree(y));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode TestOrders(MbsTest *test)
+{
+  const PetscReal  t0 = 1.0, t1 = 41.0, n0 = 1000, n1 = 6000, speeds[3] = {1500, 3000, 5500}, orders[2] = {2, 6};
+  const PetscInt   nsteps = 400000;
+  PetscReal       *t, *y;
+  const PetscReal *A, *B, *omega;
+  MbsFourier       fourier;
+  char             what[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(Sample(t0, t1, nsteps, &t));
+  PetscCall(PetscMalloc1(nsteps + 1, &y));
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierAddOrders(fourier, "hann", t0, t1, n0, n1, 2, orders, 3, speeds));
+  PetscCall(MbsFourierGetFrequencies(fourier, &omega));
+  for (PetscInt s = 0; s < 3; s++) {
+    PetscReal n = speeds[s] / 60, t_k, t_l, t_u;
+
+    PetscCall(MbsFourierWindowCentre(t0, t1, n0, n1, speeds[s], &t_k));
+    PetscCall(PetscSNPrintf(what, sizeof(what), "run-up speed at window centre %g rpm", (double)speeds[s]));
+    PetscCall(MbsTestClose(test, what, n0 + (n1 - n0) * (t_k - t0) / (t1 - t0), speeds[s], 1e-12, 0));
+    for (PetscInt o = 0; o < 2; o++) {
+      PetscCall(MbsFourierGetWindow(fourier, s * 2 + o, &t_l, &t_u));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "window start, %g rpm order %g", (double)speeds[s], (double)orders[o]));
+      PetscCall(MbsTestClose(test, what, t_l, t_k - 2 / n, 1e-12, 0));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "window end, %g rpm order %g", (double)speeds[s], (double)orders[o]));
+      PetscCall(MbsTestClose(test, what, t_u, t_k + 2 / n, 1e-12, 0));
+      PetscCall(PetscSNPrintf(what, sizeof(what), "order frequency, %g rpm order %g", (double)speeds[s], (double)orders[o]));
+      PetscCall(MbsTestClose(test, what, omega[s * 2 + o], 2 * PETSC_PI * orders[o] * n, 1e-12, 0));
+    }
+  }
+  for (PetscInt o = 0; o < 2; o++) {
+    for (PetscInt i = 0; i <= nsteps; i++) {
+      PetscReal tt = t[i] - t0, theta = 2 * PETSC_PI * (n0 / 60 * tt + 0.5 * (n1 - n0) / 60 / (t1 - t0) * tt * tt);
+
+      y[i] = PetscCosReal(orders[o] * theta);
+    }
+    PetscCall(MbsFourierCompute(fourier, nsteps + 1, t, y));
+    PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+    for (PetscInt s = 0; s < 3; s++) {
+      PetscCall(PetscSNPrintf(what, sizeof(what), "order %g amplitude at %g rpm", (double)orders[o], (double)speeds[s]));
+      PetscCall(MbsTestClose(test, what, PetscSqrtReal(PetscSqr(A[s * 2 + o]) + PetscSqr(B[s * 2 + o])), 1.0, 2e-3, 0));
+    }
+  }
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(PetscFree(t));
+  PetscCall(PetscFree(y));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsTest test = {0, 0};
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(TestRectangular(&test));
+  PetscCall(TestHann(&test));
+  PetscCall(TestLeakage(&test, 1.0));
+  PetscCall(TestLeakage(&test, 2.0));
+  PetscCall(TestOrders(&test));
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFinalize());
+  return 0;
+}

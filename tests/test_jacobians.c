@@ -1,0 +1,150 @@
+static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and dy/dU against central finite differences at random states.\n";
+
+/*
+  For each of -states random states (U, U' uniform in [-1, 1], parameters within +-10 % of their
+  defaults) every entry of the analytic derivative must match the central difference
+  (f(x + h) - f(x - h)) / 2h, h = 1e-6 max(1, |x|), to |err| <= 1e-6 max(|J_ij|, 1e-8 max|J|).
+*/
+#include "mbstest.h"
+#include <petscsys.h>
+
+typedef enum {
+  WRT_U,
+  WRT_UDOT,
+  WRT_P
+} Wrt;
+
+/* Column j of the central difference of the residual with respect to U, U' or p */
+static PetscErrorCode ResidualDifference(MbsModel model, Wrt wrt, PetscInt j, PetscReal t, PetscReal u[], PetscReal udot[], PetscReal p[], PetscReal col[])
+{
+  PetscInt   n, np;
+  PetscReal *x = wrt == WRT_U ? u : wrt == WRT_UDOT ? udot : p, x0 = x[j], h = 1e-6 * PetscMax(1, PetscAbsReal(x0)), *fp, *fm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(PetscMalloc2(n, &fp, n, &fm));
+  x[j] = x0 + h;
+  PetscCall(MbsModelSetParameters(model, p));
+  PetscCall(MbsModelResidual(model, t, u, udot, fp));
+  x[j] = x0 - h;
+  PetscCall(MbsModelSetParameters(model, p));
+  PetscCall(MbsModelResidual(model, t, u, udot, fm));
+  x[j] = x0;
+  PetscCall(MbsModelSetParameters(model, p));
+  for (PetscInt i = 0; i < n; i++) col[i] = (fp[i] - fm[i]) / (2 * h);
+  PetscCall(PetscFree2(fp, fm));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CompareColumn(MbsTest *test, const char what[], PetscInt j, PetscInt n, const PetscReal analytic[], const PetscReal fd[], PetscReal scale)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal err = PetscAbsReal(analytic[i] - fd[i]), tol = 1e-6 * PetscMax(PetscAbsReal(analytic[i]), 1e-8 * scale);
+
+    test->checks++;
+    if (err > tol) {
+      test->failures++;
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL %s(%" PetscInt_FMT ",%" PetscInt_FMT "): analytic % .10e, finite difference % .10e\n", what, i, j, (double)analytic[i], (double)fd[i]));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscReal MaxAbs(PetscInt n, const PetscReal a[])
+{
+  PetscReal m = 0;
+
+  for (PetscInt i = 0; i < n; i++) m = PetscMax(m, PetscAbsReal(a[i]));
+  return m;
+}
+
+int main(int argc, char **argv)
+{
+  MbsModel                model;
+  MbsTest                 test = {0, 0};
+  PetscRandom             rnd;
+  PetscInt                n, np, nstates = 5;
+  PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *Jp, *col, *dydu, t, y, yp, ym;
+  const MbsParameterInfo *info;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Jacobian test", "");
+  PetscCall(PetscOptionsInt("-states", "Number of random states", "", nstates, &nstates, NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetParameterInfo(model, &info));
+  PetscCall(PetscMalloc5(n, &u, n, &udot, np, &p, np, &p0, n * n, &J));
+  PetscCall(PetscMalloc5(n * n, &J0, n * n, &J1, n * np, &Jp, n, &col, n, &dydu));
+  PetscCall(MbsModelGetParameters(model, p0));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
+  PetscCall(PetscRandomSetSeed(rnd, 20261122));
+  PetscCall(PetscRandomSeed(rnd));
+
+  for (PetscInt s = 0; s < nstates; s++) {
+    PetscCall(PetscRandomGetValueReal(rnd, &t));
+    t = PetscAbsReal(t);
+    for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &u[i]));
+    for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &udot[i]));
+    for (PetscInt k = 0; k < np; k++) {
+      PetscReal r;
+
+      PetscCall(PetscRandomGetValueReal(rnd, &r));
+      p[k] = PetscMin(info[k].upper, PetscMax(info[k].lower, p0[k] * (1 + 0.1 * r)));
+    }
+    PetscCall(MbsModelSetParameters(model, p));
+
+    /* dF/dU' = J(shift = 1) - J(shift = 0), exact because J is affine in the shift */
+    PetscCall(MbsModelJacobian(model, t, u, udot, 0.0, J0));
+    PetscCall(MbsModelJacobian(model, t, u, udot, 1.0, J1));
+    for (PetscInt i = 0; i < n * n; i++) J[i] = J1[i] - J0[i];
+    for (PetscInt j = 0; j < n; j++) {
+      PetscCall(ResidualDifference(model, WRT_U, j, t, u, udot, p, col));
+      PetscCall(CompareColumn(&test, "dF/dU", j, n, &J0[j * n], col, MaxAbs(n * n, J0)));
+      PetscCall(ResidualDifference(model, WRT_UDOT, j, t, u, udot, p, col));
+      PetscCall(CompareColumn(&test, "dF/dU'", j, n, &J[j * n], col, MaxAbs(n * n, J)));
+    }
+    /* a shift other than 1 must combine the two linearly */
+    PetscCall(MbsModelJacobian(model, t, u, udot, 37.5, J1));
+    for (PetscInt i = 0; i < n * n; i++) J[i] = J0[i] + 37.5 * J[i];
+    PetscCall(CompareColumn(&test, "dF/dU + 37.5 dF/dU'", 0, n * n, J1, J, MaxAbs(n * n, J1)));
+
+    PetscCall(MbsModelJacobianP(model, t, u, udot, Jp));
+    for (PetscInt k = 0; k < np; k++) {
+      if (!info[k].identifiable) continue;
+      PetscCall(ResidualDifference(model, WRT_P, k, t, u, udot, p, col));
+      PetscCall(CompareColumn(&test, "dF/dp", k, n, &Jp[k * n], col, MaxAbs(n * np, Jp)));
+    }
+
+    PetscCall(MbsModelOutput(model, t, u, &y, dydu));
+    for (PetscInt j = 0; j < n; j++) {
+      PetscReal u0 = u[j], h = 1e-6 * PetscMax(1, PetscAbsReal(u0));
+
+      u[j] = u0 + h;
+      PetscCall(MbsModelOutput(model, t, u, &yp, NULL));
+      u[j] = u0 - h;
+      PetscCall(MbsModelOutput(model, t, u, &ym, NULL));
+      u[j]   = u0;
+      col[j] = (yp - ym) / (2 * h);
+    }
+    PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
+  }
+  {
+    const char *type;
+    char        line[128];
+
+    PetscCall(MbsModelGetType(model, &type));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "%s: %" PetscInt_FMT " Jacobian entries at %" PetscInt_FMT " random states", type, test.checks, nstates));
+    PetscCall(MbsTestTrue(&test, line, (PetscBool)(test.failures == 0)));
+  }
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFree5(u, udot, p, p0, J));
+  PetscCall(PetscFree5(J0, J1, Jp, col, dydu));
+  PetscCall(MbsModelDestroy(&model));
+  PetscCall(PetscFinalize());
+  return 0;
+}
