@@ -248,21 +248,21 @@ static PetscErrorCode MbsParseRange_Private(const char option[], const PetscReal
 PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscReal tf)
 {
   char      window[32] = "rectangular", order_window[32] = "hann";
-  PetscReal interval[2] = {t0, tf}, band[2] = {0, 10}, speeds[3] = {0, 0, 0}, ramp_rpm[2] = {0, 0}, ramp_time[2] = {t0, tf}, orders[64];
+  PetscReal interval[2] = {t0, tf}, band[2] = {0, 10}, speeds[3] = {0, 0, 0}, ramp_rpm[2] = {0, 0}, ramp_time[2] = {t0, tf}, orders[64] = {0};
   PetscInt  ninterval = 2, nband = 2, nspeeds = 3, nramp_rpm = 2, nramp_time = 2, norders = 64;
   PetscBool set_orders, set, set_speeds;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, window, window, sizeof(window), NULL));
-  PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval)", "MbsFourierAddHarmonics", interval, &ninterval, &set));
+  PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", interval, &ninterval, &set));
   PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
-  PetscCall(PetscOptionsRealArray("-spectrum_band_hz", "Harmonics k/L (k >= 1) kept in the spectrum: lo,hi [Hz]", "MbsFourierAddHarmonics", band, &nband, &set));
+  PetscCall(PetscOptionsRealArray("-spectrum_band_hz", "Harmonics k/L (k >= 1) kept in the spectrum: lo,hi [Hz] (default 0,10)", "MbsFourierAddHarmonics", band, &nband, &set));
   PetscCheck(!set || nband == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_band_hz needs two values lo,hi [Hz]");
   PetscCall(PetscOptionsReal("-window_gain", "Amplitude correction g_c of the Hann window", "MbsFourierSetWindowGain", fourier->gain, &fourier->gain, NULL));
   PetscCall(PetscOptionsRealArray("-orders", "Engine orders to analyse, e.g. 2,4,6,8 (default: none)", "MbsFourierAddOrders", orders, &norders, &set_orders));
-  PetscCall(PetscOptionsRealArray("-order_speeds_rpm", "Speeds of the order analysis lo,hi,step [rpm]", "MbsFourierAddOrders", speeds, &nspeeds, &set_speeds));
-  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time", "MbsFourierAddOrders", ramp_rpm, &nramp_rpm, &set));
+  PetscCall(PetscOptionsRealArray("-order_speeds_rpm", "Speeds of the order analysis lo,hi,step [rpm] (required with -orders)", "MbsFourierAddOrders", speeds, &nspeeds, &set_speeds));
+  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time (required with -orders)", "MbsFourierAddOrders", ramp_rpm, &nramp_rpm, &set));
   PetscCheck(!set || nramp_rpm == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
   PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s] (default: the simulated interval)", "MbsFourierAddOrders", ramp_time, &nramp_time, &set));
   PetscCheck(!set || nramp_time == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");

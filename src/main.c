@@ -8,7 +8,7 @@ static const char help[] = "mbsid: identification of multibody-system parameters
 static PetscErrorCode CheckUnusedOptions(void)
 {
   PetscBool error = PETSC_FALSE;
-  PetscInt  n;
+  PetscInt  n, unused;
   char    **names, **values;
 
   PetscFunctionBeginUser;
@@ -18,8 +18,9 @@ static PetscErrorCode CheckUnusedOptions(void)
   if (!error) PetscFunctionReturn(0);
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values));
   for (PetscInt i = 0; i < n; i++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Unused option -%s %s\n", names[i], values[i] ? values[i] : ""));
+  unused = n; /* the restore zeroes n */
   PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
-  PetscCheck(n == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " option(s) were given but not used; check their spelling", n);
+  PetscCheck(unused == 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " option(s) were given but not used; check their spelling", unused);
   PetscFunctionReturn(0);
 }
 

@@ -154,8 +154,10 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   {
     PetscReal span[2] = {model->t0, model->tf};
     PetscInt  nspan   = 2;
+    char      text[128];
 
-    PetscCall(PetscOptionsRealArray("-time_span", "Simulated interval t0,tf [s] (default: the model's)", "MbsModelGetTimeSpan", span, &nspan, &set));
+    PetscCall(PetscSNPrintf(text, sizeof(text), "Simulated interval t0,tf [s] (default: the model's, %g,%g)", (double)model->t0, (double)model->tf));
+    PetscCall(PetscOptionsRealArray("-time_span", text, "MbsModelGetTimeSpan", span, &nspan, &set));
     PetscCheck(!set || nspan == 2, model->comm, PETSC_ERR_ARG_SIZ, "-time_span needs two values t0,tf [s]");
     PetscCheck(span[1] > span[0], model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-time_span %g,%g: tf must exceed t0", (double)span[0], (double)span[1]);
     model->t0 = span[0];
