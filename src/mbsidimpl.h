@@ -54,6 +54,23 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
+/* Bounded input force of the input-design models (design_input.c) */
+typedef enum {
+  MBS_DESIGN_INPUT_ZERO,
+  MBS_DESIGN_INPUT_CONSTANT,
+  MBS_DESIGN_INPUT_SINE
+} MbsDesignInputType;
+
+typedef struct {
+  MbsDesignInputType type;
+  PetscReal          force_max; /* F_max [N] */
+} MbsDesignInput;
+
+PETSC_INTERN PetscErrorCode MbsDesignInputCreate(MbsModel, MbsDesignInputType, PetscReal);
+PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
+PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
+
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 
 /* Column-major dense access */

@@ -7,7 +7,8 @@
     M(q) = [ m_c + m_p        m_p s_p cos phi ]     r = [ F - d_c x_c' + m_p s_p sin phi phi'^2 ]
            [ m_p s_p cos phi  J_p + m_p s_p^2 ]         [ -d_p phi' - m_p g s_p sin phi        ]
 
-  State U = (x_c, phi, v_c, w); residual F = [ q' - v ; M(q) v' - r(q, v) ].
+  State U = (x_c, phi, v_c, w); residual F = [ q' - v ; M(q) v' - r(q, v) ]. The force is the design
+  input of section 4 (design_input.c): -cart_pendulum_input, -cart_pendulum_force_max F_max = 5 N.
 */
 #include "mbsidimpl.h"
 
@@ -21,27 +22,6 @@ enum {
   G,
   NP
 };
-
-typedef enum {
-  CP_INPUT_CONSTANT,
-  CP_INPUT_SINE
-} CartPendulumInput;
-static const char *const CartPendulumInputs[] = {"constant", "sine", "CartPendulumInput", "CP_INPUT_", NULL};
-
-typedef struct {
-  CartPendulumInput input;
-  PetscReal         force_max; /* F_max [N] */
-} CartPendulum;
-
-static PetscErrorCode CartPendulumExcitation(MbsModel model, PetscReal t, PetscReal *force)
-{
-  CartPendulum *cp = (CartPendulum *)model->data;
-
-  PetscFunctionBeginUser;
-  if (cp->input == CP_INPUT_CONSTANT) *force = 0.5 * cp->force_max;
-  else *force = cp->force_max * PetscSinReal(2 * PETSC_PI * (t - model->t0) / (model->tf - model->t0));
-  PetscFunctionReturn(0);
-}
 
 static PetscErrorCode CartPendulumResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
 {
@@ -111,24 +91,6 @@ static PetscErrorCode CartPendulumLinearize(MbsModel model, PetscReal M[], Petsc
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode CartPendulumSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
-{
-  CartPendulum *cp = (CartPendulum *)model->data;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsEnum("-cart_pendulum_input", "Force on the cart: constant F_max/2 or sine F_max sin(2 pi t/t_f)", "", CartPendulumInputs, (PetscEnum)cp->input, (PetscEnum *)&cp->input, NULL));
-  PetscCall(PetscOptionsReal("-cart_pendulum_force_max", "Input bound F_max [N]", "", cp->force_max, &cp->force_max, NULL));
-  PetscCheck(cp->force_max >= 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-cart_pendulum_force_max must be >= 0 N, got %g", (double)cp->force_max);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode CartPendulumDestroy(MbsModel model)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(model->data));
-  PetscFunctionReturn(0);
-}
-
 static const MbsParameterInfo CartPendulumParameters[NP] = {
   {"mc", "kg",        "cart mass",                                 2.0,  1e-6, 1e6, PETSC_FALSE},
   {"mp", "kg",        "pendulum mass",                             0.5,  1e-6, 1e6, PETSC_FALSE},
@@ -141,26 +103,18 @@ static const MbsParameterInfo CartPendulumParameters[NP] = {
 
 PetscErrorCode MbsModelCreate_CartPendulum(MbsModel model)
 {
-  CartPendulum *cp;
-
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetUp_Private(model, 4, 2, NP, CartPendulumParameters));
-  PetscCall(PetscNew(&cp));
-  cp->input                   = CP_INPUT_CONSTANT;
-  cp->force_max               = 5.0;
-  model->data                 = cp;
-  model->ops.residual         = CartPendulumResidual;
-  model->ops.jacobian         = CartPendulumJacobian;
-  model->ops.jacobian_p       = CartPendulumJacobianP;
-  model->ops.output           = CartPendulumOutput;
-  model->ops.linearize        = CartPendulumLinearize;
-  model->ops.excitation       = CartPendulumExcitation;
-  model->ops.set_from_options = CartPendulumSetFromOptions;
-  model->ops.destroy          = CartPendulumDestroy;
-  model->output_name          = "phi";
-  model->output_unit          = "rad";
-  model->t0                   = 0;
-  model->tf                   = 2.0;
-  model->dt                   = 1e-3;
+  model->ops.residual   = CartPendulumResidual;
+  model->ops.jacobian   = CartPendulumJacobian;
+  model->ops.jacobian_p = CartPendulumJacobianP;
+  model->ops.output     = CartPendulumOutput;
+  model->ops.linearize  = CartPendulumLinearize;
+  PetscCall(MbsDesignInputCreate(model, MBS_DESIGN_INPUT_CONSTANT, 5.0));
+  model->output_name = "phi";
+  model->output_unit = "rad";
+  model->t0          = 0;
+  model->tf          = 2.0;
+  model->dt          = 1e-3;
   PetscFunctionReturn(0);
 }

@@ -10,6 +10,9 @@
     F2 = m1 v1' - F(t) + c1 x1 + d1 v1 - c2 (x2 - x1) - d2 (v2 - v1)
     F3 = m2 v2'        + c2 (x2 - x1) + d2 (v2 - v1)
 
+  The force is the design input of section 4 (design_input.c): -oscillator2_input zero|constant|sine,
+  -oscillator2_force_max F_max = 10 N.
+
   The same equations describe bushing2 (two Kelvin-Voigt bushings), which reuses them through
   MbsTwoMassSetOps_Private() with its own parameter names and excitation. Both parameter tables use
   the order (m1, m2, c1 or k1, c2 or k2, d1, d2).
@@ -116,56 +119,6 @@ PetscErrorCode MbsTwoMassSetOps_Private(MbsModel model, const MbsParameterInfo i
   PetscFunctionReturn(0);
 }
 
-/* Inputs of section 4 of the spec: F0 = F_max/2 (constant), F_max sin(2 pi t / t_f), or none (free vibration). */
-typedef enum {
-  OSC_INPUT_ZERO,
-  OSC_INPUT_CONSTANT,
-  OSC_INPUT_SINE
-} OscillatorInput;
-static const char *const OscillatorInputs[] = {"zero", "constant", "sine", "OscillatorInput", "OSC_INPUT_", NULL};
-
-typedef struct {
-  OscillatorInput input;
-  PetscReal       force_max; /* F_max [N] */
-} Oscillator2;
-
-static PetscErrorCode Oscillator2Excitation(MbsModel model, PetscReal t, PetscReal *force)
-{
-  Oscillator2 *osc = (Oscillator2 *)model->data;
-
-  PetscFunctionBeginUser;
-  switch (osc->input) {
-  case OSC_INPUT_ZERO:
-    *force = 0;
-    break;
-  case OSC_INPUT_CONSTANT:
-    *force = 0.5 * osc->force_max;
-    break;
-  case OSC_INPUT_SINE:
-    *force = osc->force_max * PetscSinReal(2 * PETSC_PI * (t - model->t0) / (model->tf - model->t0));
-    break;
-  }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Oscillator2SetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
-{
-  Oscillator2 *osc = (Oscillator2 *)model->data;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscOptionsEnum("-oscillator2_input", "Force on m1: zero (free vibration), constant F_max/2, sine F_max sin(2 pi t/t_f)", "", OscillatorInputs, (PetscEnum)osc->input, (PetscEnum *)&osc->input, NULL));
-  PetscCall(PetscOptionsReal("-oscillator2_force_max", "Input bound F_max [N]", "", osc->force_max, &osc->force_max, NULL));
-  PetscCheck(osc->force_max >= 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-oscillator2_force_max must be >= 0 N, got %g", (double)osc->force_max);
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode Oscillator2Destroy(MbsModel model)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree(model->data));
-  PetscFunctionReturn(0);
-}
-
 static const MbsParameterInfo Oscillator2Parameters[NP] = {
   {"m1", "kg",    "mass 1",                       1.0,    1e-6, 1e6, PETSC_TRUE},
   {"m2", "kg",    "mass 2",                       1.0,    1e-6, 1e6, PETSC_TRUE},
@@ -177,19 +130,11 @@ static const MbsParameterInfo Oscillator2Parameters[NP] = {
 
 PetscErrorCode MbsModelCreate_Oscillator2(MbsModel model)
 {
-  Oscillator2 *osc;
-
   PetscFunctionBeginUser;
   PetscCall(MbsTwoMassSetOps_Private(model, Oscillator2Parameters));
-  PetscCall(PetscNew(&osc));
-  osc->input                  = OSC_INPUT_CONSTANT;
-  osc->force_max              = 10.0;
-  model->data                 = osc;
-  model->ops.excitation       = Oscillator2Excitation;
-  model->ops.set_from_options = Oscillator2SetFromOptions;
-  model->ops.destroy          = Oscillator2Destroy;
-  model->t0                   = 0;
-  model->tf                   = 1.0;
-  model->dt                   = 1e-3;
+  PetscCall(MbsDesignInputCreate(model, MBS_DESIGN_INPUT_CONSTANT, 10.0));
+  model->t0 = 0;
+  model->tf = 1.0;
+  model->dt = 1e-3;
   PetscFunctionReturn(0);
 }
