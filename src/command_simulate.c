@@ -165,8 +165,10 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   if (save[0]) {
     MbsMeasurement virtual_meas;
 
-    PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
-    PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+    if (sigma > 0) { /* without noise the coefficients computed above are the measurement's */
+      PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
+      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+    }
     PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
     PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, seed));
     PetscCall(MbsMeasurementWrite(comm, save, &virtual_meas));

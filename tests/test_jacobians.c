@@ -1,6 +1,9 @@
 static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and dy/dU against central finite differences at random states.\n";
 
 /*
+  The linearisation M, C, K about the rest state U = U' = 0 must equal the Jacobian's blocks there
+  (rows of the velocity equations): M = dF_v/dU'_v, C = dF_v/dU_v, K = dF_v/dU_q, to 1e-12.
+
   For each of -states random states (U, U' uniform in [-1, 1], parameters within +-10 % of their
   defaults) every entry of the analytic derivative must match the central difference
   (f(x + h) - f(x - h)) / 2h, h = 1e-6 max(1, |x|), to |err| <= 1e-6 max(|J_ij|, 1e-8 max|J|).
@@ -131,6 +134,28 @@ int main(int argc, char **argv)
       col[j] = (yp - ym) / (2 * h);
     }
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
+  }
+  {
+    PetscInt   nq;
+    PetscReal *M, *C, *K;
+
+    PetscCall(MbsModelSetParameters(model, p0));
+    PetscCall(PetscArrayzero(u, n));
+    PetscCall(PetscArrayzero(udot, n));
+    PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
+    PetscCheck(n == 2 * nq, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The linearisation check needs U = (q, v)");
+    PetscCall(MbsModelJacobian(model, 0, u, udot, 0.0, J0));
+    PetscCall(MbsModelJacobian(model, 0, u, udot, 1.0, J1));
+    for (PetscInt i = 0; i < nq; i++) {
+      for (PetscInt j = 0; j < nq; j++) {
+        PetscInt r = nq + i;
+
+        PetscCall(MbsTestClose(&test, "linearisation M = dF_v/dU'_v", M[i + j * nq], J1[r + (nq + j) * n] - J0[r + (nq + j) * n], 1e-12, 1e-14));
+        PetscCall(MbsTestClose(&test, "linearisation C = dF_v/dU_v", C[i + j * nq], J0[r + (nq + j) * n], 1e-12, 1e-14));
+        PetscCall(MbsTestClose(&test, "linearisation K = dF_v/dU_q", K[i + j * nq], J0[r + j * n], 1e-12, 1e-14));
+      }
+    }
+    PetscCall(PetscFree3(M, C, K));
   }
   {
     const char *type;
