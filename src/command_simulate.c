@@ -57,7 +57,7 @@ static PetscErrorCode MbsCompareSpectra_Private(MPI_Comm comm, const char path[]
 
   PetscFunctionBeginUser;
   PetscCheck(meas->nfreq > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /spectrum to compare with", path);
-  PetscCheck(meas->nfreq == sim->nfreq, comm, PETSC_ERR_ARG_SIZ, "Measurement file '%s' has %" PetscInt_FMT " frequencies, the simulated spectrum %" PetscInt_FMT ": use the same -spectrum_band_hz and interval", path, meas->nfreq, sim->nfreq);
+  PetscCheck(meas->nfreq == sim->nfreq, comm, PETSC_ERR_ARG_SIZ, "Measurement file '%s' has %" PetscInt_FMT " frequencies, the simulated spectrum %" PetscInt_FMT ": use the same -band_hz and interval", path, meas->nfreq, sim->nfreq);
   for (PetscInt j = 0; j < meas->nfreq; j++) {
     PetscCheck(PetscAbsReal(meas->frequency[j] - sim->frequency[j]) <= 1e-9 * PetscMax(1, sim->frequency[j]), comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s': /spectrum/frequency[%" PetscInt_FMT "] = %g Hz, simulated %g Hz", path, j, (double)meas->frequency[j],
                (double)sim->frequency[j]);

@@ -240,51 +240,94 @@ static PetscErrorCode MbsParseRange_Private(const char option[], const PetscReal
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsFourierOptionsRead - The spectrum and order options shared by the commands, for a signal on [t0, tf] [s].
+  Collective on PETSC_COMM_WORLD (options).
+*/
+PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptions *opts)
+{
+  PetscInt  ninterval = 2, nband = 2, nramp_rpm = 2, nramp_time = 2;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(opts, sizeof(*opts)));
+  PetscCall(PetscStrncpy(opts->window, "rectangular", sizeof(opts->window)));
+  PetscCall(PetscStrncpy(opts->order_window, "hann", sizeof(opts->order_window)));
+  opts->interval[0] = opts->ramp_time[0] = t0;
+  opts->interval[1] = opts->ramp_time[1] = tf;
+  opts->band[1]                          = 10;
+  opts->gain                             = 2;
+  opts->norder                           = PETSC_STATIC_ARRAY_LENGTH(opts->order);
+  opts->nspeed_range                     = 3;
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
+  PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
+  PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", opts->interval, &ninterval, &set));
+  PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
+  PetscCall(PetscOptionsRealArray("-band_hz", "Band of the spectrum, harmonics k/L (k >= 1) in lo,hi [Hz] (simulate: default 0,10; identify: default the measured range, or none with -orders)", "MbsFourierAddHarmonics", opts->band, &nband, &opts->band_set));
+  PetscCheck(!opts->band_set || nband == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-band_hz needs two values lo,hi [Hz]");
+  PetscCall(PetscOptionsReal("-window_gain", "Amplitude correction g_c of the Hann window", "MbsFourierSetWindowGain", opts->gain, &opts->gain, NULL));
+  PetscCall(PetscOptionsRealArray("-orders", "Engine orders to analyse, e.g. 2,4,6,8 (default: none)", "MbsFourierAddOrders", opts->order, &opts->norder, &set));
+  if (!set) opts->norder = 0;
+  PetscCall(PetscOptionsRealArray("-speed_rpm", "Speeds of the order analysis [rpm]: simulate lo,hi,step; identify lo,hi selects the measured speeds (default: all)", "MbsFourierAddOrders", opts->speed_range, &opts->nspeed_range, &set));
+  if (!set) opts->nspeed_range = 0;
+  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time (required with -orders)", "MbsFourierAddOrders", opts->ramp_rpm, &nramp_rpm, &set));
+  PetscCheck(!set || nramp_rpm == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
+  PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s] (default: the simulated interval)", "MbsFourierAddOrders", opts->ramp_time, &nramp_time, &set));
+  PetscCheck(!set || nramp_time == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
+  PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, opts->order_window, opts->order_window, sizeof(opts->order_window), NULL));
+  PetscOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsFourierSetFromOptions - Adds the coefficients that the options ask for, for a signal on [t0, tf] [s]:
-  the harmonics of -spectrum_window over -spectrum_interval in -spectrum_band_hz, and with -orders the engine
-  orders of a run-up. Collective on PETSC_COMM_WORLD (options).
+  the harmonics of -spectrum_window over -spectrum_interval in -band_hz, and with -orders the engine
+  orders of a run-up at the speeds -speed_rpm lo,hi,step. Collective on PETSC_COMM_WORLD (options).
 @*/
 PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscReal tf)
 {
-  char      window[32] = "rectangular", order_window[32] = "hann";
-  PetscReal interval[2] = {t0, tf}, band[2] = {0, 10}, speeds[3] = {0, 0, 0}, ramp_rpm[2] = {0, 0}, ramp_time[2] = {t0, tf}, orders[64] = {0};
-  PetscInt  ninterval = 2, nband = 2, nspeeds = 3, nramp_rpm = 2, nramp_time = 2, norders = 64;
-  PetscBool set_orders, set, set_speeds;
+  MbsFourierOptions opts;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
-  PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, window, window, sizeof(window), NULL));
-  PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", interval, &ninterval, &set));
-  PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
-  PetscCall(PetscOptionsRealArray("-spectrum_band_hz", "Harmonics k/L (k >= 1) kept in the spectrum: lo,hi [Hz] (default 0,10)", "MbsFourierAddHarmonics", band, &nband, &set));
-  PetscCheck(!set || nband == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_band_hz needs two values lo,hi [Hz]");
-  PetscCall(PetscOptionsReal("-window_gain", "Amplitude correction g_c of the Hann window", "MbsFourierSetWindowGain", fourier->gain, &fourier->gain, NULL));
-  PetscCall(PetscOptionsRealArray("-orders", "Engine orders to analyse, e.g. 2,4,6,8 (default: none)", "MbsFourierAddOrders", orders, &norders, &set_orders));
-  PetscCall(PetscOptionsRealArray("-order_speeds_rpm", "Speeds of the order analysis lo,hi,step [rpm] (required with -orders)", "MbsFourierAddOrders", speeds, &nspeeds, &set_speeds));
-  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time (required with -orders)", "MbsFourierAddOrders", ramp_rpm, &nramp_rpm, &set));
-  PetscCheck(!set || nramp_rpm == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
-  PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s] (default: the simulated interval)", "MbsFourierAddOrders", ramp_time, &nramp_time, &set));
-  PetscCheck(!set || nramp_time == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
-  PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, order_window, order_window, sizeof(order_window), NULL));
-  PetscOptionsEnd();
-
-  PetscCall(MbsFourierSetWindowGain(fourier, fourier->gain));
-  PetscCall(MbsFourierAddHarmonics(fourier, window, interval[0], interval[1], band[0], band[1]));
-  if (set_orders) {
+  PetscCall(MbsFourierOptionsRead(t0, tf, &opts));
+  PetscCall(MbsFourierSetWindowGain(fourier, opts.gain));
+  PetscCall(MbsFourierAddHarmonics(fourier, opts.window, opts.interval[0], opts.interval[1], opts.band[0], opts.band[1]));
+  if (opts.norder) {
     PetscInt   nspeed;
     PetscReal *speed;
 
-    PetscCheck(set_speeds && nspeeds == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-orders needs -order_speeds_rpm lo,hi,step");
-    PetscCall(MbsParseRange_Private("-order_speeds_rpm", speeds, &nspeed, &speed));
-    PetscCall(MbsFourierAddOrders(fourier, order_window, ramp_time[0], ramp_time[1], ramp_rpm[0], ramp_rpm[1], norders, orders, nspeed, speed));
+    PetscCheck(opts.nspeed_range == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-orders needs -speed_rpm lo,hi,step");
+    PetscCall(MbsParseRange_Private("-speed_rpm", opts.speed_range, &nspeed, &speed));
+    PetscCall(MbsFourierAddOrders(fourier, opts.order_window, opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], opts.norder, opts.order, nspeed, speed));
     PetscCall(PetscFree(speed));
   }
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsQuadratureWeights - Weights c_n = (1 - theta) h_n + theta h_{n-1} of the samples t_n in the integrator's
+  quadrature rule. Not collective.
+*/
+PetscErrorCode MbsQuadratureWeights(PetscInt n, const PetscReal t[], PetscReal theta, PetscReal weight[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal h_before = i > 0 ? t[i] - t[i - 1] : 0, h_after = i < n - 1 ? t[i + 1] - t[i] : 0;
+
+    PetscCheck(h_after >= 0 && h_before >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Signal times must increase; t[%" PetscInt_FMT "] = %g", i, (double)t[i]);
+    weight[i] = (1 - theta) * h_after + theta * h_before;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Window membership with a relative tolerance, so that a sample on a window edge up to rounding belongs to it */
+static inline PetscReal MbsWindowTolerance(PetscReal L)
+{
+  return 1e-9 * L;
+}
+
 /* First index i with t[i] >= value (n when there is none); t sorted ascending. */
-static PetscInt MbsLowerBound_Private(const PetscReal t[], PetscInt n, PetscReal value)
+PetscInt MbsLowerBound(const PetscReal t[], PetscInt n, PetscReal value)
 {
   PetscInt lo = 0, hi = n;
 
@@ -303,27 +346,18 @@ static PetscInt MbsLowerBound_Private(const PetscReal t[], PetscInt n, PetscReal
 @*/
 PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal t[], const PetscReal y[])
 {
-  PetscReal *weight, theta = fourier->theta;
+  PetscReal *weight;
 
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
   PetscCall(PetscMalloc1(n, &weight));
-  for (PetscInt i = 0; i < n; i++) {
-    PetscReal h_before = i > 0 ? t[i] - t[i - 1] : 0, h_after = i < n - 1 ? t[i + 1] - t[i] : 0;
-
-    PetscCheck(h_after >= 0 && h_before >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Signal times must increase; t[%" PetscInt_FMT "] = %g", i, (double)t[i]);
-    weight[i] = (1 - theta) * h_after + theta * h_before;
-  }
+  PetscCall(MbsQuadratureWeights(n, t, fourier->theta, weight));
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], A = 0, B = 0;
-    PetscInt  first, last;
+    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], tol = MbsWindowTolerance(L), A = 0, B = 0;
 
-    /* a small tolerance so that a window ending on the last sample up to rounding is accepted */
-    PetscCheck(t_l >= t[0] - 1e-9 * L && fourier->t_u[j] <= t[n - 1] + 1e-9 * L, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
+    PetscCheck(t_l >= t[0] - tol && fourier->t_u[j] <= t[n - 1] + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
                (double)fourier->t_u[j], j, (double)(w / (2 * PETSC_PI)), (double)t[0], (double)t[n - 1]);
-    first = MbsLowerBound_Private(t, n, t_l);
-    last  = MbsLowerBound_Private(t, n, fourier->t_u[j]);
-    for (PetscInt i = first; i < PetscMin(last + 1, n); i++) {
+    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
       PetscReal tau = t[i] - t_l, c = weight[i] * fourier->window[j](tau / L, fourier->gain) * y[i];
 
       A += c * PetscCosReal(w * tau);
@@ -333,6 +367,24 @@ PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal
     fourier->B[j] = 2.0 / L * B;
   }
   PetscCall(PetscFree(weight));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierAdjointDensity - G(t) = sum_j 2/L_j eta_j(t) (alpha_j cos w_j tau + beta_j sin w_j tau) over the windows
+  that contain t, so that for J(A, B) with alpha = dJ/dA, beta = dJ/dB the derivative with respect to a sample is
+  dJ/dy_n = c_n G(t_n), c_n the sample's quadrature weight. Not collective.
+@*/
+PetscErrorCode MbsFourierAdjointDensity(MbsFourier fourier, const PetscReal alpha[], const PetscReal beta[], PetscReal t, PetscReal *G)
+{
+  PetscFunctionBeginUser;
+  *G = 0;
+  for (PetscInt j = 0; j < fourier->n; j++) {
+    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, tol = MbsWindowTolerance(L), tau = t - t_l, w = fourier->omega[j];
+
+    if (t < t_l - tol || t > fourier->t_u[j] + tol || (alpha[j] == 0 && beta[j] == 0)) continue;
+    *G += 2.0 / L * fourier->window[j](tau / L, fourier->gain) * (alpha[j] * PetscCosReal(w * tau) + beta[j] * PetscSinReal(w * tau));
+  }
   PetscFunctionReturn(0);
 }
 

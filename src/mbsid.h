@@ -65,6 +65,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], PetscR
 PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensity(MbsFourier, const PetscReal[], const PetscReal[], PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsFourierGetNumCoefficients(MbsFourier, PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsFourierGetCoefficients(MbsFourier, const PetscReal **, const PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsFourierGetFrequencies(MbsFourier, const PetscReal **);
@@ -74,16 +75,20 @@ PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscRe
 
 /* Forward simulation of one experiment */
 typedef struct {
-  PetscInt   n;       /* number of samples (time steps + 1) */
-  PetscReal *t;       /* [s] */
-  PetscReal *y;       /* output, in the model's output unit */
-  PetscReal  theta;   /* quadrature weight of the step's end point (0.5: trapezoid) */
-  PetscInt   steps;   /* accepted time steps */
-  PetscInt   rejects; /* rejected time steps */
+  PetscInt          n;         /* number of samples (time steps + 1) */
+  PetscReal        *t;         /* [s] */
+  PetscReal        *y;         /* output, in the model's output unit */
+  PetscReal         theta;     /* quadrature weight of the step's end point (0.5: trapezoid) */
+  PetscInt          steps;     /* accepted time steps */
+  PetscInt          rejects;   /* rejected time steps */
+  TSConvergedReason reason;    /* < 0: the integration failed */
+  PetscReal         t_end;     /* time reached [s] */
+  PetscBool         nonfinite; /* the output became Inf or NaN */
 } MbsSignal;
 
 typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);

@@ -71,6 +71,28 @@ PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *
 PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
 
+/* Spectrum and order options shared by the commands (fourier.c) */
+typedef struct {
+  char      window[32], order_window[32];
+  PetscReal interval[2]; /* t_l, t_u of the spectrum [s] */
+  PetscReal band[2];     /* [Hz] */
+  PetscBool band_set;
+  PetscReal gain;
+  PetscInt  norder;
+  PetscReal order[64];
+  PetscInt  nspeed_range;   /* 0 (not given), 2 or 3 values of speed_range */
+  PetscReal speed_range[3]; /* lo, hi[, step] [rpm] */
+  PetscReal ramp_rpm[2], ramp_time[2];
+} MbsFourierOptions;
+
+PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
+PETSC_INTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
+PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+
+/* Forward simulation with a hook that configures the TS (e.g. for an adjoint) and optionally keeps it */
+typedef PetscErrorCode (*MbsTSSetUpFn)(TS, void *);
+PETSC_INTERN PetscErrorCode MbsSimulate_Private(MbsModel, const char[], MbsTSSetUpFn, void *, MbsStateMonitor, void *, MbsSignal *, TS *);
+
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 
 /* Column-major dense access */

@@ -19,9 +19,10 @@ typedef struct {
   PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
 } MbsSimContext;
 
+/* The callbacks take the model as context, so that a TS kept for an adjoint solve outlives MbsSimContext. */
 static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
 {
-  MbsSimContext     *sim = (MbsSimContext *)ctx;
+  MbsModel           model = (MbsModel)ctx;
   const PetscScalar *u, *udot;
   PetscScalar       *f;
 
@@ -29,7 +30,7 @@ static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, v
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   PetscCall(VecGetArrayWrite(F, &f));
-  PetscCall(MbsModelResidual(sim->model, t, u, udot, f));
+  PetscCall(MbsModelResidual(model, t, u, udot, f));
   PetscCall(VecRestoreArrayWrite(F, &f));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -38,7 +39,7 @@ static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, v
 
 static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, Mat B, void *ctx)
 {
-  MbsSimContext     *sim = (MbsSimContext *)ctx;
+  MbsModel           model = (MbsModel)ctx;
   const PetscScalar *u, *udot;
   PetscScalar       *J;
 
@@ -46,7 +47,7 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   PetscCall(MatDenseGetArrayWrite(B, &J));
-  PetscCall(MbsModelJacobian(sim->model, t, u, udot, shift, J));
+  PetscCall(MbsModelJacobian(model, t, u, udot, shift, J));
   PetscCall(MatDenseRestoreArrayWrite(B, &J));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -83,8 +84,11 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   PetscCall(MbsModelOutput(sim->model, t, u, &signal->y[signal->n], NULL));
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCheck(PetscIsNormalReal(signal->y[signal->n]) || signal->y[signal->n] == 0, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", sim->model->type, sim->model->output_name, (double)t, step);
   signal->t[signal->n++] = t;
+  if (!PetscIsNormalReal(signal->y[signal->n - 1]) && signal->y[signal->n - 1] != 0) {
+    signal->nonfinite = PETSC_TRUE;
+    PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
+  }
 
   PetscCall(PetscTime(&now));
   if (now - sim->last_progress > 10.0) {
@@ -112,21 +116,19 @@ static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsSimulate - Integrates the model over its time span and records the output; monitor (may be NULL) sees the
-  state after every accepted step. The TS reads the options with the given prefix (NULL: -ts_*).
-  Not collective (a TS on PETSC_COMM_SELF).
-@*/
-PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal)
+/*
+  Integrates the model and records its output. setup (may be NULL) configures the TS before the options are
+  read, e.g. for an adjoint solve; with ts_keep the TS is returned after the solve (caller destroys it),
+  otherwise destroyed. A failed integration is not an error here: signal->reason < 0 says so.
+*/
+PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal, TS *ts_keep)
 {
-  MbsSimContext     sim = {model, signal, monitor, monitor_ctx, 0, 0};
-  TS                ts;
-  TSAdapt           adapt;
-  Vec               U, Udot;
-  Mat               J;
-  PetscScalar      *u, *udot;
-  TSConvergedReason reason;
-  PetscReal         t_end;
+  MbsSimContext sim = {model, signal, monitor, monitor_ctx, 0, 0};
+  TS            ts;
+  TSAdapt       adapt;
+  Vec           U, Udot;
+  Mat           J;
+  PetscScalar  *u, *udot;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(signal, sizeof(*signal)));
@@ -139,16 +141,18 @@ PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor 
   PetscCall(TSSetOptionsPrefix(ts, prefix));
   PetscCall(TSSetType(ts, TSCN));
   PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
-  PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, &sim));
-  PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, &sim));
+  PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, model));
+  PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, model));
   PetscCall(TSSetTime(ts, model->t0));
   PetscCall(TSSetTimeStep(ts, model->dt));
   PetscCall(TSSetMaxTime(ts, model->tf));
   PetscCall(TSSetMaxSteps(ts, PETSC_MAX_INT));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
+  PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
   PetscCall(TSGetAdapt(ts, &adapt));
   if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));
+  if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
 
   PetscCall(VecGetArrayWrite(U, &u));
@@ -158,17 +162,43 @@ PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor 
   PetscCall(VecRestoreArrayWrite(U, &u));
 
   PetscCall(TSSolve(ts, U));
-  PetscCall(TSGetConvergedReason(ts, &reason));
-  PetscCall(TSGetTime(ts, &t_end));
-  PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)t_end, (double)model->t0, (double)model->tf, TSConvergedReasons[reason]);
+  PetscCall(TSGetConvergedReason(ts, &signal->reason));
+  PetscCall(TSGetTime(ts, &signal->t_end));
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
   PetscCall(MbsQuadratureTheta_Private(ts, &signal->theta));
+  PetscCall(TSMonitorCancel(ts)); /* its context lives on this stack */
 
-  PetscCall(TSDestroy(&ts));
+  if (ts_keep) *ts_keep = ts;
+  else PetscCall(TSDestroy(&ts));
   PetscCall(MatDestroy(&J));
   PetscCall(VecDestroy(&Udot));
   PetscCall(VecDestroy(&U));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSignalCheck - Raises an error that says where and why the integration that produced the signal failed. Not collective.
+@*/
+PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!signal->nonfinite, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", model->type, model->output_name, (double)signal->t_end, signal->steps);
+  PetscCheck(signal->reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)signal->t_end, (double)model->t0,
+             (double)model->tf, TSConvergedReasons[signal->reason]);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSimulate - Integrates the model over its time span and records the output; monitor (may be NULL) sees the
+  state after every accepted step. The TS reads the options with the given prefix (NULL: -ts_*). A failed
+  integration is an error. Not collective (a TS on PETSC_COMM_SELF).
+@*/
+PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsSimulate_Private(model, prefix, NULL, NULL, monitor, monitor_ctx, signal, NULL));
+  PetscCall(MbsSignalCheck(model, signal));
   PetscFunctionReturn(0);
 }
 
