@@ -25,6 +25,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   MbsCommandRegisterAllCalled = PETSC_TRUE;
   PetscCall(PetscRegisterFinalize(MbsCommandFinalizePackage));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "simulate", MbsCommandSimulate));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "gradcheck", MbsCommandGradcheck));
   PetscFunctionReturn(0);
 }
 

@@ -48,6 +48,9 @@ PETSC_EXTERN PetscErrorCode MbsModelInitialState(MbsModel, PetscReal, PetscReal[
 PETSC_EXTERN PetscErrorCode MbsModelResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelFormResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelFormJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelFormJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
@@ -111,6 +114,23 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementWrite(MPI_Comm, const char[], const MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementReset(MbsMeasurement *);
+
+/* Costs J(y) of a simulated output against a measurement, with the adjoint density they induce */
+typedef struct _p_MbsCost *MbsCost;
+
+PETSC_EXTERN PetscErrorCode MbsCostRegisterAll(void);
+PETSC_EXTERN PetscErrorCode MbsCostRegister(const char[], PetscErrorCode (*)(MbsCost));
+PETSC_EXTERN PetscErrorCode MbsCostCreate(MbsModel, MbsCost *);
+PETSC_EXTERN PetscErrorCode MbsCostSetFromOptions(MbsCost);
+PETSC_EXTERN PetscErrorCode MbsCostSetUp(MbsCost, const char[], const MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsCostGetType(MbsCost, const char **);
+PETSC_EXTERN PetscErrorCode MbsCostEvaluate(MbsCost, const MbsSignal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsCostRecord(MbsCost, const MbsSignal *, PetscInt);
+PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
+
+/* Value and adjoint gradient of a cost with respect to a subset of the model's parameters */
+PETSC_EXTERN PetscErrorCode MbsGradient(MbsModel, MbsCost, PetscInt, const PetscInt[], PetscReal *, PetscReal[], PetscBool *);
 
 /* Commands of the mbsid executable */
 PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);

@@ -38,10 +38,11 @@ struct _p_MbsModel {
   const MbsParameterInfo *param_info; /* np entries, static in the model file */
   PetscReal              *p;          /* current parameter values */
   const char             *output_name, *output_unit;
-  PetscReal               t0, tf, dt;   /* default time span and step [s] */
-  PetscReal               dt_max;       /* step cap for adaptive integration [s], 0: none */
-  PetscBool              *differential; /* n flags, PETSC_FALSE for algebraic components of a DAE */
-  PetscReal              *q0, *v0;      /* nq initial coordinates and rates of an ODE model */
+  PetscReal               t0, tf, dt;    /* default time span and step [s] */
+  PetscReal               dt_max;        /* step cap for adaptive integration [s], 0: none */
+  PetscBool              *differential;  /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass; /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  PetscReal              *q0, *v0;       /* nq initial coordinates and rates of an ODE model */
   MbsModelOps             ops;
   void                   *data;
 };
@@ -120,6 +121,62 @@ PETSC_INTERN PetscErrorCode MbsH5ReadReals(hid_t, const char[], const char[], Pe
 PETSC_INTERN PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
 PETSC_INTERN PetscErrorCode MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
 
+/*
+  What a cost implements. The discrete cost J depends on the output samples y_n only, and its derivative is
+  dJ/dy_n = c_n r'(t_n, y_n), c_n the sample's quadrature weight and r' the cost's adjoint density: the
+  adjoint solve integrates r' with the integrator's own rule, so the gradient is exact for the discrete J.
+*/
+#define MBS_COST_SLOTS 2 /* recorded comparisons: 0 initial, 1 identified */
+typedef struct {
+  /* reads the cost's options */
+  PetscErrorCode (*set_from_options)(MbsCost);
+  /* takes what the cost needs of the measurement (file name for messages); the measurement must outlive the cost */
+  PetscErrorCode (*set_up)(MbsCost, const char[], const MbsMeasurement *);
+  /* J of a simulated signal; keeps what the adjoint density needs */
+  PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
+  /* r'(t, y) after evaluate */
+  PetscErrorCode (*density)(MbsCost, PetscReal, PetscReal, PetscReal *);
+  /* keeps the model's curve (spectrum, orders or signal) of a signal in a slot, for the result file */
+  PetscErrorCode (*record)(MbsCost, const MbsSignal *, PetscInt);
+  /* writes the measured curve and the recorded ones */
+  PetscErrorCode (*write)(MbsCost, MbsH5Writer *);
+  PetscErrorCode (*destroy)(MbsCost);
+} MbsCostOps;
+
+struct _p_MbsCost {
+  char       type[32];
+  MbsModel   model;
+  MbsCostOps ops;
+  void      *data;
+};
+
+PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
+
+/* The identification problem of the commands gradcheck, identify and scan (objective.c) */
+typedef struct _p_MbsObjective *MbsObjective;
+struct _p_MbsObjective {
+  MPI_Comm       comm;
+  MbsModel       model;
+  MbsCost        cost;
+  MbsMeasurement meas;
+  char           measurement[PETSC_MAX_PATH_LEN];
+  PetscInt       nid, *id; /* identified parameters */
+  PetscInt       nevals;   /* forward solves so far */
+};
+
+PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
+PETSC_INTERN PetscErrorCode MbsObjectiveWrite(MbsObjective, MbsH5Writer *, const PetscReal[], const PetscReal[]);
+
 /* Command table */
 typedef PetscErrorCode (*MbsCommandFn)(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandSimulate(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandGradcheck(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandIdentify(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandScan(MPI_Comm);

@@ -68,8 +68,9 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->differential));
   PetscCall(PetscFree2(model->q0, model->v0));
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
-  model->data    = NULL;
-  model->type[0] = 0;
+  model->data          = NULL;
+  model->type[0]       = 0;
+  model->constant_mass = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
 

@@ -116,6 +116,7 @@ PetscErrorCode MbsTwoMassSetOps_Private(MbsModel model, const MbsParameterInfo i
   model->ops.linearize  = TwoMassLinearize;
   model->output_name    = "x2";
   model->output_unit    = "m";
+  model->constant_mass  = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

@@ -30,7 +30,7 @@ static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, v
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   PetscCall(VecGetArrayWrite(F, &f));
-  PetscCall(MbsModelResidual(model, t, u, udot, f));
+  PetscCall(MbsModelFormResidual(model, t, u, udot, f));
   PetscCall(VecRestoreArrayWrite(F, &f));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -47,7 +47,7 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   PetscCall(MatDenseGetArrayWrite(B, &J));
-  PetscCall(MbsModelJacobian(model, t, u, udot, shift, J));
+  PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
   PetscCall(MatDenseRestoreArrayWrite(B, &J));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -126,6 +126,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   MbsSimContext sim = {model, signal, monitor, monitor_ctx, 0, 0};
   TS            ts;
   TSAdapt       adapt;
+  SNES          snes;
   Vec           U, Udot;
   Mat           J;
   PetscScalar  *u, *udot;
@@ -149,6 +150,10 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(TSSetMaxSteps(ts, PETSC_MAX_INT));
   PetscCall(TSSetExactFinalTime(ts, TS_EXACTFINALTIME_MATCHSTEP));
   PetscCall(TSSetErrorIfStepFails(ts, PETSC_FALSE));
+  /* Costs and their adjoint gradients are those of the discrete solution, so its nonlinear systems are solved
+     to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
+  PetscCall(TSGetSNES(ts, &snes));
+  PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   PetscCall(TSGetAdapt(ts, &adapt));
   if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));

@@ -1,4 +1,5 @@
-static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and dy/dU against central finite differences at random states.\n";
+static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and dy/dU against central finite differences at random states.\n"
+                           "With -integration_form the same for the form the integrator sees (explicit U' = g(U) for a state-dependent mass).\n";
 
 /*
   The linearisation M, C, K about the rest state U = U' = 0 must equal the Jacobian's blocks there
@@ -11,6 +12,17 @@ static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and d
 #include "mbstest.h"
 #include <petscsys.h>
 
+typedef PetscErrorCode (*ResidualFn)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+typedef PetscErrorCode (*JacobianFn)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+typedef PetscErrorCode (*JacobianPFn)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+
+/* the model's own form, or with -integration_form the one the integrator sees */
+static ResidualFn  Residual  = MbsModelResidual;
+static JacobianFn  Jacobian  = MbsModelJacobian;
+static JacobianPFn JacobianP = MbsModelJacobianP;
+static PetscReal   fd_step   = 1e-6; /* relative step of the central differences */
+static PetscInt    fd_order  = 2;    /* order of the central differences, 2 or 4 */
+
 typedef enum {
   WRT_U,
   WRT_UDOT,
@@ -21,20 +33,25 @@ typedef enum {
 static PetscErrorCode ResidualDifference(MbsModel model, Wrt wrt, PetscInt j, PetscReal t, PetscReal u[], PetscReal udot[], PetscReal p[], PetscReal col[])
 {
   PetscInt   n, np;
-  PetscReal *x = wrt == WRT_U ? u : wrt == WRT_UDOT ? udot : p, x0 = x[j], h = 1e-6 * PetscMax(1, PetscAbsReal(x0)), *fp, *fm;
+  PetscReal *x = wrt == WRT_U ? u : wrt == WRT_UDOT ? udot : p, x0 = x[j], h = fd_step * PetscMax(1, PetscAbsReal(x0)), *fp, *fm;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
   PetscCall(PetscMalloc2(n, &fp, n, &fm));
-  x[j] = x0 + h;
-  PetscCall(MbsModelSetParameters(model, p));
-  PetscCall(MbsModelResidual(model, t, u, udot, fp));
-  x[j] = x0 - h;
-  PetscCall(MbsModelSetParameters(model, p));
-  PetscCall(MbsModelResidual(model, t, u, udot, fm));
+  PetscCall(PetscArrayzero(col, n));
+  for (PetscInt k = 1; k <= fd_order / 2; k++) { /* 2nd order: (f(x+h) - f(x-h))/2h; 4th order adds -(f(x+2h) - f(x-2h))/12h */
+    PetscReal weight = fd_order == 2 ? 0.5 : (k == 1 ? 8.0 / 12 : -1.0 / 12);
+
+    x[j] = x0 + k * h;
+    PetscCall(MbsModelSetParameters(model, p));
+    PetscCall(Residual(model, t, u, udot, fp));
+    x[j] = x0 - k * h;
+    PetscCall(MbsModelSetParameters(model, p));
+    PetscCall(Residual(model, t, u, udot, fm));
+    for (PetscInt i = 0; i < n; i++) col[i] += weight * (fp[i] - fm[i]) / h;
+  }
   x[j] = x0;
   PetscCall(MbsModelSetParameters(model, p));
-  for (PetscInt i = 0; i < n; i++) col[i] = (fp[i] - fm[i]) / (2 * h);
   PetscCall(PetscFree2(fp, fm));
   PetscFunctionReturn(0);
 }
@@ -68,13 +85,22 @@ int main(int argc, char **argv)
   MbsTest                 test = {0, 0};
   PetscRandom             rnd;
   PetscInt                n, np, nstates = 5;
+  PetscBool               integration_form = PETSC_FALSE;
   PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *Jp, *col, *dydu, t, y, yp, ym;
   const MbsParameterInfo *info;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Jacobian test", "");
   PetscCall(PetscOptionsInt("-states", "Number of random states", "", nstates, &nstates, NULL));
+  PetscCall(PetscOptionsReal("-fd_step", "Relative step of the central differences", "", fd_step, &fd_step, NULL));
+  PetscCall(PetscOptionsInt("-fd_order", "Order of the central differences, 2 or 4", "", fd_order, &fd_order, NULL));
+  PetscCall(PetscOptionsBool("-integration_form", "Check the form the integrator sees", "", integration_form, &integration_form, NULL));
   PetscOptionsEnd();
+  if (integration_form) {
+    Residual  = MbsModelFormResidual;
+    Jacobian  = MbsModelFormJacobian;
+    JacobianP = MbsModelFormJacobianP;
+  }
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
@@ -101,8 +127,8 @@ int main(int argc, char **argv)
     PetscCall(MbsModelSetParameters(model, p));
 
     /* dF/dU' = J(shift = 1) - J(shift = 0), exact because J is affine in the shift */
-    PetscCall(MbsModelJacobian(model, t, u, udot, 0.0, J0));
-    PetscCall(MbsModelJacobian(model, t, u, udot, 1.0, J1));
+    PetscCall(Jacobian(model, t, u, udot, 0.0, J0));
+    PetscCall(Jacobian(model, t, u, udot, 1.0, J1));
     for (PetscInt i = 0; i < n * n; i++) J[i] = J1[i] - J0[i];
     for (PetscInt j = 0; j < n; j++) {
       PetscCall(ResidualDifference(model, WRT_U, j, t, u, udot, p, col));
@@ -111,11 +137,11 @@ int main(int argc, char **argv)
       PetscCall(CompareColumn(&test, "dF/dU'", j, n, &J[j * n], col, MaxAbs(n * n, J)));
     }
     /* a shift other than 1 must combine the two linearly */
-    PetscCall(MbsModelJacobian(model, t, u, udot, 37.5, J1));
+    PetscCall(Jacobian(model, t, u, udot, 37.5, J1));
     for (PetscInt i = 0; i < n * n; i++) J[i] = J0[i] + 37.5 * J[i];
     PetscCall(CompareColumn(&test, "dF/dU + 37.5 dF/dU'", 0, n * n, J1, J, MaxAbs(n * n, J1)));
 
-    PetscCall(MbsModelJacobianP(model, t, u, udot, Jp));
+    PetscCall(JacobianP(model, t, u, udot, Jp));
     for (PetscInt k = 0; k < np; k++) {
       if (!info[k].identifiable) continue;
       PetscCall(ResidualDifference(model, WRT_P, k, t, u, udot, p, col));
@@ -135,7 +161,7 @@ int main(int argc, char **argv)
     }
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
   }
-  {
+  if (!integration_form) {
     PetscInt   nq;
     PetscReal *M, *C, *K;
 
