@@ -26,6 +26,8 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscRegisterFinalize(MbsCommandFinalizePackage));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "simulate", MbsCommandSimulate));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "gradcheck", MbsCommandGradcheck));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "identify", MbsCommandIdentify));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "scan", MbsCommandScan));
   PetscFunctionReturn(0);
 }
 

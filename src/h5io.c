@@ -85,11 +85,11 @@ PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object[], con
 @*/
 PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char path[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
 {
-  hsize_t hdims[2];
+  hsize_t hdims[3];
   hid_t   space, lcpl = MbsH5LinkCreationProperties_Private(), dset;
 
   PetscFunctionBeginUser;
-  PetscCheck(rank >= 1 && rank <= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Datasets of rank %" PetscInt_FMT " are not supported", rank);
+  PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Datasets of rank %" PetscInt_FMT " are not supported", rank);
   for (PetscInt d = 0; d < rank; d++) hdims[d] = (hsize_t)dims[d];
   space = H5Screate_simple((int)rank, hdims, NULL);
   MbsCallHDF5(space, writer->tmp_path, path);

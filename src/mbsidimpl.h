@@ -164,6 +164,11 @@ struct _p_MbsObjective {
   char           measurement[PETSC_MAX_PATH_LEN];
   PetscInt       nid, *id; /* identified parameters */
   PetscInt       nevals;   /* forward solves so far */
+  /* a J scan on a grid of the two identified parameters (scan.c), when -scan_grid is given */
+  PetscInt   scan_n[2];
+  PetscReal  scan_lo[2], scan_hi[2];
+  PetscBool  scan_gradient;
+  PetscReal *scan_J, *scan_grad; /* scan_n[1] x scan_n[0] (x fastest), gradient x 2 */
 };
 
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
@@ -173,6 +178,9 @@ PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
 PETSC_INTERN PetscErrorCode MbsObjectiveWrite(MbsObjective, MbsH5Writer *, const PetscReal[], const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsScanOptions(MbsObjective, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsScanRun(MbsObjective);
+PETSC_INTERN PetscErrorCode MbsScanWrite(MbsObjective, MbsH5Writer *);
 
 /* Command table */
 typedef PetscErrorCode (*MbsCommandFn)(MPI_Comm);

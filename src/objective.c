@@ -74,6 +74,7 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
   PetscCall(MbsMeasurementReset(&obj->meas));
   PetscCall(MbsModelDestroy(&obj->model));
   PetscCall(PetscFree(obj->id));
+  PetscCall(PetscFree2(obj->scan_J, obj->scan_grad));
   PetscCall(PetscFree(*objective));
   PetscFunctionReturn(0);
 }
@@ -158,6 +159,7 @@ PetscErrorCode MbsObjectiveWrite(MbsObjective obj, MbsH5Writer *writer, const Pe
   PetscCall(MbsH5WriteReals(writer, "/parameters/initial", 1, &obj->nid, initial, "see /parameters/unit"));
   if (final) PetscCall(MbsH5WriteReals(writer, "/parameters/final", 1, &obj->nid, final, "see /parameters/unit"));
   PetscCall(MbsCostWrite(obj->cost, writer));
+  PetscCall(MbsScanWrite(obj, writer));
   PetscCall(MbsCostGetType(obj->cost, &cost_type));
   PetscCall(MbsH5WriteAttribute(writer, "/", "model", obj->model->type));
   PetscCall(MbsH5WriteAttribute(writer, "/", "cost", cost_type));

@@ -1,0 +1,44 @@
+/*
+  mbsid scan: the cost (with -scan_gradient also its adjoint gradient) on the grid -scan_grid of the two
+  identified parameters, written with the parameters and the measured and initial curves.
+*/
+#include "mbsidimpl.h"
+
+PetscErrorCode MbsCommandScan(MPI_Comm comm)
+{
+  MbsObjective obj;
+  PetscBool    help, scan;
+  PetscReal   *initial;
+  char         output[PETSC_MAX_PATH_LEN] = "scan.h5";
+  PetscMPIInt  rank;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
+  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsObjectiveCreate(comm, &obj, &help));
+  PetscCall(MbsScanOptions(obj, &scan));
+  if (help) {
+    PetscCall(MbsObjectiveDestroy(&obj));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(scan, comm, PETSC_ERR_ARG_WRONG, "mbsid scan needs -scan_grid lo1,hi1,n1,lo2,hi2,n2");
+  PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(PetscMalloc1(obj->nid, &initial));
+  PetscCall(MbsObjectiveGetValues(obj, initial));
+  PetscCall(MbsObjectiveRecord(obj, 0));
+  PetscCall(MbsScanRun(obj));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    MbsH5Writer writer;
+
+    PetscCall(MbsH5WriterOpen(output, &writer));
+    PetscCall(MbsObjectiveWrite(obj, &writer, initial, NULL));
+    PetscCall(MbsH5WriterClose(&writer));
+  }
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+  PetscCall(PetscFree(initial));
+  PetscCall(MbsObjectiveDestroy(&obj));
+  PetscFunctionReturn(0);
+}
