@@ -53,6 +53,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 /* Bounded input force of the input-design models (design_input.c) */

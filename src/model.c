@@ -45,6 +45,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("cart_pendulum", MbsModelCreate_CartPendulum));
   PetscCall(MbsModelRegister("cart_pendulum_chain", MbsModelCreate_CartPendulumChain));
   PetscCall(MbsModelRegister("bushing2", MbsModelCreate_Bushing2));
+  PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
   PetscFunctionReturn(0);
 }
 

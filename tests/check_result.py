@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""Checks an mbsid identify result file against expected parameter values.
+
+Usage: check_result.py RESULT.h5 NAME=VALUE:RTOL ... [--max-iterations N] [--wrong NAME=VALUE:RTOL ...]
+
+Each NAME=VALUE:RTOL requires |final - VALUE| <= RTOL |VALUE| for the identified parameter NAME;
+--wrong requires the opposite (an identification that is expected to miss, e.g. the time-domain cost
+with model error). Prints every value it checks; exits 1 on a failed check.
+"""
+import argparse
+import sys
+
+import h5py
+
+
+def parse(spec):
+    name, rest = spec.split("=")
+    value, rtol = rest.split(":")
+    return name, float(value), float(rtol)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("result")
+    parser.add_argument("expect", nargs="*", type=parse)
+    parser.add_argument("--wrong", nargs="*", type=parse, default=[])
+    parser.add_argument("--max-iterations", type=int, default=None)
+    args = parser.parse_args()
+    failed = False
+    with h5py.File(args.result, "r") as f:
+        names = [n.decode() if isinstance(n, bytes) else n for n in f["parameters/name"][:]]
+        final = dict(zip(names, f["parameters/final"][:]))
+        iterations = len(f["iterations/J"]) - 1
+        print(f"{args.result}: {iterations} iterations, final J = {f['iterations/J'][-1]:.6e}, {f['iterations'].attrs['converged_reason']}")
+        for (name, value, rtol), miss in [(e, False) for e in args.expect] + [(e, True) for e in args.wrong]:
+            error = abs(final[name] - value) / abs(value)
+            ok = (error > rtol) if miss else (error <= rtol)
+            relation = ">" if miss else "<="
+            print(f"{'ok  ' if ok else 'FAIL'} {name} = {final[name]:.10g}, relative error {error:.3e} (want {relation} {rtol:g} of {value:g})")
+            failed |= not ok
+        if args.max_iterations is not None:
+            ok = iterations <= args.max_iterations
+            print(f"{'ok  ' if ok else 'FAIL'} {iterations} TAO iterations (want <= {args.max_iterations})")
+            failed |= not ok
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
