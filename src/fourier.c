@@ -388,6 +388,27 @@ PetscErrorCode MbsFourierAdjointDensity(MbsFourier fourier, const PetscReal alph
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsFourierAdjointDensitySamples - MbsFourierAdjointDensity() at every sample time t[0..n-1], in one pass over each
+  coefficient's window like MbsFourierCompute(). Not collective.
+@*/
+PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier fourier, const PetscReal alpha[], const PetscReal beta[], PetscInt n, const PetscReal t[], PetscReal G[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(G, n));
+  for (PetscInt j = 0; j < fourier->n; j++) {
+    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], tol = MbsWindowTolerance(L);
+
+    if (alpha[j] == 0 && beta[j] == 0) continue;
+    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
+      PetscReal tau = t[i] - t_l;
+
+      G[i] += 2.0 / L * fourier->window[j](tau / L, fourier->gain) * (alpha[j] * PetscCosReal(w * tau) + beta[j] * PetscSinReal(w * tau));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsFourierGetNumCoefficients(MbsFourier fourier, PetscInt *n)
 {
   PetscFunctionBeginUser;

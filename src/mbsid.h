@@ -69,6 +69,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensity(MbsFourier, const PetscReal[], const PetscReal[], PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierGetNumCoefficients(MbsFourier, PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsFourierGetCoefficients(MbsFourier, const PetscReal **, const PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsFourierGetFrequencies(MbsFourier, const PetscReal **);
