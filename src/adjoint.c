@@ -87,11 +87,17 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   TSTrajectory       trajectory;
   TS                 quadts;
+  PetscMPIInt        rank;
+  char               dirname[64];
 
   PetscFunctionBeginUser;
   PetscCall(TSSetSaveTrajectory(ts));
   PetscCall(TSGetTrajectory(ts, &trajectory));
   PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
+  /* every rank integrates its own experiment: a trajectory on disk (-ts_trajectory_type basic) needs its own directory */
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d", rank));
+  PetscCall(TSTrajectorySetDirname(trajectory, dirname));
   PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   PetscCall(TSCreateQuadratureTS(ts, PETSC_FALSE, &quadts));
   PetscCall(TSSetRHSFunction(quadts, NULL, MbsCostIntegrand, adj));

@@ -24,10 +24,11 @@ static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SC
 typedef struct {
   MbsObjective   obj;
   MbsScaling     scaling;
-  PetscReal     *p0;    /* initial values */
-  PetscReal      J0;    /* cost scale */
-  PetscReal     *p, *g; /* work: physical values and gradient */
-  PetscReal      gnorm; /* |dJ/dp| of the last evaluation */
+  PetscReal     *p0;            /* initial values */
+  PetscReal      J0;            /* cost scale */
+  PetscReal     *p, *g;         /* work: physical values and gradient */
+  PetscReal      gnorm;         /* |dJ/dp| of the last evaluation */
+  PetscReal      gnorm0_scaled; /* TAO's gradient norm at the start, for the time estimate */
   PetscLogDouble start;
   /* history, one entry per iteration */
   PetscInt   nhist, nalloc;
@@ -114,12 +115,13 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   ctx->hist_time[ctx->nhist]  = now - ctx->start;
   ctx->nhist++;
 
-  /* remaining iterations from the mean rate of decrease of the scaled gradient towards the nearest tolerance */
+  /* remaining iterations: the mean rate of decrease of TAO's gradient norm so far, towards the nearest tolerance */
+  if (its == 0) ctx->gnorm0_scaled = gnorm_scaled;
   remaining = max_it - its;
-  if (its > 0 && ctx->nhist > 1) {
-    PetscReal target = PetscMax(gatol, PetscMax(grtol * f, gttol * ctx->hist_gnorm[0] * ctx->J0 / PetscMax(ctx->J0, PETSC_SMALL))), rate = PetscLogReal(ctx->hist_gnorm[0] / PetscMax(ctx->gnorm, PETSC_SMALL)) / its;
+  if (its > 0 && gnorm_scaled > 0) {
+    PetscReal target = PetscMax(gatol, PetscMax(grtol * f, gttol * ctx->gnorm0_scaled)), rate = PetscLogReal(ctx->gnorm0_scaled / gnorm_scaled) / its;
 
-    if (rate > 0 && gnorm_scaled > target) remaining = PetscMin(remaining, PetscCeilReal(PetscLogReal(gnorm_scaled / target) / rate));
+    if (rate > 0) remaining = PetscMin(remaining, PetscMax(0, PetscCeilReal(PetscLogReal(gnorm_scaled / target) / rate)));
   }
   PetscCall(PetscSNPrintf(line, sizeof(line), "  it %3" PetscInt_FMT "  J %.6e  |g| %.3e ", its, (double)(f * ctx->J0), (double)ctx->gnorm));
   for (PetscInt k = 0; k < nid; k++) {
