@@ -31,8 +31,10 @@ typedef struct {
   PetscReal      gnorm0_scaled; /* TAO's gradient norm at the start, for the time estimate */
   PetscLogDouble start;
   /* history, one entry per iteration */
-  PetscInt   nhist, nalloc;
-  PetscReal *hist_J, *hist_gnorm, *hist_p, *hist_time;
+  PetscInt           nhist, nalloc;
+  TaoConvergedReason reason;
+  TaoType            tao_type;
+  PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
 } MbsIdentifyContext;
 
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
@@ -134,36 +136,22 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsIdentifyWrite_Private(MbsIdentifyContext *ctx, const char path[], const PetscReal final[], Tao tao)
+/* /iterations: the history of the TAO iterations */
+static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
 {
-  MbsObjective obj = ctx->obj;
-  PetscMPIInt  rank;
+  MbsIdentifyContext *ctx     = (MbsIdentifyContext *)ptr;
+  PetscInt            dims[2] = {ctx->nhist, obj->nid};
+  char                text[64];
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
-  if (rank == 0) {
-    MbsH5Writer        writer;
-    PetscInt           dims[2] = {ctx->nhist, obj->nid}, its;
-    TaoConvergedReason reason;
-    TaoType            type;
-    char               text[64];
-
-    PetscCall(TaoGetConvergedReason(tao, &reason));
-    PetscCall(TaoGetIterationNumber(tao, &its));
-    PetscCall(TaoGetType(tao, &type));
-    PetscCall(MbsH5WriterOpen(path, &writer));
-    PetscCall(MbsObjectiveWrite(obj, &writer, ctx->p0, final));
-    PetscCall(MbsH5WriteReals(&writer, "/iterations/J", 1, dims, ctx->hist_J, "cost"));
-    PetscCall(MbsH5WriteReals(&writer, "/iterations/gnorm", 1, dims, ctx->hist_gnorm, "cost per parameter unit"));
-    PetscCall(MbsH5WriteReals(&writer, "/iterations/params", 2, dims, ctx->hist_p, "see /parameters/unit"));
-    PetscCall(MbsH5WriteReals(&writer, "/iterations/time", 1, dims, ctx->hist_time, "s"));
-    PetscCall(MbsH5WriteAttribute(&writer, "/iterations", "tao_type", type));
-    PetscCall(MbsH5WriteAttribute(&writer, "/iterations", "converged_reason", TaoConvergedReasons[reason]));
-    PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, its));
-    PetscCall(MbsH5WriteAttribute(&writer, "/iterations", "iterations", text));
-    PetscCall(MbsH5WriterClose(&writer));
-  }
-  PetscCallMPI(MPI_Barrier(obj->comm));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/J", 1, dims, ctx->hist_J, "cost"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/gnorm", 1, dims, ctx->hist_gnorm, "cost per parameter unit"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/params", 2, dims, ctx->hist_p, "see /parameters/unit"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/time", 1, dims, ctx->hist_time, "s"));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "tao_type", ctx->tao_type));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
+  PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, ctx->nhist - 1));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "iterations", text));
   PetscFunctionReturn(0);
 }
 
@@ -174,7 +162,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   Tao                tao;
   Vec                X, lower, upper;
   PetscScalar       *x, *lo, *hi;
-  PetscReal         *final;
+  PetscReal         *final, J_final;
   PetscBool          help, ok, scan;
   char               output[PETSC_MAX_PATH_LEN] = "identify.h5";
   TaoConvergedReason reason;
@@ -245,7 +233,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(VecGetArrayRead(X, (const PetscScalar **)&x));
   MbsToPhysical_Private(&ctx, x, final);
   PetscCall(VecRestoreArrayRead(X, (const PetscScalar **)&x));
-  PetscCall(MbsObjectiveSetValues(obj, final));
+  PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
   PetscCall(MbsObjectiveRecord(obj, 1));
   PetscCall(PetscLogStagePop());
 
@@ -257,7 +245,9 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx.J0, (double)ctx.hist_J[ctx.nhist - 1]));
   if (scan) PetscCall(MbsScanRun(obj));
-  PetscCall(MbsIdentifyWrite_Private(&ctx, output, final, tao));
+  ctx.reason = reason;
+  PetscCall(TaoGetType(tao, &ctx.tao_type));
+  PetscCall(MbsObjectiveWriteFile(obj, output, ctx.p0, final, MbsIdentifyWriteIterations_Private, &ctx));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
 
   PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));

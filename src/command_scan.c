@@ -10,7 +10,8 @@ PetscErrorCode MbsCommandScan(MPI_Comm comm)
   PetscBool    help, scan;
   PetscReal   *initial;
   char         output[PETSC_MAX_PATH_LEN] = "scan.h5";
-  PetscMPIInt  rank;
+  PetscReal    J;
+  PetscBool    ok;
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
@@ -28,15 +29,8 @@ PetscErrorCode MbsCommandScan(MPI_Comm comm)
   PetscCall(MbsObjectiveGetValues(obj, initial));
   PetscCall(MbsObjectiveRecord(obj, 0));
   PetscCall(MbsScanRun(obj));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) {
-    MbsH5Writer writer;
-
-    PetscCall(MbsH5WriterOpen(output, &writer));
-    PetscCall(MbsObjectiveWrite(obj, &writer, initial, NULL));
-    PetscCall(MbsH5WriterClose(&writer));
-  }
-  PetscCallMPI(MPI_Barrier(comm));
+  PetscCall(MbsObjectiveEvaluate(obj, initial, &J, NULL, &ok)); /* the experiments' J at the start, for the file */
+  PetscCall(MbsObjectiveWriteFile(obj, output, initial, NULL, NULL, NULL));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
   PetscCall(PetscFree(initial));
   PetscCall(MbsObjectiveDestroy(&obj));

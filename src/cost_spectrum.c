@@ -88,15 +88,37 @@ static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char 
       if (PetscAbsReal(meas->order[m] - opts->order[o]) <= 1e-9 * PetscAbsReal(opts->order[o])) order_index[o] = m;
     PetscCheck(order_index[o] >= 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no order %g in /orders/order (-orders)", path, (double)opts->order[o]);
   }
+  if (opts->stationary_rpm > 0) { /* one speed, on the last -window_cycles revolutions of the simulated interval */
+    PetscReal n = opts->stationary_rpm, t_u = cost->model->tf, t_l = t_u - opts->window_cycles * 60 / n;
+    PetscBool measured = PETSC_FALSE;
+
+    for (PetscInt s = 0; s < meas->nspeed; s++) measured = (PetscBool)(measured || PetscAbsReal(meas->speed[s] - n) <= 1e-9 * n);
+    PetscCheck(measured, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed %g rpm in /orders/speed (-stationary_rpm)", path, (double)n);
+    PetscCheck(t_l >= cost->model->t0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "The window of %g revolutions at %g rpm does not fit the simulated interval [%g, %g] s", (double)opts->window_cycles, (double)n, (double)cost->model->t0, (double)t_u);
+    ctx->speed_range[0] = ctx->speed_range[1] = n;
+    PetscCall(MbsFourierAddStationaryOrders(ctx->display, opts->order_window, t_l, t_u, n, meas->norder, meas->order));
+    PetscCall(MbsFourierAddStationaryOrders(ctx->fourier, opts->order_window, t_l, t_u, n, opts->norder, opts->order));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscMalloc1(meas->nspeed, &speed));
   for (PetscInt s = 0; s < meas->nspeed; s++)
     if (meas->speed[s] >= ctx->speed_range[0] && meas->speed[s] <= ctx->speed_range[1]) speed[nspeed++] = meas->speed[s];
   PetscCheck(nspeed > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no speed in -speed_rpm %g,%g (its speeds: %g to %g rpm)", path, (double)ctx->speed_range[0], (double)ctx->speed_range[1], (double)meas->speed[0],
              (double)meas->speed[meas->nspeed - 1]);
-  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], meas->norder, meas->order, meas->nspeed, meas->speed));
+  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], meas->norder, meas->order, nspeed, speed));
   PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], opts->norder, opts->order, nspeed, speed));
   PetscCall(PetscFree(speed));
   PetscFunctionReturn(0);
+}
+
+/* Row of the measured order table that holds the speed [rpm] */
+static PetscInt MbsMeasuredSpeedIndex_Private(const MbsMeasurement *meas, PetscReal speed)
+{
+  PetscInt best = 0;
+
+  for (PetscInt s = 1; s < meas->nspeed; s++)
+    if (PetscAbsReal(meas->speed[s] - speed) < PetscAbsReal(meas->speed[best] - speed)) best = s;
+  return best;
 }
 
 static PetscErrorCode MbsCostSetFromOptions_Spectrum(MbsCost cost)
@@ -134,9 +156,8 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
   if (opts->norder) PetscCall(MbsCostSpectrumAddOrders_Private(cost, path, opts, order_index));
   PetscCall(MbsFourierGetOrderLayout(ctx->fourier, &offset, &nspeed, &speed, &norder, NULL));
   for (PetscInt s = 0; s < nspeed; s++) {
-    PetscInt ms = 0;
+    PetscInt ms = MbsMeasuredSpeedIndex_Private(meas, speed[s]);
 
-    while (meas->speed[ms] != speed[s]) ms++; /* speed[] was copied from meas->speed */
     for (PetscInt o = 0; o < norder; o++) ctx->measured[offset + s * norder + o] = meas->order_amplitude[ms * meas->norder + order_index[o]];
   }
   PetscCall(PetscInfo(NULL, "Spectrum cost: %" PetscInt_FMT " lines and %" PetscInt_FMT " orders x %" PetscInt_FMT " speeds\n", nlines, norder, nspeed));
@@ -217,6 +238,7 @@ static PetscErrorCode MbsCostWrite_Spectrum(MbsCost cost, MbsH5Writer *writer)
   const char           *unit = cost->model->output_unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
   char                  path[64];
   PetscInt              offset, nspeed, norder;
+  const PetscReal      *speed;
 
   PetscFunctionBeginUser;
   if (meas->nfreq > 0) {
@@ -232,12 +254,17 @@ static PetscErrorCode MbsCostWrite_Spectrum(MbsCost cost, MbsH5Writer *writer)
     if (ctx->use_lines) PetscCall(MbsH5WriteReals(writer, "/spectrum/band", 1, &two, ctx->band, "Hz"));
   }
   PetscCall(MbsFourierGetOrderLayout(ctx->display, &offset, &nspeed, NULL, &norder, NULL));
-  if (nspeed > 0) {
-    PetscInt dims[2] = {meas->nspeed, meas->norder}, two = 2;
+  if (nspeed > 0) { /* the speeds of the display set, which are the selected measured speeds */
+    PetscInt   dims[2] = {nspeed, norder}, two = 2;
+    PetscReal *measured;
 
-    PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &meas->nspeed, meas->speed, "rpm"));
+    PetscCall(MbsFourierGetOrderLayout(ctx->display, &offset, &nspeed, &speed, &norder, NULL));
+    PetscCall(PetscMalloc1(nspeed * norder, &measured));
+    for (PetscInt s = 0; s < nspeed; s++) PetscCall(PetscArraycpy(&measured[s * norder], &meas->order_amplitude[MbsMeasuredSpeedIndex_Private(meas, speed[s]) * meas->norder], norder));
+    PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &nspeed, speed, "rpm"));
     PetscCall(MbsH5WriteReals(writer, "/orders/order", 1, &meas->norder, meas->order, "1"));
-    PetscCall(MbsH5WriteReals(writer, "/orders/measured", 2, dims, meas->order_amplitude, unit));
+    PetscCall(MbsH5WriteReals(writer, "/orders/measured", 2, dims, measured, unit));
+    PetscCall(PetscFree(measured));
     for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) {
       if (!ctx->curve[s]) continue;
       PetscCall(PetscSNPrintf(path, sizeof(path), "/orders/%s", slot_name[s]));

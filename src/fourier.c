@@ -200,6 +200,23 @@ PetscErrorCode MbsFourierWindowCentre(PetscReal t0, PetscReal t1, PetscReal n0, 
   PetscFunctionReturn(0);
 }
 
+/* Records the speeds and orders of the order coefficients that follow */
+static PetscErrorCode MbsFourierSetOrderLayout_Private(MbsFourier fourier, PetscInt norder, const PetscReal order[], PetscInt nspeed, const PetscReal speed_rpm[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!fourier->norder, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Orders were already added to this Fourier set");
+  PetscCheck(norder > 0 && nspeed > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Order analysis needs at least one order and one speed");
+  for (PetscInt s = 0; s < nspeed; s++) PetscCheck(speed_rpm[s] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Order analysis speed must be positive, got %g rpm", (double)speed_rpm[s]);
+  for (PetscInt o = 0; o < norder; o++) PetscCheck(order[o] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Engine order must be positive, got %g", (double)order[o]);
+  fourier->norder       = norder;
+  fourier->nspeed       = nspeed;
+  fourier->order_offset = fourier->n;
+  PetscCall(PetscMalloc2(nspeed, &fourier->speed_rpm, norder, &fourier->order));
+  PetscCall(PetscArraycpy(fourier->speed_rpm, speed_rpm, nspeed));
+  PetscCall(PetscArraycpy(fourier->order, order, norder));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsFourierAddOrders - Adds engine orders on a linear run-up from speed n0 at t0 to n1 at t1 [rpm, s]: for every
   speed [rpm] (slowest index) and order, a window of four revolutions centred where the run-up passes the speed.
@@ -208,24 +225,25 @@ PetscErrorCode MbsFourierWindowCentre(PetscReal t0, PetscReal t1, PetscReal n0, 
 PetscErrorCode MbsFourierAddOrders(MbsFourier fourier, const char window[], PetscReal t0, PetscReal t1, PetscReal n0_rpm, PetscReal n1_rpm, PetscInt norder, const PetscReal order[], PetscInt nspeed, const PetscReal speed_rpm[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(!fourier->norder, PETSC_COMM_SELF, PETSC_ERR_ORDER, "Orders were already added to this Fourier set");
-  PetscCheck(norder > 0 && nspeed > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Order analysis needs at least one order and one speed");
-  fourier->norder       = norder;
-  fourier->nspeed       = nspeed;
-  fourier->order_offset = fourier->n;
-  PetscCall(PetscMalloc2(nspeed, &fourier->speed_rpm, norder, &fourier->order));
-  PetscCall(PetscArraycpy(fourier->speed_rpm, speed_rpm, nspeed));
-  PetscCall(PetscArraycpy(fourier->order, order, norder));
+  PetscCall(MbsFourierSetOrderLayout_Private(fourier, norder, order, nspeed, speed_rpm));
   for (PetscInt s = 0; s < nspeed; s++) {
     PetscReal n = speed_rpm[s] / 60.0, t_k; /* rev/s */
 
-    PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Order analysis speed must be positive, got %g rpm", (double)speed_rpm[s]);
     PetscCall(MbsFourierWindowCentre(t0, t1, n0_rpm, n1_rpm, speed_rpm[s], &t_k));
-    for (PetscInt o = 0; o < norder; o++) {
-      PetscCheck(order[o] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Engine order must be positive, got %g", (double)order[o]);
-      PetscCall(MbsFourierAddCoefficient(fourier, window, t_k - 2.0 / n, t_k + 2.0 / n, order[o] * n));
-    }
+    for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_k - 2.0 / n, t_k + 2.0 / n, order[o] * n));
   }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierAddStationaryOrders - Adds engine orders at one constant speed [rpm] on the window [t_l, t_u] [s]; the
+  order layout has one speed. Not collective; may be called once per set.
+@*/
+PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier fourier, const char window[], PetscReal t_l, PetscReal t_u, PetscReal speed_rpm, PetscInt norder, const PetscReal order[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierSetOrderLayout_Private(fourier, norder, order, 1, &speed_rpm));
+  for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_l, t_u, order[o] * speed_rpm / 60.0));
   PetscFunctionReturn(0);
 }
 
@@ -259,6 +277,7 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   opts->gain                             = 2;
   opts->norder                           = PETSC_STATIC_ARRAY_LENGTH(opts->order);
   opts->nspeed_range                     = 3;
+  opts->window_cycles                    = 4;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
   PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", opts->interval, &ninterval, &set));
@@ -275,7 +294,10 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s] (default: the simulated interval)", "MbsFourierAddOrders", opts->ramp_time, &nramp_time, &set));
   PetscCheck(!set || nramp_time == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
   PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, opts->order_window, opts->order_window, sizeof(opts->order_window), NULL));
+  PetscCall(PetscOptionsReal("-stationary_rpm", "Constant engine speed [rpm]: the orders are analysed on the last -window_cycles revolutions (0: a run-up)", "MbsFourierAddStationaryOrders", opts->stationary_rpm, &opts->stationary_rpm, NULL));
+  PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis", "MbsFourierAddStationaryOrders", opts->window_cycles, &opts->window_cycles, NULL));
   PetscOptionsEnd();
+  PetscCheck(opts->stationary_rpm >= 0 && opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-stationary_rpm must be >= 0 and -window_cycles > 0, got %g and %g", (double)opts->stationary_rpm, (double)opts->window_cycles);
   PetscFunctionReturn(0);
 }
 
@@ -292,7 +314,9 @@ PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscR
   PetscCall(MbsFourierOptionsRead(t0, tf, &opts));
   PetscCall(MbsFourierSetWindowGain(fourier, opts.gain));
   PetscCall(MbsFourierAddHarmonics(fourier, opts.window, opts.interval[0], opts.interval[1], opts.band[0], opts.band[1]));
-  if (opts.norder) {
+  if (opts.norder && opts.stationary_rpm > 0) {
+    PetscCall(MbsFourierAddStationaryOrders(fourier, opts.order_window, tf - opts.window_cycles * 60 / opts.stationary_rpm, tf, opts.stationary_rpm, opts.norder, opts.order));
+  } else if (opts.norder) {
     PetscInt   nspeed;
     PetscReal *speed;
 

@@ -42,10 +42,46 @@ PetscErrorCode MbsH5WriterOpen(const char path[], MbsH5Writer *writer)
 {
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  PetscCall(PetscMemzero(writer, sizeof(*writer)));
   PetscCall(PetscStrncpy(writer->path, path, sizeof(writer->path)));
   PetscCall(PetscSNPrintf(writer->tmp_path, sizeof(writer->tmp_path), "%s.tmp.%d", path, (int)getpid()));
   writer->file = H5Fcreate(writer->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create HDF5 file '%s' (for '%s'): check that the directory exists and is writable", writer->tmp_path, path);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsH5WriterSuspend - Closes the temporary file without renaming it, so that another rank can add to it. Not collective.
+@*/
+PetscErrorCode MbsH5WriterSuspend(MbsH5Writer *writer)
+{
+  PetscFunctionBeginUser;
+  MbsCallHDF5(H5Fclose(writer->file), writer->tmp_path, "/");
+  writer->file = -1;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsH5WriterResume - Reopens the temporary file of a writer (opened on any rank) for writing. Not collective.
+@*/
+PetscErrorCode MbsH5WriterResume(MbsH5Writer *writer)
+{
+  PetscFunctionBeginUser;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  writer->file = H5Fopen(writer->tmp_path, H5F_ACC_RDWR, H5P_DEFAULT);
+  PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot reopen HDF5 file '%s' (for '%s')", writer->tmp_path, writer->path);
+  PetscFunctionReturn(0);
+}
+
+/* The full path of an object relative to the writer's base group */
+static PetscErrorCode MbsH5FullPath_Private(MbsH5Writer *writer, const char path[], char full[], size_t len)
+{
+  PetscBool root;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(path, "/", &root));
+  if (writer->base[0]) PetscCall(PetscSNPrintf(full, len, "%s%s", writer->base, root ? "" : path));
+  else PetscCall(PetscStrncpy(full, path, len));
   PetscFunctionReturn(0);
 }
 
@@ -64,11 +100,13 @@ PetscErrorCode MbsH5WriterClose(MbsH5Writer *writer)
 /*@C
   MbsH5WriteAttribute - Writes a string attribute on the object at 'object' (a group or dataset path). Not collective.
 @*/
-PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object[], const char name[], const char value[])
+PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object_path[], const char name[], const char value[])
 {
   hid_t type = MbsH5StringType_Private(), space = H5Screate(H5S_SCALAR), attr;
+  char  object[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  PetscCall(MbsH5FullPath_Private(writer, object_path, object, sizeof(object)));
   MbsCallHDF5(type, writer->tmp_path, name);
   MbsCallHDF5(space, writer->tmp_path, name);
   attr = H5Acreate_by_name(writer->file, object, name, type, space, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
@@ -83,12 +121,14 @@ PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object[], con
 /*@C
   MbsH5WriteReals - Writes a dataset of doubles with dimensions dims[0..rank-1] (row-major) and a 'units' attribute. Not collective.
 @*/
-PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char path[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
+PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
 {
   hsize_t hdims[3];
   hid_t   space, lcpl = MbsH5LinkCreationProperties_Private(), dset;
+  char    path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  PetscCall(MbsH5FullPath_Private(writer, object_path, path, sizeof(path)));
   PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Datasets of rank %" PetscInt_FMT " are not supported", rank);
   for (PetscInt d = 0; d < rank; d++) hdims[d] = (hsize_t)dims[d];
   space = H5Screate_simple((int)rank, hdims, NULL);
@@ -100,19 +140,21 @@ PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char path[], PetscInt 
   MbsCallHDF5(H5Dclose(dset), writer->tmp_path, path);
   MbsCallHDF5(H5Pclose(lcpl), writer->tmp_path, path);
   MbsCallHDF5(H5Sclose(space), writer->tmp_path, path);
-  if (units) PetscCall(MbsH5WriteAttribute(writer, path, "units", units));
+  if (units) PetscCall(MbsH5WriteAttribute(writer, object_path, "units", units));
   PetscFunctionReturn(0);
 }
 
 /*@C
   MbsH5WriteStrings - Writes a 1-D dataset of UTF-8 strings. Not collective.
 @*/
-PetscErrorCode MbsH5WriteStrings(MbsH5Writer *writer, const char path[], PetscInt n, const char *const strings[])
+PetscErrorCode MbsH5WriteStrings(MbsH5Writer *writer, const char object_path[], PetscInt n, const char *const strings[])
 {
   hsize_t dim  = (hsize_t)n;
   hid_t   type = MbsH5StringType_Private(), space = H5Screate_simple(1, &dim, NULL), lcpl = MbsH5LinkCreationProperties_Private(), dset;
+  char    path[PETSC_MAX_PATH_LEN];
 
   PetscFunctionBeginUser;
+  PetscCall(MbsH5FullPath_Private(writer, object_path, path, sizeof(path)));
   MbsCallHDF5(type, writer->tmp_path, path);
   MbsCallHDF5(space, writer->tmp_path, path);
   MbsCallHDF5(lcpl, writer->tmp_path, path);

@@ -65,6 +65,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierSetFromOptions(MbsFourier, PetscReal, Pets
 PETSC_EXTERN PetscErrorCode MbsFourierAddHarmonics(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddCoefficient(MbsFourier, const char[], PetscReal, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[]);

@@ -73,6 +73,15 @@ PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *
 PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
 
+/* Engine speed of an experiment: constant, or a linear run-up (engine_speed.c) */
+typedef struct {
+  PetscReal stationary_rpm; /* > 0: constant speed */
+  PetscReal ramp_rpm[2], ramp_time[2];
+} MbsSpeedProfile;
+
+PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
+PETSC_INTERN void           MbsSpeedProfileAngle(const MbsSpeedProfile *, PetscReal, PetscReal *, PetscReal *);
+
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {
   char      window[32], order_window[32];
@@ -85,6 +94,8 @@ typedef struct {
   PetscInt  nspeed_range;   /* 0 (not given), 2 or 3 values of speed_range */
   PetscReal speed_range[3]; /* lo, hi[, step] [rpm] */
   PetscReal ramp_rpm[2], ramp_time[2];
+  PetscReal stationary_rpm; /* > 0: orders of a stationary experiment, on its last -window_cycles revolutions */
+  PetscReal window_cycles;
 } MbsFourierOptions;
 
 PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
@@ -110,10 +121,13 @@ typedef struct {
   hid_t file;
   char  path[PETSC_MAX_PATH_LEN];     /* the name the user asked for */
   char  tmp_path[PETSC_MAX_PATH_LEN]; /* written here, renamed to path on close */
+  char  base[128];                    /* group that object paths are relative to ("" for the root) */
 } MbsH5Writer;
 
 PETSC_INTERN PetscErrorCode MbsH5WriterOpen(const char[], MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriterClose(MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsH5WriterSuspend(MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsH5WriterResume(MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriteReals(MbsH5Writer *, const char[], PetscInt, const PetscInt[], const PetscReal[], const char[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteStrings(MbsH5Writer *, const char[], PetscInt, const char *const[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *, const char[], const char[], const char[]);
@@ -155,16 +169,37 @@ PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
 
-/* The identification problem of the commands gradcheck, identify and scan (objective.c) */
-typedef struct _p_MbsObjective *MbsObjective;
-struct _p_MbsObjective {
-  MPI_Comm       comm;
+/* One experiment of an identification: its own options, model, cost and measurement (experiment.c) */
+typedef struct {
+  char           name[64];
+  PetscOptions   options; /* the global options with this experiment's overrides */
   MbsModel       model;
   MbsCost        cost;
   MbsMeasurement meas;
   char           measurement[PETSC_MAX_PATH_LEN];
-  PetscInt       nid, *id; /* identified parameters */
-  PetscInt       nevals;   /* forward solves so far */
+  PetscInt      *id;    /* the identified parameters in this experiment's model */
+  PetscReal      steps; /* estimated time steps: the cost by which experiments are dealt to ranks */
+  PetscMPIInt    rank;  /* the rank that computes it */
+  PetscLogDouble busy;  /* wall time spent in its solves [s] */
+} MbsExperiment;
+
+PETSC_INTERN PetscErrorCode MbsExperimentsCreate(MPI_Comm, PetscInt *, MbsExperiment **);
+PETSC_INTERN PetscErrorCode MbsExperimentsDistribute(PetscInt, MbsExperiment[], PetscMPIInt);
+PETSC_INTERN PetscErrorCode MbsExperimentsMarkUsed(PetscInt, MbsExperiment[]);
+
+/* The identification problem of the commands gradcheck, identify and scan (objective.c) */
+typedef struct _p_MbsObjective *MbsObjective;
+struct _p_MbsObjective {
+  MPI_Comm       comm;
+  PetscInt       nexp;
+  MbsExperiment *exp;
+  MbsModel       model; /* of the first experiment: parameter names, units, bounds */
+  MbsCost        cost;  /* of the first experiment */
+  PetscInt       nid;
+  PetscInt      *id;     /* identified parameters in the first experiment's model */
+  PetscInt       nevals; /* evaluations of J so far */
+  PetscReal     *J_exp;  /* per-experiment cost and gradient of the last evaluation (nexp, nexp x nid) */
+  PetscReal     *g_exp;
   /* a J scan on a grid of the two identified parameters (scan.c), when -scan_grid is given */
   PetscInt   scan_n[2];
   PetscReal  scan_lo[2], scan_hi[2];
@@ -172,13 +207,16 @@ struct _p_MbsObjective {
   PetscReal *scan_J, *scan_grad; /* scan_n[1] x scan_n[0] (x fastest), gradient x 2 */
 };
 
+typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void *);
+
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
-PETSC_INTERN PetscErrorCode MbsObjectiveWrite(MbsObjective, MbsH5Writer *, const PetscReal[], const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
 PETSC_INTERN PetscErrorCode MbsScanOptions(MbsObjective, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsScanRun(MbsObjective);
 PETSC_INTERN PetscErrorCode MbsScanWrite(MbsObjective, MbsH5Writer *);

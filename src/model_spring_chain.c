@@ -10,14 +10,26 @@
     F_i     = x_i' - v_i
     F_{n+i} = m v_i' + s_i - s_{i+1} - [i = n] F(t)          (s_{n+1} = 0)
 
-  F(t) = F0 sin^2(pi t / t_p) on [0, t_p], 0 afterwards (broad band up to about 2/t_p).
+  The force (-spring_chain_excitation) is a pulse F(t) = F0 sin^2(pi t / t_p) on [0, t_p], 0 afterwards (broad band
+  up to about 2/t_p), or an engine order F(t) = F0 sin(k phi(t)) of the crank angle phi of a run-up or a
+  constant speed (engine_speed.c; -spring_chain_order k, default 2).
   The number of masses is -spring_chain_masses n (default 4); parameters k1..kn, d1..dn, m, F0, tp.
 */
 #include "mbsidimpl.h"
 
+typedef enum {
+  SPRING_CHAIN_PULSE,
+  SPRING_CHAIN_ENGINE
+} SpringChainExcitationType;
+
+static const char *const SpringChainExcitationTypes[] = {"pulse", "engine", "SpringChainExcitationType", "SPRING_CHAIN_", NULL};
+
 typedef struct {
-  PetscInt          nmass;
-  MbsParameterInfo *info;
+  SpringChainExcitationType excitation;
+  PetscReal                 order; /* engine order of the force */
+  MbsSpeedProfile           speed;
+  PetscInt                  nmass;
+  MbsParameterInfo         *info;
   char (*names)[16];
 } SpringChain;
 
@@ -28,11 +40,15 @@ typedef struct {
 
 static PetscErrorCode SpringChainExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
-  PetscInt  n  = ((SpringChain *)model->data)->nmass;
-  PetscReal tp = model->p[SC_TP(n)];
+  SpringChain *sc = (SpringChain *)model->data;
+  PetscInt     n  = sc->nmass;
+  PetscReal    tp = model->p[SC_TP(n)], phi, speed;
 
   PetscFunctionBeginUser;
-  *force = (t >= 0 && t <= tp) ? model->p[SC_F0(n)] * PetscSqr(PetscSinReal(PETSC_PI * t / tp)) : 0;
+  if (sc->excitation == SPRING_CHAIN_ENGINE) {
+    MbsSpeedProfileAngle(&sc->speed, t, &phi, &speed);
+    *force = model->p[SC_F0(n)] * PetscSinReal(sc->order * phi);
+  } else *force = (t >= 0 && t <= tp) ? model->p[SC_F0(n)] * PetscSqr(PetscSinReal(PETSC_PI * t / tp)) : 0;
   PetscFunctionReturn(0);
 }
 
@@ -136,11 +152,15 @@ static PetscErrorCode SpringChainLinearize(MbsModel model, PetscReal M[], PetscR
 
 static PetscErrorCode SpringChainSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
 {
-  PetscInt n = ((SpringChain *)model->data)->nmass;
+  SpringChain *sc = (SpringChain *)model->data;
+  PetscInt     n  = sc->nmass;
 
   PetscFunctionBeginUser;
   /* read at creation, since it sizes the parameter table; listed here for -help */
   PetscCall(PetscOptionsInt("-spring_chain_masses", "Number of masses n (2n identifiable constants k_i, d_i)", "MbsModelCreate_SpringChain", n, &n, NULL));
+  PetscCall(PetscOptionsEnum("-spring_chain_excitation", "Force on the last mass: a pulse, or an engine order of the crank angle", "", SpringChainExcitationTypes, (PetscEnum)sc->excitation, (PetscEnum *)&sc->excitation, NULL));
+  PetscCall(PetscOptionsReal("-spring_chain_order", "Engine order k of the force F0 sin(k phi)", "", sc->order, &sc->order, NULL));
+  PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &sc->speed));
   PetscFunctionReturn(0);
 }
 
@@ -164,7 +184,12 @@ PetscErrorCode MbsModelCreate_SpringChain(MbsModel model)
   PetscCheck(n >= 1 && n <= 10000, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-spring_chain_masses must lie in [1, 10000], got %" PetscInt_FMT, n);
   np = 2 * n + 3;
   PetscCall(PetscNew(&sc));
-  sc->nmass = n;
+  sc->nmass              = n;
+  sc->order              = 2;
+  sc->speed.ramp_rpm[0]  = 600;
+  sc->speed.ramp_rpm[1]  = 3000;
+  sc->speed.ramp_time[0] = 0;
+  sc->speed.ramp_time[1] = 10;
   PetscCall(PetscMalloc2(np, &sc->info, np, &sc->names));
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(PetscSNPrintf(sc->names[i], sizeof(sc->names[i]), "k%" PetscInt_FMT, i + 1));

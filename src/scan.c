@@ -63,13 +63,21 @@ PetscErrorCode MbsScanRun(MbsObjective obj)
   PetscCall(PetscPrintf(obj->comm, "Scanning J on a %" PetscInt_FMT " x %" PetscInt_FMT " grid of %s x %s over %d ranks\n", obj->scan_n[0], obj->scan_n[1], obj->model->param_info[obj->id[0]].name, obj->model->param_info[obj->id[1]].name, size));
   PetscCall(PetscTime(&start));
   last = start;
-  for (PetscInt point = rank; point < npoint; point += size) {
+  for (PetscInt point = obj->nexp > 1 ? 0 : rank; point<npoint; point += obj->nexp> 1 ? 1 : size) {
     PetscBool ok;
 
     x[0] = MbsScanCoordinate_Private(obj, 0, point % obj->scan_n[0]);
     x[1] = MbsScanCoordinate_Private(obj, 1, point / obj->scan_n[0]);
-    PetscCall(MbsObjectiveEvaluate(obj, x, &J_local[point], obj->scan_gradient ? &g_local[2 * point] : NULL, &ok));
-    if (!ok) J_local[point] = g_local[2 * point] = g_local[2 * point + 1] = NAN;
+    if (obj->nexp > 1) { /* rank 0 alone keeps the value, so that the gathering sum counts it once */
+      PetscReal J, g[2];
+
+      PetscCall(MbsObjectiveEvaluate(obj, x, &J, obj->scan_gradient ? g : NULL, &ok));
+      if (rank == 0) {
+        J_local[point] = J;
+        if (obj->scan_gradient) PetscCall(PetscArraycpy(&g_local[2 * point], g, 2));
+      }
+    } else PetscCall(MbsObjectiveEvaluateLocal(obj, x, &J_local[point], obj->scan_gradient ? &g_local[2 * point] : NULL, &ok));
+    if (!ok && (obj->nexp == 1 || rank == 0)) J_local[point] = g_local[2 * point] = g_local[2 * point + 1] = NAN;
     ndone++;
     PetscCall(PetscTime(&now));
     if (rank == 0 && now - last > 10) {
