@@ -97,6 +97,90 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
 }
 
 /*
+  A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
+  amplitudes of -orders on each point's last -window_cycles revolutions are gathered into one order table
+  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only).
+*/
+static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
+{
+  MbsExperiment   *exps;
+  MbsMeasurement   table;
+  PetscInt         nexp, norder = 0;
+  PetscMPIInt      rank, size;
+  PetscReal       *amplitude, *local, *order = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
+  for (PetscInt e = 0; e < nexp; e++) { /* the cost of each point, for dealing them out */
+    PetscCall(PetscOptionsPush(exps[e].options));
+    PetscCall(MbsModelCreate(comm, &exps[e].model));
+    PetscCall(MbsModelSetFromOptions(exps[e].model));
+    PetscCall(PetscOptionsPop());
+    exps[e].steps = (exps[e].model->tf - exps[e].model->t0) / exps[e].model->dt;
+  }
+  PetscCall(MbsExperimentsDistribute(nexp, exps, size));
+  PetscCall(PetscMemzero(&table, sizeof(table)));
+  table.nspeed = nexp;
+  PetscCall(PetscMalloc1(nexp, &table.speed));
+  for (PetscInt e = 0; e < nexp; e++) {
+    MbsExperiment   *exp = &exps[e];
+    MbsFourier       fourier;
+    MbsSignal        signal;
+    const PetscReal *A, *B, *speed, *orders;
+    PetscInt         offset, nspeed;
+
+    PetscCall(PetscOptionsPush(exp->options));
+    PetscCall(MbsFourierCreate(&fourier));
+    PetscCall(MbsFourierSetFromOptions(fourier, exp->model->t0, exp->model->tf));
+    PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &orders));
+    PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
+    if (!order) {
+      PetscCall(PetscMalloc1(norder, &order));
+      PetscCall(PetscArraycpy(order, orders, norder));
+      PetscCall(PetscCalloc2(nexp * norder, &local, nexp * norder, &amplitude));
+    }
+    table.speed[e] = speed[0];
+    if (exp->rank == rank) {
+      PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+      PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
+      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+      PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+      for (PetscInt o = 0; o < norder; o++) local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+      PetscCall(MbsSignalDestroy(&signal));
+    }
+    PetscCall(MbsFourierDestroy(&fourier));
+    PetscCall(PetscOptionsPop());
+  }
+  PetscCall(MPIU_Allreduce(local, amplitude, nexp * norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
+  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", nexp, (double)table.speed[0], (double)table.speed[nexp - 1], size, norder));
+  PetscCall(PetscStrncpy(table.model, exps[0].model->type, sizeof(table.model)));
+  PetscCall(PetscStrncpy(table.output, exps[0].model->output_name, sizeof(table.output)));
+  PetscCall(PetscStrncpy(table.units, exps[0].model->output_unit, sizeof(table.units)));
+  PetscCall(PetscSNPrintf(table.created_by, sizeof(table.created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
+  table.norder          = norder;
+  table.order           = order;
+  table.order_amplitude = amplitude;
+  PetscCall(MbsMeasurementWrite(comm, output, &table));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+  if (save[0]) {
+    PetscCall(MbsMeasurementWrite(comm, save, &table));
+    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
+  }
+  PetscCall(MbsExperimentsMarkUsed(nexp, exps));
+  for (PetscInt e = 0; e < nexp; e++) {
+    PetscCall(MbsModelDestroy(&exps[e].model));
+    PetscCall(PetscOptionsDestroy(&exps[e].options));
+  }
+  PetscCall(PetscFree(exps));
+  PetscCall(PetscFree(table.speed));
+  PetscCall(PetscFree(order));
+  PetscCall(PetscFree2(local, amplitude));
+  PetscFunctionReturn(0);
+}
+
+/*
   Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
   alike; rank 0 writes.
 */
@@ -109,7 +193,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
   PetscReal      sigma = 0, peak = 0, peak_hz = 0;
   PetscInt       seed = 12345;
-  PetscBool      help;
+  PetscBool      help, sweep;
   PetscLogStage  stage;
 
   PetscFunctionBeginUser;
@@ -121,6 +205,13 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
   PetscOptionsEnd();
   PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (sweep && !help) {
+    PetscCheck(sigma == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes no signal: -noise_sigma and -measurement do not apply");
+    PetscCall(MbsSimulateSweep_Private(comm, output, save));
+    PetscFunctionReturn(0);
+  }
 
   PetscCall(MbsModelCreate(comm, &model));
   PetscCall(MbsModelSetFromOptions(model));
