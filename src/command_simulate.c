@@ -103,11 +103,11 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
 */
 static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
 {
-  MbsExperiment   *exps;
-  MbsMeasurement   table;
-  PetscInt         nexp, norder = 0;
-  PetscMPIInt      rank, size;
-  PetscReal       *amplitude, *local, *order = NULL;
+  MbsExperiment *exps;
+  MbsMeasurement table;
+  PetscInt       nexp, norder = 0;
+  PetscMPIInt    rank, size;
+  PetscReal     *amplitude, *local, *order = NULL;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
