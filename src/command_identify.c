@@ -34,6 +34,7 @@ typedef struct {
   PetscInt           nhist, nalloc;
   TaoConvergedReason reason;
   TaoType            tao_type;
+  MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
 } MbsIdentifyContext;
 
@@ -152,6 +153,51 @@ static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5
   PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, ctx->nhist - 1));
   PetscCall(MbsH5WriteAttribute(writer, "/iterations", "iterations", text));
+  PetscCall(MbsEigenWrite(writer, "/eigen/initial", &ctx->eigen[0]));
+  PetscCall(MbsEigenWrite(writer, "/eigen/identified", &ctx->eigen[1]));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The modes of the linearisation before and after: each mode's shift, and a flag when the identified system is
+  unstable or a mode that started inside -eigen_expect_hz lo,hi has left it (an error with -eigen_strict).
+*/
+static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, const PetscReal final[])
+{
+  MbsObjective obj       = ctx->obj;
+  PetscReal    expect[2] = {0, 0};
+  PetscInt     nexpect   = 2;
+  PetscBool    set, strict = PETSC_FALSE, flagged = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(obj->comm, NULL, "Eigen check after identification", "identify");
+  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave", "", expect, &nexpect, &set));
+  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", strict, &strict, NULL));
+  PetscOptionsEnd();
+  PetscCheck(!set || (nexpect == 2 && expect[1] >= expect[0]), obj->comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
+  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsObjectiveSetValues(obj, ctx->p0));
+  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[0]));
+  PetscCall(MbsObjectiveSetValues(obj, final));
+  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[1]));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscPrintf(obj->comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", obj->exp[0].name));
+  for (PetscInt i = 0; i < PetscMax(ctx->eigen[0].nmode, ctx->eigen[1].nmode); i++) {
+    const MbsEigenResult *a = &ctx->eigen[0], *b = &ctx->eigen[1];
+
+    if (i < a->nmode && i < b->nmode) {
+      PetscBool left = (PetscBool)(set && a->frequency_hz[i] >= expect[0] && a->frequency_hz[i] <= expect[1] && (b->frequency_hz[i] < expect[0] || b->frequency_hz[i] > expect[1]));
+
+      PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   %12.6g   %15.6g   %+9.3f   %15.6e   %10.6e%s\n", i + 1, (double)a->frequency_hz[i], (double)b->frequency_hz[i], (double)(100 * (b->frequency_hz[i] / a->frequency_hz[i] - 1)), (double)a->damping_ratio[i],
+                            (double)b->damping_ratio[i], left ? "   LEFT the band -eigen_expect_hz" : ""));
+      flagged = (PetscBool)(flagged || left);
+    } else PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   the number of oscillatory modes changed: %" PetscInt_FMT " -> %" PetscInt_FMT "\n", i + 1, a->nmode, b->nmode));
+  }
+  for (PetscInt i = 0; i < ctx->eigen[1].nreal; i++) PetscCall(PetscPrintf(obj->comm, "  real eigenvalue after: %.6e 1/s%s\n", (double)ctx->eigen[1].real_eigenvalues[i], ctx->eigen[1].real_eigenvalues[i] == 0 ? " (rigid-body mode)" : ""));
+  if (ctx->eigen[1].unstable) PetscCall(PetscPrintf(obj->comm, "  FLAG: the identified system is unstable\n"));
+  flagged = (PetscBool)(flagged || ctx->eigen[1].unstable);
+  if (!flagged) PetscCall(PetscPrintf(obj->comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
+  PetscCheck(!flagged || !strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
   PetscFunctionReturn(0);
 }
 
@@ -244,6 +290,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
     PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx.p0[k], (double) final[k], info->unit));
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx.J0, (double)ctx.hist_J[ctx.nhist - 1]));
+  PetscCall(MbsIdentifyEigenCheck_Private(&ctx, final));
   if (scan) PetscCall(MbsScanRun(obj));
   ctx.reason = reason;
   PetscCall(TaoGetType(tao, &ctx.tao_type));
@@ -251,6 +298,8 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
 
   PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));
+  PetscCall(MbsEigenResultReset(&ctx.eigen[0]));
+  PetscCall(MbsEigenResultReset(&ctx.eigen[1]));
   PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, final));
   PetscCall(VecDestroy(&upper));
   PetscCall(VecDestroy(&lower));

@@ -28,6 +28,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "gradcheck", MbsCommandGradcheck));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "identify", MbsCommandIdentify));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "scan", MbsCommandScan));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "eigen", MbsCommandEigen));
   PetscFunctionReturn(0);
 }
 

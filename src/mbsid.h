@@ -134,6 +134,22 @@ PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
 /* Value and adjoint gradient of a cost with respect to a subset of the model's parameters */
 PETSC_EXTERN PetscErrorCode MbsGradient(MbsModel, MbsCost, PetscInt, const PetscInt[], PetscReal *, PetscReal[], PetscBool *);
 
+/* Modes of the linearised model (SLEPc PEP) */
+typedef struct {
+  PetscInt   nq;                           /* coordinates */
+  PetscInt   nmode;                        /* oscillatory modes (complex pairs), by frequency */
+  PetscReal *frequency_hz, *damping_ratio; /* nmode */
+  PetscReal *modes;                        /* nmode x nq x (re, im), largest component 1 */
+  PetscInt   nreal;                        /* real eigenvalues, rigid-body zeros included, descending */
+  PetscReal *real_eigenvalues;             /* [1/s] */
+  PetscInt   nzero;                        /* rigid-body (zero) eigenvalues */
+  PetscBool  unstable;
+} MbsEigenResult;
+
+PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);
+PETSC_EXTERN PetscErrorCode MbsEigenView(MPI_Comm, const MbsEigenResult *);
+PETSC_EXTERN PetscErrorCode MbsEigenResultReset(MbsEigenResult *);
+
 /* Commands of the mbsid executable */
 PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
 PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);

@@ -227,3 +227,5 @@ PETSC_INTERN PetscErrorCode MbsCommandSimulate(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandGradcheck(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandIdentify(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandScan(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandEigen(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);
