@@ -35,6 +35,8 @@ typedef struct {
   TaoConvergedReason reason;
   TaoType            tao_type;
   MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
+  PetscReal          eigen_expect_hz[2];
+  PetscBool          eigen_expect_set, eigen_strict;
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
 } MbsIdentifyContext;
 
@@ -164,17 +166,11 @@ static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5
 */
 static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, const PetscReal final[])
 {
-  MbsObjective obj       = ctx->obj;
-  PetscReal    expect[2] = {0, 0};
-  PetscInt     nexpect   = 2;
-  PetscBool    set, strict = PETSC_FALSE, flagged = PETSC_FALSE;
+  MbsObjective obj    = ctx->obj;
+  PetscReal   *expect = ctx->eigen_expect_hz;
+  PetscBool    set = ctx->eigen_expect_set, flagged = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(obj->comm, NULL, "Eigen check after identification", "identify");
-  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave", "", expect, &nexpect, &set));
-  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", strict, &strict, NULL));
-  PetscOptionsEnd();
-  PetscCheck(!set || (nexpect == 2 && expect[1] >= expect[0]), obj->comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
   PetscCall(PetscOptionsPush(obj->exp[0].options));
   PetscCall(MbsObjectiveSetValues(obj, ctx->p0));
   PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[0]));
@@ -197,7 +193,7 @@ static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, con
   if (ctx->eigen[1].unstable) PetscCall(PetscPrintf(obj->comm, "  FLAG: the identified system is unstable\n"));
   flagged = (PetscBool)(flagged || ctx->eigen[1].unstable);
   if (!flagged) PetscCall(PetscPrintf(obj->comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
-  PetscCheck(!flagged || !strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
+  PetscCheck(!flagged || !ctx->eigen_strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
   PetscFunctionReturn(0);
 }
 
@@ -213,13 +209,18 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   char               output[PETSC_MAX_PATH_LEN] = "identify.h5";
   TaoConvergedReason reason;
   PetscLogStage      stage;
+  PetscInt           nexpect;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
   PetscOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
   PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx.scaling, (PetscEnum *)&ctx.scaling, NULL));
+  nexpect = 2;
+  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx.eigen_expect_hz, &nexpect, &ctx.eigen_expect_set));
+  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx.eigen_strict, &ctx.eigen_strict, NULL));
   PetscOptionsEnd();
+  PetscCheck(!ctx.eigen_expect_set || (nexpect == 2 && ctx.eigen_expect_hz[1] >= ctx.eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   PetscCall(MbsScanOptions(obj, &scan));
   ctx.obj = obj;
