@@ -1,7 +1,8 @@
 /*
   The engine speed of an experiment: constant (-stationary_rpm n, a point of a stationary speed sweep) or a
   linear run-up from n0 at t0 to n1 at t1 (-ramp_rpm n0,n1 -ramp_time t0,t1, the same options as the order
-  analysis), held constant outside [t0, t1]. The crank angle is phi(t) = 2 pi/60 int n dt [rad], n in rpm.
+  analysis), held constant outside [t0, t1]. The crank angle is phi(t) = 2 pi/60 int_0^t n dt [rad], n in rpm,
+  zero at t = 0 (engine4.md section 7: q0(t) of the prescribed run-up).
 */
 #include "mbsidimpl.h"
 
@@ -36,12 +37,12 @@ void MbsSpeedProfileAngle(const MbsSpeedProfile *profile, PetscReal t, PetscReal
     *phi = to_rad * *n * t;
   } else if (t <= t0) {
     *n   = n0;
-    *phi = to_rad * n0 * (t - t0);
+    *phi = to_rad * n0 * t;
   } else if (t <= t1) {
     *n   = n0 + (n1 - n0) * (t - t0) / (t1 - t0);
-    *phi = to_rad * (n0 * (t - t0) + 0.5 * (n1 - n0) * (t - t0) * (t - t0) / (t1 - t0));
+    *phi = to_rad * (n0 * t + 0.5 * (n1 - n0) * (t - t0) * (t - t0) / (t1 - t0));
   } else {
     *n   = n1;
-    *phi = to_rad * (0.5 * (n0 + n1) * (t1 - t0) + n1 * (t - t1));
+    *phi = to_rad * (n0 * t1 + 0.5 * (n1 - n0) * (t1 - t0) + n1 * (t - t1));
   }
 }

@@ -82,6 +82,17 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
 PETSC_INTERN void           MbsSpeedProfileAngle(const MbsSpeedProfile *, PetscReal, PetscReal *, PetscReal *);
 
+/* The closed-form laws of engine4: cylinder pressure and DMF torque (engine_laws.c) */
+typedef struct {
+  PetscReal r_cs, l_cr, A_P, V_d, V_c;                                                /* crank drive [m, m, m^2, m^3, m^3] */
+  PetscReal p_in, p_cc, kappa, PR0, PR2, soc0, soc1, dpsi0, dpsi1, a_W, m_W, psi_EVO; /* pressure law [Pa, rad] */
+  PetscReal k1, k2, phi1, eps_DMF, d_DMF;                                             /* DMF [N m/rad, rad, N m s/rad] */
+} MbsEngineLaws;
+
+PETSC_INTERN void MbsEngineLawsDefault(MbsEngineLaws *);
+PETSC_INTERN void MbsCylinderPressure(const MbsEngineLaws *, PetscReal, PetscReal, PetscReal *, PetscReal *);
+PETSC_INTERN void MbsDmfTorque(const MbsEngineLaws *, PetscReal, PetscReal *, PetscReal *);
+
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {
   char      window[32], order_window[32];

@@ -1,0 +1,126 @@
+static const char help[] = "Checks the closed-form laws of engine4 (cylinder pressure, DMF torque) against the spec's self-check values.\n";
+
+/*
+  ../shared/models/engine4.md, sections 6 and 7: the printed self-check values of p(psi, N) [bar] and T_DMF [N m,
+  N m/rad] to 1e-6 (they carry 7 digits); dp/dpsi against central differences away from the kinks; p continuous at
+  bottom dead centre; the peak pressure 48-59 bar at 14-19 degrees after TDC; and the cycle-mean gas torque of the
+  four cylinders, (1/4 pi) int sum_i -(p - p_cc) A_P dz/dpsi dpsi = 4 x one cylinder's mean, 152.8, 184.9 and
+  189.7 N m at 1000, 3000 and 4000 rpm (to the printed 4 digits). The prescribed run-up q0(t) of section 7 (1000 to
+  6500 rpm over 1 s to 6.5 s): its closed-form end value, and q0' = 2 pi n(t) by central differences.
+*/
+#include "mbstest.h"
+#include "mbsidimpl.h"
+
+static PetscReal Bar(const MbsEngineLaws *laws, PetscReal degrees, PetscReal N)
+{
+  PetscReal p;
+
+  MbsCylinderPressure(laws, degrees * PETSC_PI / 180, N, &p, NULL);
+  return p / 1e5;
+}
+
+/* Piston position z(psi) from the crank axis and dz/dpsi */
+static PetscReal PistonVelocityRatio(const MbsEngineLaws *laws, PetscReal psi)
+{
+  PetscReal r = laws->r_cs, l = laws->l_cr, s = PetscSinReal(psi);
+
+  return -r * s - r * r * s * PetscCosReal(psi) / PetscSqrtReal(l * l - r * r * s * s);
+}
+
+int main(int argc, char **argv)
+{
+  MbsEngineLaws laws;
+  MbsTest       test = {0, 0};
+  PetscReal     T, dT;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  MbsEngineLawsDefault(&laws);
+  PetscCall(MbsTestClose(&test, "p(0 deg, 1000 rpm) [bar]", Bar(&laws, 0, 1000), 24.65807, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(10 deg, 3000 rpm) [bar]", Bar(&laws, 10, 3000), 50.20970, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(60 deg, 3000 rpm) [bar]", Bar(&laws, 60, 3000), 15.95107, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(130 deg, 6000 rpm) [bar]", Bar(&laws, 130, 6000), 4.905686, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(-90 deg, 1000 rpm) [bar]", Bar(&laws, -90, 1000), 1.894657, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(-90 deg, 6000 rpm) [bar]", Bar(&laws, -90, 6000), 1.894657, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(720 deg, 3000 rpm) [bar]", Bar(&laws, 720, 3000), 29.96740, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(0 deg, 3000 rpm) [bar]", Bar(&laws, 0, 3000), 29.96740, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p(360 deg, 3000 rpm) [bar]", Bar(&laws, 360, 3000), 1.0, 1e-12, 0));
+  PetscCall(MbsTestClose(&test, "p just before BDC (180 deg) [bar]", Bar(&laws, 180 - 1e-7, 3000), 1.0, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "p just after BDC (-180 deg) [bar]", Bar(&laws, -180 + 1e-7, 3000), 1.0, 1e-6, 0));
+
+  MbsDmfTorque(&laws, 0.2, &T, NULL);
+  PetscCall(MbsTestClose(&test, "T_DMF(0.2) [N m]", T, 35.526975, 1e-6, 0));
+  MbsDmfTorque(&laws, 0.55, &T, &dT);
+  PetscCall(MbsTestClose(&test, "T_DMF(0.55) [N m]", T, 176.202303, 1e-6, 0));
+  PetscCall(MbsTestClose(&test, "T_DMF'(0.55) [N m/rad]", dT, 831.472590, 1e-6, 0));
+  MbsDmfTorque(&laws, -0.3, &T, NULL);
+  PetscCall(MbsTestClose(&test, "T_DMF(-0.3) [N m]", T, -54.078022, 1e-6, 0));
+  MbsDmfTorque(&laws, 0, &T, &dT);
+  PetscCall(MbsTestClose(&test, "T_DMF'(0) [N m/rad]", dT, 176.479891, 1e-6, 0));
+
+  /* derivatives against central differences, away from the kinks of p'' (BDC, EVO, SOC) */
+  {
+    const PetscReal degrees[] = {-150, -60, -20, 5, 20, 45, 100, 150, 170, 400}, speeds[] = {1000, 3500, 6500};
+
+    for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(degrees); i++)
+      for (size_t j = 0; j < PETSC_STATIC_ARRAY_LENGTH(speeds); j++) {
+        PetscReal psi = degrees[i] * PETSC_PI / 180, h = 1e-6, p, dp, pp, pm;
+
+        MbsCylinderPressure(&laws, psi, speeds[j], &p, &dp);
+        MbsCylinderPressure(&laws, psi + h, speeds[j], &pp, NULL);
+        MbsCylinderPressure(&laws, psi - h, speeds[j], &pm, NULL);
+        PetscCall(MbsTestClose(&test, "dp/dpsi against central differences [Pa/rad]", dp, (pp - pm) / (2 * h), 1e-6, 1e-3));
+      }
+    for (PetscReal phi = -0.8; phi <= 0.8; phi += 0.2) {
+      PetscReal Tp, Tm, h = 1e-6;
+
+      MbsDmfTorque(&laws, phi, &T, &dT);
+      MbsDmfTorque(&laws, phi + h, &Tp, NULL);
+      MbsDmfTorque(&laws, phi - h, &Tm, NULL);
+      PetscCall(MbsTestClose(&test, "T_DMF' against central differences", dT, (Tp - Tm) / (2 * h), 1e-7, 0));
+    }
+  }
+
+  /* peak pressure and the cycle-mean gas torque */
+  {
+    const PetscReal speeds[] = {1000, 3000, 4000}, torque[] = {152.8, 184.9, 189.7};
+    const PetscInt  n = 400000;
+
+    for (PetscInt j = 0; j < 3; j++) {
+      PetscReal peak = 0, at = 0, sum = 0, h = 4 * PETSC_PI / n;
+
+      for (PetscInt i = 0; i < n; i++) { /* midpoint rule over one 720 degree cycle */
+        PetscReal psi = -2 * PETSC_PI + (i + 0.5) * h, p;
+
+        MbsCylinderPressure(&laws, psi, speeds[j], &p, NULL);
+        if (p > peak) {
+          peak = p;
+          at   = psi;
+        }
+        sum += -(p - laws.p_cc) * laws.A_P * PistonVelocityRatio(&laws, psi) * h;
+      }
+      PetscCall(MbsTestTrue(&test, "peak pressure 48-59 bar", (PetscBool)(peak >= 48e5 && peak <= 59e5)));
+      PetscCall(MbsTestTrue(&test, "peak at 14-19 degrees after TDC", (PetscBool)(at * 180 / PETSC_PI >= 14 && at * 180 / PETSC_PI <= 19)));
+      PetscCall(MbsTestClose(&test, "cycle-mean gas torque of 4 cylinders [N m]", 4 * sum / (4 * PETSC_PI), torque[j], 5e-4, 0));
+    }
+  }
+  {
+    MbsSpeedProfile profile = {
+      0, {1000, 6500},
+       {1,    6.5 }
+    };
+    PetscReal phi, n, phi_p, phi_m, h = 1e-6;
+
+    MbsSpeedProfileAngle(&profile, 6.5, &phi, &n);
+    PetscCall(MbsTestClose(&test, "q0(t1) = 2 pi [n0 t1 + (n1 - n0)(t1 - t0)/2] [rad]", phi, 2 * PETSC_PI * (50.0 / 3 * 6.5 + 0.5 * 275.0 / 3 * 5.5), 1e-14, 0));
+    for (PetscReal t = 0.5; t < 8; t += 0.75) {
+      MbsSpeedProfileAngle(&profile, t, &phi, &n);
+      MbsSpeedProfileAngle(&profile, t + h, &phi_p, &n);
+      MbsSpeedProfileAngle(&profile, t - h, &phi_m, &n);
+      MbsSpeedProfileAngle(&profile, t, &phi, &n);
+      PetscCall(MbsTestClose(&test, "q0' = 2 pi n(t)/60 [rad/s]", (phi_p - phi_m) / (2 * h), 2 * PETSC_PI * n / 60, 1e-7, 0));
+    }
+  }
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFinalize());
+  return 0;
+}
