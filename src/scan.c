@@ -44,7 +44,7 @@ static PetscReal MbsScanCoordinate_Private(MbsObjective obj, PetscInt d, PetscIn
 @*/
 PetscErrorCode MbsScanRun(MbsObjective obj)
 {
-  PetscInt       npoint = obj->scan_n[0] * obj->scan_n[1], ndone = 0;
+  PetscInt       npoint = obj->scan_n[0] * obj->scan_n[1], ndone = 0, mine;
   PetscMPIInt    rank, size;
   PetscReal     *x, *J_local, *g_local;
   PetscLogDouble start, last, now;
@@ -63,6 +63,7 @@ PetscErrorCode MbsScanRun(MbsObjective obj)
   PetscCall(PetscPrintf(obj->comm, "Scanning J on a %" PetscInt_FMT " x %" PetscInt_FMT " grid of %s x %s over %d ranks\n", obj->scan_n[0], obj->scan_n[1], obj->model->param_info[obj->id[0]].name, obj->model->param_info[obj->id[1]].name, size));
   PetscCall(PetscTime(&start));
   last = start;
+  mine = obj->nexp > 1 ? npoint : (npoint + size - 1) / size; /* points rank 0 evaluates */
   for (PetscInt point = obj->nexp > 1 ? 0 : rank; point<npoint; point += obj->nexp> 1 ? 1 : size) {
     PetscBool ok;
 
@@ -81,7 +82,7 @@ PetscErrorCode MbsScanRun(MbsObjective obj)
     ndone++;
     PetscCall(PetscTime(&now));
     if (rank == 0 && now - last > 10) {
-      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  scan: %" PetscInt_FMT " of %" PetscInt_FMT " points on rank 0, %.0f s, remaining ~%.0f s\n", ndone, (npoint + size - 1) / size, now - start, (now - start) / ndone * ((npoint + size - 1) / size - ndone)));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "  scan: %" PetscInt_FMT " of %" PetscInt_FMT " points on rank 0, %.0f s, remaining ~%.0f s\n", ndone, mine, now - start, (now - start) / ndone * (mine - ndone)));
       last = now;
     }
   }
