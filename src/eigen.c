@@ -7,7 +7,8 @@
   A complex pair lambda = -zeta w +- i w sqrt(1 - zeta^2) is one oscillatory mode: natural frequency |lambda|/2pi,
   damping ratio -Re lambda/|lambda|, reported once (Im lambda > 0). Real eigenvalues (overdamped motion,
   relaxation) are listed apart; those of size below 1e-8 max|lambda| are rigid-body (zero) modes. Mode shapes are
-  scaled so that their largest component is 1.
+  scaled so that their largest component is 1. Massless coordinates (singular M) add infinite eigenvalues, which
+  are set aside (MbsEigenMarkInfinite_Private).
 */
 #include "mbsidimpl.h"
 #include <slepcpep.h>
@@ -50,6 +51,45 @@ static void MbsEigenSort_Private(MbsEigenResult *result)
     }
 }
 
+/*
+  A coordinate without mass (a row of M that is zero: the massless node of a Maxwell element) obeys a first-order
+  equation, so det(lambda^2 M + lambda C + K) has one degree less per such coordinate and the linearisation of size
+  2 nq has that many infinite eigenvalues. A dense solve returns them as Inf or as huge numbers; they are the
+  largest ones, apart from the finite spectrum by many orders of magnitude. They are marked, never perturbed away by
+  a small mass. An eigensolver that targets part of the spectrum may not return them at all.
+*/
+static PetscErrorCode MbsEigenMarkInfinite_Private(PetscInt nq, const PetscReal M[], PetscInt nconv, const PetscReal modulus[], PetscBool infinite[])
+{
+  PetscInt nmassless = 0, ninfinite = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nq; i++) {
+    PetscBool zero = PETSC_TRUE;
+
+    for (PetscInt j = 0; j < nq; j++) zero = (PetscBool)(zero && MBS_IJ(M, i, j, nq) == 0);
+    nmassless += zero;
+  }
+  for (PetscInt i = 0; i < nconv; i++) ninfinite += infinite[i];
+  if (ninfinite < nmassless) { /* the largest finite moduli, if they stand apart from the rest */
+    PetscInt   want = nmassless - ninfinite, *order;
+    PetscReal *sorted;
+
+    PetscCall(PetscMalloc2(nconv, &order, nconv, &sorted));
+    for (PetscInt i = 0; i < nconv; i++) {
+      order[i]  = i;
+      sorted[i] = infinite[i] ? -1 : -modulus[i]; /* ascending: the largest finite first */
+    }
+    PetscCall(PetscSortRealWithPermutation(nconv, sorted, order));
+    if (want < nconv - ninfinite && modulus[order[want - 1]] > 1e8 * modulus[order[want]]) {
+      for (PetscInt k = 0; k < want; k++) infinite[order[k]] = PETSC_TRUE;
+      ninfinite += want;
+    }
+    PetscCall(PetscFree2(order, sorted));
+  }
+  PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " massless coordinates, %" PetscInt_FMT " infinite eigenvalues set aside\n", nmassless, ninfinite));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsEigenCompute - The modes of the model's linearisation at its current parameters. The PEP reads the options with
   the given prefix (NULL: -pep_*, -st_*). Not collective (a PEP on PETSC_COMM_SELF).
@@ -57,7 +97,8 @@ static void MbsEigenSort_Private(MbsEigenResult *result)
 PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResult *result)
 {
   PetscInt   nq, nconv;
-  PetscReal *M, *C, *K, scale = 0;
+  PetscReal *M, *C, *K, scale = 0, *modulus_of;
+  PetscBool *infinite;
   Mat        A[3];
   PEP        pep;
   EPS        eps;
@@ -91,18 +132,24 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
 
   PetscCall(PetscMalloc3(nconv, &result->frequency_hz, nconv, &result->damping_ratio, 2 * nq * nconv, &result->modes));
   PetscCall(PetscMalloc1(nconv, &result->real_eigenvalues));
+  PetscCall(PetscMalloc2(nconv, &modulus_of, nconv, &infinite));
   for (PetscInt i = 0; i < nconv; i++) {
     PetscScalar kr, ki;
 
     PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, NULL, NULL));
-    scale = PetscMax(scale, PetscSqrtReal(PetscRealPart(kr) * PetscRealPart(kr) + PetscRealPart(ki) * PetscRealPart(ki)));
+    modulus_of[i] = PetscSqrtReal(PetscRealPart(kr) * PetscRealPart(kr) + PetscRealPart(ki) * PetscRealPart(ki));
+    infinite[i]   = (PetscBool) !(modulus_of[i] < PETSC_INFINITY);
   }
+  PetscCall(MbsEigenMarkInfinite_Private(nq, M, nconv, modulus_of, infinite));
+  for (PetscInt i = 0; i < nconv; i++)
+    if (!infinite[i]) scale = PetscMax(scale, modulus_of[i]);
   for (PetscInt i = 0; i < nconv; i++) {
     PetscScalar        kr, ki;
     PetscReal          re, im, modulus, peak = 0;
     const PetscScalar *vr, *vi;
     PetscInt           ipeak = 0;
 
+    if (infinite[i]) continue;
     PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, xr, xi));
     re      = PetscRealPart(kr);
     im      = PetscRealPart(ki);
@@ -141,6 +188,7 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
   MbsEigenSort_Private(result);
   PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues converged (%s)\n", nconv, 2 * nq, linear ? "all, dense" : "selected"));
 
+  PetscCall(PetscFree2(modulus_of, infinite));
   PetscCall(VecDestroy(&xi));
   PetscCall(VecDestroy(&xr));
   PetscCall(PEPDestroy(&pep));

@@ -17,6 +17,10 @@ void MbsEngineLawsDefault(MbsEngineLaws *laws)
 {
   laws->r_cs    = 0.043;
   laws->l_cr    = 0.145;
+  laws->s_cr    = 0.042;
+  laws->m_cr    = 0.55;
+  laws->J_cr    = 2.0e-3;
+  laws->m_p     = 0.42;
   laws->A_P     = PETSC_PI * 0.086 * 0.086 / 4;
   laws->V_d     = 2 * laws->r_cs * laws->A_P;
   laws->V_c     = laws->V_d / (10.5 - 1);
@@ -85,4 +89,48 @@ void MbsDmfTorque(const MbsEngineLaws *laws, PetscReal phi, PetscReal *T, PetscR
 
   *T = laws->k1 * phi + (laws->k2 - laws->k1) * (0.5 * (a + sa) - 0.5 * (b + sb));
   if (dT) *dT = laws->k1 + (laws->k2 - laws->k1) * (0.5 * (1 + a / sa) + 0.5 * (1 + b / sb));
+}
+
+/*@C
+  MbsSliderCrankPosition - Conrod and piston position at crank angle theta [rad] by the exact elimination of section 8
+  (branch cos beta > 0), with their derivatives d/dtheta. Not collective.
+@*/
+void MbsSliderCrankPosition(const MbsEngineLaws *laws, PetscReal theta, MbsSliderCrank *sc)
+{
+  const PetscReal r = laws->r_cs, l = laws->l_cr, s = laws->s_cr, lambda = r / l, st = PetscSinReal(theta), ct = PetscCosReal(theta);
+  const PetscReal sb = lambda * st, cb = PetscSqrtReal(1 - sb * sb);
+
+  sc->beta  = PetscAsinReal(sb);
+  sc->x     = s * sb - r * st;
+  sc->y     = r * ct + s * cb;
+  sc->z     = r * ct + l * cb;
+  sc->dbeta = lambda * ct / cb;
+  sc->dx    = s * cb * sc->dbeta - r * ct;
+  sc->dy    = -r * st - s * sb * sc->dbeta;
+  sc->dz    = -r * st - l * sb * sc->dbeta;
+}
+
+/*@C
+  MbsReducedInertia - J_rec(theta) = m_cr (x'^2 + y'^2) + J_cr beta'^2 + m_p z'^2 [kg m^2], the inertia one crank drive adds
+  to its crank throw. Not collective.
+@*/
+PetscReal MbsReducedInertia(const MbsEngineLaws *laws, PetscReal theta)
+{
+  MbsSliderCrank sc;
+
+  MbsSliderCrankPosition(laws, theta, &sc);
+  return laws->m_cr * (sc.dx * sc.dx + sc.dy * sc.dy) + laws->J_cr * sc.dbeta * sc.dbeta + laws->m_p * sc.dz * sc.dz;
+}
+
+/*@C
+  MbsReducedInertiaMean - The cycle mean of J_rec [kg m^2]: J_rec is smooth and 2 pi periodic, so the trapezoidal rule on
+  a uniform grid converges geometrically. Not collective.
+@*/
+PetscReal MbsReducedInertiaMean(const MbsEngineLaws *laws)
+{
+  const PetscInt n   = 1024;
+  PetscReal      sum = 0;
+
+  for (PetscInt i = 0; i < n; i++) sum += MbsReducedInertia(laws, 2 * PETSC_PI * i / n);
+  return sum / n;
 }

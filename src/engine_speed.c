@@ -46,3 +46,15 @@ void MbsSpeedProfileAngle(const MbsSpeedProfile *profile, PetscReal t, PetscReal
     *phi = to_rad * (n0 * t1 + 0.5 * (n1 - n0) * (t1 - t0) + n1 * (t - t1));
   }
 }
+
+/*@C
+  MbsSpeedProfileAcceleration - Angular acceleration phi''(t) [rad/s^2]: constant on the ramp, zero outside (its jumps at
+  t0 and t1 are those of section 7). Not collective.
+@*/
+PetscReal MbsSpeedProfileAcceleration(const MbsSpeedProfile *profile, PetscReal t)
+{
+  const PetscReal t0 = profile->ramp_time[0], t1 = profile->ramp_time[1];
+
+  if (profile->stationary_rpm > 0 || t <= t0 || t > t1) return 0;
+  return 2 * PETSC_PI / 60 * (profile->ramp_rpm[1] - profile->ramp_rpm[0]) / (t1 - t0);
+}

@@ -4,7 +4,10 @@
   Each coefficient j has a window [t_l, t_u] of length L, a window function eta and an angular
   frequency w:
 
-    A_j = 2/L int eta(t) y(t) cos(w (t - t_l)) dt,    B_j = 2/L int eta(t) y(t) sin(w (t - t_l)) dt.
+    A_j = 2/L int eta(t) y(t) cos(w (t - t_p)) dt,    B_j = 2/L int eta(t) y(t) sin(w (t - t_p)) dt,
+
+  with the phase origin t_p = t_l for the harmonics of a spectrum, and t_p = 0 (absolute time, engine4.md section
+  10) for engine orders, whose phases then refer to the crank angle and agree between windows.
 
   Windows (a registry): rectangular eta = 1; Hann eta = g_c/2 [1 - cos(2 pi (t - t_l)/L)] with the
   amplitude correction g_c (default 2, so that a sinusoid on a bin keeps its amplitude).
@@ -14,9 +17,9 @@
   trapezoidal rule of Crank-Nicolson). Summed over the steps every sample gets the weight
   c_n = (1 - theta) h_n + theta h_{n-1}, so
 
-    A_j = 2/L sum_n c_n eta(t_n) y_n cos(w (t_n - t_l)),
+    A_j = 2/L sum_n c_n eta(t_n) y_n cos(w (t_n - t_p)),
 
-  and dA_j/dy_n = 2/L c_n eta(t_n) cos(w (t_n - t_l)) is exactly what a discrete adjoint needs.
+  and dA_j/dy_n = 2/L c_n eta(t_n) cos(w (t_n - t_p)) is exactly what a discrete adjoint needs.
 
   Engine orders over a linear run-up n(t) = n0 + (n1 - n0)(t - t0)/(t1 - t0) [rev/s]: the speed n is
   reached at t_k = (n0 t1 - n1 t0 + n (t0 - t1))/(n0 - n1); its window is [t_k - 2/n, t_k + 2/n]
@@ -65,7 +68,7 @@ PetscErrorCode MbsWindowRegisterAll(void)
 
 struct _p_MbsFourier {
   PetscInt     n, nalloc;
-  PetscReal   *t_l, *t_u, *omega, *A, *B;
+  PetscReal   *t_l, *t_u, *t_p, *omega, *A, *B;
   MbsWindowFn *window;
   PetscReal    gain;  /* g_c of the Hann window */
   PetscReal    theta; /* quadrature weight of a step's end point */
@@ -91,7 +94,7 @@ PetscErrorCode MbsFourierDestroy(MbsFourier *fourier)
 {
   PetscFunctionBeginUser;
   if (!*fourier) PetscFunctionReturn(0);
-  PetscCall(PetscFree6((*fourier)->t_l, (*fourier)->t_u, (*fourier)->omega, (*fourier)->A, (*fourier)->B, (*fourier)->window));
+  PetscCall(PetscFree7((*fourier)->t_l, (*fourier)->t_u, (*fourier)->t_p, (*fourier)->omega, (*fourier)->A, (*fourier)->B, (*fourier)->window));
   PetscCall(PetscFree2((*fourier)->speed_rpm, (*fourier)->order));
   PetscCall(PetscFree(*fourier));
   PetscFunctionReturn(0);
@@ -146,17 +149,19 @@ PetscErrorCode MbsFourierAddCoefficient(MbsFourier fourier, const char window[],
   PetscCheck(frequency >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier frequency must be >= 0 Hz, got %g", (double)frequency);
   if (j == fourier->nalloc) {
     PetscInt     nalloc = PetscMax(16, 2 * fourier->nalloc);
-    PetscReal   *t_l_new, *t_u_new, *omega, *A, *B;
+    PetscReal   *t_l_new, *t_u_new, *t_p_new, *omega, *A, *B;
     MbsWindowFn *windows;
 
-    PetscCall(PetscMalloc6(nalloc, &t_l_new, nalloc, &t_u_new, nalloc, &omega, nalloc, &A, nalloc, &B, nalloc, &windows));
+    PetscCall(PetscMalloc7(nalloc, &t_l_new, nalloc, &t_u_new, nalloc, &t_p_new, nalloc, &omega, nalloc, &A, nalloc, &B, nalloc, &windows));
     PetscCall(PetscArraycpy(t_l_new, fourier->t_l, j));
     PetscCall(PetscArraycpy(t_u_new, fourier->t_u, j));
+    PetscCall(PetscArraycpy(t_p_new, fourier->t_p, j));
     PetscCall(PetscArraycpy(omega, fourier->omega, j));
     PetscCall(PetscArraycpy(windows, fourier->window, j));
-    PetscCall(PetscFree6(fourier->t_l, fourier->t_u, fourier->omega, fourier->A, fourier->B, fourier->window));
+    PetscCall(PetscFree7(fourier->t_l, fourier->t_u, fourier->t_p, fourier->omega, fourier->A, fourier->B, fourier->window));
     fourier->t_l    = t_l_new;
     fourier->t_u    = t_u_new;
+    fourier->t_p    = t_p_new;
     fourier->omega  = omega;
     fourier->A      = A;
     fourier->B      = B;
@@ -165,6 +170,7 @@ PetscErrorCode MbsFourierAddCoefficient(MbsFourier fourier, const char window[],
   }
   fourier->t_l[j]    = t_l;
   fourier->t_u[j]    = t_u;
+  fourier->t_p[j]    = t_l;
   fourier->omega[j]  = 2 * PETSC_PI * frequency;
   fourier->window[j] = fn;
   fourier->A[j] = fourier->B[j] = 0;
@@ -232,6 +238,7 @@ PetscErrorCode MbsFourierAddOrders(MbsFourier fourier, const char window[], Pets
     PetscCall(MbsFourierWindowCentre(t0, t1, n0_rpm, n1_rpm, speed_rpm[s], &t_k));
     for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_k - 2.0 / n, t_k + 2.0 / n, order[o] * n));
   }
+  for (PetscInt j = fourier->order_offset; j < fourier->n; j++) fourier->t_p[j] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -244,6 +251,7 @@ PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier fourier, const char wind
   PetscFunctionBeginUser;
   PetscCall(MbsFourierSetOrderLayout_Private(fourier, norder, order, 1, &speed_rpm));
   for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_l, t_u, order[o] * speed_rpm / 60.0));
+  for (PetscInt j = fourier->order_offset; j < fourier->n; j++) fourier->t_p[j] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -382,10 +390,10 @@ PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal
     PetscCheck(t_l >= t[0] - tol && fourier->t_u[j] <= t[n - 1] + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
                (double)fourier->t_u[j], j, (double)(w / (2 * PETSC_PI)), (double)t[0], (double)t[n - 1]);
     for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
-      PetscReal tau = t[i] - t_l, c = weight[i] * fourier->window[j](tau / L, fourier->gain) * y[i];
+      PetscReal c = weight[i] * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * y[i], phase = w * (t[i] - fourier->t_p[j]);
 
-      A += c * PetscCosReal(w * tau);
-      B += c * PetscSinReal(w * tau);
+      A += c * PetscCosReal(phase);
+      B += c * PetscSinReal(phase);
     }
     fourier->A[j] = 2.0 / L * A;
     fourier->B[j] = 2.0 / L * B;
@@ -404,10 +412,10 @@ PetscErrorCode MbsFourierAdjointDensity(MbsFourier fourier, const PetscReal alph
   PetscFunctionBeginUser;
   *G = 0;
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, tol = MbsWindowTolerance(L), tau = t - t_l, w = fourier->omega[j];
+    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, tol = MbsWindowTolerance(L), phase = fourier->omega[j] * (t - fourier->t_p[j]);
 
     if (t < t_l - tol || t > fourier->t_u[j] + tol || (alpha[j] == 0 && beta[j] == 0)) continue;
-    *G += 2.0 / L * fourier->window[j](tau / L, fourier->gain) * (alpha[j] * PetscCosReal(w * tau) + beta[j] * PetscSinReal(w * tau));
+    *G += 2.0 / L * fourier->window[j]((t - t_l) / L, fourier->gain) * (alpha[j] * PetscCosReal(phase) + beta[j] * PetscSinReal(phase));
   }
   PetscFunctionReturn(0);
 }
@@ -425,9 +433,9 @@ PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier fourier, const PetscRe
 
     if (alpha[j] == 0 && beta[j] == 0) continue;
     for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
-      PetscReal tau = t[i] - t_l;
+      PetscReal phase = w * (t[i] - fourier->t_p[j]);
 
-      G[i] += 2.0 / L * fourier->window[j](tau / L, fourier->gain) * (alpha[j] * PetscCosReal(w * tau) + beta[j] * PetscSinReal(w * tau));
+      G[i] += 2.0 / L * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * (alpha[j] * PetscCosReal(phase) + beta[j] * PetscSinReal(phase));
     }
   }
   PetscFunctionReturn(0);

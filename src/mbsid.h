@@ -7,9 +7,10 @@
 
   simulated with PETSc TS; its output y(t) is analysed by Fourier coefficients
 
-      A_k = 2/L int eta(t) y(t) cos(w_k (t - t_l)) dt,   B_k likewise with sin,
+      A_k = 2/L int eta(t) y(t) cos(w_k (t - t_p)) dt,   B_k likewise with sin,
 
-  on a window [t_l, t_u] of length L with window function eta (rectangular or Hann).
+  on a window [t_l, t_u] of length L with window function eta (rectangular or Hann); the phase origin t_p is t_l
+  for the harmonics of a spectrum and 0 (absolute time) for engine orders.
 */
 #pragma once
 

@@ -48,12 +48,14 @@ struct _p_MbsModel {
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 /* Bounded input force of the input-design models (design_input.c) */
@@ -81,10 +83,12 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
 PETSC_INTERN void           MbsSpeedProfileAngle(const MbsSpeedProfile *, PetscReal, PetscReal *, PetscReal *);
+PETSC_INTERN PetscReal      MbsSpeedProfileAcceleration(const MbsSpeedProfile *, PetscReal);
 
 /* The closed-form laws of engine4: cylinder pressure and DMF torque (engine_laws.c) */
 typedef struct {
-  PetscReal r_cs, l_cr, A_P, V_d, V_c;                                                /* crank drive [m, m, m^2, m^3, m^3] */
+  PetscReal r_cs, l_cr, s_cr, A_P, V_d, V_c;                                          /* crank drive [m, m, m, m^2, m^3, m^3] */
+  PetscReal m_cr, J_cr, m_p;                                                          /* conrod and piston [kg, kg m^2, kg] */
   PetscReal p_in, p_cc, kappa, PR0, PR2, soc0, soc1, dpsi0, dpsi1, a_W, m_W, psi_EVO; /* pressure law [Pa, rad] */
   PetscReal k1, k2, phi1, eps_DMF, d_DMF;                                             /* DMF [N m/rad, rad, N m s/rad] */
 } MbsEngineLaws;
@@ -92,6 +96,16 @@ typedef struct {
 PETSC_INTERN void MbsEngineLawsDefault(MbsEngineLaws *);
 PETSC_INTERN void MbsCylinderPressure(const MbsEngineLaws *, PetscReal, PetscReal, PetscReal *, PetscReal *);
 PETSC_INTERN void MbsDmfTorque(const MbsEngineLaws *, PetscReal, PetscReal *, PetscReal *);
+
+/* Exact slider-crank kinematics at crank angle theta: conrod angle beta, conrod centre (x, y), piston z, and d/dtheta */
+typedef struct {
+  PetscReal beta, x, y, z;
+  PetscReal dbeta, dx, dy, dz;
+} MbsSliderCrank;
+
+PETSC_INTERN void      MbsSliderCrankPosition(const MbsEngineLaws *, PetscReal, MbsSliderCrank *);
+PETSC_INTERN PetscReal MbsReducedInertia(const MbsEngineLaws *, PetscReal);
+PETSC_INTERN PetscReal MbsReducedInertiaMean(const MbsEngineLaws *);
 
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {

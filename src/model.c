@@ -46,6 +46,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("cart_pendulum_chain", MbsModelCreate_CartPendulumChain));
   PetscCall(MbsModelRegister("bushing2", MbsModelCreate_Bushing2));
   PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
+  PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
   PetscFunctionReturn(0);
 }
 
@@ -350,7 +351,7 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 }
 
 /* Solves A x = b in place (A n x n column-major, overwritten), reporting a singular A. */
-static PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], PetscReal b[])
+PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], PetscReal b[])
 {
   PetscBLASInt bn, one = 1, info, *pivots;
 

@@ -1,5 +1,5 @@
 static const char help[] = "Checks the modes of the linearised models (SLEPc PEP) against closed forms and a dense solve of the companion form.\n"
-                           "Options: -model NAME, -check companion|oscillator2|chain, and any -pep_* / -st_* option.\n";
+                           "Options: -model NAME, -check companion|oscillator2|engine4|chain, and any -pep_* / -st_* option.\n";
 
 /*
   -check companion (any model): every eigenvalue the PEP returns equals one of the generalised eigenproblem
@@ -7,11 +7,17 @@ static const char help[] = "Checks the modes of the linearised models (SLEPc PEP
     dense PEP all 2 nq eigenvalues are there.
   -check oscillator2: with proportional damping D = beta K (d_i = beta c_i), m1 = m2 = m, the closed form
     w^2 = (c1 + 2 c2 -+ sqrt((c1 + 2 c2)^2 - 4 c1 c2)) / 2m, zeta = beta w / 2, to 1e-8.
+  -check engine4: the massless Maxwell nodes of engine4 obey first-order equations C_nn q_n' = -(C_nm v + K_nm q + K_nn q_n),
+    eliminated exactly into the 18-dimensional first-order system of V1 (engine4.md section 12), solved densely: the
+    PEP gives its 8 oscillatory modes and 2 real eigenvalues to 1e-7 (the spec asks 1e-6), sets the 2 infinite ones aside, and (with
+    -expect_hz f1,..,f8 -expect_real r1,r2) matches the spec's rough values to -expect_rtol.
   -check chain: cart_pendulum_chain at its true parameters has the spec's modes (section 9): swing 0.170 Hz, bending
     1.36 and 3.90 Hz (the spec's rounding: 0.5 %), one rigid-body zero and the real eigenvalue near -d_c/M_xx.
 */
 #include "mbstest.h"
 #include <slepceps.h>
+
+#define IJ(A, i, j, rows) (A)[(i) + (j) * (rows)]
 
 static PetscErrorCode CheckCompanion(MbsTest *test, MbsModel model, const MbsEigenResult *result)
 {
@@ -84,6 +90,101 @@ static PetscErrorCode CheckCompanion(MbsTest *test, MbsModel model, const MbsEig
   PetscFunctionReturn(0);
 }
 
+/* The first-order system of engine4's V1: x = (q_m, v_m, q_n) with the massive coordinates m and the massless n */
+static PetscErrorCode CheckEngine4(MbsTest *test, MbsModel model, const MbsEigenResult *result)
+{
+  PetscInt   nq, nm = 0, nn = 0, n, nconv, nosc = 0, nreal = 0, mass[16], node[16], nexpect = 8, nexpect_real = 2;
+  PetscReal *M, *C, *K, *A, expect[8], expect_real[2], rtol = 0.01, *freq, *zeta, *real;
+  PetscBool  have_expect, have_expect_real;
+  Mat        Amat;
+  EPS        eps;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-expect_hz", expect, &nexpect, &have_expect));
+  PetscCall(PetscOptionsGetRealArray(NULL, NULL, "-expect_real", expect_real, &nexpect_real, &have_expect_real));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-expect_rtol", &rtol, NULL));
+  PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
+  for (PetscInt i = 0; i < nq; i++) {
+    if (M[i + i * nq] != 0) mass[nm++] = i;
+    else node[nn++] = i;
+  }
+  PetscCall(MbsTestTrue(test, "8 coordinates with mass, 2 massless Maxwell nodes", (PetscBool)(nm == 8 && nn == 2)));
+  n = 2 * nm + nn;
+  PetscCall(PetscCalloc1(n * n, &A));
+  /* node rows: q_n' = -(C_nm v_m + K_nm q_m + K_nn q_n) / C_nn, C_nn diagonal (each node has its own damper) */
+  for (PetscInt a = 0; a < nn; a++) {
+    PetscInt  i = node[a];
+    PetscReal d = C[i + i * nq];
+
+    for (PetscInt b = 0; b < nm; b++) {
+      IJ(A, 2 * nm + a, b, n)      = -K[i + mass[b] * nq] / d;
+      IJ(A, 2 * nm + a, nm + b, n) = -C[i + mass[b] * nq] / d;
+    }
+    for (PetscInt b = 0; b < nn; b++) IJ(A, 2 * nm + a, 2 * nm + b, n) = -K[i + node[b] * nq] / d;
+  }
+  /* mass rows: M_mm v' = -K_mm q_m - K_mn q_n - C_mm v - C_mn q_n', with q_n' from the node rows */
+  for (PetscInt a = 0; a < nm; a++) {
+    PetscInt  i = mass[a];
+    PetscReal m = M[i + i * nq];
+
+    IJ(A, a, nm + a, n) = 1;
+    for (PetscInt b = 0; b < nm; b++) {
+      IJ(A, nm + a, b, n)      = -K[i + mass[b] * nq] / m;
+      IJ(A, nm + a, nm + b, n) = -C[i + mass[b] * nq] / m;
+    }
+    for (PetscInt b = 0; b < nn; b++) IJ(A, nm + a, 2 * nm + b, n) = -K[i + node[b] * nq] / m;
+    for (PetscInt b = 0; b < nn; b++)
+      for (PetscInt col = 0; col < n; col++) IJ(A, nm + a, col, n) -= C[i + node[b] * nq] / m * IJ(A, 2 * nm + b, col, n);
+  }
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, A, &Amat));
+  PetscCall(EPSCreate(PETSC_COMM_SELF, &eps));
+  PetscCall(EPSSetOperators(eps, Amat, NULL));
+  PetscCall(EPSSetProblemType(eps, EPS_NHEP));
+  PetscCall(EPSSetType(eps, EPSLAPACK));
+  PetscCall(EPSSetDimensions(eps, n, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(EPSSolve(eps));
+  PetscCall(EPSGetConverged(eps, &nconv));
+  PetscCall(MbsTestTrue(test, "the PEP has 8 oscillatory modes and 2 real eigenvalues", (PetscBool)(result->nmode == 8 && result->nreal == 2)));
+  PetscCall(PetscMalloc3(nconv, &freq, nconv, &zeta, nconv, &real));
+  for (PetscInt j = 0; j < nconv; j++) {
+    PetscScalar kr, ki;
+    PetscReal   re, im, w;
+
+    PetscCall(EPSGetEigenvalue(eps, j, &kr, &ki));
+    re = PetscRealPart(kr);
+    im = PetscRealPart(ki);
+    w  = PetscSqrtReal(re * re + im * im);
+    if (im > 0) {
+      freq[nosc]   = w / (2 * PETSC_PI);
+      zeta[nosc++] = -re / w;
+    } else if (im == 0) real[nreal++] = -re; /* ascending in -re: the order of the result's descending real eigenvalues */
+  }
+  for (PetscInt i = 1; i < nosc; i++) /* by frequency, carrying the damping ratio */
+    for (PetscInt j = i; j > 0 && freq[j - 1] > freq[j]; j--) {
+      PetscReal f = freq[j], z = zeta[j];
+
+      freq[j]     = freq[j - 1];
+      zeta[j]     = zeta[j - 1];
+      freq[j - 1] = f;
+      zeta[j - 1] = z;
+    }
+  PetscCall(PetscSortReal(nreal, real));
+  for (PetscInt j = 0; j < nosc && j < result->nmode; j++) {
+    PetscCall(MbsTestClose(test, "frequency [Hz] vs the first-order system", result->frequency_hz[j], freq[j], 1e-7, 0));
+    PetscCall(MbsTestClose(test, "damping ratio vs the first-order system", result->damping_ratio[j], zeta[j], 0, 1e-7));
+  }
+  for (PetscInt j = 0; j < nreal && j < result->nreal; j++) PetscCall(MbsTestClose(test, "real eigenvalue [1/s] vs the first-order system", result->real_eigenvalues[j], -real[j], 1e-7, 0));
+  PetscCall(PetscFree3(freq, zeta, real));
+  PetscCall(MbsTestTrue(test, "the first-order system has 8 oscillatory modes and 2 real eigenvalues", (PetscBool)(nosc == 8 && nreal == 2)));
+  for (PetscInt i = 0; have_expect && i < nexpect && i < result->nmode; i++) PetscCall(MbsTestClose(test, "frequency [Hz] vs the spec's rough value", result->frequency_hz[i], expect[i], rtol, 0));
+  for (PetscInt i = 0; have_expect_real && i < nexpect_real && i < result->nreal; i++) PetscCall(MbsTestClose(test, "real eigenvalue [1/s] vs the spec's rough value", result->real_eigenvalues[i], expect_real[i], rtol, 0));
+  PetscCall(EPSDestroy(&eps));
+  PetscCall(MatDestroy(&Amat));
+  PetscCall(PetscFree(A));
+  PetscCall(PetscFree3(M, C, K));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel       model;
@@ -118,6 +219,8 @@ int main(int argc, char **argv)
       PetscCall(MbsTestClose(&test, "natural frequency [Hz]", result.frequency_hz[i], w / (2 * PETSC_PI), 1e-8, 0));
       PetscCall(MbsTestClose(&test, "damping ratio", result.damping_ratio[i], beta * w / 2, 1e-8, 0));
     }
+  } else if (!strcmp(check, "engine4")) {
+    PetscCall(CheckEngine4(&test, model, &result));
   } else if (!strcmp(check, "chain")) {
     const PetscReal want[3] = {0.170, 1.36, 3.90};
     PetscReal       p[9];

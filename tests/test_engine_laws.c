@@ -1,4 +1,4 @@
-static const char help[] = "Checks the closed-form laws of engine4 (cylinder pressure, DMF torque) against the spec's self-check values.\n";
+static const char help[] = "Checks the closed-form laws of engine4 (cylinder pressure, DMF torque, slider-crank inertia) against the spec's self-check values.\n";
 
 /*
   ../shared/models/engine4.md, sections 6 and 7: the printed self-check values of p(psi, N) [bar] and T_DMF [N m,
@@ -118,6 +118,39 @@ int main(int argc, char **argv)
       MbsSpeedProfileAngle(&profile, t - h, &phi_m, &n);
       MbsSpeedProfileAngle(&profile, t, &phi, &n);
       PetscCall(MbsTestClose(&test, "q0' = 2 pi n(t)/60 [rad/s]", (phi_p - phi_m) / (2 * h), 2 * PETSC_PI * n / 60, 1e-7, 0));
+    }
+  }
+  /* section 8: the exact slider-crank elimination, J_rec and its cycle mean */
+  {
+    PetscCall(MbsTestClose(&test, "J_rec(0) [kg m^2]", MbsReducedInertia(&laws, 0), 6.890284e-4, 1e-6, 0));
+    PetscCall(MbsTestClose(&test, "J_rec(pi/2) [kg m^2]", MbsReducedInertia(&laws, PETSC_PI / 2), 1.793530e-3, 1e-6, 0));
+    PetscCall(MbsTestClose(&test, "cycle mean of J_rec [kg m^2]", MbsReducedInertiaMean(&laws), 1.253219e-3, 1e-6, 0));
+    for (PetscReal theta = -3; theta < 10; theta += 0.7) {
+      MbsSliderCrank sc, sp, sm;
+      PetscReal      h = 1e-6, r = laws.r_cs, l = laws.l_cr;
+
+      MbsSliderCrankPosition(&laws, theta, &sc);
+      MbsSliderCrankPosition(&laws, theta + h, &sp);
+      MbsSliderCrankPosition(&laws, theta - h, &sm);
+      PetscCall(MbsTestClose(&test, "constraint r sin(theta) = l sin(beta) [m]", r * PetscSinReal(theta), l * PetscSinReal(sc.beta), 0, 1e-15));
+      PetscCall(MbsTestClose(&test, "beta' against central differences", sc.dbeta, (sp.beta - sm.beta) / (2 * h), 1e-7, 1e-10));
+      PetscCall(MbsTestClose(&test, "x' against central differences [m/rad]", sc.dx, (sp.x - sm.x) / (2 * h), 1e-7, 1e-10));
+      PetscCall(MbsTestClose(&test, "y' against central differences [m/rad]", sc.dy, (sp.y - sm.y) / (2 * h), 1e-7, 1e-10));
+      PetscCall(MbsTestClose(&test, "z' against the closed form [m/rad]", sc.dz, PistonVelocityRatio(&laws, theta), 1e-12, 1e-15));
+    }
+  }
+  {
+    MbsSpeedProfile profile = {
+      0, {1000, 6500},
+       {1,    6.5 }
+    };
+
+    for (PetscReal t = 0.3; t < 8; t += 0.75) { /* away from the jumps of q0'' at t0 and t1 */
+      PetscReal phi, np, nm, h = 1e-6;
+
+      MbsSpeedProfileAngle(&profile, t + h, &phi, &np);
+      MbsSpeedProfileAngle(&profile, t - h, &phi, &nm);
+      PetscCall(MbsTestClose(&test, "q0'' = 2 pi n'(t)/60 [rad/s^2]", MbsSpeedProfileAcceleration(&profile, t), 2 * PETSC_PI / 60 * (np - nm) / (2 * h), 1e-6, 1e-9));
     }
   }
   PetscCall(MbsTestFinish(&test));

@@ -5,7 +5,7 @@ static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and d
   The linearisation M, C, K about the rest state U = U' = 0 must equal the Jacobian's blocks there
   (rows of the velocity equations): M = dF_v/dU'_v, C = dF_v/dU_v, K = dF_v/dU_q, to 1e-12.
 
-  For each of -states random states (U, U' uniform in [-1, 1], parameters within +-10 % of their
+  For each of -states random states (U, U' uniform in [-s, s], s = -state_scale (1), parameters within +-10 % of their
   defaults) every entry of the analytic derivative must match the central difference
   (f(x + h) - f(x - h)) / 2h, h = 1e-6 max(1, |x|), to |err| <= 1e-6 max(|J_ij|, 1e-8 max|J|).
 */
@@ -84,8 +84,9 @@ int main(int argc, char **argv)
   MbsModel                model;
   MbsTest                 test = {0, 0};
   PetscRandom             rnd;
-  PetscInt                n, np, nstates = 5;
+  PetscInt                n, nq_model, np, nstates = 5;
   PetscBool               integration_form = PETSC_FALSE;
+  PetscReal               state_scale      = 1;
   PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *Jp, *col, *dydu, t, y, yp, ym;
   const MbsParameterInfo *info;
 
@@ -94,6 +95,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-states", "Number of random states", "", nstates, &nstates, NULL));
   PetscCall(PetscOptionsReal("-fd_step", "Relative step of the central differences", "", fd_step, &fd_step, NULL));
   PetscCall(PetscOptionsInt("-fd_order", "Order of the central differences, 2 or 4", "", fd_order, &fd_order, NULL));
+  PetscCall(PetscOptionsReal("-state_scale", "Random states U, U' are uniform in [-scale, scale] (a model with stiff springs needs twists of physical size, or rounding swamps the differences)", "", state_scale, &state_scale, NULL));
   PetscCall(PetscOptionsBool("-integration_form", "Check the form the integrator sees", "", integration_form, &integration_form, NULL));
   PetscOptionsEnd();
   if (integration_form) {
@@ -103,7 +105,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
-  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetSizes(model, &n, &nq_model, &np));
   PetscCall(MbsModelGetParameterInfo(model, &info));
   PetscCall(PetscMalloc5(n, &u, n, &udot, np, &p, np, &p0, n * n, &J));
   PetscCall(PetscMalloc5(n * n, &J0, n * n, &J1, n * np, &Jp, n, &col, n, &dydu));
@@ -118,6 +120,10 @@ int main(int argc, char **argv)
     t = PetscAbsReal(t);
     for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &u[i]));
     for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &udot[i]));
+    for (PetscInt i = 0; i < n; i++) {
+      u[i] *= state_scale;
+      udot[i] *= state_scale;
+    }
     for (PetscInt k = 0; k < np; k++) {
       PetscReal r;
 
@@ -161,7 +167,7 @@ int main(int argc, char **argv)
     }
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
   }
-  if (!integration_form) {
+  if (!integration_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
     PetscInt   nq;
     PetscReal *M, *C, *K;
 
@@ -169,7 +175,6 @@ int main(int argc, char **argv)
     PetscCall(PetscArrayzero(u, n));
     PetscCall(PetscArrayzero(udot, n));
     PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
-    PetscCheck(n == 2 * nq, PETSC_COMM_WORLD, PETSC_ERR_SUP, "The linearisation check needs U = (q, v)");
     PetscCall(MbsModelJacobian(model, 0, u, udot, 0.0, J0));
     PetscCall(MbsModelJacobian(model, 0, u, udot, 1.0, J1));
     for (PetscInt i = 0; i < nq; i++) {
