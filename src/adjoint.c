@@ -129,12 +129,19 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   if (*ok && grad) {
     Vec                lambda, mu;
     const PetscScalar *g;
+    SNES               snes;
+    PetscInt           lag;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &lambda));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &mu));
     PetscCall(VecSet(lambda, 0)); /* no end-point term */
     PetscCall(VecSet(mu, 0));
     PetscCall(TSSetCostGradients(ts, 1, &lambda, &mu));
+    /* measured: a forward solve with a lagged Jacobian leaves the adjoint solves a stale factorisation, and the
+       gradient comes out wrong by orders of magnitude (a lagged forward solve alone is fine) */
+    PetscCall(TSGetSNES(ts, &snes));
+    PetscCall(SNESGetLagJacobian(snes, &lag));
+    PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
     PetscCall(TSAdjointSolve(ts));
     PetscCall(VecGetArrayRead(mu, &g));
     PetscCall(PetscArraycpy(grad, g, nid));

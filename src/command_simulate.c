@@ -34,8 +34,12 @@ static PetscErrorCode MbsSimulationToMeasurement_Private(MbsModel model, MbsFour
   meas->norder = norder;
   meas->speed  = (PetscReal *)speed;
   meas->order  = (PetscReal *)order;
-  PetscCall(PetscMalloc1(nspeed * norder, &meas->order_amplitude));
-  for (PetscInt j = 0; j < nspeed * norder; j++) meas->order_amplitude[j] = PetscSqrtReal(A[offset + j] * A[offset + j] + B[offset + j] * B[offset + j]);
+  PetscCall(PetscMalloc3(nspeed * norder, &meas->order_amplitude, nspeed * norder, &meas->order_a, nspeed * norder, &meas->order_b));
+  for (PetscInt j = 0; j < nspeed * norder; j++) {
+    meas->order_amplitude[j] = PetscSqrtReal(A[offset + j] * A[offset + j] + B[offset + j] * B[offset + j]);
+    meas->order_a[j]         = A[offset + j];
+    meas->order_b[j]         = B[offset + j];
+  }
   meas->nsignal = signal->n;
   meas->t       = signal->t;
   meas->y       = signal->y;
@@ -46,7 +50,7 @@ static PetscErrorCode MbsSimulationMeasurementFree_Private(MbsMeasurement *meas)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree4(meas->frequency, meas->amplitude, meas->a, meas->b));
-  PetscCall(PetscFree(meas->order_amplitude));
+  PetscCall(PetscFree3(meas->order_amplitude, meas->order_a, meas->order_b));
   PetscFunctionReturn(0);
 }
 
@@ -191,7 +195,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   MbsSignal      signal;
   MbsMeasurement result;
   char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
-  PetscReal      sigma = 0, peak = 0, peak_hz = 0;
+  PetscReal      sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
   PetscInt       seed = 12345;
   PetscBool      help, sweep;
   PetscLogStage  stage;
@@ -201,10 +205,12 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
   PetscCall(PetscOptionsString("-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", "", save, save, sizeof(save), NULL));
   PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
   PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
   PetscOptionsEnd();
   PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
+  PetscCheck(amplitude_rel >= 0 && amplitude_rel < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_amplitude_rel must lie in [0, 1), got %g", (double)amplitude_rel);
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (sweep && !help) {
@@ -261,7 +267,8 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
       PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
     }
     PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
-    PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, seed));
+    PetscCall(MbsMeasurementScaleNoise(&virtual_meas, amplitude_rel, seed));
+    PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
     PetscCall(MbsMeasurementWrite(comm, save, &virtual_meas));
     PetscCall(MbsSimulationMeasurementFree_Private(&virtual_meas));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));

@@ -134,3 +134,23 @@ PetscReal MbsReducedInertiaMean(const MbsEngineLaws *laws)
   for (PetscInt i = 0; i < n; i++) sum += MbsReducedInertia(laws, 2 * PETSC_PI * i / n);
   return sum / n;
 }
+
+/*@C
+  MbsGasTorqueMean - The cycle-mean gas torque of the four cylinders at speed N [rpm], (1/4 pi) int sum_i -(p - p_cc) A_P z'
+  over one 720 degree cycle [N m], by the midpoint rule (p is C1, so the rule converges as h^2). Not collective.
+@*/
+PetscReal MbsGasTorqueMean(const MbsEngineLaws *laws, PetscReal N)
+{
+  const PetscInt n   = 20000;
+  PetscReal      sum = 0, h = 4 * PETSC_PI / n;
+
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal      psi = -2 * PETSC_PI + (i + 0.5) * h, p;
+    MbsSliderCrank sc;
+
+    MbsCylinderPressure(laws, psi, N, &p, NULL);
+    MbsSliderCrankPosition(laws, psi, &sc);
+    sum += -(p - laws->p_cc) * laws->A_P * sc.dz * h;
+  }
+  return 4 * sum / (4 * PETSC_PI);
+}

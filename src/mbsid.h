@@ -109,14 +109,16 @@ typedef struct {
   PetscInt   nspeed, norder; /* /orders: nspeed > 0 when present */
   PetscReal *speed;          /* [rpm] */
   PetscReal *order;
-  PetscReal *order_amplitude; /* nspeed x norder, row-major */
-  PetscInt   nsignal;         /* /signal: nsignal > 0 when present */
+  PetscReal *order_amplitude;   /* nspeed x norder, row-major */
+  PetscReal *order_a, *order_b; /* optional (NULL when absent): the coefficients, phase-referred to t = 0 */
+  PetscInt   nsignal;           /* /signal: nsignal > 0 when present */
   PetscReal *t, *y;
 } MbsMeasurement;
 
 PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementWrite(MPI_Comm, const char[], const MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementReset(MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsMeasurementScaleNoise(MbsMeasurement *, PetscReal, PetscInt);
 
 /* Costs J(y) of a simulated output against a measurement, with the adjoint density they induce */
 typedef struct _p_MbsCost *MbsCost;

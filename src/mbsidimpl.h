@@ -106,6 +106,7 @@ typedef struct {
 PETSC_INTERN void      MbsSliderCrankPosition(const MbsEngineLaws *, PetscReal, MbsSliderCrank *);
 PETSC_INTERN PetscReal MbsReducedInertia(const MbsEngineLaws *, PetscReal);
 PETSC_INTERN PetscReal MbsReducedInertiaMean(const MbsEngineLaws *);
+PETSC_INTERN PetscReal MbsGasTorqueMean(const MbsEngineLaws *, PetscReal);
 
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {

@@ -27,6 +27,8 @@ PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsM
     PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &meas->nspeed, meas->speed, "rpm"));
     PetscCall(MbsH5WriteReals(writer, "/orders/order", 1, &meas->norder, meas->order, "1"));
     PetscCall(MbsH5WriteReals(writer, "/orders/amplitude", 2, dims, meas->order_amplitude, meas->units));
+    if (meas->order_a) PetscCall(MbsH5WriteReals(writer, "/orders/a", 2, dims, meas->order_a, meas->units));
+    if (meas->order_b) PetscCall(MbsH5WriteReals(writer, "/orders/b", 2, dims, meas->order_b, meas->units));
   }
   if (meas->nsignal > 0) {
     PetscCall(MbsH5WriteReals(writer, "/signal/t", 1, &meas->nsignal, meas->t, "s"));
@@ -154,6 +156,8 @@ PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
   PetscCall(PetscFree(meas->speed));
   PetscCall(PetscFree(meas->order));
   PetscCall(PetscFree(meas->order_amplitude));
+  PetscCall(PetscFree(meas->order_a));
+  PetscCall(PetscFree(meas->order_b));
   PetscCall(PetscFree(meas->t));
   PetscCall(PetscFree(meas->y));
   PetscCall(PetscMemzero(meas, sizeof(*meas)));

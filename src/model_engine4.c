@@ -103,6 +103,7 @@ typedef struct {
   Engine4Element  element[NELEMENT];
   PetscReal       modal_angle, modal_dmf_twist;
   PetscBool       modal_mean_inertia;
+  PetscBool       preload; /* start with the DMF twisted by the mean torque, not at zero twist */
 } Engine4;
 
 /* The prescribed secondary side at time t: angle q0 [rad], rate q0' and q0'' [rad/s, rad/s^2], speed N [rpm] */
@@ -346,7 +347,33 @@ static PetscErrorCode Engine4Output(MbsModel model, PetscReal t, const PetscReal
 }
 
 /*
-  Section 9 at time t0: zero twist, every rotating part at q0(t0) + delta_k with the speed q0'(t0), conrods and pistons
+  A start in the middle of a run-up (a segment) from zero twist would first swing the DMF into its load, a transient
+  of some 0.3 s. With -engine4_preload the engine starts rotated by the DMF twist phi that carries the mean load,
+  T_DMF(phi) = (cycle-mean gas torque at N) - (rotating inertia) q0'', at the speed q0'.
+*/
+static PetscErrorCode Engine4PreloadTwist(MbsModel model, const Engine4Drive *drive, PetscReal U[])
+{
+  const Engine4 *e = (const Engine4 *)model->data;
+  PetscReal      m[NC], inertia = 4 * MbsReducedInertiaMean(&e->laws), load, phi = 0, T, dT;
+
+  PetscFunctionBeginUser;
+  Engine4Mass(e, model->p, m);
+  for (PetscInt k = 0; k < NC; k++)
+    if (Rotating(k)) inertia += m[k];
+  load = MbsGasTorqueMean(&e->laws, drive->N) - inertia * drive->a0;
+  for (PetscInt it = 0; it < 50; it++) { /* T_DMF is smooth, odd and increasing */
+    MbsDmfTorque(&e->laws, phi, &T, &dT);
+    phi -= (T - load) / dT;
+  }
+  MbsDmfTorque(&e->laws, phi, &T, NULL);
+  PetscCheck(PetscAbsReal(T - load) <= 1e-9 * PetscMax(1, PetscAbsReal(load)), model->comm, PETSC_ERR_NOT_CONVERGED, "engine4: no DMF twist carries the mean load %g N m (-engine4_preload)", (double)load);
+  for (PetscInt k = 0; k < NC; k++)
+    if (Rotating(k)) U[k] = phi;
+  PetscFunctionReturn(0);
+}
+
+/*
+  Section 9 at time t0: zero twist (or the preload), every rotating part at q0(t0) + delta_k with the speed q0'(t0), conrods and pistons
   by the exact kinematics, mu = 0, and lambda with the accelerations from the index-1 system of section 8 (the
   massless node rows replaced by q'' = 0 there, as those coordinates are in no constraint).
 */
@@ -358,10 +385,11 @@ static PetscErrorCode Engine4InitialState(MbsModel model, PetscReal t0, PetscRea
   PetscReal          q[NC], v[NC], m[NC], f[NC], *A, *b;
 
   PetscFunctionBeginUser;
+  if (e->preload) PetscCall(Engine4PreloadTwist(model, &drive, U));
   for (PetscInt i = 0; i < 4; i++) {
     MbsSliderCrank sc;
 
-    MbsSliderCrankPosition(&e->laws, drive.q0 + CrankOffset[1 + i], &sc);
+    MbsSliderCrankPosition(&e->laws, drive.q0 + CrankOffset[1 + i] + U[1 + i], &sc);
     U[CONROD + 3 * i]          = sc.x;
     U[CONROD + 3 * i + 1]      = sc.y;
     U[CONROD + 3 * i + 2]      = sc.beta;
@@ -434,14 +462,17 @@ static PetscErrorCode Engine4Linearize(MbsModel model, PetscReal M[], PetscReal 
 
 static PetscErrorCode Engine4SetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
 {
-  Engine4 *e = (Engine4 *)model->data;
+  Engine4  *e = (Engine4 *)model->data;
+  PetscBool span_set;
 
   PetscFunctionBeginUser;
   PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &e->speed));
+  PetscCall(PetscOptionsBool("-engine4_preload", "Start with the DMF twisted by the mean load (a segment of a run-up) instead of the spec's zero twist", "", e->preload, &e->preload, NULL));
   PetscCall(PetscOptionsReal("-engine4_modal_angle", "Crank angle phi_ref [rad] of the linearisation (with -engine4_modal_mean_inertia false)", "", e->modal_angle, &e->modal_angle, NULL));
   PetscCall(PetscOptionsBool("-engine4_modal_mean_inertia", "Linearise with the cycle-mean inertia of the crank drives", "", e->modal_mean_inertia, &e->modal_mean_inertia, NULL));
   PetscCall(PetscOptionsReal("-engine4_modal_dmf_twist", "DMF twist [rad] whose tangent stiffness the linearisation uses (0.55: loaded)", "", e->modal_dmf_twist, &e->modal_dmf_twist, NULL));
-  model->tf = e->speed.stationary_rpm > 0 ? 2.0 : e->speed.ramp_time[1];
+  PetscCall(PetscOptionsHasName(PetscOptionsObject->options, NULL, "-time_span", &span_set));
+  if (!span_set) model->tf = e->speed.stationary_rpm > 0 ? 2.0 : e->speed.ramp_time[1]; /* V2's T_end, or the run-up's end */
   PetscFunctionReturn(0);
 }
 

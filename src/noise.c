@@ -55,3 +55,28 @@ PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt se
   PetscCall(PetscFree(noise));
   PetscFunctionReturn(0);
 }
+
+/*@C
+  MbsMeasurementScaleNoise - Multiplies every order amplitude (and its coefficients a, b) by 1 + rel n_i, n_i the seeded
+  standard-normal sequence in the order of /orders/amplitude: a measured order cut's relative scatter. Not collective.
+@*/
+PetscErrorCode MbsMeasurementScaleNoise(MbsMeasurement *meas, PetscReal rel, PetscInt seed)
+{
+  PetscInt   n = meas->nspeed * meas->norder;
+  PetscReal *noise;
+
+  PetscFunctionBeginUser;
+  PetscCheck(rel >= 0 && rel < 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Relative amplitude noise must lie in [0, 1), got %g (-noise_amplitude_rel)", (double)rel);
+  if (rel == 0 || n == 0) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(n, &noise));
+  PetscCall(MbsNormalSequence(seed, n, noise));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal factor = PetscMax(0, 1 + rel * noise[i]);
+
+    meas->order_amplitude[i] *= factor;
+    if (meas->order_a) meas->order_a[i] *= factor;
+    if (meas->order_b) meas->order_b[i] *= factor;
+  }
+  PetscCall(PetscFree(noise));
+  PetscFunctionReturn(0);
+}

@@ -101,6 +101,7 @@ int main(int argc, char **argv)
       PetscCall(MbsTestTrue(&test, "peak pressure 48-59 bar", (PetscBool)(peak >= 48e5 && peak <= 59e5)));
       PetscCall(MbsTestTrue(&test, "peak at 14-19 degrees after TDC", (PetscBool)(at * 180 / PETSC_PI >= 14 && at * 180 / PETSC_PI <= 19)));
       PetscCall(MbsTestClose(&test, "cycle-mean gas torque of 4 cylinders [N m]", 4 * sum / (4 * PETSC_PI), torque[j], 5e-4, 0));
+      PetscCall(MbsTestClose(&test, "MbsGasTorqueMean [N m]", MbsGasTorqueMean(&laws, speeds[j]), torque[j], 5e-4, 0));
     }
   }
   {
