@@ -43,6 +43,9 @@ struct _p_MbsModel {
   PetscBool              *differential;  /* n flags, PETSC_FALSE for algebraic components of a DAE */
   PetscBool               constant_mass; /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
   PetscReal              *q0, *v0;       /* nq initial coordinates and rates of an ODE model */
+  PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscInt               *pattern_row, *pattern_col; /* CSR pattern of dF/dU + shift dF/dU' for the sparse path */
+  PetscReal              *jacobian_work;             /* n x n dense Jacobian the model writes into */
   MbsModelOps             ops;
   void                   *data;
 };

@@ -69,6 +69,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->p));
   PetscCall(PetscFree(model->differential));
   PetscCall(PetscFree2(model->q0, model->v0));
+  PetscCall(PetscFree3(model->pattern_row, model->pattern_col, model->jacobian_work));
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
   model->data          = NULL;
   model->type[0]       = 0;
@@ -166,6 +167,8 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     model->t0 = span[0];
     model->tf = span[1];
   }
+  model->sparse_jacobian = (PetscBool)(model->n >= 64);
+  PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
   if (!model->ops.initial_state) {
     PetscInt nq = model->nq, nv = model->nq;
 

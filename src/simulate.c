@@ -46,9 +46,21 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
-  PetscCall(MatDenseGetArrayWrite(B, &J));
-  PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
-  PetscCall(MatDenseRestoreArrayWrite(B, &J));
+  if (model->sparse_jacobian) {
+    PetscInt n = model->n;
+
+    PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
+    for (PetscInt i = 0; i < n; i++) { /* the pattern, and any entry a model state made non-zero outside it */
+      for (PetscInt k = model->pattern_row[i]; k < model->pattern_row[i + 1]; k++) PetscCall(MatSetValue(B, i, model->pattern_col[k], MBS_IJ(model->jacobian_work, i, model->pattern_col[k], n), INSERT_VALUES));
+    }
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt i = 0; i < n; i++)
+        if (MBS_IJ(model->jacobian_work, i, j, n) != 0) PetscCall(MatSetValue(B, i, j, MBS_IJ(model->jacobian_work, i, j, n), INSERT_VALUES));
+  } else {
+    PetscCall(MatDenseGetArrayWrite(B, &J));
+    PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
+    PetscCall(MatDenseRestoreArrayWrite(B, &J));
+  }
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
@@ -117,6 +129,63 @@ static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
 }
 
 /*
+  The sparse path (-jacobian_sparse, large models such as the 84 unknowns of engine4): the non-zeros of
+  dF/dU + shift dF/dU' at the initial state and at a perturbed one (random U, U', two shifts) make the pattern of an
+  AIJ matrix, assembled with explicit zeros so that its symbolic factorisation holds for every step. A DAE has zero
+  diagonals (multipliers), so the default factorisation is KLU's, which pivots; dense LU costs O(n^3) per step.
+*/
+static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const PetscReal u0[], Mat *J)
+{
+  PetscInt     n = model->n, nnz = 0, *row_nnz;
+  PetscReal   *u, *udot, *work[3];
+  PetscRandom  rnd;
+  PetscBool   *used;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree3(model->pattern_row, model->pattern_col, model->jacobian_work));
+  PetscCall(PetscMalloc3(n, &u, n, &udot, n * n, &used));
+  PetscCall(PetscMalloc3(n * n, &work[0], n * n, &work[1], n * n, &work[2]));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1, 1));
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal r;
+
+    PetscCall(PetscRandomGetValueReal(rnd, &r));
+    u[i] = u0[i] * (1 + 1e-3 * r) + 1e-3 * r;
+    PetscCall(PetscRandomGetValueReal(rnd, &udot[i]));
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, 1.0, work[0]));
+  PetscCall(MbsModelFormJacobian(model, model->t0 + model->dt, u, udot, 1.0, work[1]));
+  PetscCall(MbsModelFormJacobian(model, model->t0 + model->dt, u, udot, 0.37, work[2]));
+  PetscCall(PetscCalloc1(n, &row_nnz));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++) {
+      used[i + j * n] = (PetscBool)(i == j || work[0][i + j * n] != 0 || work[1][i + j * n] != 0 || work[2][i + j * n] != 0);
+      row_nnz[i] += used[i + j * n];
+      nnz += used[i + j * n];
+    }
+  PetscCall(PetscMalloc3(n + 1, &model->pattern_row, nnz, &model->pattern_col, n * n, &model->jacobian_work));
+  model->pattern_row[0] = 0;
+  for (PetscInt i = 0; i < n; i++) {
+    model->pattern_row[i + 1] = model->pattern_row[i];
+    for (PetscInt j = 0; j < n; j++)
+      if (used[i + j * n]) model->pattern_col[model->pattern_row[i + 1]++] = j;
+  }
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, row_nnz, J));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* a state may make an entry non-zero outside the pattern */
+  for (PetscInt i = 0; i < n; i++)
+    for (PetscInt k = model->pattern_row[i]; k < model->pattern_row[i + 1]; k++) PetscCall(MatSetValue(*J, i, model->pattern_col[k], 0.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
+  PetscCall(PetscFree(row_nnz));
+  PetscCall(PetscFree3(work[0], work[1], work[2]));
+  PetscCall(PetscFree3(u, udot, used));
+  PetscFunctionReturn(0);
+}
+
+/*
   Integrates the model and records its output. setup (may be NULL) configures the TS before the options are
   read, e.g. for an adjoint solve; with ts_keep the TS is returned after the solve (caller destroys it),
   otherwise destroyed. A failed integration is not an error here: signal->reason < 0 says so.
@@ -136,7 +205,13 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(PetscTime(&sim.last_progress));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &U));
   PetscCall(VecDuplicate(U, &Udot));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &J));
+  PetscCall(VecGetArrayWrite(U, &u));
+  PetscCall(VecGetArrayWrite(Udot, &udot));
+  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
+  if (model->sparse_jacobian) PetscCall(MbsSparseJacobianCreate_Private(model, u, &J));
+  else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &J));
+  PetscCall(VecRestoreArrayWrite(Udot, &udot));
+  PetscCall(VecRestoreArrayWrite(U, &u));
 
   PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
   PetscCall(TSSetOptionsPrefix(ts, prefix));
@@ -154,17 +229,21 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
      to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  if (model->sparse_jacobian) {
+    KSP ksp;
+    PC  pc;
+
+    PetscCall(SNESGetKSP(snes, &ksp));
+    PetscCall(KSPSetType(ksp, KSPPREONLY));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCLU));
+    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERKLU));
+  }
   PetscCall(TSGetAdapt(ts, &adapt));
   if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));
   if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
-
-  PetscCall(VecGetArrayWrite(U, &u));
-  PetscCall(VecGetArrayWrite(Udot, &udot));
-  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
-  PetscCall(VecRestoreArrayWrite(Udot, &udot));
-  PetscCall(VecRestoreArrayWrite(U, &u));
 
   PetscCall(TSSolve(ts, U));
   PetscCall(TSGetConvergedReason(ts, &signal->reason));

@@ -19,6 +19,19 @@ static const char help[] = "Checks the modes of the linearised models (SLEPc PEP
 
 #define IJ(A, i, j, rows) (A)[(i) + (j) * (rows)]
 
+/* Every eigenvalue of A x = lambda B x (B NULL: the standard problem) by SLEPc's dense EPSLAPACK */
+static PetscErrorCode SolveDense(Mat A, Mat B, PetscInt n, EPS *eps)
+{
+  PetscFunctionBeginUser;
+  PetscCall(EPSCreate(PETSC_COMM_SELF, eps));
+  PetscCall(EPSSetOperators(*eps, A, B));
+  PetscCall(EPSSetProblemType(*eps, B ? EPS_GNHEP : EPS_NHEP));
+  PetscCall(EPSSetType(*eps, EPSLAPACK));
+  PetscCall(EPSSetDimensions(*eps, n, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(EPSSolve(*eps));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckCompanion(MbsTest *test, MbsModel model, const MbsEigenResult *result)
 {
   PetscInt   nq, n, nconv;
@@ -45,12 +58,7 @@ static PetscErrorCode CheckCompanion(MbsTest *test, MbsModel model, const MbsEig
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(EPSCreate(PETSC_COMM_SELF, &eps));
-  PetscCall(EPSSetOperators(eps, A, B));
-  PetscCall(EPSSetProblemType(eps, EPS_GNHEP));
-  PetscCall(EPSSetType(eps, EPSLAPACK));
-  PetscCall(EPSSetDimensions(eps, n, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(EPSSolve(eps));
+  PetscCall(SolveDense(A, B, n, &eps));
   PetscCall(EPSGetConverged(eps, &nconv));
   PetscCall(MbsTestTrue(test, "EPSLAPACK finds every eigenvalue of the companion form", (PetscBool)(nconv == n)));
   PetscCall(PetscMalloc2(nconv, &found_re, nconv, &found_im));
@@ -137,12 +145,7 @@ static PetscErrorCode CheckEngine4(MbsTest *test, MbsModel model, const MbsEigen
       for (PetscInt col = 0; col < n; col++) IJ(A, nm + a, col, n) -= C[i + node[b] * nq] / m * IJ(A, 2 * nm + b, col, n);
   }
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, A, &Amat));
-  PetscCall(EPSCreate(PETSC_COMM_SELF, &eps));
-  PetscCall(EPSSetOperators(eps, Amat, NULL));
-  PetscCall(EPSSetProblemType(eps, EPS_NHEP));
-  PetscCall(EPSSetType(eps, EPSLAPACK));
-  PetscCall(EPSSetDimensions(eps, n, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(EPSSolve(eps));
+  PetscCall(SolveDense(Amat, NULL, n, &eps));
   PetscCall(EPSGetConverged(eps, &nconv));
   PetscCall(MbsTestTrue(test, "the PEP has 8 oscillatory modes and 2 real eigenvalues", (PetscBool)(result->nmode == 8 && result->nreal == 2)));
   PetscCall(PetscMalloc3(nconv, &freq, nconv, &zeta, nconv, &real));
