@@ -38,14 +38,13 @@ struct _p_MbsModel {
   const MbsParameterInfo *param_info; /* np entries, static in the model file */
   PetscReal              *p;          /* current parameter values */
   const char             *output_name, *output_unit;
-  PetscReal               t0, tf, dt;    /* default time span and step [s] */
-  PetscReal               dt_max;        /* step cap for adaptive integration [s], 0: none */
-  PetscBool              *differential;  /* n flags, PETSC_FALSE for algebraic components of a DAE */
-  PetscBool               constant_mass; /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
-  PetscReal              *q0, *v0;       /* nq initial coordinates and rates of an ODE model */
+  PetscReal               t0, tf, dt;      /* default time span and step [s] */
+  PetscReal               dt_max;          /* step cap for adaptive integration [s], 0: none */
+  PetscBool              *differential;    /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass;   /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  PetscReal              *q0, *v0;         /* nq initial coordinates and rates of an ODE model */
   PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
-  PetscInt               *pattern_row, *pattern_col; /* CSR pattern of dF/dU + shift dF/dU' for the sparse path */
-  PetscReal              *jacobian_work;             /* n x n dense Jacobian the model writes into */
+  PetscReal              *jacobian_work;   /* n x n dense Jacobian the model writes into, for the sparse path */
   MbsModelOps             ops;
   void                   *data;
 };

@@ -69,7 +69,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->p));
   PetscCall(PetscFree(model->differential));
   PetscCall(PetscFree2(model->q0, model->v0));
-  PetscCall(PetscFree3(model->pattern_row, model->pattern_col, model->jacobian_work));
+  PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
   model->data          = NULL;
   model->type[0]       = 0;

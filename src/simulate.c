@@ -50,9 +50,8 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
     PetscInt n = model->n;
 
     PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-    for (PetscInt i = 0; i < n; i++) { /* the pattern, and any entry a model state made non-zero outside it */
-      for (PetscInt k = model->pattern_row[i]; k < model->pattern_row[i + 1]; k++) PetscCall(MatSetValue(B, i, model->pattern_col[k], MBS_IJ(model->jacobian_work, i, model->pattern_col[k], n), INSERT_VALUES));
-    }
+    /* zeroed first: an entry a past state made non-zero (outside the initial pattern) must not keep its old value */
+    PetscCall(MatZeroEntries(B));
     for (PetscInt j = 0; j < n; j++)
       for (PetscInt i = 0; i < n; i++)
         if (MBS_IJ(model->jacobian_work, i, j, n) != 0) PetscCall(MatSetValue(B, i, j, MBS_IJ(model->jacobian_work, i, j, n), INSERT_VALUES));
@@ -131,18 +130,19 @@ static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
 /*
   The sparse path (-jacobian_sparse, large models such as the 84 unknowns of engine4): the non-zeros of
   dF/dU + shift dF/dU' at the initial state and at a perturbed one (random U, U', two shifts) make the pattern of an
-  AIJ matrix, assembled with explicit zeros so that its symbolic factorisation holds for every step. A DAE has zero
+  AIJ matrix, assembled with explicit zeros so that its symbolic factorisation holds for every step (an entry
+  outside it that a later state makes non-zero extends it). A DAE has zero
   diagonals (multipliers), so the default factorisation is KLU's, which pivots; dense LU costs O(n^3) per step.
 */
 static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const PetscReal u0[], Mat *J)
 {
-  PetscInt     n = model->n, nnz = 0, *row_nnz;
-  PetscReal   *u, *udot, *work[3];
-  PetscRandom  rnd;
-  PetscBool   *used;
+  PetscInt    n = model->n, nnz = 0, *row_nnz;
+  PetscReal  *u, *udot, *work[3];
+  PetscRandom rnd;
+  PetscBool  *used;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree3(model->pattern_row, model->pattern_col, model->jacobian_work));
+  PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscMalloc3(n, &u, n, &udot, n * n, &used));
   PetscCall(PetscMalloc3(n * n, &work[0], n * n, &work[1], n * n, &work[2]));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -165,17 +165,12 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
       row_nnz[i] += used[i + j * n];
       nnz += used[i + j * n];
     }
-  PetscCall(PetscMalloc3(n + 1, &model->pattern_row, nnz, &model->pattern_col, n * n, &model->jacobian_work));
-  model->pattern_row[0] = 0;
-  for (PetscInt i = 0; i < n; i++) {
-    model->pattern_row[i + 1] = model->pattern_row[i];
-    for (PetscInt j = 0; j < n; j++)
-      if (used[i + j * n]) model->pattern_col[model->pattern_row[i + 1]++] = j;
-  }
+  PetscCall(PetscMalloc1(n * n, &model->jacobian_work));
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, row_nnz, J));
   PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* a state may make an entry non-zero outside the pattern */
-  for (PetscInt i = 0; i < n; i++)
-    for (PetscInt k = model->pattern_row[i]; k < model->pattern_row[i + 1]; k++) PetscCall(MatSetValue(*J, i, model->pattern_col[k], 0.0, INSERT_VALUES));
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt i = 0; i < n; i++)
+      if (used[i + j * n]) PetscCall(MatSetValue(*J, i, j, 0.0, INSERT_VALUES));
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
