@@ -81,6 +81,12 @@ static PetscBool Rotating(PetscInt k)
   return (PetscBool)(k < CONROD || k >= RING);
 }
 
+/* Index in the linearisation's coordinates (q1..q6, q23..q26) of a rotating coordinate */
+static PetscInt ModalIndex(PetscInt k)
+{
+  return k < CONROD ? k : k - (RING - CONROD);
+}
+
 static PetscReal Offset(PetscInt k)
 {
   return k < CONROD ? CrankOffset[k] : 0;
@@ -443,11 +449,11 @@ static PetscErrorCode Engine4Linearize(MbsModel model, PetscReal M[], PetscReal 
   Engine4Mass(e, model->p, m);
   for (PetscInt k = 0; k < 6; k++) MBS_IJ(M, k, k, NMODAL) = m[k];
   for (PetscInt k = 1; k <= 4; k++) MBS_IJ(M, k, k, NMODAL) += e->modal_mean_inertia ? MbsReducedInertiaMean(&e->laws) : MbsReducedInertia(&e->laws, e->modal_angle + CrankOffset[k]);
-  for (PetscInt k = RING; k < NC; k++) MBS_IJ(M, k - 16, k - 16, NMODAL) = m[k];
+  for (PetscInt k = RING; k < NC; k++) MBS_IJ(M, ModalIndex(k), ModalIndex(k), NMODAL) = m[k];
   for (PetscInt k = 0; k < NELEMENT; k++) {
     const Engine4Element *el     = &e->element[k];
     PetscReal            *matrix = el->damper ? C : K, c = ElementValue(el, model->p);
-    PetscInt              a = el->a < RING ? el->a : el->a - 16, b = el->b < RING ? el->b : el->b - 16;
+    PetscInt              a = ModalIndex(el->a), b = ModalIndex(el->b);
 
     MBS_IJ(matrix, a, a, NMODAL) += c;
     if (el->b == GROUND) continue;
