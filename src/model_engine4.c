@@ -198,10 +198,17 @@ static void Engine4CylinderAt(const MbsEngineLaws *laws, PetscInt i, const Petsc
   cyl->hbe[3]               = l * cb;
 }
 
-/* (C_q x)_j for the row r of a cylinder */
-static PetscReal CylinderRowTimes(const Engine4Cylinder *cyl, PetscInt r, const PetscReal x[])
+/* The non-zeros of row r of a cylinder's C_q: their columns and values; returns their number (2 or 3) */
+static PetscInt CylinderRow(const Engine4Cylinder *cyl, PetscInt r, PetscInt cols[3], PetscReal entries[3])
 {
-  return cyl->dth[r] * x[cyl->th] + cyl->dbe[r] * x[cyl->be] + (cyl->unit[r] >= 0 ? x[cyl->unit[r]] : 0);
+  cols[0]    = cyl->th;
+  entries[0] = cyl->dth[r];
+  cols[1]    = cyl->be;
+  entries[1] = cyl->dbe[r];
+  if (cyl->unit[r] < 0) return 2;
+  cols[2]    = cyl->unit[r];
+  entries[2] = 1;
+  return 3;
 }
 
 /* f(t, q, v) of section 5.2 (consistent version) */
@@ -248,18 +255,15 @@ static PetscErrorCode Engine4Residual(MbsModel model, PetscReal t, const PetscRe
 
     Engine4CylinderAt(&e->laws, i, q, &cyl);
     for (PetscInt r = 0; r < 4; r++) {
-      PetscInt j = 4 * i + r;
+      PetscInt  j = 4 * i + r, cols[3];
+      PetscReal entries[3];
 
-      F[cyl.th] += cyl.dth[r] * mu[j];
-      F[cyl.be] += cyl.dbe[r] * mu[j];
-      F[NC + cyl.th] += cyl.dth[r] * lambda[j];
-      F[NC + cyl.be] += cyl.dbe[r] * lambda[j];
-      if (cyl.unit[r] >= 0) {
-        F[cyl.unit[r]] += mu[j];
-        F[NC + cyl.unit[r]] += lambda[j];
-      }
-      F[2 * NC + j]      = CylinderRowTimes(&cyl, r, v);
       F[2 * NC + NL + j] = cyl.C[r];
+      for (PetscInt c = 0; c < CylinderRow(&cyl, r, cols, entries); c++) {
+        F[cols[c]] += entries[c] * mu[j];          /* C_q^T mu */
+        F[NC + cols[c]] += entries[c] * lambda[j]; /* C_q^T lambda */
+        F[2 * NC + j] += entries[c] * v[cols[c]];  /* C_q v */
+      }
     }
   }
   PetscFunctionReturn(0);
@@ -302,15 +306,14 @@ static PetscErrorCode Engine4Jacobian(MbsModel model, PetscReal t, const PetscRe
 
     Engine4CylinderAt(&e->laws, i, q, &cyl);
     for (PetscInt r = 0; r < 4; r++) {
-      PetscInt  j = 4 * i + r, cols[3] = {cyl.th, cyl.be, cyl.unit[r]};
-      PetscReal entry[3] = {cyl.dth[r], cyl.dbe[r], 1};
+      PetscInt  j = 4 * i + r, cols[3];
+      PetscReal entries[3];
 
-      for (PetscInt c = 0; c < 3; c++) {
-        if (cols[c] < 0) continue;
-        MBS_IJ(J, cols[c], 2 * NC + NL + j, NSTATE) = entry[c]; /* C_q^T mu */
-        MBS_IJ(J, NC + cols[c], 2 * NC + j, NSTATE) = entry[c]; /* C_q^T lambda */
-        MBS_IJ(J, 2 * NC + j, NC + cols[c], NSTATE) = entry[c]; /* C_q v */
-        MBS_IJ(J, 2 * NC + NL + j, cols[c], NSTATE) = entry[c]; /* C */
+      for (PetscInt c = 0; c < CylinderRow(&cyl, r, cols, entries); c++) {
+        MBS_IJ(J, cols[c], 2 * NC + NL + j, NSTATE) = entries[c]; /* C_q^T mu */
+        MBS_IJ(J, NC + cols[c], 2 * NC + j, NSTATE) = entries[c]; /* C_q^T lambda */
+        MBS_IJ(J, 2 * NC + j, NC + cols[c], NSTATE) = entries[c]; /* C_q v */
+        MBS_IJ(J, 2 * NC + NL + j, cols[c], NSTATE) = entries[c]; /* C */
       }
       MBS_IJ(J, cyl.th, cyl.th, NSTATE) += cyl.hth[r] * mu[j];
       MBS_IJ(J, cyl.be, cyl.be, NSTATE) += cyl.hbe[r] * mu[j];
@@ -418,13 +421,12 @@ static PetscErrorCode Engine4InitialState(MbsModel model, PetscReal t0, PetscRea
 
     Engine4CylinderAt(&e->laws, i, q, &cyl);
     for (PetscInt r = 0; r < 4; r++) {
-      PetscInt  j = NC + 4 * i + r, cols[3] = {cyl.th, cyl.be, cyl.unit[r]};
-      PetscReal entry[3] = {cyl.dth[r], cyl.dbe[r], 1};
+      PetscInt  j = NC + 4 * i + r, cols[3];
+      PetscReal entries[3];
 
-      for (PetscInt c = 0; c < 3; c++) {
-        if (cols[c] < 0) continue;
-        MBS_IJ(A, j, cols[c], n) = entry[c];
-        MBS_IJ(A, cols[c], j, n) = entry[c];
+      for (PetscInt c = 0; c < CylinderRow(&cyl, r, cols, entries); c++) {
+        MBS_IJ(A, j, cols[c], n) = entries[c];
+        MBS_IJ(A, cols[c], j, n) = entries[c];
       }
       b[j] = -(cyl.hth[r] * v[cyl.th] * v[cyl.th] + cyl.hbe[r] * v[cyl.be] * v[cyl.be]); /* gamma */
     }
