@@ -19,6 +19,7 @@ typedef struct {
   Mat             Jp;   /* dF/dp of the identified parameters, n x nid */
   Mat             DRDU; /* dr/dU as a column, n x 1 */
   PetscReal      *jp_all, *dydu;
+  PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
 } MbsAdjointContext;
 
 static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, void *ctx)
@@ -81,6 +82,22 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
+/* The backward sweep of a long run-up takes minutes without a word otherwise: a line at most every 10 s of wall time */
+static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  PetscReal          t0 = adj->model->t0, tf = adj->model->tf;
+  PetscLogDouble     now;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&now));
+  if (now - adj->last_progress > 10.0) {
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  adjoint %s: t = %g s of [%g, %g] (%.0f %% done), step %" PetscInt_FMT "\n", adj->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (tf - t) / (tf - t0)), step));
+    adj->last_progress = now;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Called by MbsSimulate_Private() before the TS reads its options */
 static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 {
@@ -112,7 +129,7 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 @*/
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
-  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL};
+  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL, 0};
   MbsSignal         signal;
   TS                ts = NULL;
 
@@ -137,6 +154,8 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
     PetscCall(VecSet(lambda, 0)); /* no end-point term */
     PetscCall(VecSet(mu, 0));
     PetscCall(TSSetCostGradients(ts, 1, &lambda, &mu));
+    PetscCall(PetscTime(&adj.last_progress));
+    PetscCall(TSAdjointMonitorSet(ts, MbsAdjointProgress, &adj, NULL));
     /* measured: a forward solve with a lagged Jacobian leaves the adjoint solves a stale factorisation, and the
        gradient comes out wrong by orders of magnitude (a lagged forward solve alone is fine) */
     PetscCall(TSGetSNES(ts, &snes));
