@@ -82,19 +82,16 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
-/* The backward sweep of a long run-up takes minutes without a word otherwise: a line at most every 10 s of wall time */
+/* The backward sweep of a long run-up takes minutes without a word otherwise */
 static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   PetscReal          t0 = adj->model->t0, tf = adj->model->tf;
-  PetscLogDouble     now;
+  PetscBool          due;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscTime(&now));
-  if (now - adj->last_progress > 10.0) {
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "  adjoint %s: t = %g s of [%g, %g] (%.0f %% done), step %" PetscInt_FMT "\n", adj->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (tf - t) / (tf - t0)), step));
-    adj->last_progress = now;
-  }
+  PetscCall(MbsProgressDue(&adj->last_progress, &due));
+  if (due) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  adjoint %s: t = %g s of [%g, %g] (%.0f %% done), step %" PetscInt_FMT "\n", adj->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (tf - t) / (tf - t0)), step));
   PetscFunctionReturn(0);
 }
 

@@ -133,6 +133,7 @@ PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal
 /* Forward simulation with a hook that configures the TS (e.g. for an adjoint) and optionally keeps it */
 typedef PetscErrorCode (*MbsTSSetUpFn)(TS, void *);
 PETSC_INTERN PetscErrorCode MbsSimulate_Private(MbsModel, const char[], MbsTSSetUpFn, void *, MbsStateMonitor, void *, MbsSignal *, TS *);
+PETSC_INTERN PetscErrorCode MbsProgressDue(PetscLogDouble *, PetscBool *);
 
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 

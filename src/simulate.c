@@ -77,7 +77,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   MbsSimContext     *sim    = (MbsSimContext *)ctx;
   MbsSignal         *signal = sim->signal;
   const PetscScalar *u;
-  PetscLogDouble     now;
+  PetscBool          due;
 
   PetscFunctionBeginUser;
   if (signal->n == sim->nalloc) {
@@ -101,13 +101,24 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
     PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
   }
 
-  PetscCall(PetscTime(&now));
-  if (now - sim->last_progress > 10.0) {
+  PetscCall(MbsProgressDue(&sim->last_progress, &due));
+  if (due) {
     PetscReal t0 = sim->model->t0, tf = sim->model->tf;
 
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "  simulate %s: t = %g s of [%g, %g] (%.0f %%), step %" PetscInt_FMT "\n", sim->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (t - t0) / (tf - t0)), step));
-    sim->last_progress = now;
   }
+  PetscFunctionReturn(0);
+}
+
+/* Long solves print a progress line at most every 10 s of wall time: *due says whether one is due now */
+PetscErrorCode MbsProgressDue(PetscLogDouble *last, PetscBool *due)
+{
+  PetscLogDouble now;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&now));
+  *due = (PetscBool)(now - *last > 10.0);
+  if (*due) *last = now;
   PetscFunctionReturn(0);
 }
 
