@@ -6,7 +6,7 @@ static const char help[] = "Times the identification gradient over the experimen
   computing its share, then the ordered reduction), the best of -repeat, and each rank's busy time in the
   experiments' solves during those gradients, from which the load imbalance max/mean follows.
 */
-#include <mbsidimpl.h>
+#include <identification/identificationimpl.h>
 #include <petsctime.h>
 
 int main(int argc, char **argv)

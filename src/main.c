@@ -1,7 +1,7 @@
 static const char help[] = "mbsid: identification of multibody-system parameters from vibration spectra.\n"
                            "Usage: mbsid <command> [options]   (options also from -options_file FILE.yaml)\n\n";
 
-#include "mbsid.h"
+#include "commands/commandimpl.h"
 #include <slepcsys.h>
 
 /* An option that nothing read is most likely misspelt: with -unused_options_error it fails the run. */

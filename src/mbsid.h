@@ -152,8 +152,3 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenView(MPI_Comm, const MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenResultReset(MbsEigenResult *);
-
-/* Commands of the mbsid executable */
-PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
-PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);
-PETSC_EXTERN PetscErrorCode MbsCommandView(MPI_Comm);

@@ -9,7 +9,7 @@ static const char help[] = "Checks the closed-form laws of engine4 (cylinder pre
   6500 rpm over 1 s to 6.5 s): its closed-form end value, and q0' = 2 pi n(t) by central differences.
 */
 #include "mbstest.h"
-#include "mbsidimpl.h"
+#include "models/modelimpl.h"
 
 static PetscReal Bar(const MbsEngineLaws *laws, PetscReal degrees, PetscReal N)
 {

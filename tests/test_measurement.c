@@ -9,7 +9,7 @@ static const char help[] = "Round trip of virtual measurements and validation of
 #define _XOPEN_SOURCE 700 /* truncate() */
 #include <math.h>
 #include "mbstest.h"
-#include "mbsidimpl.h"
+#include "models/modelimpl.h"
 
 typedef struct {
   char message[1024];

@@ -1,0 +1,315 @@
+/*
+  mbsid identify: the parameters that minimise the cost, by TAO (default the bound-constrained
+  quasi-Newton blmvm; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
+
+  TAO works on scaled variables, x_k = p_k / p_k,0 (or x_k = log(p_k / p_k,0) with -identify_scaling log),
+  bounded by the model's physical bounds, and on the scaled cost J / J_0: in SI units J is tiny (1e-14 for
+  amplitudes of 1e-4 rad) and would stop TAO at once. J and the gradient are reported unscaled. A forward
+  solve that fails during a line search is a failed step for TAO (a large cost, no descent), not an error.
+*/
+#include "commands/commandimpl.h"
+#include <petsctao.h>
+#include <petsctime.h>
+
+typedef enum {
+  MBS_SCALING_LINEAR,
+  MBS_SCALING_LOG
+} MbsScaling;
+
+static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SCALING_", NULL};
+
+/* The cost TAO sees after a failed forward solve: far above the scaled cost (1 at the start) */
+#define MBS_FAILED_STEP_COST 1e10
+
+typedef struct {
+  MbsObjective   obj;
+  MbsScan        scan; /* NULL without -scan_grid */
+  MbsScaling     scaling;
+  PetscReal     *p0;            /* initial values */
+  PetscReal      J0;            /* cost scale */
+  PetscReal     *p, *g;         /* work: physical values and gradient */
+  PetscReal      gnorm;         /* |dJ/dp| of the last evaluation */
+  PetscReal      gnorm0_scaled; /* TAO's gradient norm at the start, for the time estimate */
+  PetscLogDouble start;
+  /* history, one entry per iteration */
+  PetscInt           nhist, nalloc;
+  TaoConvergedReason reason;
+  TaoType            tao_type;
+  MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
+  PetscReal          eigen_expect_hz[2];
+  PetscBool          eigen_expect_set, eigen_strict;
+  PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
+} MbsIdentifyContext;
+
+static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
+{
+  for (PetscInt k = 0; k < ctx->obj->nid; k++) p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+}
+
+static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, void *ptr)
+{
+  MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
+  MbsObjective        obj = ctx->obj;
+  const PetscScalar  *x;
+  PetscScalar        *g;
+  PetscReal           J;
+  PetscBool           ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  MbsToPhysical_Private(ctx, x, ctx->p);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(MbsObjectiveEvaluate(obj, ctx->p, &J, ctx->g, &ok));
+  PetscCall(VecGetArrayWrite(G, &g));
+  if (!ok) {
+    PetscCall(PetscPrintf(obj->comm, "  forward solve failed at trial parameters; reported to TAO as a failed step\n"));
+    *f = MBS_FAILED_STEP_COST;
+    for (PetscInt k = 0; k < obj->nid; k++) g[k] = 0;
+  } else {
+    *f         = J / ctx->J0;
+    ctx->gnorm = 0;
+    for (PetscInt k = 0; k < obj->nid; k++) {
+      /* dJ/dx = dJ/dp dp/dx, dp/dx = p0 (linear) or p (log) */
+      g[k] = ctx->g[k] * (ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k]) / ctx->J0;
+      ctx->gnorm += ctx->g[k] * ctx->g[k];
+    }
+    ctx->gnorm = PetscSqrtReal(ctx->gnorm);
+  }
+  PetscCall(VecRestoreArrayWrite(G, &g));
+  PetscFunctionReturn(0);
+}
+
+/* One progress line per iteration, and the history for the result file */
+static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
+{
+  MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
+  MbsObjective        obj = ctx->obj;
+  PetscInt            its, max_it, nid = obj->nid;
+  PetscReal           f, gnorm_scaled, cnorm, step, gatol, grtol, gttol, remaining;
+  TaoConvergedReason  reason;
+  PetscLogDouble      now;
+  const PetscScalar  *x;
+  Vec                 X;
+  char                line[1024], value[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm_scaled, &cnorm, &step, &reason));
+  PetscCall(TaoGetSolution(tao, &X));
+  PetscCall(TaoGetMaximumIterations(tao, &max_it));
+  PetscCall(TaoGetTolerances(tao, &gatol, &grtol, &gttol));
+  PetscCall(PetscTime(&now));
+  if (ctx->nhist == ctx->nalloc) {
+    PetscReal *J, *gn, *p, *t;
+
+    ctx->nalloc = PetscMax(16, 2 * ctx->nalloc);
+    PetscCall(PetscMalloc4(ctx->nalloc, &J, ctx->nalloc, &gn, ctx->nalloc * nid, &p, ctx->nalloc, &t));
+    PetscCall(PetscArraycpy(J, ctx->hist_J, ctx->nhist));
+    PetscCall(PetscArraycpy(gn, ctx->hist_gnorm, ctx->nhist));
+    PetscCall(PetscArraycpy(p, ctx->hist_p, ctx->nhist * nid));
+    PetscCall(PetscArraycpy(t, ctx->hist_time, ctx->nhist));
+    PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
+    ctx->hist_J     = J;
+    ctx->hist_gnorm = gn;
+    ctx->hist_p     = p;
+    ctx->hist_time  = t;
+  }
+  PetscCall(VecGetArrayRead(X, &x));
+  MbsToPhysical_Private(ctx, x, &ctx->hist_p[ctx->nhist * nid]);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  ctx->hist_J[ctx->nhist]     = f * ctx->J0;
+  ctx->hist_gnorm[ctx->nhist] = ctx->gnorm;
+  ctx->hist_time[ctx->nhist]  = now - ctx->start;
+  ctx->nhist++;
+
+  /* remaining iterations: the mean rate of decrease of TAO's gradient norm so far, towards the nearest tolerance */
+  if (its == 0) ctx->gnorm0_scaled = gnorm_scaled;
+  remaining = max_it - its;
+  if (its > 0 && gnorm_scaled > 0) {
+    PetscReal target = PetscMax(gatol, PetscMax(grtol * f, gttol * ctx->gnorm0_scaled)), rate = PetscLogReal(ctx->gnorm0_scaled / gnorm_scaled) / its;
+
+    if (rate > 0) remaining = PetscMin(remaining, PetscMax(0, PetscCeilReal(PetscLogReal(gnorm_scaled / target) / rate)));
+  }
+  PetscCall(PetscSNPrintf(line, sizeof(line), "  it %3" PetscInt_FMT "  J %.6e  |g| %.3e ", its, (double)(f * ctx->J0), (double)ctx->gnorm));
+  for (PetscInt k = 0; k < nid; k++) {
+    PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", obj->model->param_info[obj->id[k]].name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
+    PetscCall(PetscStrlcat(line, value, sizeof(line)));
+  }
+  PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)(now - ctx->start), its > 0 ? (double)(remaining * (now - ctx->start) / its) : 0.0));
+  PetscCall(PetscStrlcat(line, value, sizeof(line)));
+  PetscCall(PetscPrintf(obj->comm, "%s", line));
+  PetscFunctionReturn(0);
+}
+
+/* /iterations: the history of the TAO iterations */
+static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
+{
+  MbsIdentifyContext *ctx     = (MbsIdentifyContext *)ptr;
+  PetscInt            dims[2] = {ctx->nhist, obj->nid};
+  char                text[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5WriteReals(writer, "/iterations/J", 1, dims, ctx->hist_J, "cost"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/gnorm", 1, dims, ctx->hist_gnorm, "cost per parameter unit"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/params", 2, dims, ctx->hist_p, "see /parameters/unit"));
+  PetscCall(MbsH5WriteReals(writer, "/iterations/time", 1, dims, ctx->hist_time, "s"));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "tao_type", ctx->tao_type));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
+  PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, ctx->nhist - 1));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "iterations", text));
+  PetscCall(MbsEigenWrite(writer, "/eigen/initial", &ctx->eigen[0]));
+  PetscCall(MbsEigenWrite(writer, "/eigen/identified", &ctx->eigen[1]));
+  PetscCall(MbsScanWrite(obj, writer, ctx->scan));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The modes of the linearisation before and after: each mode's shift, and a flag when the identified system is
+  unstable or a mode that started inside -eigen_expect_hz lo,hi has left it (an error with -eigen_strict).
+*/
+static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, const PetscReal final[])
+{
+  MbsObjective obj    = ctx->obj;
+  PetscReal   *expect = ctx->eigen_expect_hz;
+  PetscBool    set = ctx->eigen_expect_set, flagged = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsObjectiveSetValues(obj, ctx->p0));
+  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[0]));
+  PetscCall(MbsObjectiveSetValues(obj, final));
+  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[1]));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscPrintf(obj->comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", obj->exp[0].name));
+  for (PetscInt i = 0; i < PetscMax(ctx->eigen[0].nmode, ctx->eigen[1].nmode); i++) {
+    const MbsEigenResult *a = &ctx->eigen[0], *b = &ctx->eigen[1];
+
+    if (i < a->nmode && i < b->nmode) {
+      PetscBool left = (PetscBool)(set && a->frequency_hz[i] >= expect[0] && a->frequency_hz[i] <= expect[1] && (b->frequency_hz[i] < expect[0] || b->frequency_hz[i] > expect[1]));
+
+      PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   %12.6g   %15.6g   %+9.3f   %15.6e   %10.6e%s\n", i + 1, (double)a->frequency_hz[i], (double)b->frequency_hz[i], (double)(100 * (b->frequency_hz[i] / a->frequency_hz[i] - 1)), (double)a->damping_ratio[i],
+                            (double)b->damping_ratio[i], left ? "   LEFT the band -eigen_expect_hz" : ""));
+      flagged = (PetscBool)(flagged || left);
+    } else PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   the number of oscillatory modes changed: %" PetscInt_FMT " -> %" PetscInt_FMT "\n", i + 1, a->nmode, b->nmode));
+  }
+  for (PetscInt i = 0; i < ctx->eigen[1].nreal; i++) PetscCall(PetscPrintf(obj->comm, "  real eigenvalue after: %.6e 1/s%s\n", (double)ctx->eigen[1].real_eigenvalues[i], ctx->eigen[1].real_eigenvalues[i] == 0 ? " (rigid-body mode)" : ""));
+  if (ctx->eigen[1].unstable) PetscCall(PetscPrintf(obj->comm, "  FLAG: the identified system is unstable\n"));
+  flagged = (PetscBool)(flagged || ctx->eigen[1].unstable);
+  if (!flagged) PetscCall(PetscPrintf(obj->comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
+  PetscCheck(!flagged || !ctx->eigen_strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
+{
+  MbsIdentifyContext ctx;
+  MbsObjective       obj;
+  Tao                tao;
+  Vec                X, lower, upper;
+  PetscScalar       *x, *lo, *hi;
+  PetscReal         *final, J_final;
+  PetscBool          help, ok;
+  char               output[PETSC_MAX_PATH_LEN] = "identify.h5";
+  TaoConvergedReason reason;
+  PetscLogStage      stage;
+  PetscInt           nexpect;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  PetscOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
+  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx.scaling, (PetscEnum *)&ctx.scaling, NULL));
+  nexpect = 2;
+  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx.eigen_expect_hz, &nexpect, &ctx.eigen_expect_set));
+  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx.eigen_strict, &ctx.eigen_strict, NULL));
+  PetscOptionsEnd();
+  PetscCheck(!ctx.eigen_expect_set || (nexpect == 2 && ctx.eigen_expect_hz[1] >= ctx.eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
+  PetscCall(MbsObjectiveCreate(comm, &obj, &help));
+  PetscCall(MbsScanCreate(obj, &ctx.scan));
+  ctx.obj = obj;
+  PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
+  PetscCall(TaoSetType(tao, TAOBQNKLS));
+  PetscCall(TaoSetMaximumIterations(tao, 100));
+  if (help) {
+    PetscCall(TaoSetFromOptions(tao));
+    PetscCall(TaoDestroy(&tao));
+    PetscCall(MbsScanDestroy(&ctx.scan));
+    PetscCall(MbsObjectiveDestroy(&obj));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(PetscMalloc4(obj->nid, &ctx.p0, obj->nid, &ctx.p, obj->nid, &ctx.g, obj->nid, &final));
+  PetscCall(MbsObjectiveGetValues(obj, ctx.p0));
+
+  PetscCall(PetscLogStageRegister("Identify", &stage));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(MbsObjectiveEvaluate(obj, ctx.p0, &ctx.J0, NULL, &ok));
+  if (!ok) PetscCall(MbsObjectiveRecord(obj, 0)); /* raises the integrator's error with its details */
+  PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", obj->cost->type, (double)ctx.J0));
+  PetscCheck(ctx.J0 > 0, comm, PETSC_ERR_ARG_WRONG, "The cost is zero at the start: the model already reproduces the measurement; nothing to identify");
+  PetscCall(MbsObjectiveRecord(obj, 0));
+
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, obj->nid, &X));
+  PetscCall(VecDuplicate(X, &lower));
+  PetscCall(VecDuplicate(X, &upper));
+  PetscCall(VecGetArrayWrite(X, &x));
+  PetscCall(VecGetArrayWrite(lower, &lo));
+  PetscCall(VecGetArrayWrite(upper, &hi));
+  for (PetscInt k = 0; k < obj->nid; k++) {
+    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+
+    PetscCheck(ctx.p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx.p0[k]);
+    if (ctx.scaling == MBS_SCALING_LOG) {
+      PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
+      x[k]  = 0;
+      lo[k] = PetscLogReal(info->lower / ctx.p0[k]);
+      hi[k] = PetscLogReal(info->upper / ctx.p0[k]);
+    } else {
+      x[k]  = 1;
+      lo[k] = info->lower / ctx.p0[k];
+      hi[k] = info->upper / ctx.p0[k];
+    }
+  }
+  PetscCall(VecRestoreArrayWrite(upper, &hi));
+  PetscCall(VecRestoreArrayWrite(lower, &lo));
+  PetscCall(VecRestoreArrayWrite(X, &x));
+  PetscCall(TaoSetSolution(tao, X));
+  PetscCall(TaoSetVariableBounds(tao, lower, upper));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, &ctx));
+  PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, &ctx, NULL));
+  PetscCall(TaoSetFromOptions(tao));
+  PetscCall(PetscTime(&ctx.start));
+  PetscCall(TaoSolve(tao));
+  PetscCall(TaoGetConvergedReason(tao, &reason));
+  PetscCall(VecGetArrayRead(X, (const PetscScalar **)&x));
+  MbsToPhysical_Private(&ctx, x, final);
+  PetscCall(VecRestoreArrayRead(X, (const PetscScalar **)&x));
+  PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
+  PetscCall(MbsObjectiveRecord(obj, 1));
+  PetscCall(PetscLogStagePop());
+
+  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves\n", reason > 0 ? "converged" : "stopped", TaoConvergedReasons[reason], ctx.nhist - 1, obj->nevals));
+  for (PetscInt k = 0; k < obj->nid; k++) {
+    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+
+    PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx.p0[k], (double) final[k], info->unit));
+  }
+  PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx.J0, (double)ctx.hist_J[ctx.nhist - 1]));
+  PetscCall(MbsIdentifyEigenCheck_Private(&ctx, final));
+  if (ctx.scan) PetscCall(MbsScanRun(ctx.scan));
+  ctx.reason = reason;
+  PetscCall(TaoGetType(tao, &ctx.tao_type));
+  PetscCall(MbsObjectiveWriteFile(obj, output, ctx.p0, final, MbsIdentifyWriteIterations_Private, &ctx));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+
+  PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));
+  PetscCall(MbsEigenResultReset(&ctx.eigen[0]));
+  PetscCall(MbsEigenResultReset(&ctx.eigen[1]));
+  PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, final));
+  PetscCall(VecDestroy(&upper));
+  PetscCall(VecDestroy(&lower));
+  PetscCall(VecDestroy(&X));
+  PetscCall(TaoDestroy(&tao));
+  PetscCall(MbsScanDestroy(&ctx.scan));
+  PetscCall(MbsObjectiveDestroy(&obj));
+  PetscFunctionReturn(0);
+}

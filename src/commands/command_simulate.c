@@ -1,0 +1,282 @@
+/*
+  mbsid simulate: forward simulation of one model, its output signal, spectrum and (optionally)
+  engine orders, written to a result file; optionally a virtual measurement (the same data with
+  seeded Gaussian noise on the signal, spectrum and orders computed from the noisy signal), and a
+  comparison with a measured spectrum.
+*/
+#include "commands/commandimpl.h"
+
+/* Fills the measurement view of a simulated signal and its analysis (arrays owned by the caller). */
+static PetscErrorCode MbsSimulationToMeasurement_Private(MbsModel model, MbsFourier fourier, const MbsSignal *signal, MbsMeasurement *meas)
+{
+  const PetscReal *A, *B, *omega, *speed, *order;
+  PetscInt         ncoef, offset, nspeed, norder;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  PetscCall(PetscStrncpy(meas->model, model->type, sizeof(meas->model)));
+  PetscCall(PetscStrncpy(meas->output, model->output_name, sizeof(meas->output)));
+  PetscCall(PetscStrncpy(meas->units, model->output_unit, sizeof(meas->units)));
+  PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s simulate", MBSID_VERSION));
+  PetscCall(MbsFourierGetNumCoefficients(fourier, &ncoef));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+  PetscCall(MbsFourierGetFrequencies(fourier, &omega));
+  PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &order));
+  meas->nfreq = nspeed ? offset : ncoef;
+  PetscCall(PetscMalloc4(meas->nfreq, &meas->frequency, meas->nfreq, &meas->amplitude, meas->nfreq, &meas->a, meas->nfreq, &meas->b));
+  for (PetscInt j = 0; j < meas->nfreq; j++) {
+    meas->frequency[j] = omega[j] / (2 * PETSC_PI);
+    meas->amplitude[j] = PetscSqrtReal(A[j] * A[j] + B[j] * B[j]);
+    meas->a[j]         = A[j];
+    meas->b[j]         = B[j];
+  }
+  meas->nspeed = nspeed;
+  meas->norder = norder;
+  meas->speed  = (PetscReal *)speed;
+  meas->order  = (PetscReal *)order;
+  PetscCall(PetscMalloc3(nspeed * norder, &meas->order_amplitude, nspeed * norder, &meas->order_a, nspeed * norder, &meas->order_b));
+  for (PetscInt j = 0; j < nspeed * norder; j++) {
+    meas->order_amplitude[j] = PetscSqrtReal(A[offset + j] * A[offset + j] + B[offset + j] * B[offset + j]);
+    meas->order_a[j]         = A[offset + j];
+    meas->order_b[j]         = B[offset + j];
+  }
+  meas->nsignal = signal->n;
+  meas->t       = signal->t;
+  meas->y       = signal->y;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSimulationMeasurementFree_Private(MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(meas->frequency, meas->amplitude, meas->a, meas->b));
+  PetscCall(PetscFree3(meas->order_amplitude, meas->order_a, meas->order_b));
+  PetscFunctionReturn(0);
+}
+
+/* Relative misfit of the amplitude spectra, sqrt(sum (|X| - |X_meas|)^2 / sum |X_meas|^2), on the common frequencies. */
+static PetscErrorCode MbsCompareSpectra_Private(MPI_Comm comm, const char path[], const MbsMeasurement *sim, const MbsMeasurement *meas)
+{
+  PetscReal num = 0, den = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nfreq > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /spectrum to compare with", path);
+  PetscCheck(meas->nfreq == sim->nfreq, comm, PETSC_ERR_ARG_SIZ, "Measurement file '%s' has %" PetscInt_FMT " frequencies, the simulated spectrum %" PetscInt_FMT ": use the same -band_hz and interval", path, meas->nfreq, sim->nfreq);
+  for (PetscInt j = 0; j < meas->nfreq; j++) {
+    PetscCheck(PetscAbsReal(meas->frequency[j] - sim->frequency[j]) <= 1e-9 * PetscMax(1, sim->frequency[j]), comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s': /spectrum/frequency[%" PetscInt_FMT "] = %g Hz, simulated %g Hz", path, j, (double)meas->frequency[j],
+               (double)sim->frequency[j]);
+    num += PetscSqr(sim->amplitude[j] - meas->amplitude[j]);
+    den += PetscSqr(meas->amplitude[j]);
+  }
+  PetscCall(PetscPrintf(comm, "Spectrum misfit against %s: %.6e (relative, %" PetscInt_FMT " frequencies)\n", path, (double)(den > 0 ? PetscSqrtReal(num / den) : PetscSqrtReal(num)), meas->nfreq));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[], MbsModel model, const MbsMeasurement *meas)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    MbsH5Writer  writer;
+    const char **names, **units;
+
+    PetscCall(PetscMalloc2(model->np, &names, model->np, &units));
+    for (PetscInt i = 0; i < model->np; i++) {
+      names[i] = model->param_info[i].name;
+      units[i] = model->param_info[i].unit;
+    }
+    PetscCall(MbsH5WriterOpen(path, &writer));
+    PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", model->np, names));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", model->np, units));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, NULL));
+    PetscCall(MbsH5WriteProvenance(&writer, comm));
+    PetscCall(MbsH5WriterClose(&writer));
+    PetscCall(PetscFree2(names, units));
+  }
+  PetscCallMPI(MPI_Barrier(comm));
+  PetscFunctionReturn(0);
+}
+
+/*
+  A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
+  amplitudes of -orders on each point's last -window_cycles revolutions are gathered into one order table
+  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only).
+*/
+static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
+{
+  MbsExperiment *exps;
+  MbsMeasurement table;
+  PetscInt       nexp, norder = 0;
+  PetscMPIInt    rank, size;
+  PetscReal     *amplitude, *local, *order = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
+  for (PetscInt e = 0; e < nexp; e++) { /* the cost of each point, for dealing them out */
+    PetscCall(PetscOptionsPush(exps[e].options));
+    PetscCall(MbsModelCreate(comm, &exps[e].model));
+    PetscCall(MbsModelSetFromOptions(exps[e].model));
+    PetscCall(PetscOptionsPop());
+    exps[e].steps = (exps[e].model->tf - exps[e].model->t0) / exps[e].model->dt;
+  }
+  PetscCall(MbsExperimentsDistribute(nexp, exps, size));
+  PetscCall(PetscMemzero(&table, sizeof(table)));
+  table.nspeed = nexp;
+  PetscCall(PetscMalloc1(nexp, &table.speed));
+  for (PetscInt e = 0; e < nexp; e++) {
+    MbsExperiment   *exp = &exps[e];
+    MbsFourier       fourier;
+    MbsSignal        signal;
+    const PetscReal *A, *B, *speed, *orders;
+    PetscInt         offset, nspeed;
+
+    PetscCall(PetscOptionsPush(exp->options));
+    PetscCall(MbsFourierCreate(&fourier));
+    PetscCall(MbsFourierSetFromOptions(fourier, exp->model->t0, exp->model->tf));
+    PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &orders));
+    PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
+    if (!order) {
+      PetscCall(PetscMalloc1(norder, &order));
+      PetscCall(PetscArraycpy(order, orders, norder));
+      PetscCall(PetscCalloc2(nexp * norder, &local, nexp * norder, &amplitude));
+    }
+    table.speed[e] = speed[0];
+    if (exp->rank == rank) {
+      PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+      PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
+      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+      PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+      for (PetscInt o = 0; o < norder; o++) local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+      PetscCall(MbsSignalDestroy(&signal));
+    }
+    PetscCall(MbsFourierDestroy(&fourier));
+    PetscCall(PetscOptionsPop());
+  }
+  PetscCall(MPIU_Allreduce(local, amplitude, nexp * norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
+  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", nexp, (double)table.speed[0], (double)table.speed[nexp - 1], size, norder));
+  PetscCall(PetscStrncpy(table.model, exps[0].model->type, sizeof(table.model)));
+  PetscCall(PetscStrncpy(table.output, exps[0].model->output_name, sizeof(table.output)));
+  PetscCall(PetscStrncpy(table.units, exps[0].model->output_unit, sizeof(table.units)));
+  PetscCall(PetscSNPrintf(table.created_by, sizeof(table.created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
+  table.norder          = norder;
+  table.order           = order;
+  table.order_amplitude = amplitude;
+  PetscCall(MbsMeasurementWrite(comm, output, &table));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+  if (save[0]) {
+    PetscCall(MbsMeasurementWrite(comm, save, &table));
+    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
+  }
+  PetscCall(MbsExperimentsMarkUsed(nexp, exps));
+  for (PetscInt e = 0; e < nexp; e++) {
+    PetscCall(MbsModelDestroy(&exps[e].model));
+    PetscCall(PetscOptionsDestroy(&exps[e].options));
+  }
+  PetscCall(PetscFree(exps));
+  PetscCall(PetscFree(table.speed));
+  PetscCall(PetscFree(order));
+  PetscCall(PetscFree2(local, amplitude));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
+  alike; rank 0 writes.
+*/
+PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
+{
+  MbsModel       model;
+  MbsFourier     fourier;
+  MbsSignal      signal;
+  MbsMeasurement result;
+  char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  PetscReal      sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
+  PetscInt       seed = 12345;
+  PetscBool      help, sweep;
+  PetscLogStage  stage;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
+  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(PetscOptionsString("-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", "", save, save, sizeof(save), NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
+  PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
+  PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
+  PetscOptionsEnd();
+  PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
+  PetscCheck(amplitude_rel >= 0 && amplitude_rel < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_amplitude_rel must lie in [0, 1), got %g", (double)amplitude_rel);
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (sweep && !help) {
+    PetscCheck(sigma == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes no signal: -noise_sigma and -measurement do not apply");
+    PetscCall(MbsSimulateSweep_Private(comm, output, save));
+    PetscFunctionReturn(0);
+  }
+
+  PetscCall(MbsModelCreate(comm, &model));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) {
+    PetscCall(MbsFourierDestroy(&fourier));
+    PetscCall(MbsModelDestroy(&model));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+
+  PetscCall(PetscLogStageRegister("Forward", &stage));
+  PetscCall(PetscLogStagePush(stage));
+  PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
+  PetscCall(PetscLogStagePop());
+  PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
+
+  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
+  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &result));
+  for (PetscInt j = 0; j < result.nfreq; j++) {
+    if (result.amplitude[j] > peak) {
+      peak    = result.amplitude[j];
+      peak_hz = result.frequency[j];
+    }
+  }
+  if (result.nfreq)
+    PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result.nfreq, (double)result.frequency[0], (double)result.frequency[result.nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
+  PetscCall(MbsWriteSimulation_Private(comm, output, model, &result));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+
+  if (compare[0]) {
+    MbsMeasurement meas;
+
+    PetscCall(MbsMeasurementRead(comm, compare, &meas));
+    PetscCall(MbsCompareSpectra_Private(comm, compare, &result, &meas));
+    PetscCall(MbsMeasurementReset(&meas));
+  }
+
+  if (save[0]) {
+    MbsMeasurement virtual_meas;
+
+    if (sigma > 0) { /* without noise the coefficients computed above are the measurement's */
+      PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
+      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+    }
+    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
+    PetscCall(MbsMeasurementScaleNoise(&virtual_meas, amplitude_rel, seed));
+    PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
+    PetscCall(MbsMeasurementWrite(comm, save, &virtual_meas));
+    PetscCall(MbsSimulationMeasurementFree_Private(&virtual_meas));
+    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
+  }
+
+  PetscCall(MbsSimulationMeasurementFree_Private(&result));
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,15 @@
+/* The commands of the mbsid executable (one file each) and their dispatcher (commands.c). */
+#pragma once
+
+#include "identification/identificationimpl.h"
+
+/* Command table */
+typedef PetscErrorCode (*MbsCommandFn)(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandSimulate(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandGradcheck(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandIdentify(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandScan(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandEigen(MPI_Comm);
+PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
+PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);
+PETSC_EXTERN PetscErrorCode MbsCommandView(MPI_Comm);

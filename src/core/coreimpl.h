@@ -1,0 +1,32 @@
+/* The numerical core: forward simulation (TS), Fourier and order analysis, eigen analysis (SLEPc). */
+#pragma once
+
+#include "models/modelimpl.h"
+
+/* Spectrum and order options shared by the commands (fourier.c) */
+typedef struct {
+  char      window[32], order_window[32];
+  PetscReal interval[2]; /* t_l, t_u of the spectrum [s] */
+  PetscReal band[2];     /* [Hz] */
+  PetscBool band_set;
+  PetscReal gain;
+  PetscInt  norder;
+  PetscReal order[64];
+  PetscInt  nspeed_range;   /* 0 (not given), 2 or 3 values of speed_range */
+  PetscReal speed_range[3]; /* lo, hi[, step] [rpm] */
+  PetscReal ramp_rpm[2], ramp_time[2];
+  PetscReal stationary_rpm; /* > 0: orders of a stationary experiment, on its last -window_cycles revolutions */
+  PetscReal window_cycles;
+} MbsFourierOptions;
+
+PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
+PETSC_INTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
+PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+
+/* Forward simulation with a hook that configures the TS (e.g. for an adjoint) and optionally keeps it */
+typedef PetscErrorCode (*MbsTSSetUpFn)(TS, void *);
+PETSC_INTERN PetscErrorCode MbsSimulate_Private(MbsModel, const char[], MbsTSSetUpFn, void *, MbsStateMonitor, void *, MbsSignal *, TS *);
+PETSC_INTERN PetscErrorCode MbsProgressDue(PetscLogDouble *, PetscBool *);
+
+/* /eigen groups of a result file (eigen.c) */
+PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);

@@ -1,0 +1,237 @@
+/*
+  Eigenfrequencies and damping ratios of the linearised model, (lambda^2 M + lambda C + K) x = 0, with SLEPc's
+  PEP. Small models get every eigenvalue (PEPLINEAR on a dense LAPACK solve); -pep_type, -pep_nev, -pep_target,
+  -st_type sinvert and the other -pep_* / -st_* options select other solvers, e.g. TOAR with shift-and-invert
+  for the modes near a target.
+
+  A complex pair lambda = -zeta w +- i w sqrt(1 - zeta^2) is one oscillatory mode: natural frequency |lambda|/2pi,
+  damping ratio -Re lambda/|lambda|, reported once (Im lambda > 0). Real eigenvalues (overdamped motion,
+  relaxation) are listed apart; those of size below 1e-8 max|lambda| are rigid-body (zero) modes. Mode shapes are
+  scaled so that their largest component is 1. Massless coordinates (singular M) add infinite eigenvalues, which
+  are set aside (MbsEigenMarkInfinite_Private).
+*/
+#include "core/coreimpl.h"
+#include <slepcpep.h>
+
+PetscErrorCode MbsEigenResultReset(MbsEigenResult *result)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree3(result->frequency_hz, result->damping_ratio, result->modes));
+  PetscCall(PetscFree(result->real_eigenvalues));
+  PetscCall(PetscMemzero(result, sizeof(*result)));
+  PetscFunctionReturn(0);
+}
+
+/* Sorts the oscillatory modes by frequency, carrying their damping ratios and shapes along */
+static void MbsEigenSort_Private(MbsEigenResult *result)
+{
+  PetscInt nq = result->nq;
+
+  for (PetscInt i = 1; i < result->nmode; i++) {
+    for (PetscInt j = i; j > 0 && result->frequency_hz[j - 1] > result->frequency_hz[j]; j--) {
+      PetscReal tmp = result->frequency_hz[j];
+
+      result->frequency_hz[j]      = result->frequency_hz[j - 1];
+      result->frequency_hz[j - 1]  = tmp;
+      tmp                          = result->damping_ratio[j];
+      result->damping_ratio[j]     = result->damping_ratio[j - 1];
+      result->damping_ratio[j - 1] = tmp;
+      for (PetscInt k = 0; k < 2 * nq; k++) {
+        tmp                                 = result->modes[j * 2 * nq + k];
+        result->modes[j * 2 * nq + k]       = result->modes[(j - 1) * 2 * nq + k];
+        result->modes[(j - 1) * 2 * nq + k] = tmp;
+      }
+    }
+  }
+  for (PetscInt i = 1; i < result->nreal; i++)
+    for (PetscInt j = i; j > 0 && result->real_eigenvalues[j - 1] < result->real_eigenvalues[j]; j--) {
+      PetscReal tmp                   = result->real_eigenvalues[j];
+      result->real_eigenvalues[j]     = result->real_eigenvalues[j - 1];
+      result->real_eigenvalues[j - 1] = tmp;
+    }
+}
+
+/*
+  A coordinate without mass (a row of M that is zero: the massless node of a Maxwell element) obeys a first-order
+  equation, so det(lambda^2 M + lambda C + K) has one degree less per such coordinate and the linearisation of size
+  2 nq has that many infinite eigenvalues. A dense solve returns them as Inf or as huge numbers; they are the
+  largest ones, apart from the finite spectrum by many orders of magnitude. They are marked, never perturbed away by
+  a small mass. An eigensolver that targets part of the spectrum may not return them at all.
+*/
+static PetscErrorCode MbsEigenMarkInfinite_Private(PetscInt nq, const PetscReal M[], PetscInt nconv, const PetscReal modulus[], PetscBool infinite[])
+{
+  PetscInt nmassless = 0, ninfinite = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nq; i++) {
+    PetscBool zero = PETSC_TRUE;
+
+    for (PetscInt j = 0; j < nq; j++) zero = (PetscBool)(zero && MBS_IJ(M, i, j, nq) == 0);
+    nmassless += zero;
+  }
+  for (PetscInt i = 0; i < nconv; i++) ninfinite += infinite[i];
+  if (ninfinite < nmassless) { /* the largest finite moduli, if they stand apart from the rest */
+    PetscInt   want = nmassless - ninfinite, *order;
+    PetscReal *sorted;
+
+    PetscCall(PetscMalloc2(nconv, &order, nconv, &sorted));
+    for (PetscInt i = 0; i < nconv; i++) {
+      order[i]  = i;
+      sorted[i] = infinite[i] ? -1 : -modulus[i]; /* ascending: the largest finite first */
+    }
+    PetscCall(PetscSortRealWithPermutation(nconv, sorted, order));
+    if (want < nconv - ninfinite && modulus[order[want - 1]] > 1e8 * modulus[order[want]]) {
+      for (PetscInt k = 0; k < want; k++) infinite[order[k]] = PETSC_TRUE;
+      ninfinite += want;
+    }
+    PetscCall(PetscFree2(order, sorted));
+  }
+  PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " massless coordinates, %" PetscInt_FMT " infinite eigenvalues set aside\n", nmassless, ninfinite));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenCompute - The modes of the model's linearisation at its current parameters. The PEP reads the options with
+  the given prefix (NULL: -pep_*, -st_*). Not collective (a PEP on PETSC_COMM_SELF).
+@*/
+PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResult *result)
+{
+  PetscInt   nq, nconv;
+  PetscReal *M, *C, *K, scale = 0, *modulus_of;
+  PetscBool *infinite;
+  Mat        A[3];
+  PEP        pep;
+  EPS        eps;
+  ST         st;
+  Vec        xr, xi;
+  PetscBool  linear;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(result, sizeof(*result)));
+  PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
+  result->nq = nq;
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, K, &A[0]));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, C, &A[1]));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, M, &A[2]));
+  PetscCall(PEPCreate(PETSC_COMM_SELF, &pep));
+  PetscCall(PEPSetOptionsPrefix(pep, prefix));
+  PetscCall(PEPSetOperators(pep, 3, A));
+  PetscCall(PEPSetProblemType(pep, PEP_GENERAL));
+  PetscCall(PEPSetType(pep, PEPLINEAR));
+  PetscCall(PEPSetDimensions(pep, 2 * nq, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(PEPSetTolerances(pep, 1e-12, PETSC_DEFAULT));
+  PetscCall(PEPLinearSetExplicitMatrix(pep, PETSC_TRUE)); /* the dense solve needs the linearisation assembled */
+  PetscCall(PEPLinearGetEPS(pep, &eps));
+  PetscCall(EPSSetType(eps, EPSLAPACK));
+  PetscCall(PEPGetST(pep, &st));
+  PetscCall(PEPSetFromOptions(pep));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pep, PEPLINEAR, &linear));
+  PetscCall(PEPSolve(pep));
+  PetscCall(PEPGetConverged(pep, &nconv));
+  PetscCall(MatCreateVecs(A[0], &xr, &xi));
+
+  PetscCall(PetscMalloc3(nconv, &result->frequency_hz, nconv, &result->damping_ratio, 2 * nq * nconv, &result->modes));
+  PetscCall(PetscMalloc1(nconv, &result->real_eigenvalues));
+  PetscCall(PetscMalloc2(nconv, &modulus_of, nconv, &infinite));
+  for (PetscInt i = 0; i < nconv; i++) {
+    PetscScalar kr, ki;
+
+    PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, NULL, NULL));
+    modulus_of[i] = PetscSqrtReal(PetscRealPart(kr) * PetscRealPart(kr) + PetscRealPart(ki) * PetscRealPart(ki));
+    infinite[i]   = (PetscBool) !(modulus_of[i] < PETSC_INFINITY);
+  }
+  PetscCall(MbsEigenMarkInfinite_Private(nq, M, nconv, modulus_of, infinite));
+  for (PetscInt i = 0; i < nconv; i++)
+    if (!infinite[i]) scale = PetscMax(scale, modulus_of[i]);
+  for (PetscInt i = 0; i < nconv; i++) {
+    PetscScalar        kr, ki;
+    PetscReal          re, im, modulus, peak = 0;
+    const PetscScalar *vr, *vi;
+    PetscInt           ipeak = 0;
+
+    if (infinite[i]) continue;
+    PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, xr, xi));
+    re      = PetscRealPart(kr);
+    im      = PetscRealPart(ki);
+    modulus = PetscSqrtReal(re * re + im * im);
+    if (im < -1e-12 * scale) continue; /* the conjugate of a reported mode */
+    if (PetscAbsReal(im) <= 1e-12 * scale) {
+      if (modulus <= 1e-8 * scale) result->nzero++;
+      result->real_eigenvalues[result->nreal++] = modulus <= 1e-8 * scale ? 0 : re;
+      continue;
+    }
+    result->frequency_hz[result->nmode]  = modulus / (2 * PETSC_PI);
+    result->damping_ratio[result->nmode] = -re / modulus;
+    PetscCall(VecGetArrayRead(xr, &vr));
+    PetscCall(VecGetArrayRead(xi, &vi));
+    for (PetscInt k = 0; k < nq; k++) {
+      PetscReal size = PetscSqrtReal(PetscSqr(PetscRealPart(vr[k])) + PetscSqr(PetscRealPart(vi[k])));
+
+      if (size > peak) {
+        peak  = size;
+        ipeak = k;
+      }
+    }
+    for (PetscInt k = 0; k < nq; k++) { /* x / x[ipeak], complex division */
+      PetscReal ar = PetscRealPart(vr[k]), ai = PetscRealPart(vi[k]), br = PetscRealPart(vr[ipeak]), bi = PetscRealPart(vi[ipeak]), d = br * br + bi * bi;
+
+      result->modes[result->nmode * 2 * nq + 2 * k]     = (ar * br + ai * bi) / d;
+      result->modes[result->nmode * 2 * nq + 2 * k + 1] = (ai * br - ar * bi) / d;
+    }
+    PetscCall(VecRestoreArrayRead(xi, &vi));
+    PetscCall(VecRestoreArrayRead(xr, &vr));
+    result->nmode++;
+  }
+  result->unstable = PETSC_FALSE;
+  for (PetscInt i = 0; i < result->nmode; i++) result->unstable = (PetscBool)(result->unstable || result->damping_ratio[i] < -1e-12);
+  for (PetscInt i = 0; i < result->nreal; i++) result->unstable = (PetscBool)(result->unstable || result->real_eigenvalues[i] > 1e-12 * scale);
+  MbsEigenSort_Private(result);
+  PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues converged (%s)\n", nconv, 2 * nq, linear ? "all, dense" : "selected"));
+
+  PetscCall(PetscFree2(modulus_of, infinite));
+  PetscCall(VecDestroy(&xi));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(PEPDestroy(&pep));
+  for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&A[i]));
+  PetscCall(PetscFree3(M, C, K));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenView - The table of modes: frequency [Hz] and damping ratio, real eigenvalues, rigid-body modes. Collective on comm.
+@*/
+PetscErrorCode MbsEigenView(MPI_Comm comm, const MbsEigenResult *result)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "  mode   frequency [Hz]   damping ratio\n"));
+  for (PetscInt i = 0; i < result->nmode; i++) PetscCall(PetscPrintf(comm, "  %4" PetscInt_FMT "   %14.8g   %13.6e\n", i + 1, (double)result->frequency_hz[i], (double)result->damping_ratio[i]));
+  for (PetscInt i = 0; i < result->nreal; i++) {
+    if (result->real_eigenvalues[i] == 0) PetscCall(PetscPrintf(comm, "  real eigenvalue 0 (rigid-body mode)\n"));
+    else PetscCall(PetscPrintf(comm, "  real eigenvalue %.8e 1/s\n", (double)result->real_eigenvalues[i]));
+  }
+  if (result->unstable) PetscCall(PetscPrintf(comm, "  WARNING: the linearised system is unstable (an eigenvalue with positive real part)\n"));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenWrite - <group>/{frequency_hz, damping_ratio, real_eigenvalues, modes (mode x coordinate x re,im)}. Not collective.
+@*/
+PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsEigenResult *result)
+{
+  char     path[128], text[32];
+  PetscInt dims[3] = {result->nmode, result->nq, 2};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/frequency_hz", group));
+  PetscCall(MbsH5WriteReals(writer, path, 1, &result->nmode, result->frequency_hz, "Hz"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/damping_ratio", group));
+  PetscCall(MbsH5WriteReals(writer, path, 1, &result->nmode, result->damping_ratio, "1"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/real_eigenvalues", group));
+  PetscCall(MbsH5WriteReals(writer, path, 1, &result->nreal, result->real_eigenvalues, "1/s"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/modes", group));
+  PetscCall(MbsH5WriteReals(writer, path, 3, dims, result->modes, "1 (largest component 1; re, im)"));
+  PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, result->nzero));
+  PetscCall(MbsH5WriteAttribute(writer, path, "rigid_body_modes", text));
+  PetscCall(MbsH5WriteAttribute(writer, path, "unstable", result->unstable ? "yes" : "no"));
+  PetscFunctionReturn(0);
+}

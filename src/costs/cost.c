@@ -1,0 +1,143 @@
+/*
+  The cost registry: a cost compares the simulated output of one experiment with a measurement. Each
+  type is one file and one MbsCostRegister line:
+
+    spectrum  J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2 over a band or engine orders (cost_spectrum.c)
+    time      J = int (y - y_meas)^2 dt (cost_time.c)
+*/
+#include "costs/costimpl.h"
+
+static PetscFunctionList MbsCostList              = NULL;
+static PetscBool         MbsCostRegisterAllCalled = PETSC_FALSE;
+
+PetscErrorCode MbsCostRegister(const char name[], PetscErrorCode (*create)(MbsCost))
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListAdd(&MbsCostList, name, create));
+  PetscFunctionReturn(0);
+}
+
+/* Frees the registry at PetscFinalize() */
+static PetscErrorCode MbsCostFinalizePackage(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListDestroy(&MbsCostList));
+  MbsCostRegisterAllCalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostRegisterAll - Registers the costs "spectrum" and "time". Not collective.
+@*/
+PetscErrorCode MbsCostRegisterAll(void)
+{
+  PetscFunctionBeginUser;
+  if (MbsCostRegisterAllCalled) PetscFunctionReturn(0);
+  MbsCostRegisterAllCalled = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(MbsCostFinalizePackage));
+  PetscCall(MbsCostRegister("spectrum", MbsCostCreate_Spectrum));
+  PetscCall(MbsCostRegister("time", MbsCostCreate_Time));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostCreate - Creates a cost for the output of the model; its type is chosen by MbsCostSetFromOptions(). Not collective.
+@*/
+PetscErrorCode MbsCostCreate(MbsModel model, MbsCost *cost)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostRegisterAll());
+  PetscCall(PetscNew(cost));
+  (*cost)->model = model;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostSetFromOptions - Reads -cost and the options of that cost. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
+{
+  char type[32]                     = "spectrum";
+  PetscErrorCode (*create)(MbsCost) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(cost->model->comm, NULL, "Cost", "MbsCost");
+  PetscCall(PetscOptionsFList("-cost", "Cost compared with the measurement", "MbsCostSetFromOptions", MbsCostList, type, type, sizeof(type), NULL));
+  PetscCall(PetscFunctionListFind(MbsCostList, type, &create));
+  if (!create) {
+    char known[256];
+
+    PetscCall(MbsFunctionListNames(MbsCostList, known, sizeof(known)));
+    SETERRQ(cost->model->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown cost '%s' (-cost); known costs: %s", type, known);
+  }
+  PetscOptionsEnd();
+  PetscCall(PetscStrncpy(cost->type, type, sizeof(cost->type)));
+  PetscCall(create(cost));
+  if (cost->ops.set_from_options) PetscCall(cost->ops.set_from_options(cost));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostSetUp - Takes the measured data the cost compares with from the measurement (path names the file in
+  messages); the measurement must outlive the cost. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsCostSetUp(MbsCost cost, const char path[], const MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(cost->ops.set_up(cost, path, meas));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCostGetType(MbsCost cost, const char **type)
+{
+  PetscFunctionBeginUser;
+  *type = cost->type;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostEvaluate - The discrete cost J of a simulated signal; afterwards MbsCostDensity() gives its adjoint density. Not collective.
+@*/
+PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(cost->ops.evaluate(cost, signal, J));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostDensity - r'(t, y) with dJ/dy_n = c_n r'(t_n, y_n) for the signal of the last MbsCostEvaluate(). Not collective.
+@*/
+PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, PetscReal y, PetscReal *drdy)
+{
+  PetscFunctionBeginUser;
+  PetscCall(cost->ops.density(cost, t, y, drdy));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostRecord - Keeps the model's curve of a signal (0: initial, 1: identified) for the result file. Not collective.
+@*/
+PetscErrorCode MbsCostRecord(MbsCost cost, const MbsSignal *signal, PetscInt slot)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(slot >= 0 && slot < MBS_COST_SLOTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Cost record slot %" PetscInt_FMT " out of range [0, %d)", slot, MBS_COST_SLOTS);
+  PetscCall(cost->ops.record(cost, signal, slot));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCostWrite(MbsCost cost, MbsH5Writer *writer)
+{
+  PetscFunctionBeginUser;
+  PetscCall(cost->ops.write(cost, writer));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCostDestroy(MbsCost *cost)
+{
+  PetscFunctionBeginUser;
+  if (!*cost) PetscFunctionReturn(0);
+  if ((*cost)->ops.destroy) PetscCall((*cost)->ops.destroy(*cost));
+  PetscCall(PetscFree(*cost));
+  PetscFunctionReturn(0);
+}

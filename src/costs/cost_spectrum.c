@@ -1,0 +1,309 @@
+/*
+  Spectrum cost: the model's Fourier coefficients A_k, B_k against measured amplitudes |X_k|,
+
+    squared form (default)    J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2
+    amplitude form            J = 1/2 sum_k (sqrt(A_k^2 + B_k^2) - |X_k|)^2
+
+  over the measured spectrum lines in the band -band_hz, and/or the engine orders -orders at the measured
+  speeds in -speed_rpm. Only these coefficients enter J, so parts of the model outside the band do not
+  spoil the fit.
+
+  The coefficient adjoints alpha_k = dJ/dA_k, beta_k = dJ/dB_k are constants once the forward pass is
+  done; the adjoint density is G(t) = sum_k 2/L eta(t) (alpha_k cos w_k tau + beta_k sin w_k tau), one
+  forcing whatever the number of coefficients.
+*/
+#include "costs/costimpl.h"
+
+typedef enum {
+  MBS_SPECTRUM_SQUARED,
+  MBS_SPECTRUM_AMPLITUDE
+} MbsSpectrumForm;
+
+static const char *const MbsSpectrumForms[] = {"squared", "amplitude", "MbsSpectrumForm", "MBS_SPECTRUM_", NULL};
+
+typedef struct {
+  MbsSpectrumForm   form;
+  MbsFourierOptions opts;
+  MbsFourier        fourier;  /* the coefficients in J */
+  PetscReal        *measured; /* |X_k| of each coefficient in J */
+  PetscReal        *alpha, *beta;
+  /* the adjoint density at the samples of the last evaluation: the adjoint asks for it there, several times */
+  PetscInt   nsample, nsample_alloc;
+  PetscReal *sample_t, *sample_G;
+  /* every measured line and order, for the result file: lines first, then speed-major orders */
+  const MbsMeasurement *meas;
+  MbsFourier            display;
+  PetscReal            *curve[MBS_COST_SLOTS]; /* model amplitudes of the display coefficients */
+  PetscBool             use_lines;
+  PetscReal             band[2];
+  PetscReal             speed_range[2];
+} MbsCostSpectrum;
+
+/* The measured lines must be harmonics k/L of the analysis window, or the model's coefficients would not be comparable. */
+static PetscErrorCode MbsCostSpectrumAddLines_Private(MbsCost cost, const char path[], const MbsFourierOptions *opts)
+{
+  MbsCostSpectrum      *ctx  = (MbsCostSpectrum *)cost->data;
+  const MbsMeasurement *meas = ctx->meas;
+  PetscReal             L    = opts->interval[1] - opts->interval[0];
+  PetscInt              ncost;
+
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nfreq > 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /spectrum, which the spectrum cost compares with; give -orders for an order cost", path);
+  ctx->band[0] = opts->band_set ? opts->band[0] : meas->frequency[0];
+  ctx->band[1] = opts->band_set ? opts->band[1] : meas->frequency[meas->nfreq - 1];
+  PetscCheck(ctx->band[1] >= ctx->band[0], cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-band_hz %g,%g: lo must not exceed hi", (double)ctx->band[0], (double)ctx->band[1]);
+  for (PetscInt j = 0; j < meas->nfreq; j++) {
+    PetscReal f = meas->frequency[j], k = f * L;
+
+    PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6 * PetscMax(1, k), cost->model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s': /spectrum/frequency[%" PetscInt_FMT "] = %g Hz is not a harmonic of the analysis window [%g, %g] s; set -spectrum_interval (or -time_span) to the interval the measurement was analysed over", path, j, (double)f,
+               (double)opts->interval[0], (double)opts->interval[1]);
+    PetscCall(MbsFourierAddCoefficient(ctx->display, opts->window, opts->interval[0], opts->interval[1], f));
+    if (f < ctx->band[0] - 1e-9 * L || f > ctx->band[1] + 1e-9 * L) continue;
+    PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+    ctx->measured[ncost] = meas->amplitude[j];
+    PetscCall(MbsFourierAddCoefficient(ctx->fourier, opts->window, opts->interval[0], opts->interval[1], f));
+  }
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+  PetscCheck(ncost > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no spectrum line in the band -band_hz %g,%g (its lines: %g to %g Hz)", path, (double)ctx->band[0], (double)ctx->band[1], (double)meas->frequency[0],
+             (double)meas->frequency[meas->nfreq - 1]);
+  PetscFunctionReturn(0);
+}
+
+/* Orders -orders at the measured speeds within -speed_rpm lo,hi; every requested order must have been measured. */
+static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char path[], const MbsFourierOptions *opts, PetscInt order_index[])
+{
+  MbsCostSpectrum      *ctx  = (MbsCostSpectrum *)cost->data;
+  const MbsMeasurement *meas = ctx->meas;
+  PetscReal            *speed;
+  PetscInt              nspeed = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nspeed > 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders, which -orders compares with", path);
+  PetscCheck(opts->nspeed_range == 0 || opts->nspeed_range == 2, cost->model->comm, PETSC_ERR_ARG_SIZ, "-speed_rpm of a cost selects measured speeds: give lo,hi [rpm]");
+  ctx->speed_range[0] = opts->nspeed_range ? opts->speed_range[0] : meas->speed[0];
+  ctx->speed_range[1] = opts->nspeed_range ? opts->speed_range[1] : meas->speed[meas->nspeed - 1];
+  for (PetscInt o = 0; o < opts->norder; o++) {
+    order_index[o] = -1;
+    for (PetscInt m = 0; m < meas->norder; m++)
+      if (PetscAbsReal(meas->order[m] - opts->order[o]) <= 1e-9 * PetscAbsReal(opts->order[o])) order_index[o] = m;
+    PetscCheck(order_index[o] >= 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no order %g in /orders/order (-orders)", path, (double)opts->order[o]);
+  }
+  if (opts->stationary_rpm > 0) { /* one speed, on the last -window_cycles revolutions of the simulated interval */
+    PetscReal n = opts->stationary_rpm, t_u = cost->model->tf, t_l = t_u - opts->window_cycles * 60 / n;
+    PetscBool measured = PETSC_FALSE;
+
+    for (PetscInt s = 0; s < meas->nspeed; s++) measured = (PetscBool)(measured || PetscAbsReal(meas->speed[s] - n) <= 1e-9 * n);
+    PetscCheck(measured, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed %g rpm in /orders/speed (-stationary_rpm)", path, (double)n);
+    PetscCheck(t_l >= cost->model->t0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "The window of %g revolutions at %g rpm does not fit the simulated interval [%g, %g] s", (double)opts->window_cycles, (double)n, (double)cost->model->t0, (double)t_u);
+    ctx->speed_range[0] = ctx->speed_range[1] = n;
+    PetscCall(MbsFourierAddStationaryOrders(ctx->display, opts->order_window, t_l, t_u, n, meas->norder, meas->order));
+    PetscCall(MbsFourierAddStationaryOrders(ctx->fourier, opts->order_window, t_l, t_u, n, opts->norder, opts->order));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMalloc1(meas->nspeed, &speed));
+  for (PetscInt s = 0; s < meas->nspeed; s++)
+    if (meas->speed[s] >= ctx->speed_range[0] && meas->speed[s] <= ctx->speed_range[1]) speed[nspeed++] = meas->speed[s];
+  PetscCheck(nspeed > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no speed in -speed_rpm %g,%g (its speeds: %g to %g rpm)", path, (double)ctx->speed_range[0], (double)ctx->speed_range[1], (double)meas->speed[0],
+             (double)meas->speed[meas->nspeed - 1]);
+  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], meas->norder, meas->order, nspeed, speed));
+  PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], opts->norder, opts->order, nspeed, speed));
+  PetscCall(PetscFree(speed));
+  PetscFunctionReturn(0);
+}
+
+/* Row of the measured order table that holds the speed [rpm] */
+static PetscInt MbsMeasuredSpeedIndex_Private(const MbsMeasurement *meas, PetscReal speed)
+{
+  PetscInt best = 0;
+
+  for (PetscInt s = 1; s < meas->nspeed; s++)
+    if (PetscAbsReal(meas->speed[s] - speed) < PetscAbsReal(meas->speed[best] - speed)) best = s;
+  return best;
+}
+
+static PetscErrorCode MbsCostSetFromOptions_Spectrum(MbsCost cost)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierOptionsRead(cost->model->t0, cost->model->tf, &ctx->opts));
+  PetscOptionsBegin(cost->model->comm, NULL, "Spectrum cost", "MbsCost");
+  PetscCall(PetscOptionsEnum("-cost_form", "squared: 1/4 sum (|X|^2 - |X_meas|^2)^2; amplitude: 1/2 sum (|X| - |X_meas|)^2", "MbsCostSetFromOptions", MbsSpectrumForms, (PetscEnum)ctx->form, (PetscEnum *)&ctx->form, NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsFourierSetWindowGain(ctx->fourier, ctx->opts.gain));
+  PetscCall(MbsFourierSetWindowGain(ctx->display, ctx->opts.gain));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], const MbsMeasurement *meas)
+{
+  MbsCostSpectrum         *ctx  = (MbsCostSpectrum *)cost->data;
+  const MbsFourierOptions *opts = &ctx->opts;
+  PetscInt                 ncost, nlines = 0, offset, nspeed, norder, order_index[64];
+  const PetscReal         *speed;
+
+  PetscFunctionBeginUser;
+  ctx->meas = meas;
+  ncost     = meas->nfreq + meas->nspeed * meas->norder; /* at most */
+  PetscCall(PetscMalloc3(ncost, &ctx->measured, ncost, &ctx->alpha, ncost, &ctx->beta));
+  /* lines unless only orders are asked for */
+  ctx->use_lines = (PetscBool)(opts->band_set || !opts->norder);
+  if (ctx->use_lines) PetscCall(MbsCostSpectrumAddLines_Private(cost, path, opts));
+  else if (meas->nfreq > 0) {
+    for (PetscInt j = 0; j < meas->nfreq; j++) PetscCall(MbsFourierAddCoefficient(ctx->display, opts->window, opts->interval[0], opts->interval[1], meas->frequency[j]));
+  }
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &nlines));
+  if (opts->norder) PetscCall(MbsCostSpectrumAddOrders_Private(cost, path, opts, order_index));
+  PetscCall(MbsFourierGetOrderLayout(ctx->fourier, &offset, &nspeed, &speed, &norder, NULL));
+  for (PetscInt s = 0; s < nspeed; s++) {
+    PetscInt ms = MbsMeasuredSpeedIndex_Private(meas, speed[s]);
+
+    for (PetscInt o = 0; o < norder; o++) ctx->measured[offset + s * norder + o] = meas->order_amplitude[ms * meas->norder + order_index[o]];
+  }
+  PetscCall(PetscInfo(NULL, "Spectrum cost: %" PetscInt_FMT " lines and %" PetscInt_FMT " orders x %" PetscInt_FMT " speeds\n", nlines, norder, nspeed));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostEvaluate_Spectrum(MbsCost cost, const MbsSignal *signal, PetscReal *J)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  const PetscReal *A, *B;
+  PetscInt         ncost;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierSetQuadratureTheta(ctx->fourier, signal->theta));
+  PetscCall(MbsFourierCompute(ctx->fourier, signal->n, signal->t, signal->y));
+  PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+  *J = 0;
+  for (PetscInt k = 0; k < ncost; k++) {
+    PetscReal power = A[k] * A[k] + B[k] * B[k];
+
+    if (ctx->form == MBS_SPECTRUM_SQUARED) {
+      PetscReal e = power - ctx->measured[k] * ctx->measured[k];
+
+      *J += 0.25 * e * e;
+      ctx->alpha[k] = e * A[k];
+      ctx->beta[k]  = e * B[k];
+    } else {
+      PetscReal amplitude = PetscSqrtReal(power), e = amplitude - ctx->measured[k];
+
+      *J += 0.5 * e * e;
+      ctx->alpha[k] = amplitude > 0 ? e * A[k] / amplitude : 0;
+      ctx->beta[k]  = amplitude > 0 ? e * B[k] / amplitude : 0;
+    }
+  }
+  if (signal->n > ctx->nsample_alloc) {
+    PetscCall(PetscFree2(ctx->sample_t, ctx->sample_G));
+    PetscCall(PetscMalloc2(signal->n, &ctx->sample_t, signal->n, &ctx->sample_G));
+    ctx->nsample_alloc = signal->n;
+  }
+  ctx->nsample = signal->n;
+  PetscCall(PetscArraycpy(ctx->sample_t, signal->t, signal->n));
+  PetscCall(MbsFourierAdjointDensitySamples(ctx->fourier, ctx->alpha, ctx->beta, signal->n, signal->t, ctx->sample_G));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostDensity_Spectrum(MbsCost cost, PetscReal t, PetscReal y, PetscReal *drdy)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  PetscInt         i   = MbsLowerBound(ctx->sample_t, ctx->nsample, t);
+
+  PetscFunctionBeginUser;
+  if (i < ctx->nsample && ctx->sample_t[i] == t) *drdy = ctx->sample_G[i];
+  else PetscCall(MbsFourierAdjointDensity(ctx->fourier, ctx->alpha, ctx->beta, t, drdy));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostRecord_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt slot)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  const PetscReal *A, *B;
+  PetscInt         n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierGetNumCoefficients(ctx->display, &n));
+  if (!ctx->curve[slot]) PetscCall(PetscMalloc1(n, &ctx->curve[slot]));
+  PetscCall(MbsFourierSetQuadratureTheta(ctx->display, signal->theta));
+  PetscCall(MbsFourierCompute(ctx->display, signal->n, signal->t, signal->y));
+  PetscCall(MbsFourierGetCoefficients(ctx->display, &A, &B));
+  for (PetscInt j = 0; j < n; j++) ctx->curve[slot][j] = PetscSqrtReal(A[j] * A[j] + B[j] * B[j]);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostWrite_Spectrum(MbsCost cost, MbsH5Writer *writer)
+{
+  MbsCostSpectrum      *ctx  = (MbsCostSpectrum *)cost->data;
+  const MbsMeasurement *meas = ctx->meas;
+  const char           *unit = cost->model->output_unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
+  char                  path[64];
+  PetscInt              offset, nspeed, norder;
+  const PetscReal      *speed;
+
+  PetscFunctionBeginUser;
+  if (meas->nfreq > 0) {
+    PetscInt two = 2;
+
+    PetscCall(MbsH5WriteReals(writer, "/spectrum/frequency", 1, &meas->nfreq, meas->frequency, "Hz"));
+    PetscCall(MbsH5WriteReals(writer, "/spectrum/measured", 1, &meas->nfreq, meas->amplitude, unit));
+    for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) {
+      if (!ctx->curve[s]) continue;
+      PetscCall(PetscSNPrintf(path, sizeof(path), "/spectrum/%s", slot_name[s]));
+      PetscCall(MbsH5WriteReals(writer, path, 1, &meas->nfreq, ctx->curve[s], unit));
+    }
+    if (ctx->use_lines) PetscCall(MbsH5WriteReals(writer, "/spectrum/band", 1, &two, ctx->band, "Hz"));
+  }
+  PetscCall(MbsFourierGetOrderLayout(ctx->display, &offset, &nspeed, NULL, &norder, NULL));
+  if (nspeed > 0) { /* the speeds of the display set, which are the selected measured speeds */
+    PetscInt   dims[2] = {nspeed, norder}, two = 2;
+    PetscReal *measured;
+
+    PetscCall(MbsFourierGetOrderLayout(ctx->display, &offset, &nspeed, &speed, &norder, NULL));
+    PetscCall(PetscMalloc1(nspeed * norder, &measured));
+    for (PetscInt s = 0; s < nspeed; s++) PetscCall(PetscArraycpy(&measured[s * norder], &meas->order_amplitude[MbsMeasuredSpeedIndex_Private(meas, speed[s]) * meas->norder], norder));
+    PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &nspeed, speed, "rpm"));
+    PetscCall(MbsH5WriteReals(writer, "/orders/order", 1, &meas->norder, meas->order, "1"));
+    PetscCall(MbsH5WriteReals(writer, "/orders/measured", 2, dims, measured, unit));
+    PetscCall(PetscFree(measured));
+    for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) {
+      if (!ctx->curve[s]) continue;
+      PetscCall(PetscSNPrintf(path, sizeof(path), "/orders/%s", slot_name[s]));
+      PetscCall(MbsH5WriteReals(writer, path, 2, dims, ctx->curve[s] + offset, unit));
+    }
+    PetscCall(MbsH5WriteReals(writer, "/orders/speed_range", 1, &two, ctx->speed_range, "rpm"));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostDestroy_Spectrum(MbsCost cost)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierDestroy(&ctx->fourier));
+  PetscCall(MbsFourierDestroy(&ctx->display));
+  PetscCall(PetscFree3(ctx->measured, ctx->alpha, ctx->beta));
+  PetscCall(PetscFree2(ctx->sample_t, ctx->sample_G));
+  for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) PetscCall(PetscFree(ctx->curve[s]));
+  PetscCall(PetscFree(cost->data));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
+{
+  MbsCostSpectrum *ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&ctx));
+  PetscCall(MbsFourierCreate(&ctx->fourier));
+  PetscCall(MbsFourierCreate(&ctx->display));
+  cost->data                 = ctx;
+  cost->ops.set_from_options = MbsCostSetFromOptions_Spectrum;
+  cost->ops.set_up           = MbsCostSetUp_Spectrum;
+  cost->ops.evaluate         = MbsCostEvaluate_Spectrum;
+  cost->ops.density          = MbsCostDensity_Spectrum;
+  cost->ops.record           = MbsCostRecord_Spectrum;
+  cost->ops.write            = MbsCostWrite_Spectrum;
+  cost->ops.destroy          = MbsCostDestroy_Spectrum;
+  PetscFunctionReturn(0);
+}

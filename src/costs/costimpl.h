@@ -1,0 +1,37 @@
+/* What a cost implements (registry in cost.c, one file per cost). */
+#pragma once
+
+#include "core/coreimpl.h"
+
+/*
+  What a cost implements. The discrete cost J depends on the output samples y_n only, and its derivative is
+  dJ/dy_n = c_n r'(t_n, y_n), c_n the sample's quadrature weight and r' the cost's adjoint density: the
+  adjoint solve integrates r' with the integrator's own rule, so the gradient is exact for the discrete J.
+*/
+#define MBS_COST_SLOTS 2 /* recorded comparisons: 0 initial, 1 identified */
+typedef struct {
+  /* reads the cost's options */
+  PetscErrorCode (*set_from_options)(MbsCost);
+  /* takes what the cost needs of the measurement (file name for messages); the measurement must outlive the cost */
+  PetscErrorCode (*set_up)(MbsCost, const char[], const MbsMeasurement *);
+  /* J of a simulated signal; keeps what the adjoint density needs */
+  PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
+  /* r'(t, y) after evaluate */
+  PetscErrorCode (*density)(MbsCost, PetscReal, PetscReal, PetscReal *);
+  /* keeps the model's curve (spectrum, orders or signal) of a signal in a slot, for the result file */
+  PetscErrorCode (*record)(MbsCost, const MbsSignal *, PetscInt);
+  /* writes the measured curve and the recorded ones */
+  PetscErrorCode (*write)(MbsCost, MbsH5Writer *);
+  PetscErrorCode (*destroy)(MbsCost);
+} MbsCostOps;
+
+struct _p_MbsCost {
+  char       type[32];
+  MbsModel   model;
+  MbsCostOps ops;
+  void      *data;
+};
+
+PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);

@@ -1,0 +1,174 @@
+/*
+  The cost and its gradient with respect to selected parameters: one forward solve and ONE discrete adjoint
+  solve (PETSc TSAdjoint on the stored trajectory), whatever the number of parameters and of Fourier
+  coefficients.
+
+  The cost enters the adjoint through a quadrature sub-TS whose integrand derivative is
+  dr/dU = r'(t, y(U)) dy/dU, r' the cost's adjoint density evaluated after the forward pass. The sub-TS
+  integrates it with the integrator's own rule, weight c_n on sample n, which is exactly dJ/dy_n of the
+  discrete cost; the parameters enter through dF/dp (TSSetIJacobianP). The trajectory is kept in memory by
+  default; -ts_trajectory_type and its checkpointing options are honoured.
+*/
+#include "identification/identificationimpl.h"
+
+typedef struct {
+  MbsModel        model;
+  MbsCost         cost;
+  PetscInt        nid;
+  const PetscInt *id;   /* identified parameters */
+  Mat             Jp;   /* dF/dp of the identified parameters, n x nid */
+  Mat             DRDU; /* dr/dU as a column, n x 1 */
+  PetscReal      *jp_all, *dydu;
+  PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
+} MbsAdjointContext;
+
+static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  PetscInt           n   = adj->model->n;
+  const PetscScalar *u, *udot;
+  PetscScalar       *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(VecGetArrayRead(Udot, &udot));
+  PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
+  PetscCall(VecRestoreArrayRead(Udot, &udot));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  for (PetscInt k = 0; k < adj->nid; k++) PetscCall(PetscArraycpy(a + k * n, adj->jp_all + adj->id[k] * n, n));
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* r(t, U) = r'(t, y) y: any integrand with the right derivative serves; the cost's value comes from the forward pass */
+static PetscErrorCode MbsCostIntegrand(TS ts, PetscReal t, Vec U, Vec R, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  const PetscScalar *u;
+  PetscReal          y, drdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MbsModelOutput(adj->model, t, u, &y, NULL));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MbsCostDensity(adj->cost, t, y, &drdy));
+  PetscCall(VecSetValue(R, 0, drdy * y, INSERT_VALUES));
+  PetscCall(VecAssemblyBegin(R));
+  PetscCall(VecAssemblyEnd(R));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  PetscInt           n   = adj->model->n;
+  const PetscScalar *u;
+  PetscScalar       *a;
+  PetscReal          y, drdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MbsModelOutput(adj->model, t, u, &y, adj->dydu));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MbsCostDensity(adj->cost, t, y, &drdy));
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  for (PetscInt i = 0; i < n; i++) a[i] = drdy * adj->dydu[i];
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The backward sweep of a long run-up takes minutes without a word otherwise */
+static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  PetscReal          t0 = adj->model->t0, tf = adj->model->tf;
+  PetscBool          due;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsProgressDue(&adj->last_progress, &due));
+  if (due) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  adjoint %s: t = %g s of [%g, %g] (%.0f %% done), step %" PetscInt_FMT "\n", adj->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (tf - t) / (tf - t0)), step));
+  PetscFunctionReturn(0);
+}
+
+/* Called by MbsSimulate_Private() before the TS reads its options */
+static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  TSTrajectory       trajectory;
+  TS                 quadts;
+  PetscMPIInt        rank;
+  char               dirname[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(TSSetSaveTrajectory(ts));
+  PetscCall(TSGetTrajectory(ts, &trajectory));
+  PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
+  /* every rank integrates its own experiment: a trajectory on disk (-ts_trajectory_type basic) needs its own directory */
+  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+  PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d", rank));
+  PetscCall(TSTrajectorySetDirname(trajectory, dirname));
+  PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
+  PetscCall(TSCreateQuadratureTS(ts, PETSC_FALSE, &quadts));
+  PetscCall(TSSetRHSFunction(quadts, NULL, MbsCostIntegrand, adj));
+  PetscCall(TSSetRHSJacobian(quadts, adj->DRDU, adj->DRDU, MbsCostIntegrandJacobian, adj));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
+  id[0..nid-1] by one adjoint solve. A failed forward integration is not an error: *ok is PETSC_FALSE, J is
+  infinite and grad is left alone. The TS reads the options -ts_*. Not collective.
+@*/
+PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+{
+  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL, 0};
+  MbsSignal         signal;
+  TS                ts = NULL;
+
+  PetscFunctionBeginUser;
+  if (grad) {
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj.Jp));
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj.DRDU));
+    PetscCall(PetscMalloc2(model->n * model->np, &adj.jp_all, model->n, &adj.dydu));
+  }
+  PetscCall(MbsSimulate_Private(model, NULL, grad ? MbsAdjointSetUp : NULL, &adj, NULL, NULL, &signal, grad ? &ts : NULL));
+  *ok = (PetscBool)(signal.reason >= 0 && !signal.nonfinite);
+  *J  = PETSC_INFINITY;
+  if (*ok) PetscCall(MbsCostEvaluate(cost, &signal, J));
+  if (*ok && grad) {
+    Vec                lambda, mu;
+    const PetscScalar *g;
+    SNES               snes;
+    PetscInt           lag;
+
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &lambda));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &mu));
+    PetscCall(VecSet(lambda, 0)); /* no end-point term */
+    PetscCall(VecSet(mu, 0));
+    PetscCall(TSSetCostGradients(ts, 1, &lambda, &mu));
+    PetscCall(PetscTime(&adj.last_progress));
+    PetscCall(TSAdjointMonitorSet(ts, MbsAdjointProgress, &adj, NULL));
+    /* measured: a forward solve with a lagged Jacobian leaves the adjoint solves a stale factorisation, and the
+       gradient comes out wrong by orders of magnitude (a lagged forward solve alone is fine) */
+    PetscCall(TSGetSNES(ts, &snes));
+    PetscCall(SNESGetLagJacobian(snes, &lag));
+    PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
+    PetscCall(TSAdjointSolve(ts));
+    PetscCall(VecGetArrayRead(mu, &g));
+    PetscCall(PetscArraycpy(grad, g, nid));
+    PetscCall(VecRestoreArrayRead(mu, &g));
+    PetscCall(VecDestroy(&mu));
+    PetscCall(VecDestroy(&lambda));
+  }
+  PetscCall(TSDestroy(&ts));
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(PetscFree2(adj.jp_all, adj.dydu));
+  PetscCall(MatDestroy(&adj.DRDU));
+  PetscCall(MatDestroy(&adj.Jp));
+  PetscFunctionReturn(0);
+}

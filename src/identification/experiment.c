@@ -1,0 +1,288 @@
+/*
+  The experiments of an identification. Each experiment has its own options: a copy of the global options
+  with its overrides, pushed as the default database (PetscOptionsPush) whenever its model, cost or
+  integrator reads options. Three ways to declare them:
+
+    -experiments a,b,c       named experiments; an option -a_X v sets -X v for experiment a only
+                             (e.g. -a_measurement a.h5 -a_p_F0 1.0; in YAML, a: {measurement: a.h5})
+    -sweep_rpm lo:hi:step    a stationary speed sweep: one experiment per speed n, simulated at constant
+                             speed for -warmup_cycles + -window_cycles revolutions, the orders analysed on
+                             the last -window_cycles revolutions (-stationary_rpm n, -time_span 0,T)
+    -segments K              a run-up cut into K segments of its measured speeds (-speed_rpm), each simulated
+                             from rest -warmup_cycles revolutions before its first window to its last window
+
+  Without any of them there is one experiment with the global options. The experiments are dealt to the
+  ranks by their estimated cost (time steps), largest first onto the least loaded rank.
+*/
+#include "identification/identificationimpl.h"
+
+/* The global options as "-name value" pairs (value NULL for a flag) */
+typedef struct {
+  int    argc;
+  char **argv;
+} MbsOptionList;
+
+static PetscErrorCode MbsOptionListGet_Private(MbsOptionList *list, char **all)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetAll(NULL, all));
+  PetscCall(PetscStrToArray(*all, ' ', &list->argc, &list->argv));
+  PetscFunctionReturn(0);
+}
+
+static PetscBool MbsIsOptionName(const char token[])
+{
+  return (PetscBool)(token[0] == '-' && ((token[1] >= 'a' && token[1] <= 'z') || (token[1] >= 'A' && token[1] <= 'Z') || token[1] == '_'));
+}
+
+/* The global options, then for every global option -<prefix>X its value as -X */
+static PetscErrorCode MbsExperimentOptionsCreate_Private(const char all[], const MbsOptionList *list, const char prefix[], PetscOptions *options)
+{
+  size_t len;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsCreate(options));
+  PetscCall(PetscOptionsInsertString(*options, all));
+  if (!prefix) PetscFunctionReturn(0);
+  PetscCall(PetscStrlen(prefix, &len));
+  for (int i = 0; i < list->argc; i++) {
+    PetscBool match;
+    char      name[256];
+
+    if (!MbsIsOptionName(list->argv[i])) continue;
+    PetscCall(PetscStrncmp(list->argv[i] + 1, prefix, len, &match));
+    if (!match) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", list->argv[i] + 1 + len));
+    PetscCall(PetscOptionsSetValue(*options, name, i + 1 < list->argc && !MbsIsOptionName(list->argv[i + 1]) ? list->argv[i + 1] : NULL));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsExperimentAdd_Private(PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments, const char name[], PetscOptions options)
+{
+  PetscFunctionBeginUser;
+  if (*n == *nalloc) {
+    MbsExperiment *grown;
+
+    *nalloc = PetscMax(8, 2 * *nalloc);
+    PetscCall(PetscCalloc1(*nalloc, &grown));
+    PetscCall(PetscArraycpy(grown, *experiments, *n));
+    PetscCall(PetscFree(*experiments));
+    *experiments = grown;
+  }
+  PetscCall(PetscStrncpy((*experiments)[*n].name, name, sizeof((*experiments)[*n].name)));
+  (*experiments)[*n].options = options;
+  (*n)++;
+  PetscFunctionReturn(0);
+}
+
+/* "lo:hi:step" or "lo,hi,step" */
+static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], PetscReal range[3])
+{
+  char *copy, *token, *rest;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrallocpy(text, &copy));
+  rest = copy;
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscBool ok;
+
+    token = rest;
+    while (*rest && *rest != ':' && *rest != ',') rest++;
+    ok = (PetscBool)(*rest || i == 2);
+    if (*rest) *rest++ = 0;
+    PetscCheck(ok && token[0], comm, PETSC_ERR_ARG_WRONG, "-sweep_rpm needs lo:hi:step [rpm], got '%s'", text);
+    range[i] = atof(token);
+  }
+  PetscCall(PetscFree(copy));
+  PetscCheck(range[0] > 0 && range[1] >= range[0] && range[2] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sweep_rpm %s: needs 0 < lo <= hi and step > 0 [rpm]", text);
+  PetscFunctionReturn(0);
+}
+
+/*
+  A run-up's measured speeds in -speed_rpm cut into K groups; segment k is simulated from -warmup_cycles
+  revolutions before the window of its first speed to the end of the window of its last speed.
+*/
+static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+{
+  MbsFourierOptions opts;
+  MbsMeasurement    meas;
+  char              path[PETSC_MAX_PATH_LEN] = "";
+  PetscInt          first = -1, last = -1, nsel;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-measurement", path, sizeof(path), NULL));
+  PetscCheck(path[0], comm, PETSC_ERR_ARG_WRONG, "-segments cuts the run-up of the measurement: give -measurement");
+  PetscCall(MbsFourierOptionsRead(0, 1, &opts));
+  PetscCheck(opts.ramp_rpm[0] != opts.ramp_rpm[1], comm, PETSC_ERR_ARG_WRONG, "-segments needs the run-up: -ramp_rpm n0,n1 -ramp_time t0,t1");
+  PetscCall(MbsMeasurementRead(comm, path, &meas));
+  PetscCheck(meas.nspeed > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders to cut into -segments", path);
+  for (PetscInt s = 0; s < meas.nspeed; s++) {
+    if (opts.nspeed_range >= 2 && (meas.speed[s] < opts.speed_range[0] || meas.speed[s] > opts.speed_range[1])) continue;
+    if (first < 0) first = s;
+    last = s;
+  }
+  nsel = first < 0 ? 0 : last - first + 1;
+  PetscCheck(K >= 1 && K <= nsel, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments %" PetscInt_FMT ": must lie in [1, %" PetscInt_FMT "], the measured speeds of file '%s' in the range", K, nsel, path);
+  for (PetscInt k = 0; k < K; k++) {
+    PetscInt     s0 = first + k * nsel / K, s1 = first + (k + 1) * nsel / K - 1;
+    PetscReal    n0 = meas.speed[s0], n1 = meas.speed[s1], t_first, t_last, t_start, t_end;
+    PetscOptions options;
+    char         name[64], value[128];
+
+    PetscCall(MbsFourierWindowCentre(opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], n0, &t_first));
+    PetscCall(MbsFourierWindowCentre(opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], n1, &t_last));
+    t_start = t_first - 2 * 60 / n0 - warmup * 60 / n0;
+    t_end   = t_last + 2 * 60 / n1;
+    PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)t_start, (double)t_end));
+    PetscCall(PetscOptionsSetValue(options, "-time_span", value));
+    /* the cost selects the speeds by range: the midpoints to the neighbouring segments */
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)(s0 > first ? 0.5 * (meas.speed[s0 - 1] + n0) : n0), (double)(s1 < last ? 0.5 * (n1 + meas.speed[s1 + 1]) : n1)));
+    PetscCall(PetscOptionsSetValue(options, "-speed_rpm", value));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "segment%" PetscInt_FMT, k));
+    PetscCall(MbsExperimentAdd_Private(n, nalloc, experiments, name, options));
+  }
+  PetscCall(MbsMeasurementReset(&meas));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentsCreate - The experiments the options declare, each with its own options database. Collective.
+@*/
+PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **experiments)
+{
+  char          sweep[128] = "", *names[256], *all;
+  PetscInt      nnames = PETSC_STATIC_ARRAY_LENGTH(names), nsegments = 0, nalloc = 0, modes = 0;
+  PetscReal     warmup = 10, window = 4;
+  PetscBool     set_names, set_sweep, set_segments;
+  MbsOptionList list;
+
+  PetscFunctionBeginUser;
+  *n           = 0;
+  *experiments = NULL;
+  PetscOptionsBegin(comm, NULL, "Experiments", "MbsExperiment");
+  PetscCall(PetscOptionsStringArray("-experiments", "Named experiments a,b,...; -a_X v sets option -X for experiment a (default: one experiment)", "MbsExperimentsCreate", names, &nnames, &set_names));
+  PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", sweep, sweep, sizeof(sweep), &set_sweep));
+  PetscCall(PetscOptionsInt("-segments", "Cut the measured run-up into this many segments, one experiment each", "MbsExperimentsCreate", nsegments, &nsegments, &set_segments));
+  PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", warmup, &warmup, NULL));
+  PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis", "MbsFourierAddStationaryOrders", window, &window, NULL));
+  PetscOptionsEnd();
+  modes = (PetscInt)set_names + (PetscInt)set_sweep + (PetscInt)set_segments;
+  PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
+  PetscCheck(warmup >= 0 && window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCall(MbsOptionListGet_Private(&list, &all));
+
+  if (set_names) {
+    for (PetscInt e = 0; e < nnames; e++) {
+      PetscOptions options;
+      char         prefix[80];
+
+      PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", names[e]));
+      PetscCall(MbsExperimentOptionsCreate_Private(all, &list, prefix, &options));
+      PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, names[e], options));
+      PetscCall(PetscFree(names[e]));
+    }
+  } else if (set_sweep) {
+    PetscReal range[3];
+    PetscInt  count;
+
+    PetscCall(MbsParseSweep_Private(comm, sweep, range));
+    count = (PetscInt)PetscFloorReal((range[1] - range[0]) / range[2] + 1e-9) + 1;
+    for (PetscInt s = 0; s < count; s++) {
+      PetscReal    speed = range[0] + s * range[2];
+      PetscOptions options;
+      char         name[64], value[64];
+
+      PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+      PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g", (double)speed));
+      PetscCall(PetscOptionsSetValue(options, "-stationary_rpm", value));
+      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((warmup + window) * 60 / speed)));
+      PetscCall(PetscOptionsSetValue(options, "-time_span", value));
+      PetscCall(PetscSNPrintf(name, sizeof(name), "sweep_%grpm", (double)speed));
+      PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, name, options));
+    }
+  } else if (set_segments) {
+    PetscCall(MbsSegmentsCreate_Private(comm, nsegments, warmup, all, n, &nalloc, experiments));
+  } else {
+    PetscOptions options;
+
+    PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+    PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, "experiment", options));
+  }
+  PetscCall(PetscStrToArrayDestroy(list.argc, list.argv));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentsDistribute - Deals the experiments to the ranks by their cost: largest first, each to the rank with the
+  least cost so far (the lowest rank on a tie), so that every rank computes the same assignment. Not collective.
+@*/
+PetscErrorCode MbsExperimentsDistribute(PetscInt n, MbsExperiment experiments[], PetscMPIInt size)
+{
+  PetscInt  *order;
+  PetscReal *load;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n, &order));
+  PetscCall(PetscCalloc1(size, &load));
+  for (PetscInt e = 0; e < n; e++) order[e] = e;
+  for (PetscInt i = 1; i < n; i++) { /* stable insertion sort by decreasing cost */
+    PetscInt e = order[i], j = i;
+
+    while (j > 0 && experiments[order[j - 1]].steps < experiments[e].steps) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = e;
+  }
+  for (PetscInt i = 0; i < n; i++) {
+    MbsExperiment *exp  = &experiments[order[i]];
+    PetscMPIInt    best = 0;
+
+    for (PetscMPIInt r = 1; r < size; r++)
+      if (load[r] < load[best]) best = r;
+    exp->rank = best;
+    load[best] += exp->steps;
+  }
+  PetscCall(PetscFree(load));
+  PetscCall(PetscFree(order));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentsMarkUsed - Marks in the global options what the experiments used (an option -a_X counts as used when
+  experiment a used -X), so that -unused_options_error sees only the misspelt ones. Not collective.
+@*/
+PetscErrorCode MbsExperimentsMarkUsed(PetscInt n, MbsExperiment experiments[])
+{
+  MbsOptionList list;
+  char         *all;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsOptionListGet_Private(&list, &all));
+  for (int i = 0; i < list.argc; i++) {
+    PetscBool used = PETSC_FALSE, flag;
+
+    if (!MbsIsOptionName(list.argv[i])) continue;
+    for (PetscInt e = 0; e < n && !used; e++) {
+      size_t    len;
+      PetscBool match;
+
+      PetscCall(PetscOptionsUsed(experiments[e].options, list.argv[i] + 1, &used)); /* takes the name without its dash */
+      PetscCall(PetscStrlen(experiments[e].name, &len));
+      PetscCall(PetscStrncmp(list.argv[i] + 1, experiments[e].name, len, &match));
+      if (!used && match && list.argv[i][len + 1] == '_') {
+        char name[256];
+
+        PetscCall(PetscSNPrintf(name, sizeof(name), "%s", list.argv[i] + len + 2));
+        PetscCall(PetscOptionsUsed(experiments[e].options, name, &used));
+      }
+    }
+    if (used) PetscCall(PetscOptionsHasName(NULL, NULL, list.argv[i], &flag));
+  }
+  PetscCall(PetscStrToArrayDestroy(list.argc, list.argv));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,358 @@
+/*
+  The identification problem shared by gradcheck, identify and scan: experiments (experiment.c), each with
+  its model, measurement and cost, and the parameters to identify (-identify, default: every identifiable
+  parameter of the model), which all experiments share.
+
+  Each rank computes the experiments dealt to it. The per-experiment costs and gradients are gathered (every
+  entry has exactly one non-zero contribution, so the gather is exact) and summed in experiment order, so J,
+  the gradient, and every TAO iterate built on them, are bitwise the same on any number of ranks.
+*/
+#include "identification/identificationimpl.h"
+#include <petsctime.h>
+
+/* Creates the experiment's model, cost and measurement within its own options */
+static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
+{
+  PetscReal dt;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsPush(exp->options));
+  PetscCall(MbsModelCreate(obj->comm, &exp->model));
+  PetscCall(MbsModelSetFromOptions(exp->model));
+  PetscOptionsBegin(obj->comm, NULL, "Identification problem", "MbsObjective");
+  PetscCall(PetscOptionsString("-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, exp->measurement, sizeof(exp->measurement), NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsCostCreate(exp->model, &exp->cost));
+  PetscCall(MbsCostSetFromOptions(exp->cost));
+  PetscCall(PetscMalloc1(nlist, &exp->id));
+  for (PetscInt k = 0; k < nlist; k++) {
+    PetscCall(MbsModelGetParameterIndex(exp->model, list[k], &exp->id[k]));
+    PetscCheck(exp->model->param_info[exp->id[k]].identifiable, obj->comm, PETSC_ERR_ARG_WRONG, "Parameter %s of model %s is not identifiable (-identify): the model has no derivative for it", list[k], exp->model->type);
+    for (PetscInt l = 0; l < k; l++) PetscCheck(exp->id[l] != exp->id[k], obj->comm, PETSC_ERR_ARG_WRONG, "Parameter %s appears twice in -identify", list[k]);
+  }
+  dt = exp->model->dt;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ts_dt", &dt, &set));
+  exp->steps = (exp->model->tf - exp->model->t0) / dt;
+  if (!help) {
+    PetscCheck(exp->measurement[0], obj->comm, PETSC_ERR_ARG_WRONG, "No measurement: give -measurement <file.h5> for experiment %s (e.g. one written by mbsid simulate -save_measurement)", exp->name);
+    PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
+    PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
+  }
+  PetscCall(PetscOptionsPop());
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveCreate - Reads the experiments, their models, measurements and costs, and -identify from the options.
+  With -help only the options are listed and *help is set (no measurement is read). Collective.
+@*/
+PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscBool *help)
+{
+  MbsObjective obj;
+  MbsModel     first;
+  char         names[1024] = "", *list[64];
+  PetscInt     nlist       = PETSC_STATIC_ARRAY_LENGTH(list);
+  PetscBool    set;
+  PetscMPIInt  size;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&obj));
+  obj->comm  = comm;
+  *objective = obj;
+  PetscCall(PetscOptionsHasHelp(NULL, help));
+  PetscCall(MbsExperimentsCreate(comm, &obj->nexp, &obj->exp));
+
+  /* the default -identify: every identifiable parameter of the (first experiment's) model */
+  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsModelCreate(comm, &first));
+  PetscCall(MbsModelSetFromOptions(first));
+  PetscCall(PetscOptionsPop());
+  for (PetscInt i = 0; i < first->np; i++) {
+    if (!first->param_info[i].identifiable) continue;
+    if (names[0]) PetscCall(PetscStrlcat(names, ",", sizeof(names)));
+    PetscCall(PetscStrlcat(names, first->param_info[i].name, sizeof(names)));
+  }
+  PetscCall(MbsModelDestroy(&first));
+  PetscOptionsBegin(comm, NULL, "Identification problem", "MbsObjective");
+  PetscCall(PetscOptionsStringArray("-identify", "Parameters to identify, e.g. cf,df (default: every identifiable parameter)", "MbsObjectiveCreate", list, &nlist, &set));
+  PetscOptionsEnd();
+  if (!set) {
+    char **defaults;
+    int    ndefaults;
+
+    PetscCall(PetscStrToArray(names, ',', &ndefaults, &defaults));
+    nlist = ndefaults;
+    for (PetscInt k = 0; k < nlist; k++) PetscCall(PetscStrallocpy(defaults[k], &list[k]));
+    PetscCall(PetscStrToArrayDestroy(ndefaults, defaults));
+  }
+  PetscCheck(nlist > 0, comm, PETSC_ERR_ARG_WRONG, "Nothing to identify: the model has no identifiable parameter and -identify is empty");
+  obj->nid = nlist;
+  for (PetscInt e = 0; e < obj->nexp; e++) PetscCall(MbsExperimentSetUp_Private(obj, &obj->exp[e], nlist, list, *help));
+  for (PetscInt k = 0; k < nlist; k++) PetscCall(PetscFree(list[k]));
+  obj->model = obj->exp[0].model;
+  obj->cost  = obj->exp[0].cost;
+  obj->id    = obj->exp[0].id;
+  PetscCall(PetscCalloc2(obj->nexp, &obj->J_exp, obj->nexp * obj->nid, &obj->g_exp));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MbsExperimentsDistribute(obj->nexp, obj->exp, size));
+  if (obj->nexp > 1 && !*help) {
+    PetscCall(PetscPrintf(comm, "%" PetscInt_FMT " experiments over %d ranks:\n", obj->nexp, size));
+    for (PetscInt e = 0; e < obj->nexp; e++) PetscCall(PetscPrintf(comm, "  %-20s %8.0f steps  rank %d  %s\n", obj->exp[e].name, (double)obj->exp[e].steps, obj->exp[e].rank, obj->exp[e].measurement));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
+{
+  MbsObjective obj = *objective;
+
+  PetscFunctionBeginUser;
+  if (!obj) PetscFunctionReturn(0);
+  PetscCall(MbsExperimentsMarkUsed(obj->nexp, obj->exp));
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    MbsExperiment *exp = &obj->exp[e];
+
+    PetscCall(MbsCostDestroy(&exp->cost));
+    PetscCall(MbsMeasurementReset(&exp->meas));
+    PetscCall(MbsModelDestroy(&exp->model));
+    PetscCall(PetscFree(exp->id));
+    PetscCall(PetscOptionsDestroy(&exp->options));
+  }
+  PetscCall(PetscFree(obj->exp));
+  PetscCall(PetscFree2(obj->J_exp, obj->g_exp));
+  PetscCall(PetscFree(*objective));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetValues - The current values of the identified parameters. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetValues(MbsObjective obj, PetscReal x[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < obj->nid; k++) x[k] = obj->model->p[obj->id[k]];
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveSetValues - Sets the identified parameters of every experiment (checked against their bounds). Not collective.
+@*/
+PetscErrorCode MbsObjectiveSetValues(MbsObjective obj, const PetscReal x[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    MbsExperiment *exp = &obj->exp[e];
+    PetscReal     *p;
+
+    PetscCall(PetscMalloc1(exp->model->np, &p));
+    PetscCall(MbsModelGetParameters(exp->model, p));
+    for (PetscInt k = 0; k < obj->nid; k++) p[exp->id[k]] = x[k];
+    PetscCall(MbsModelSetParameters(exp->model, p));
+    PetscCall(PetscFree(p));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* J_e and its gradient of one experiment, within its options */
+static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e, PetscBool gradient, PetscBool *ok)
+{
+  MbsExperiment *exp = &obj->exp[e];
+  PetscLogDouble start, end;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscTime(&start));
+  PetscCall(PetscOptionsPush(exp->options));
+  PetscCall(MbsGradient(exp->model, exp->cost, obj->nid, exp->id, &obj->J_exp[e], gradient ? &obj->g_exp[e * obj->nid] : NULL, ok));
+  PetscCall(PetscOptionsPop());
+  PetscCall(PetscTime(&end));
+  exp->busy += end - start;
+  PetscFunctionReturn(0);
+}
+
+/* J and its gradient as sums over the experiments in their order */
+static void MbsObjectiveSum_Private(MbsObjective obj, PetscReal *J, PetscReal grad[])
+{
+  *J = 0;
+  for (PetscInt e = 0; e < obj->nexp; e++) *J += obj->J_exp[e];
+  for (PetscInt k = 0; grad && k < obj->nid; k++) {
+    grad[k] = 0;
+    for (PetscInt e = 0; e < obj->nexp; e++) grad[k] += obj->g_exp[e * obj->nid + k];
+  }
+}
+
+/*@C
+  MbsObjectiveEvaluate - J and (grad not NULL) dJ/dx at the identified parameter values x, every rank computing its
+  experiments. A failed forward integration sets *ok = PETSC_FALSE instead of raising an error. Collective.
+@*/
+PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+{
+  PetscMPIInt rank;
+  PetscInt    nvalues = obj->nexp * (1 + obj->nid);
+  PetscReal  *local;
+  int         ok_local = 1, ok_all;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+  PetscCall(MbsObjectiveSetValues(obj, x));
+  PetscCall(PetscArrayzero(obj->J_exp, obj->nexp));
+  PetscCall(PetscArrayzero(obj->g_exp, obj->nexp * obj->nid));
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    PetscBool ok_e;
+
+    if (obj->exp[e].rank != rank) continue;
+    PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), &ok_e));
+    if (!ok_e) {
+      ok_local      = 0;
+      obj->J_exp[e] = 0; /* the sum must stay finite; ok says it failed */
+    }
+  }
+  /* gather: one non-zero contribution per entry, so the sum is exact whatever the reduction order */
+  PetscCall(PetscMalloc1(nvalues, &local));
+  PetscCall(PetscArraycpy(local, obj->J_exp, obj->nexp));
+  PetscCall(PetscArraycpy(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid));
+  PetscCall(MPIU_Allreduce(local, obj->J_exp, obj->nexp, MPIU_REAL, MPIU_SUM, obj->comm));
+  PetscCall(MPIU_Allreduce(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid, MPIU_REAL, MPIU_SUM, obj->comm));
+  PetscCall(PetscFree(local));
+  PetscCallMPI(MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, obj->comm));
+  *ok = (PetscBool)ok_all;
+  MbsObjectiveSum_Private(obj, J, grad);
+  if (!*ok) *J = PETSC_INFINITY;
+  obj->nevals++;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveEvaluateLocal - Like MbsObjectiveEvaluate(), but the calling rank computes every experiment itself.
+  Not collective.
+@*/
+PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveSetValues(obj, x));
+  *ok = PETSC_TRUE;
+  for (PetscInt e = 0; e < obj->nexp && *ok; e++) PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), ok));
+  MbsObjectiveSum_Private(obj, J, grad);
+  if (!*ok) *J = PETSC_INFINITY;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveRecord - Every rank simulates its experiments at the current parameters and keeps their curves in a
+  slot (0 initial, 1 identified). A failed integration is an error with the integrator's message. Collective.
+@*/
+PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
+{
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    MbsExperiment *exp = &obj->exp[e];
+    MbsSignal      signal;
+
+    if (exp->rank != rank) continue;
+    PetscCall(PetscOptionsPush(exp->options));
+    PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+    PetscCall(MbsCostRecord(exp->cost, &signal, slot));
+    PetscCall(MbsSignalDestroy(&signal));
+    PetscCall(PetscOptionsPop());
+  }
+  PetscCallMPI(MPI_Barrier(obj->comm));
+  PetscFunctionReturn(0);
+}
+
+/* The groups of the experiments this rank computed: at the root for a single experiment, else /experiments/<name> */
+static PetscErrorCode MbsObjectiveWriteExperiments_Private(MbsObjective obj, MbsH5Writer *writer, PetscMPIInt rank)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    MbsExperiment *exp = &obj->exp[e];
+    char           value[64];
+
+    if (exp->rank != rank) continue;
+    if (obj->nexp > 1) PetscCall(PetscSNPrintf(writer->base, sizeof(writer->base), "/experiments/%s", exp->name));
+    PetscCall(MbsCostWrite(exp->cost, writer));
+    PetscCall(MbsH5WriteReals(writer, "/J", 1, (PetscInt[]){1}, &obj->J_exp[e], "cost"));
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%d", exp->rank));
+    PetscCall(MbsH5WriteAttribute(writer, "/J", "rank", value));
+    PetscCall(MbsH5WriteAttribute(writer, "/J", "measurement", exp->measurement));
+    PetscCall(MbsH5WriteReals(writer, "/busy_time", 1, (PetscInt[]){1}, &exp->busy, "s"));
+    writer->base[0] = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveWriteFile - The result file: /parameters, whatever extra writes (on rank 0, may be NULL),
+  provenance and per-rank timing; then every rank in turn adds the experiments it computed. Written to a temporary
+  name and renamed when complete. Collective.
+@*/
+PetscErrorCode MbsObjectiveWriteFile(MbsObjective obj, const char path[], const PetscReal initial[], const PetscReal final[], MbsObjectiveWriteFn extra, void *ctx)
+{
+  MbsH5Writer    writer;
+  PetscMPIInt    rank, size;
+  PetscLogDouble busy = 0;
+  PetscReal     *busy_all;
+  const char   **names, **units, *cost_type;
+  PetscReal     *lower, *upper;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+  PetscCallMPI(MPI_Comm_size(obj->comm, &size));
+  for (PetscInt e = 0; e < obj->nexp; e++)
+    if (obj->exp[e].rank == rank) busy += obj->exp[e].busy;
+  PetscCall(PetscMalloc1(size, &busy_all));
+  {
+    PetscReal mine = busy;
+
+    PetscCallMPI(MPI_Gather(&mine, 1, MPIU_REAL, busy_all, 1, MPIU_REAL, 0, obj->comm));
+  }
+  PetscCall(PetscMemzero(&writer, sizeof(writer)));
+  if (rank == 0) {
+    PetscCall(PetscMalloc4(obj->nid, &names, obj->nid, &units, obj->nid, &lower, obj->nid, &upper));
+    for (PetscInt k = 0; k < obj->nid; k++) {
+      const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+
+      names[k] = info->name;
+      units[k] = info->unit;
+      lower[k] = info->lower;
+      upper[k] = info->upper;
+    }
+    PetscCall(MbsH5WriterOpen(path, &writer));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", obj->nid, names));
+    PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", obj->nid, units));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/lower", 1, &obj->nid, lower, "see /parameters/unit"));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/upper", 1, &obj->nid, upper, "see /parameters/unit"));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/initial", 1, &obj->nid, initial, "see /parameters/unit"));
+    if (final) PetscCall(MbsH5WriteReals(&writer, "/parameters/final", 1, &obj->nid, final, "see /parameters/unit"));
+    PetscCall(PetscFree4(names, units, lower, upper));
+    if (extra) PetscCall(extra(obj, &writer, ctx));
+    PetscCall(MbsH5WriteReals(&writer, "/timing/rank_busy_time", 1, (PetscInt[]){size}, busy_all, "s"));
+    PetscCall(MbsCostGetType(obj->cost, &cost_type));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", obj->model->type));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "cost", cost_type));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "measurement", obj->exp[0].measurement));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "output", obj->model->output_name));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "units", obj->model->output_unit));
+    PetscCall(MbsH5WriteProvenance(&writer, obj->comm));
+    PetscCall(MbsObjectiveWriteExperiments_Private(obj, &writer, 0));
+    PetscCall(MbsH5WriterSuspend(&writer));
+  }
+  PetscCall(PetscFree(busy_all));
+  PetscCallMPI(MPI_Bcast(&writer, sizeof(writer), MPI_BYTE, 0, obj->comm));
+  for (PetscMPIInt r = 1; r < size; r++) { /* one rank at a time adds its experiments */
+    if (rank == r) {
+      PetscCall(MbsH5WriterResume(&writer));
+      PetscCall(MbsObjectiveWriteExperiments_Private(obj, &writer, r));
+      PetscCall(MbsH5WriterSuspend(&writer));
+    }
+    PetscCallMPI(MPI_Barrier(obj->comm));
+  }
+  if (rank == 0) {
+    PetscCall(MbsH5WriterResume(&writer));
+    PetscCall(MbsH5WriterClose(&writer));
+  }
+  PetscCallMPI(MPI_Barrier(obj->comm));
+  PetscFunctionReturn(0);
+}

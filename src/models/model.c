@@ -1,0 +1,411 @@
+/*
+  The model registry and what every model shares: parameters given as -p_<name> and checked against
+  their physical bounds, initial state, and dense evaluation of the model's residual, Jacobians and
+  output.
+
+  Every model is linear in U': F(t, U, U') = E(U) U' + r(t, U). For the ODE models the consistent
+  initial rate is therefore U'(t0) = -E^{-1} r(t0, U0) = -E^{-1} F(t0, U0, 0); a DAE model supplies its
+  own initial state.
+*/
+#include "models/modelimpl.h"
+#include <petscblaslapack.h>
+
+static PetscFunctionList MbsModelList              = NULL;
+static PetscBool         MbsModelRegisterAllCalled = PETSC_FALSE;
+
+/*@C
+  MbsModelRegister - Adds a model to the registry, so that -model <name> selects it. Not collective.
+@*/
+PetscErrorCode MbsModelRegister(const char name[], PetscErrorCode (*create)(MbsModel))
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListAdd(&MbsModelList, name, create));
+  PetscFunctionReturn(0);
+}
+
+/* Frees the registry at PetscFinalize() */
+static PetscErrorCode MbsModelFinalizePackage(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListDestroy(&MbsModelList));
+  MbsModelRegisterAllCalled = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelRegisterAll - Registers the models shipped with mbsid. Not collective.
+@*/
+PetscErrorCode MbsModelRegisterAll(void)
+{
+  PetscFunctionBeginUser;
+  if (MbsModelRegisterAllCalled) PetscFunctionReturn(0);
+  MbsModelRegisterAllCalled = PETSC_TRUE;
+  PetscCall(PetscRegisterFinalize(MbsModelFinalizePackage));
+  PetscCall(MbsModelRegister("oscillator2", MbsModelCreate_Oscillator2));
+  PetscCall(MbsModelRegister("cart_pendulum", MbsModelCreate_CartPendulum));
+  PetscCall(MbsModelRegister("cart_pendulum_chain", MbsModelCreate_CartPendulumChain));
+  PetscCall(MbsModelRegister("bushing2", MbsModelCreate_Bushing2));
+  PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
+  PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelCreate - Creates an empty model; choose it with MbsModelSetType() or MbsModelSetFromOptions(). Not collective.
+@*/
+PetscErrorCode MbsModelCreate(MPI_Comm comm, MbsModel *model)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelRegisterAll());
+  PetscCall(PetscNew(model));
+  (*model)->comm = comm;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsModelReset_Private(MbsModel model)
+{
+  PetscFunctionBeginUser;
+  if (model->ops.destroy) PetscCall(model->ops.destroy(model));
+  PetscCall(PetscFree(model->p));
+  PetscCall(PetscFree(model->differential));
+  PetscCall(PetscFree2(model->q0, model->v0));
+  PetscCall(PetscFree(model->jacobian_work));
+  PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
+  model->data          = NULL;
+  model->type[0]       = 0;
+  model->constant_mass = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetType - Builds the named model with its default parameters. Not collective.
+@*/
+PetscErrorCode MbsModelSetType(MbsModel model, const char type[])
+{
+  PetscErrorCode (*create)(MbsModel) = NULL;
+  PetscBool same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(model->type, type, &same));
+  if (same) PetscFunctionReturn(0);
+  PetscCall(PetscFunctionListFind(MbsModelList, type, &create));
+  if (!create) {
+    char known[1024];
+
+    PetscCall(MbsFunctionListNames(MbsModelList, known, sizeof(known)));
+    SETERRQ(model->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown model '%s' (-model); known models: %s", type, known);
+  }
+  PetscCall(MbsModelReset_Private(model));
+  PetscCall(create(model));
+  PetscCall(PetscStrncpy(model->type, type, sizeof(model->type)));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Called by each model's create function: sizes, the parameter table, defaults.
+*/
+PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, PetscInt np, const MbsParameterInfo info[])
+{
+  PetscFunctionBeginUser;
+  model->n          = n;
+  model->nq         = nq;
+  model->np         = np;
+  model->param_info = info;
+  PetscCall(PetscMalloc1(np, &model->p));
+  for (PetscInt i = 0; i < np; i++) model->p[i] = info[i].value;
+  PetscCall(PetscMalloc1(n, &model->differential));
+  for (PetscInt i = 0; i < n; i++) model->differential[i] = PETSC_TRUE;
+  PetscCall(PetscCalloc2(nq, &model->q0, nq, &model->v0));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, PetscInt i, PetscReal value)
+{
+  const MbsParameterInfo *info = &model->param_info[i];
+
+  PetscFunctionBeginUser;
+  PetscCheck(PetscIsNormalReal(value) || value == 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
+  PetscCheck(value >= info->lower && value <= info->upper, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g %s, outside its physical bounds [%g, %g] (-p_%s)", info->name, model->type, (double)value, info->unit, (double)info->lower,
+             (double)info->upper, info->name);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetFromOptions - Reads -model, the parameters -p_<name> and the model's own options. Collective.
+@*/
+PetscErrorCode MbsModelSetFromOptions(MbsModel model)
+{
+  char      type[64] = "cart_pendulum_chain";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
+  PetscOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
+  PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
+  PetscOptionsEnd();
+  PetscCall(MbsModelSetType(model, type));
+
+  PetscOptionsBegin(model->comm, NULL, "Model parameters (SI units)", "MbsModel");
+  for (PetscInt i = 0; i < model->np; i++) {
+    const MbsParameterInfo *info = &model->param_info[i];
+    char                    option[80], text[256];
+
+    PetscCall(PetscSNPrintf(option, sizeof(option), "-p_%s", info->name));
+    PetscCall(PetscSNPrintf(text, sizeof(text), "%s [%s], bounds [%g, %g]%s", info->description, info->unit, (double)info->lower, (double)info->upper, info->identifiable ? ", identifiable" : ""));
+    PetscCall(PetscOptionsReal(option, text, "MbsModelSetParameters", model->p[i], &model->p[i], NULL));
+    PetscCall(MbsModelCheckParameter_Private(model, i, model->p[i]));
+  }
+  {
+    PetscReal span[2] = {model->t0, model->tf};
+    PetscInt  nspan   = 2;
+    char      text[128];
+
+    PetscCall(PetscSNPrintf(text, sizeof(text), "Simulated interval t0,tf [s] (default: the model's, %g,%g)", (double)model->t0, (double)model->tf));
+    PetscCall(PetscOptionsRealArray("-time_span", text, "MbsModelGetTimeSpan", span, &nspan, &set));
+    PetscCheck(!set || nspan == 2, model->comm, PETSC_ERR_ARG_SIZ, "-time_span needs two values t0,tf [s]");
+    PetscCheck(span[1] > span[0], model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-time_span %g,%g: tf must exceed t0", (double)span[0], (double)span[1]);
+    model->t0 = span[0];
+    model->tf = span[1];
+  }
+  model->sparse_jacobian = (PetscBool)(model->n >= 64);
+  PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
+  if (!model->ops.initial_state) {
+    PetscInt nq = model->nq, nv = model->nq;
+
+    PetscCall(PetscOptionsRealArray("-initial_q", "Initial coordinates, one per coordinate [m or rad] (default: all 0)", "MbsModelInitialState", model->q0, &nq, &set));
+    PetscCheck(!set || nq == model->nq, model->comm, PETSC_ERR_ARG_SIZ, "-initial_q of model %s needs %" PetscInt_FMT " values, got %" PetscInt_FMT, model->type, model->nq, nq);
+    PetscCall(PetscOptionsRealArray("-initial_v", "Initial rates, one per coordinate [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->v0, &nv, &set));
+    PetscCheck(!set || nv == model->nq, model->comm, PETSC_ERR_ARG_SIZ, "-initial_v of model %s needs %" PetscInt_FMT " values, got %" PetscInt_FMT, model->type, model->nq, nv);
+  }
+  PetscOptionsEnd();
+
+  if (model->ops.set_from_options) {
+    char title[128];
+
+    PetscCall(PetscSNPrintf(title, sizeof(title), "Options of model %s", model->type));
+    PetscOptionsBegin(model->comm, NULL, title, "MbsModel");
+    PetscCall(model->ops.set_from_options(model, PetscOptionsObject));
+    PetscOptionsEnd();
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelDestroy - Frees the model. Not collective.
+@*/
+PetscErrorCode MbsModelDestroy(MbsModel *model)
+{
+  PetscFunctionBeginUser;
+  if (!*model) PetscFunctionReturn(0);
+  PetscCall(MbsModelReset_Private(*model));
+  PetscCall(PetscFree(*model));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelView - Prints the model's type and parameter table. Collective on the viewer.
+@*/
+PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  for (PetscInt i = 0; i < model->np; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%-6s = %-12.8g %-10s %s\n", model->param_info[i].name, (double)model->p[i], model->param_info[i].unit, model->param_info[i].description));
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsModelGetType(MbsModel model, const char **type)
+{
+  PetscFunctionBeginUser;
+  *type = model->type;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetSizes - State size n, coordinates of the linearisation nq, number of parameters np. Not collective.
+@*/
+PetscErrorCode MbsModelGetSizes(MbsModel model, PetscInt *n, PetscInt *nq, PetscInt *np)
+{
+  PetscFunctionBeginUser;
+  if (n) *n = model->n;
+  if (nq) *nq = model->nq;
+  if (np) *np = model->np;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsModelGetParameterInfo(MbsModel model, const MbsParameterInfo **info)
+{
+  PetscFunctionBeginUser;
+  *info = model->param_info;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetParameterIndex - Position of the named parameter; an unknown name is an error that lists the known ones. Not collective.
+@*/
+PetscErrorCode MbsModelGetParameterIndex(MbsModel model, const char name[], PetscInt *index)
+{
+  char known[512] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < model->np; i++) {
+    PetscBool match;
+
+    PetscCall(PetscStrcmp(model->param_info[i].name, name, &match));
+    if (match) {
+      *index = i;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, model->param_info[i].name, sizeof(known)));
+  }
+  SETERRQ(model->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Model %s has no parameter '%s'; its parameters are:%s", model->type, name, known);
+}
+
+PetscErrorCode MbsModelGetParameters(MbsModel model, PetscReal p[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(p, model->p, model->np));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetParameters - Sets all parameter values after checking them against their bounds. Not collective.
+@*/
+PetscErrorCode MbsModelSetParameters(MbsModel model, const PetscReal p[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < model->np; i++) PetscCall(MbsModelCheckParameter_Private(model, i, p[i]));
+  PetscCall(PetscArraycpy(model->p, p, model->np));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsModelGetOutputInfo(MbsModel model, const char **name, const char **unit)
+{
+  PetscFunctionBeginUser;
+  if (name) *name = model->output_name;
+  if (unit) *unit = model->output_unit;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetTimeSpan - The model's default interval [t0, tf] and time step [s]. Not collective.
+@*/
+PetscErrorCode MbsModelGetTimeSpan(MbsModel model, PetscReal *t0, PetscReal *tf, PetscReal *dt)
+{
+  PetscFunctionBeginUser;
+  if (t0) *t0 = model->t0;
+  if (tf) *tf = model->tf;
+  if (dt) *dt = model->dt;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsModelResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(f, model->n));
+  PetscCall(model->ops.residual(model, t, u, udot, f));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobian - J = dF/dU + shift dF/dU' (n x n, column-major). Not collective.
+@*/
+PetscErrorCode MbsModelJacobian(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal shift, PetscReal J[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(J, model->n * model->n));
+  PetscCall(model->ops.jacobian(model, t, u, udot, shift, J));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianP - dF/dp (n x np, column-major). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianP(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal Jp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(Jp, model->n * model->np));
+  PetscCall(model->ops.jacobian_p(model, t, u, udot, Jp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelOutput - y(U) and, when dydu is not NULL, dy/dU. Not collective.
+@*/
+PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  if (dydu) PetscCall(PetscArrayzero(dydu, model->n));
+  PetscCall(model->ops.output(model, t, u, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelExcitation - The external force F(t) acting on the model [N]. Not collective.
+@*/
+PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
+{
+  PetscFunctionBeginUser;
+  *force = 0;
+  if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
+  PetscFunctionReturn(0);
+}
+
+/* Solves A x = b in place (A n x n column-major, overwritten), reporting a singular A. */
+PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], PetscReal b[])
+{
+  PetscBLASInt bn, one = 1, info, *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscMalloc1(n, &pivots));
+  PetscCallBLAS("LAPACKgesv", LAPACKgesv_(&bn, &one, A, &bn, pivots, b, &bn, &info));
+  PetscCall(PetscFree(pivots));
+  PetscCheck(info == 0, model->comm, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: dF/dU' is singular at the initial state (LAPACK info %d); a DAE model must provide its own consistent initial state", model->type, (int)info);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelInitialState - Consistent U(t0) and U'(t0). Not collective.
+@*/
+PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[], PetscReal udot[])
+{
+  PetscInt   n = model->n;
+  PetscReal *E, *J0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(u, n));
+  PetscCall(PetscArrayzero(udot, n));
+  if (model->ops.initial_state) {
+    PetscCall(model->ops.initial_state(model, t0, u, udot));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscArraycpy(u, model->q0, model->nq));
+  PetscCall(PetscArraycpy(u + model->nq, model->v0, model->nq));
+  PetscCall(PetscMalloc2(n * n, &E, n * n, &J0));
+  PetscCall(MbsModelJacobian(model, t0, u, udot, 1.0, E));
+  PetscCall(MbsModelJacobian(model, t0, u, udot, 0.0, J0));
+  for (PetscInt i = 0; i < n * n; i++) E[i] -= J0[i];
+  PetscCall(MbsModelResidual(model, t0, u, udot, udot));
+  for (PetscInt i = 0; i < n; i++) udot[i] = -udot[i];
+  PetscCall(MbsDenseSolve_Private(model, n, E, udot));
+  PetscCall(PetscFree2(E, J0));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearize - M, C, K (nq x nq, column-major, caller frees with PetscFree3) about the model's operating point. Not collective.
+@*/
+PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
+{
+  PetscInt m = model->nq;
+
+  PetscFunctionBeginUser;
+  PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
+  PetscCall(PetscCalloc3(m * m, M, m * m, C, m * m, K));
+  PetscCall(model->ops.linearize(model, *M, *C, *K));
+  *nq = m;
+  PetscFunctionReturn(0);
+}

@@ -1,0 +1,109 @@
+/* What a model file implements, and the helpers the model files share (engine laws and speed, design inputs). */
+#pragma once
+
+#include "mbsidimpl.h"
+
+/*
+  What a model file implements. Arrays are dense and column-major (entry (i, j) at [i + j*rows]),
+  and the caller zeroes every output array before the call, so a model writes its non-zeros only.
+*/
+typedef struct {
+  /* F(t, U, U', p), length n */
+  PetscErrorCode (*residual)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* dF/dU + shift dF/dU', n x n */
+  PetscErrorCode (*jacobian)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+  /* dF/dp, n x np; columns of parameters that are not identifiable may stay zero */
+  PetscErrorCode (*jacobian_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* y(U) and dy/dU (length n, may be NULL) */
+  PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
+  PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
+  /* M, C, K (nq x nq) of the linearisation about the model's operating point */
+  PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* external force F(t) [N], for reports and balance checks */
+  PetscErrorCode (*excitation)(MbsModel, PetscReal, PetscReal *);
+  /* options of the model itself (excitation, initial state), in the caller's options block */
+  PetscErrorCode (*set_from_options)(MbsModel, PetscOptionItems *);
+  PetscErrorCode (*destroy)(MbsModel);
+} MbsModelOps;
+
+struct _p_MbsModel {
+  MPI_Comm                comm;
+  char                    type[64];
+  PetscInt                n;  /* state size */
+  PetscInt                nq; /* coordinates of the linearisation */
+  PetscInt                np;
+  const MbsParameterInfo *param_info; /* np entries, static in the model file */
+  PetscReal              *p;          /* current parameter values */
+  const char             *output_name, *output_unit;
+  PetscReal               t0, tf, dt;      /* default time span and step [s] */
+  PetscReal               dt_max;          /* step cap for adaptive integration [s], 0: none */
+  PetscBool              *differential;    /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass;   /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  PetscReal              *q0, *v0;         /* nq initial coordinates and rates of an ODE model */
+  PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscReal              *jacobian_work;   /* n x n dense Jacobian the model writes into, for the sparse path */
+  MbsModelOps             ops;
+  void                   *data;
+};
+
+PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
+
+PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
+PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
+
+/* Bounded input force of the input-design models (design_input.c) */
+typedef enum {
+  MBS_DESIGN_INPUT_ZERO,
+  MBS_DESIGN_INPUT_CONSTANT,
+  MBS_DESIGN_INPUT_SINE
+} MbsDesignInputType;
+
+typedef struct {
+  MbsDesignInputType type;
+  PetscReal          force_max; /* F_max [N] */
+} MbsDesignInput;
+
+PETSC_INTERN PetscErrorCode MbsDesignInputCreate(MbsModel, MbsDesignInputType, PetscReal);
+PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
+PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
+
+/* Engine speed of an experiment: constant, or a linear run-up (engine_speed.c) */
+typedef struct {
+  PetscReal stationary_rpm; /* > 0: constant speed */
+  PetscReal ramp_rpm[2], ramp_time[2];
+} MbsSpeedProfile;
+
+PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
+PETSC_INTERN void           MbsSpeedProfileAngle(const MbsSpeedProfile *, PetscReal, PetscReal *, PetscReal *);
+PETSC_INTERN PetscReal      MbsSpeedProfileAcceleration(const MbsSpeedProfile *, PetscReal);
+
+/* The closed-form laws of engine4: cylinder pressure and DMF torque (engine_laws.c) */
+typedef struct {
+  PetscReal r_cs, l_cr, s_cr, A_P, V_d, V_c;                                          /* crank drive [m, m, m, m^2, m^3, m^3] */
+  PetscReal m_cr, J_cr, m_p;                                                          /* conrod and piston [kg, kg m^2, kg] */
+  PetscReal p_in, p_cc, kappa, PR0, PR2, soc0, soc1, dpsi0, dpsi1, a_W, m_W, psi_EVO; /* pressure law [Pa, rad] */
+  PetscReal k1, k2, phi1, eps_DMF, d_DMF;                                             /* DMF [N m/rad, rad, N m s/rad] */
+} MbsEngineLaws;
+
+PETSC_INTERN void MbsEngineLawsDefault(MbsEngineLaws *);
+PETSC_INTERN void MbsCylinderPressure(const MbsEngineLaws *, PetscReal, PetscReal, PetscReal *, PetscReal *);
+PETSC_INTERN void MbsDmfTorque(const MbsEngineLaws *, PetscReal, PetscReal *, PetscReal *);
+
+/* Exact slider-crank kinematics at crank angle theta: conrod angle beta, conrod centre (x, y), piston z, and d/dtheta */
+typedef struct {
+  PetscReal beta, x, y, z;
+  PetscReal dbeta, dx, dy, dz;
+} MbsSliderCrank;
+
+PETSC_INTERN void      MbsSliderCrankPosition(const MbsEngineLaws *, PetscReal, MbsSliderCrank *);
+PETSC_INTERN PetscReal MbsReducedInertia(const MbsEngineLaws *, PetscReal);
+PETSC_INTERN PetscReal MbsReducedInertiaMean(const MbsEngineLaws *);
+PETSC_INTERN PetscReal MbsGasTorqueMean(const MbsEngineLaws *, PetscReal);
