@@ -108,9 +108,10 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
   PetscCall(TSSetSaveTrajectory(ts));
   PetscCall(TSGetTrajectory(ts, &trajectory));
   PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
-  /* every rank integrates its own experiment: a trajectory on disk (-ts_trajectory_type basic) needs its own directory */
+  /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
+     shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d", rank));
+  PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
   PetscCall(TSTrajectorySetDirname(trajectory, dirname));
   PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   PetscCall(TSCreateQuadratureTS(ts, PETSC_FALSE, &quadts));
