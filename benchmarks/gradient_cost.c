@@ -77,8 +77,7 @@ static PetscErrorCode MakeMeasurement(MbsModel model, PetscInt ncoef, MbsMeasure
   PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierAddHarmonics(fourier, "rectangular", t0, tf, 0.5 / (tf - t0), (ncoef + 0.5) / (tf - t0)));
-  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
-  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
   meas->nfreq = ncoef;
   PetscCall(PetscMalloc2(ncoef, &meas->frequency, ncoef, &meas->amplitude));

@@ -52,9 +52,37 @@ PETSC_EXTERN PetscErrorCode MbsModelJacobianP(MbsModel, PetscReal, const PetscRe
 PETSC_EXTERN PetscErrorCode MbsModelFormResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelRate(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
+
+/*
+  Forward simulation of one experiment. The output is kept twice: at the accepted step points (for files and
+  plots), and at the nodes of the integrator's own quadrature rule, with which every cost integrates it:
+
+    int f(t) dt ~ sum_j w_j f(t_j).
+
+  Theta methods: the step points, w = (1 - theta) h_n + theta h_{n-1}; Runge-Kutta: the stages t_n + c_i h_n of the
+  accepted steps with b_i != 0, w = b_i h_n (nodes in time order, a time may repeat). This is the rule by which
+  PETSc's discrete adjoint integrates a cost, so a cost summed over the nodes is the exact discrete function that
+  the adjoint differentiates, whatever the method and step sizes.
+*/
+typedef struct {
+  PetscInt          n;         /* step points (time steps + 1) */
+  PetscReal        *t;         /* [s], strictly increasing */
+  PetscReal        *y;         /* output, in the model's output unit */
+  PetscInt          nq;        /* quadrature nodes */
+  PetscReal        *tq, *yq;   /* [s] non-decreasing, output */
+  PetscReal        *wq;        /* quadrature weights [s] */
+  PetscInt          steps;     /* accepted time steps */
+  PetscInt          rejects;   /* rejected time steps */
+  TSConvergedReason reason;    /* < 0: the integration failed */
+  PetscReal         t_end;     /* time reached [s] */
+  PetscBool         nonfinite; /* the output became Inf or NaN */
+} MbsSignal;
 
 /* Fourier and order analysis */
 typedef struct _p_MbsFourier *MbsFourier;
@@ -68,8 +96,9 @@ PETSC_EXTERN PetscErrorCode MbsFourierAddCoefficient(MbsFourier, const char[], P
 PETSC_EXTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
-PETSC_EXTERN PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier, PetscReal);
-PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFourierComputeSignal(MbsFourier, const MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensity(MbsFourier, const PetscReal[], const PetscReal[], PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierGetNumCoefficients(MbsFourier, PetscInt *);
@@ -78,19 +107,6 @@ PETSC_EXTERN PetscErrorCode MbsFourierGetFrequencies(MbsFourier, const PetscReal
 PETSC_EXTERN PetscErrorCode MbsFourierGetWindow(MbsFourier, PetscInt, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsFourierGetOrderLayout(MbsFourier, PetscInt *, PetscInt *, const PetscReal **, PetscInt *, const PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscReal, PetscReal, PetscReal, PetscReal *);
-
-/* Forward simulation of one experiment */
-typedef struct {
-  PetscInt          n;         /* number of samples (time steps + 1) */
-  PetscReal        *t;         /* [s] */
-  PetscReal        *y;         /* output, in the model's output unit */
-  PetscReal         theta;     /* quadrature weight of the step's end point (0.5: trapezoid) */
-  PetscInt          steps;     /* accepted time steps */
-  PetscInt          rejects;   /* rejected time steps */
-  TSConvergedReason reason;    /* < 0: the integration failed */
-  PetscReal         t_end;     /* time reached [s] */
-  PetscBool         nonfinite; /* the output became Inf or NaN */
-} MbsSignal;
 
 typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);

@@ -80,8 +80,7 @@ static PetscErrorCode CheckSpectrum(MbsTest *test, MbsModel model)
   PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierAddHarmonics(fourier, "rectangular", t0, tf, 0, 5));
-  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
-  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsFourierGetNumCoefficients(fourier, &n));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
   PetscCall(MbsFourierGetFrequencies(fourier, &omega));

@@ -25,6 +25,19 @@ static PetscErrorCode Sample(PetscReal t0, PetscReal t1, PetscInt nsteps, PetscR
   PetscFunctionReturn(0);
 }
 
+/* The coefficients by the trapezoidal rule on the samples (Crank-Nicolson's quadrature) */
+static PetscErrorCode ComputeTrapezoid(MbsFourier fourier, PetscInt n, const PetscReal t[], const PetscReal y[])
+{
+  PetscReal *weight;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n, &weight));
+  PetscCall(MbsQuadratureWeights(n, t, 0.5, weight));
+  PetscCall(MbsFourierCompute(fourier, n, t, weight, y));
+  PetscCall(PetscFree(weight));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TestRectangular(MbsTest *test)
 {
   const PetscReal  T = 2.0, a[3] = {0.7, -0.2, 1e-3}, b[3] = {0.3, 0.5, -2e-3};
@@ -43,7 +56,7 @@ static PetscErrorCode TestRectangular(MbsTest *test)
   }
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierAddHarmonics(fourier, "rectangular", 0, T, 0, 20 / T));
-  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(ComputeTrapezoid(fourier, NSTEPS + 1, t, y));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
   for (PetscInt j = 0; j < 20; j++) { /* coefficient j is harmonic j + 1 */
     PetscReal want_a = 0, want_b = 0;
@@ -85,7 +98,7 @@ static PetscErrorCode TestHann(MbsTest *test)
   }
   PetscCall(MbsFourierCreate(&fourier));
   for (PetscInt c = 0; c < 2; c++) PetscCall(MbsFourierAddCoefficient(fourier, "hann", t_l, t_l + L, k[c] / L));
-  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(ComputeTrapezoid(fourier, NSTEPS + 1, t, y));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
   for (PetscInt c = 0; c < 2; c++) {
     PetscCall(PetscSNPrintf(what, sizeof(what), "Hann g_c=2 A at bin %" PetscInt_FMT, k[c]));
@@ -117,7 +130,7 @@ static PetscErrorCode TestLeakage(MbsTest *test, PetscReal gain)
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierSetWindowGain(fourier, gain));
   PetscCall(MbsFourierAddHarmonics(fourier, "hann", 0, L, 2 / L, 6 / L));
-  PetscCall(MbsFourierCompute(fourier, NSTEPS + 1, t, y));
+  PetscCall(ComputeTrapezoid(fourier, NSTEPS + 1, t, y));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, NULL));
   for (PetscInt kk = 2; kk <= 6; kk++) {
     PetscCall(PetscSNPrintf(what, sizeof(what), "one-period Hann g_c=%g leakage A_%" PetscInt_FMT, (double)gain, kk));
@@ -166,7 +179,7 @@ static PetscErrorCode TestOrders(MbsTest *test)
 
       y[i] = PetscCosReal(orders[o] * theta);
     }
-    PetscCall(MbsFourierCompute(fourier, nsteps + 1, t, y));
+    PetscCall(ComputeTrapezoid(fourier, nsteps + 1, t, y));
     PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
     for (PetscInt s = 0; s < 3; s++) {
       PetscCall(PetscSNPrintf(what, sizeof(what), "order %g amplitude at %g rpm", (double)orders[o], (double)speeds[s]));

@@ -1,5 +1,6 @@
 static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and dy/dU against central finite differences at random states.\n"
-                           "With -integration_form the same for the form the integrator sees (explicit U' = g(U) for a state-dependent mass).\n";
+                           "With -integration_form the same for the form the integrator sees (explicit U' = g(U) for a state-dependent mass);\n"
+                           "with -rate_form for the explicit rate U' = g(t, U) of explicit integrators, as the residual U' - g.\n";
 
 /*
   The linearisation M, C, K about the rest state U = U' = 0 must equal the Jacobian's blocks there
@@ -21,7 +22,43 @@ static ResidualFn  Residual  = MbsModelResidual;
 static JacobianFn  Jacobian  = MbsModelJacobian;
 static JacobianPFn JacobianP = MbsModelJacobianP;
 static PetscReal   fd_step   = 1e-6; /* relative step of the central differences */
-static PetscInt    fd_order  = 2;    /* order of the central differences, 2 or 4 */
+
+/* The explicit rate as a residual F_r = U' - g(t, U): dF_r/dU + shift dF_r/dU' = shift I - dg/dU, dF_r/dp = -dg/dp */
+static PetscErrorCode RateResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, NULL));
+  PetscCall(MbsModelRate(model, t, u, f));
+  for (PetscInt i = 0; i < n; i++) f[i] = udot[i] - f[i];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RateJacobian(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal shift, PetscReal J[])
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, NULL));
+  PetscCall(MbsModelRateJacobian(model, t, u, J));
+  for (PetscInt i = 0; i < n * n; i++) J[i] = -J[i];
+  for (PetscInt i = 0; i < n; i++) J[i + i * n] += shift;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RateJacobianP(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal Jp[])
+{
+  PetscInt n, np;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelRateJacobianP(model, t, u, Jp));
+  for (PetscInt i = 0; i < n * np; i++) Jp[i] = -Jp[i];
+  PetscFunctionReturn(0);
+}
+
+static PetscInt fd_order = 2; /* order of the central differences, 2 or 4 */
 
 typedef enum {
   WRT_U,
@@ -85,8 +122,8 @@ int main(int argc, char **argv)
   MbsTest                 test = {0, 0};
   PetscRandom             rnd;
   PetscInt                n, nq_model, np, nstates = 5;
-  PetscBool               integration_form = PETSC_FALSE;
-  PetscReal               state_scale      = 1;
+  PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE;
+  PetscReal               state_scale = 1;
   PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *Jp, *col, *dydu, t, y, yp, ym;
   const MbsParameterInfo *info;
 
@@ -97,11 +134,17 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-fd_order", "Order of the central differences, 2 or 4", "", fd_order, &fd_order, NULL));
   PetscCall(PetscOptionsReal("-state_scale", "Random states U, U' are uniform in [-scale, scale] (a model with stiff springs needs twists of physical size, or rounding swamps the differences)", "", state_scale, &state_scale, NULL));
   PetscCall(PetscOptionsBool("-integration_form", "Check the form the integrator sees", "", integration_form, &integration_form, NULL));
+  PetscCall(PetscOptionsBool("-rate_form", "Check the explicit rate of explicit integrators", "", rate_form, &rate_form, NULL));
   PetscOptionsEnd();
   if (integration_form) {
     Residual  = MbsModelFormResidual;
     Jacobian  = MbsModelFormJacobian;
     JacobianP = MbsModelFormJacobianP;
+  }
+  if (rate_form) {
+    Residual  = RateResidual;
+    Jacobian  = RateJacobian;
+    JacobianP = RateJacobianP;
   }
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
@@ -167,7 +210,7 @@ int main(int argc, char **argv)
     }
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
   }
-  if (!integration_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
+  if (!integration_form && !rate_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
     PetscInt   nq;
     PetscReal *M, *C, *K;
 

@@ -51,8 +51,7 @@ static PetscErrorCode TestRoundTrip(MbsTest *test, const char path[])
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
   PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
-  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
-  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsFourierGetNumCoefficients(fourier, &ncoef));
   PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
   PetscCall(MbsFourierGetFrequencies(fourier, &omega));

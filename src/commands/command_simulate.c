@@ -148,8 +148,7 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
     table.speed[e] = speed[0];
     if (exp->rank == rank) {
       PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-      PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
-      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+      PetscCall(MbsFourierComputeSignal(fourier, &signal));
       PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
       for (PetscInt o = 0; o < norder; o++) local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
       PetscCall(MbsSignalDestroy(&signal));
@@ -237,8 +236,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   PetscCall(PetscLogStagePop());
   PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
 
-  PetscCall(MbsFourierSetQuadratureTheta(fourier, signal.theta));
-  PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+  PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &result));
   for (PetscInt j = 0; j < result.nfreq; j++) {
     if (result.amplitude[j] > peak) {
@@ -264,7 +262,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
 
     if (sigma > 0) { /* without noise the coefficients computed above are the measurement's */
       PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
-      PetscCall(MbsFourierCompute(fourier, signal.n, signal.t, signal.y));
+      PetscCall(MbsFourierComputeSignal(fourier, &signal));
     }
     PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
     PetscCall(MbsMeasurementScaleNoise(&virtual_meas, amplitude_rel, seed));

@@ -20,7 +20,6 @@ typedef struct {
 } MbsFourierOptions;
 
 PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
-PETSC_INTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
 PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
 
 /* Forward simulation with a hook that configures the TS (e.g. for an adjoint) and optionally keeps it */

@@ -12,14 +12,14 @@
   Windows (a registry): rectangular eta = 1; Hann eta = g_c/2 [1 - cos(2 pi (t - t_l)/L)] with the
   amplitude correction g_c (default 2, so that a sinusoid on a bin keeps its amplitude).
 
-  The integral uses the time integrator's own rule, step by step: on a step [t_n, t_{n+1}] of length
-  h_n the theta method integrates (1 - theta) h_n f(t_n) + theta h_n f(t_{n+1}) (theta = 1/2: the
-  trapezoidal rule of Crank-Nicolson). Summed over the steps every sample gets the weight
-  c_n = (1 - theta) h_n + theta h_{n-1}, so
+  The integral uses the time integrator's own quadrature rule, nodes t_n with weights c_n (mbsid.h, MbsSignal:
+  the step points of a theta method, the stages of a Runge-Kutta method), so
 
     A_j = 2/L sum_n c_n eta(t_n) y_n cos(w (t_n - t_p)),
 
-  and dA_j/dy_n = 2/L c_n eta(t_n) cos(w (t_n - t_p)) is exactly what a discrete adjoint needs.
+  and dA_j/dy_n = 2/L c_n eta(t_n) cos(w (t_n - t_p)) is exactly what a discrete adjoint needs. For a theta method
+  on a step [t_n, t_{n+1}] of length h_n, (1 - theta) h_n f(t_n) + theta h_n f(t_{n+1}) summed over the steps
+  gives c_n = (1 - theta) h_n + theta h_{n-1} (theta = 1/2: the trapezoidal rule of Crank-Nicolson).
 
   Engine orders over a linear run-up n(t) = n0 + (n1 - n0)(t - t0)/(t1 - t0) [rev/s]: the speed n is
   reached at t_k = (n0 t1 - n1 t0 + n (t0 - t1))/(n0 - n1); its window is [t_k - 2/n, t_k + 2/n]
@@ -70,8 +70,7 @@ struct _p_MbsFourier {
   PetscInt     n, nalloc;
   PetscReal   *t_l, *t_u, *t_p, *omega, *A, *B;
   MbsWindowFn *window;
-  PetscReal    gain;  /* g_c of the Hann window */
-  PetscReal    theta; /* quadrature weight of a step's end point */
+  PetscReal    gain; /* g_c of the Hann window */
   /* orders, when added: coefficient (s, o) of speed s and order o at index order_offset + s*norder + o */
   PetscInt   nspeed, norder, order_offset;
   PetscReal *speed_rpm, *order;
@@ -85,8 +84,7 @@ PetscErrorCode MbsFourierCreate(MbsFourier *fourier)
   PetscFunctionBeginUser;
   PetscCall(MbsWindowRegisterAll());
   PetscCall(PetscNew(fourier));
-  (*fourier)->gain  = 2.0;
-  (*fourier)->theta = 0.5;
+  (*fourier)->gain = 2.0;
   PetscFunctionReturn(0);
 }
 
@@ -108,17 +106,6 @@ PetscErrorCode MbsFourierSetWindowGain(MbsFourier fourier, PetscReal gain)
   PetscFunctionBeginUser;
   PetscCheck(gain > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The window gain g_c must be positive, got %g (-window_gain)", (double)gain);
   fourier->gain = gain;
-  PetscFunctionReturn(0);
-}
-
-/*@C
-  MbsFourierSetQuadratureTheta - Weight of a step's end point in the quadrature (1/2 for Crank-Nicolson, 1 for backward Euler). Not collective.
-@*/
-PetscErrorCode MbsFourierSetQuadratureTheta(MbsFourier fourier, PetscReal theta)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(theta >= 0 && theta <= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Quadrature weight theta must lie in [0, 1], got %g", (double)theta);
-  fourier->theta = theta;
   PetscFunctionReturn(0);
 }
 
@@ -336,10 +323,10 @@ PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscR
   PetscFunctionReturn(0);
 }
 
-/*
-  MbsQuadratureWeights - Weights c_n = (1 - theta) h_n + theta h_{n-1} of the samples t_n in the integrator's
-  quadrature rule. Not collective.
-*/
+/*@C
+  MbsQuadratureWeights - Weights c_n = (1 - theta) h_n + theta h_{n-1} of the step points t_n in the quadrature rule
+  of a theta method. Not collective.
+@*/
 PetscErrorCode MbsQuadratureWeights(PetscInt n, const PetscReal t[], PetscReal theta, PetscReal weight[])
 {
   PetscFunctionBeginUser;
@@ -372,33 +359,50 @@ PetscInt MbsLowerBound(const PetscReal t[], PetscInt n, PetscReal value)
   return lo;
 }
 
-/*@C
-  MbsFourierCompute - Computes every coefficient from the samples (t_n, y_n), t strictly increasing; each window
-  must lie inside [t_0, t_{N-1}]. Not collective.
-@*/
-PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal t[], const PetscReal y[])
+/* The coefficients from quadrature nodes t (non-decreasing) with weights c on the simulated interval [t_a, t_b] */
+static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_a, PetscReal t_b, PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
 {
-  PetscReal *weight;
-
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
-  PetscCall(PetscMalloc1(n, &weight));
-  PetscCall(MbsQuadratureWeights(n, t, fourier->theta, weight));
+  for (PetscInt i = 1; i < n; i++) PetscCheck(t[i] >= t[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Quadrature nodes must not decrease: t[%" PetscInt_FMT "] = %.17g < t[%" PetscInt_FMT "] = %.17g", i, (double)t[i], i - 1, (double)t[i - 1]);
   for (PetscInt j = 0; j < fourier->n; j++) {
     PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], tol = MbsWindowTolerance(L), A = 0, B = 0;
 
-    PetscCheck(t_l >= t[0] - tol && fourier->t_u[j] <= t[n - 1] + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
-               (double)fourier->t_u[j], j, (double)(w / (2 * PETSC_PI)), (double)t[0], (double)t[n - 1]);
+    PetscCheck(t_l >= t_a - tol && fourier->t_u[j] <= t_b + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
+               (double)fourier->t_u[j], j, (double)(w / (2 * PETSC_PI)), (double)t_a, (double)t_b);
     for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
-      PetscReal c = weight[i] * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * y[i], phase = w * (t[i] - fourier->t_p[j]);
+      PetscReal weight = c[i] * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * y[i], phase = w * (t[i] - fourier->t_p[j]);
 
-      A += c * PetscCosReal(phase);
-      B += c * PetscSinReal(phase);
+      A += weight * PetscCosReal(phase);
+      B += weight * PetscSinReal(phase);
     }
     fourier->A[j] = 2.0 / L * A;
     fourier->B[j] = 2.0 / L * B;
   }
-  PetscCall(PetscFree(weight));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierCompute - Computes every coefficient from samples (t_n, y_n) with quadrature weights c_n, t non-decreasing;
+  each window must lie inside [t_0, t_{N-1}]. Not collective.
+@*/
+PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
+  PetscCall(MbsFourierCompute_Private(fourier, t[0], t[n - 1], n, t, c, y));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierComputeSignal - Computes every coefficient of a simulated output with the integrator's own quadrature rule
+  (the signal's nodes); each window must lie inside the simulated interval. Not collective.
+@*/
+PetscErrorCode MbsFourierComputeSignal(MbsFourier fourier, const MbsSignal *signal)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(signal->n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs a signal of at least one step, got %" PetscInt_FMT " samples", signal->n);
+  PetscCall(MbsFourierCompute_Private(fourier, signal->t[0], signal->t[signal->n - 1], signal->nq, signal->tq, signal->wq, signal->yq));
   PetscFunctionReturn(0);
 }
 

@@ -9,32 +9,58 @@
 
   with dF_x/dU = E^{-1} dF/dU and dF_x/dp = E^{-1} dF/dp, both evaluated at (U, U' = g(U)), where F = 0.
   Models with a constant mass matrix (and DAE models, whose E is singular) are integrated as they are.
+
+  Explicit integrators (TSRK) take the rate itself, U' = g(t, U), of any ODE model, with the adjoint's
+
+    dg/dU = -E^{-1} dF/dU,   dg/dp = -E^{-1} dF/dp   at (U, U' = g(U)).
 */
 #include "core/coreimpl.h"
 #include <petscblaslapack.h>
 
 typedef struct {
-  PetscReal   *E, *rate, *work;
+  PetscReal   *E, *rate, *work; /* LU of dF/dU', g(U), n x n scratch */
+  PetscReal   *key;             /* t, U, p of E and rate: 1 + n + np */
   PetscBLASInt n, *pivots;
 } MbsExplicitForm;
 
-static PetscBool MbsModelUsesExplicitForm(MbsModel model)
+static PetscBool MbsModelAllDifferential(MbsModel model)
 {
-  if (model->constant_mass) return PETSC_FALSE;
   for (PetscInt i = 0; i < model->n; i++)
     if (!model->differential[i]) return PETSC_FALSE;
   return PETSC_TRUE;
 }
 
-/* Factors E(U) and computes the rate g(U) */
+static PetscBool MbsModelUsesExplicitForm(MbsModel model)
+{
+  return (PetscBool)(!model->constant_mass && MbsModelAllDifferential(model));
+}
+
+/*
+  Factors E(U) = dF/dU' and computes the rate g(U), in the model's cached workspace (no allocation per call). An
+  adjoint step asks for dg/dU and dg/dp at the same stage: the factorisation of the last (t, U, p) is reused.
+*/
 static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, const PetscReal u[], MbsExplicitForm *form)
 {
-  PetscInt     n   = model->n;
+  PetscInt     n = model->n, np = model->np;
   PetscBLASInt one = 1, info;
+  PetscBool    same;
 
   PetscFunctionBeginUser;
+  PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)", model->type);
+  if (!model->form_work) {
+    PetscCall(PetscMalloc2(3 * n * n + 1 + n + np, &model->form_work, n, &model->form_pivots));
+    model->form_work[3 * n * n] = PETSC_MAX_REAL; /* no (t, U, p) yet */
+  }
   PetscCall(PetscBLASIntCast(n, &form->n));
-  PetscCall(PetscMalloc4(n * n, &form->E, n, &form->rate, n * n, &form->work, n, &form->pivots));
+  form->E      = model->form_work;
+  form->work   = model->form_work + n * n;
+  form->rate   = model->form_work + 2 * n * n;
+  form->key    = model->form_work + 3 * n * n;
+  form->pivots = model->form_pivots;
+  same         = (PetscBool)(form->key[0] == t);
+  if (same) PetscCall(PetscArraycmp(form->key + 1, u, n, &same));
+  if (same) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, np, &same));
+  if (same) PetscFunctionReturn(0);
   PetscCall(PetscArrayzero(form->work, n)); /* U' = 0: the residual is R(U) */
   PetscCall(MbsModelResidual(model, t, u, form->work, form->rate));
   for (PetscInt i = 0; i < n; i++) form->rate[i] = -form->rate[i];
@@ -44,6 +70,9 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   PetscCallBLAS("LAPACKgetrf", LAPACKgetrf_(&form->n, &form->n, form->E, &form->n, form->pivots, &info));
   PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: the mass matrix dF/dU' is singular at t = %g s (LAPACK info %d)", model->type, (double)t, (int)info);
   PetscCallBLAS("LAPACKgetrs", LAPACKgetrs_("N", &form->n, &one, form->E, &form->n, form->pivots, form->rate, &form->n, &info));
+  form->key[0] = t;
+  PetscCall(PetscArraycpy(form->key + 1, u, n));
+  PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
   PetscFunctionReturn(0);
 }
 
@@ -55,13 +84,6 @@ static PetscErrorCode MbsExplicitFormSolve_Private(MbsExplicitForm *form, PetscI
   PetscFunctionBeginUser;
   PetscCall(PetscBLASIntCast(ncol, &nrhs));
   PetscCallBLAS("LAPACKgetrs", LAPACKgetrs_("N", &form->n, &nrhs, form->E, &form->n, form->pivots, B, &form->n, &info));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MbsExplicitFormDestroy_Private(MbsExplicitForm *form)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree4(form->E, form->rate, form->work, form->pivots));
   PetscFunctionReturn(0);
 }
 
@@ -79,7 +101,6 @@ PetscErrorCode MbsModelFormResidual(MbsModel model, PetscReal t, const PetscReal
   }
   PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
   for (PetscInt i = 0; i < model->n; i++) f[i] = udot[i] - form.rate[i];
-  PetscCall(MbsExplicitFormDestroy_Private(&form));
   PetscFunctionReturn(0);
 }
 
@@ -100,7 +121,6 @@ PetscErrorCode MbsModelFormJacobian(MbsModel model, PetscReal t, const PetscReal
   PetscCall(MbsModelJacobian(model, t, u, form.rate, 0.0, J));
   PetscCall(MbsExplicitFormSolve_Private(&form, n, J));
   for (PetscInt i = 0; i < n; i++) MBS_IJ(J, i, i, n) += shift;
-  PetscCall(MbsExplicitFormDestroy_Private(&form));
   PetscFunctionReturn(0);
 }
 
@@ -119,6 +139,51 @@ PetscErrorCode MbsModelFormJacobianP(MbsModel model, PetscReal t, const PetscRea
   PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
   PetscCall(MbsModelJacobianP(model, t, u, form.rate, Jp));
   PetscCall(MbsExplicitFormSolve_Private(&form, model->np, Jp));
-  PetscCall(MbsExplicitFormDestroy_Private(&form));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelRate - The explicit form U' = g(t, U) = -E(U)^{-1} R(U) of an ODE model, for explicit integrators (TSRK). Not
+  collective.
+@*/
+PetscErrorCode MbsModelRate(MbsModel model, PetscReal t, const PetscReal u[], PetscReal g[])
+{
+  MbsExplicitForm form;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
+  PetscCall(PetscArraycpy(g, form.rate, model->n));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelRateJacobian - dg/dU = -E^{-1} dF/dU at (U, U' = g(U)) (n x n, column-major). Not collective.
+@*/
+PetscErrorCode MbsModelRateJacobian(MbsModel model, PetscReal t, const PetscReal u[], PetscReal G[])
+{
+  MbsExplicitForm form;
+  PetscInt        n = model->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
+  PetscCall(MbsModelJacobian(model, t, u, form.rate, 0.0, G));
+  PetscCall(MbsExplicitFormSolve_Private(&form, n, G));
+  for (PetscInt i = 0; i < n * n; i++) G[i] = -G[i];
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelRateJacobianP - dg/dp = -E^{-1} dF/dp at (U, U' = g(U)) (n x np, column-major). Not collective.
+@*/
+PetscErrorCode MbsModelRateJacobianP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal Gp[])
+{
+  MbsExplicitForm form;
+  PetscInt        n = model->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
+  PetscCall(MbsModelJacobianP(model, t, u, form.rate, Gp));
+  PetscCall(MbsExplicitFormSolve_Private(&form, model->np, Gp));
+  for (PetscInt i = 0; i < n * model->np; i++) Gp[i] = -Gp[i];
   PetscFunctionReturn(0);
 }

@@ -1,11 +1,16 @@
 /*
-  Forward simulation of a model with PETSc TS in implicit form F(t, U, U') = 0.
+  Forward simulation of a model with PETSc TS.
 
-  The default integrator is Crank-Nicolson (TSCN, the theta method with theta = 1/2 at the end
-  points), which TSAdjoint differentiates exactly; any -ts_type, -ts_dt and adaptivity are honoured.
-  The output y(t_n) is recorded at every accepted step together with the weight theta of the
-  integrator's quadrature rule, so that later Fourier coefficients and costs integrate y with the
-  integrator's own rule.
+  Implicit methods see the implicit form F(t, U, U') = 0 (integration_form.c); the default is Crank-Nicolson
+  (TSCN, the theta method with theta = 1/2 at the end points). Explicit methods (TSRK with an embedded pair and
+  -ts_adapt_type basic: adaptive, higher order) see the rate U' = g(t, U) of an ODE model. PETSc's TSAdjoint
+  differentiates TSTHETA and TSRK exactly, on the steps actually taken; any -ts_type, -ts_dt and adaptivity are
+  honoured.
+
+  The output is recorded at every accepted step, and at the nodes of the integrator's own quadrature rule
+  (mbsid.h, MbsSignal): the step points for theta methods, the stages for Runge-Kutta methods, which are what
+  TSAdjoint integrates a cost with. Costs summed over these nodes are the exact discrete functions the adjoint
+  differentiates.
 */
 #include "core/coreimpl.h"
 #include <petsctime.h>
@@ -15,9 +20,52 @@ typedef struct {
   MbsSignal      *signal;
   MbsStateMonitor monitor; /* optional, sees the state of every accepted step */
   void           *monitor_ctx;
-  PetscInt        nalloc;
+  PetscInt        nalloc, nq_alloc;
   PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
+  /* Runge-Kutta: the tableau's b and c, and its stages in the order of c (quadrature nodes in time order) */
+  PetscBool        rk; /* set after the options are read */
+  PetscInt         nstage, *stage_order;
+  const PetscReal *b, *c;
 } MbsSimContext;
+
+/*
+  Tsitouras's 5(4) pair (Comput. Math. Appl. 62 (2011) 770-775), FSAL, registered as -ts_rk_type tsit5. Of PETSc's
+  fifth-order pairs (5dp, 5f, 5bs) every one has b_i = 0 on an inner stage, where PETSc 3.18's adjoint gets dJ/dp
+  wrong (adjoint.c); Tsitouras's b_i are all non-zero but the last. The error estimate is sum (b_i - bhat_i) k_i
+  with the published differences b - bhat.
+*/
+static PetscErrorCode MbsTSRKRegisterTsit5_Private(void)
+{
+  static PetscBool registered = PETSC_FALSE;
+  const PetscReal  A[7][7]    = {
+        {0,                     0,                   0,                  0,                    0,                     0,                 0},
+        {0.161,                 0,                   0,                  0,                    0,                     0,                 0},
+        {-0.008480655492356989, 0.335480655492357,   0,                  0,                    0,                     0,                 0},
+        {2.897153057105493,     -6.359448489975075,  4.3622954328695815, 0,                    0,                     0,                 0},
+        {5.325864828439257,     -11.748883564062828, 7.4955393428898365, -0.09249506636175525, 0,                     0,                 0},
+        {5.86145544294642,      -12.92096931784711,  8.159367898576159,  -0.071584973281401,   -0.028269050394068383, 0,                 0},
+        {0.09646076681806523,   0.01,                0.4798896504144996, 1.379008574103742,    -3.290069515436081,    2.324710524099774, 0}
+  };
+  const PetscReal b_minus_bhat[7] = {-0.00178001105222577714, -0.0008164344596567469, 0.007880878010261995, -0.1447110071732629, 0.5823571654525552, -0.45808210592918697, 1.0 / 66};
+  PetscReal       bhat[7];
+
+  PetscFunctionBeginUser;
+  if (registered) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < 7; i++) bhat[i] = A[6][i] - b_minus_bhat[i];
+  PetscCall(TSRKRegister("tsit5", 5, 7, &A[0][0], NULL, NULL, bhat, 0, NULL));
+  registered = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* The methods that take the explicit rate U' = g(t, U) (TSSetRHSFunction) instead of the implicit form */
+static PetscBool MbsTSTypeIsExplicit(TSType type)
+{
+  const char *explicit_types[] = {TSRK, TSEULER, TSSSP};
+  PetscBool   match            = PETSC_FALSE;
+
+  for (size_t i = 0; i < PETSC_STATIC_ARRAY_LENGTH(explicit_types) && !match; i++) PetscCallAbort(PETSC_COMM_SELF, PetscStrcmp(type, explicit_types[i], &match));
+  return match;
+}
 
 /* The callbacks take the model as context, so that a TS kept for an adjoint solve outlives MbsSimContext. */
 static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
@@ -71,32 +119,169 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscFunctionReturn(0);
 }
 
-/* Records y at every accepted step, and prints a progress line at most every 10 s of wall time. */
+static PetscErrorCode MbsRHSFunction(TS ts, PetscReal t, Vec U, Vec G, void *ctx)
+{
+  MbsModel           model = (MbsModel)ctx;
+  const PetscScalar *u;
+  PetscScalar       *g;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(VecGetArrayWrite(G, &g));
+  PetscCall(MbsModelRate(model, t, u, g));
+  PetscCall(VecRestoreArrayWrite(G, &g));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsRHSJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
+{
+  MbsModel           model = (MbsModel)ctx;
+  const PetscScalar *u;
+  PetscScalar       *J;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MatDenseGetArrayWrite(B, &J));
+  PetscCall(MbsModelRateJacobian(model, t, u, J));
+  PetscCall(MatDenseRestoreArrayWrite(B, &J));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* Appends (t, y[, w]) to arrays of *nalloc entries (PetscMalloc2 of t, y or PetscMalloc3 of t, y, w), doubling them when full */
+static PetscErrorCode MbsAppend_Private(PetscInt *n, PetscInt *nalloc, PetscReal **t, PetscReal **y, PetscReal **w, PetscReal t_new, PetscReal y_new, PetscReal w_new)
+{
+  PetscFunctionBeginUser;
+  if (*n == *nalloc) {
+    PetscInt   nalloc_new = PetscMax(1024, 2 * *nalloc);
+    PetscReal *t_grown, *y_grown, *w_grown = NULL;
+
+    if (w) PetscCall(PetscMalloc3(nalloc_new, &t_grown, nalloc_new, &y_grown, nalloc_new, &w_grown));
+    else PetscCall(PetscMalloc2(nalloc_new, &t_grown, nalloc_new, &y_grown));
+    PetscCall(PetscArraycpy(t_grown, *t, *n));
+    PetscCall(PetscArraycpy(y_grown, *y, *n));
+    if (w) {
+      PetscCall(PetscArraycpy(w_grown, *w, *n));
+      PetscCall(PetscFree3(*t, *y, *w));
+      *w = w_grown;
+    } else PetscCall(PetscFree2(*t, *y));
+    *t      = t_grown;
+    *y      = y_grown;
+    *nalloc = nalloc_new;
+  }
+  (*t)[*n] = t_new;
+  (*y)[*n] = y_new;
+  if (w) (*w)[*n] = w_new;
+  (*n)++;
+  PetscFunctionReturn(0);
+}
+
+/* The quadrature nodes of the Runge-Kutta step just accepted: its stages with b_i != 0, in the order of c */
+static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscReal t)
+{
+  MbsSignal *signal = sim->signal;
+  PetscReal  t_prev, h;
+  PetscInt   nstage;
+  Vec       *Y;
+
+  PetscFunctionBeginUser;
+  if (!sim->stage_order) {
+    PetscCall(TSRKGetTableau(ts, &sim->nstage, NULL, &sim->b, &sim->c, NULL, NULL, NULL, NULL));
+    PetscCall(PetscMalloc1(sim->nstage, &sim->stage_order));
+    for (PetscInt i = 0; i < sim->nstage; i++) sim->stage_order[i] = i;
+    for (PetscInt i = 1; i < sim->nstage; i++) /* insertion sort by c: a few stages */
+      for (PetscInt j = i; j > 0 && sim->c[sim->stage_order[j - 1]] > sim->c[sim->stage_order[j]]; j--) {
+        PetscInt k = sim->stage_order[j];
+
+        sim->stage_order[j]     = sim->stage_order[j - 1];
+        sim->stage_order[j - 1] = k;
+      }
+  }
+  if (signal->n < 2) PetscFunctionReturn(0); /* the initial state: no step yet */
+  PetscCall(TSGetStages(ts, &nstage, &Y));
+  t_prev = signal->t[signal->n - 2];
+  h      = t - t_prev;
+  for (PetscInt k = 0; k < sim->nstage; k++) {
+    PetscInt           i = sim->stage_order[k];
+    const PetscScalar *u;
+    PetscReal          y;
+
+    if (sim->b[i] == 0) continue;
+    PetscCall(VecGetArrayRead(Y[i], &u));
+    PetscCall(MbsModelOutput(sim->model, t_prev + sim->c[i] * h, u, &y, NULL));
+    PetscCall(VecRestoreArrayRead(Y[i], &u));
+    PetscCall(MbsAppend_Private(&signal->nq, &sim->nq_alloc, &signal->tq, &signal->yq, &signal->wq, t_prev + sim->c[i] * h, y, sim->b[i] * h));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  Adaptive steps of a DAE: the error estimate covers the differential components only. The algebraic ones (the
+  multipliers of engine4, its massless nodes) follow the differential ones and carry no local error of their own
+  that a step size could control; their size (forces of 1e3 N m) would make any common tolerance meaningless.
+*/
+static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
+{
+  PetscReal    atol, rtol;
+  Vec          vatol, vrtol;
+  PetscScalar *a, *r;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < model->n; i++) {
+    if (model->differential[i]) continue;
+    PetscCall(TSGetTolerances(ts, &atol, NULL, &rtol, NULL));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &vatol));
+    PetscCall(VecDuplicate(vatol, &vrtol));
+    PetscCall(VecGetArrayWrite(vatol, &a));
+    PetscCall(VecGetArrayWrite(vrtol, &r));
+    for (PetscInt k = 0; k < model->n; k++) {
+      a[k] = model->differential[k] ? atol : PETSC_INFINITY;
+      r[k] = model->differential[k] ? rtol : 0;
+    }
+    PetscCall(VecRestoreArrayWrite(vrtol, &r));
+    PetscCall(VecRestoreArrayWrite(vatol, &a));
+    PetscCall(TSSetTolerances(ts, PETSC_DECIDE, vatol, PETSC_DECIDE, vrtol));
+    PetscCall(VecDestroy(&vatol));
+    PetscCall(VecDestroy(&vrtol));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Replays the frozen step points: the next step ends at the next one */
+static PetscErrorCode MbsReplayStep(TS ts)
+{
+  MbsModel model;
+  PetscInt step;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &model));
+  PetscCall(TSGetStepNumber(ts, &step));
+  if (step + 1 < model->nfrozen) PetscCall(TSSetTimeStep(ts, model->frozen_t[step + 1] - model->frozen_t[step]));
+  PetscFunctionReturn(0);
+}
+
+/* Records y at every accepted step (and the stages of a Runge-Kutta step), and prints a progress line at most every
+   10 s of wall time. */
 static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, void *ctx)
 {
   MbsSimContext     *sim    = (MbsSimContext *)ctx;
   MbsSignal         *signal = sim->signal;
   const PetscScalar *u;
+  PetscReal          y;
   PetscBool          due;
 
   PetscFunctionBeginUser;
-  if (signal->n == sim->nalloc) {
-    PetscReal *t_new, *y_new;
-
-    sim->nalloc = PetscMax(1024, 2 * sim->nalloc);
-    PetscCall(PetscMalloc2(sim->nalloc, &t_new, sim->nalloc, &y_new));
-    PetscCall(PetscArraycpy(t_new, signal->t, signal->n));
-    PetscCall(PetscArraycpy(y_new, signal->y, signal->n));
-    PetscCall(PetscFree2(signal->t, signal->y));
-    signal->t = t_new;
-    signal->y = y_new;
-  }
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MbsModelOutput(sim->model, t, u, &signal->y[signal->n], NULL));
+  PetscCall(MbsModelOutput(sim->model, t, u, &y, NULL));
+  PetscCall(MbsAppend_Private(&signal->n, &sim->nalloc, &signal->t, &signal->y, NULL, t, y, 0));
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
-  signal->t[signal->n++] = t;
-  if (!PetscIsNormalReal(signal->y[signal->n - 1]) && signal->y[signal->n - 1] != 0) {
+  if (sim->rk) PetscCall(MbsRecordStages_Private(ts, sim, t));
+  if (!PetscIsNormalReal(y) && y != 0) {
     signal->nonfinite = PETSC_TRUE;
     PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
   }
@@ -123,18 +308,23 @@ PetscErrorCode MbsProgressDue(PetscLogDouble *last, PetscBool *due)
 }
 
 /*
-  Weight of a step's end point in the integrator's quadrature: theta for the end-point theta methods
-  (CN, backward Euler), 1/2 (trapezoid on the step points) otherwise.
+  The quadrature nodes of a theta method (and of any other non-Runge-Kutta method): the step points, weighted by the
+  theta rule; theta = 1/2 (trapezoid) for the methods that are not end-point theta methods.
 */
-static PetscErrorCode MbsQuadratureTheta_Private(TS ts, PetscReal *theta)
+static PetscErrorCode MbsStepPointNodes_Private(TS ts, MbsSignal *signal)
 {
   PetscBool is_theta, endpoint = PETSC_FALSE;
+  PetscReal theta = 0.5;
 
   PetscFunctionBeginUser;
-  *theta = 0.5;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &is_theta, TSTHETA, TSCN, TSBEULER, ""));
   if (is_theta) PetscCall(TSThetaGetEndpoint(ts, &endpoint));
-  if (endpoint) PetscCall(TSThetaGetTheta(ts, theta));
+  if (endpoint) PetscCall(TSThetaGetTheta(ts, &theta));
+  signal->nq = signal->n;
+  PetscCall(PetscMalloc3(signal->n, &signal->tq, signal->n, &signal->yq, signal->n, &signal->wq));
+  PetscCall(PetscArraycpy(signal->tq, signal->t, signal->n));
+  PetscCall(PetscArraycpy(signal->yq, signal->y, signal->n));
+  PetscCall(MbsQuadratureWeights(signal->n, signal->t, theta, signal->wq));
   PetscFunctionReturn(0);
 }
 
@@ -197,33 +387,50 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
 */
 PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal, TS *ts_keep)
 {
-  MbsSimContext sim = {model, signal, monitor, monitor_ctx, 0, 0};
+  MbsSimContext sim;
   TS            ts;
   TSAdapt       adapt;
   SNES          snes;
   Vec           U, Udot;
   Mat           J;
   PetscScalar  *u, *udot;
+  char          type[64] = TSCN;
+  TSType        chosen;
+  PetscBool     explicit_form;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&sim, sizeof(sim)));
+  sim.model       = model;
+  sim.signal      = signal;
+  sim.monitor     = monitor;
+  sim.monitor_ctx = monitor_ctx;
   PetscCall(PetscMemzero(signal, sizeof(*signal)));
+  /* the method decides the form the TS sees, so it is read before the TS is configured */
+  PetscCall(PetscOptionsGetString(NULL, prefix, "-ts_type", type, sizeof(type), NULL));
+  explicit_form = MbsTSTypeIsExplicit(type);
   PetscCall(PetscTime(&sim.last_progress));
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &U));
   PetscCall(VecDuplicate(U, &Udot));
   PetscCall(VecGetArrayWrite(U, &u));
   PetscCall(VecGetArrayWrite(Udot, &udot));
   PetscCall(MbsModelInitialState(model, model->t0, u, udot));
-  if (model->sparse_jacobian) PetscCall(MbsSparseJacobianCreate_Private(model, u, &J));
+  if (model->sparse_jacobian && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &J));
   else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &J));
   PetscCall(VecRestoreArrayWrite(Udot, &udot));
   PetscCall(VecRestoreArrayWrite(U, &u));
 
+  PetscCall(MbsTSRKRegisterTsit5_Private());
   PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
   PetscCall(TSSetOptionsPrefix(ts, prefix));
-  PetscCall(TSSetType(ts, TSCN));
+  PetscCall(TSSetType(ts, type));
   PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
-  PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, model));
-  PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, model));
+  if (explicit_form) {
+    PetscCall(TSSetRHSFunction(ts, NULL, MbsRHSFunction, model));
+    PetscCall(TSSetRHSJacobian(ts, J, J, MbsRHSJacobian, model));
+  } else {
+    PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, model));
+    PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, model));
+  }
   PetscCall(TSSetTime(ts, model->t0));
   PetscCall(TSSetTimeStep(ts, model->dt));
   PetscCall(TSSetMaxTime(ts, model->tf));
@@ -249,14 +456,30 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));
   if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
+  if (model->nfrozen) { /* the steps of the recorded run, whatever the adaptivity would choose now */
+    PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
+    PetscCall(TSSetTimeStep(ts, model->frozen_t[1] - model->frozen_t[0]));
+    PetscCall(TSSetApplicationContext(ts, model));
+    PetscCall(TSSetPostStep(ts, MbsReplayStep));
+  }
+  PetscCall(MbsDAETolerances_Private(model, ts));
+  PetscCall(TSGetType(ts, &chosen));
+  PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim.rk));
 
   PetscCall(TSSolve(ts, U));
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
   PetscCall(TSGetTime(ts, &signal->t_end));
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
-  PetscCall(MbsQuadratureTheta_Private(ts, &signal->theta));
+  if (!sim.rk) PetscCall(MbsStepPointNodes_Private(ts, signal));
+  if (model->freeze_steps && !model->nfrozen && signal->reason >= 0) {
+    PetscCall(PetscMalloc1(signal->n, &model->frozen_t));
+    PetscCall(PetscArraycpy(model->frozen_t, signal->t, signal->n));
+    model->nfrozen = signal->n;
+  }
   PetscCall(TSMonitorCancel(ts)); /* its context lives on this stack */
+  PetscCall(PetscFree(sim.stage_order));
 
   if (ts_keep) *ts_keep = ts;
   else PetscCall(TSDestroy(&ts));
@@ -295,6 +518,7 @@ PetscErrorCode MbsSignalDestroy(MbsSignal *signal)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree2(signal->t, signal->y));
-  signal->n = 0;
+  PetscCall(PetscFree3(signal->tq, signal->yq, signal->wq));
+  signal->n = signal->nq = 0;
   PetscFunctionReturn(0);
 }

@@ -1,8 +1,8 @@
 /*
   Time-domain cost: J = int (y(t) - y_meas(t))^2 dt against the measured signal (/signal of the
-  measurement file), linearly interpolated onto the simulated samples. The integral uses the
-  integrator's quadrature, J = sum_n c_n (y_n - y_meas(t_n))^2, so its adjoint density is
-  r'(t, y) = 2 (y - y_meas(t)).
+  measurement file), linearly interpolated onto the simulated output. The integral uses the
+  integrator's quadrature (its nodes t_n and weights c_n, mbsid.h), J = sum_n c_n (y_n - y_meas(t_n))^2, so its
+  adjoint density is r'(t, y) = 2 (y - y_meas(t)).
 
   When measurement and model share the time grid (a virtual measurement made with the same step) the
   interpolation is exact and the true parameters are the minimum of the discrete J.
@@ -42,14 +42,10 @@ static PetscErrorCode MbsCostEvaluate_Time(MbsCost cost, const MbsSignal *signal
 {
   MbsCostTime          *ctx  = (MbsCostTime *)cost->data;
   const MbsMeasurement *meas = ctx->meas;
-  PetscReal            *weight;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(signal->n, &weight));
-  PetscCall(MbsQuadratureWeights(signal->n, signal->t, signal->theta, weight));
   *J = 0;
-  for (PetscInt i = 0; i < signal->n; i++) *J += weight[i] * PetscSqr(signal->y[i] - MbsInterpolate_Private(meas->nsignal, meas->t, meas->y, signal->t[i]));
-  PetscCall(PetscFree(weight));
+  for (PetscInt i = 0; i < signal->nq; i++) *J += signal->wq[i] * PetscSqr(signal->yq[i] - MbsInterpolate_Private(meas->nsignal, meas->t, meas->y, signal->tq[i]));
   PetscFunctionReturn(0);
 }
 

@@ -5,9 +5,14 @@
 
   The cost enters the adjoint through a quadrature sub-TS whose integrand derivative is
   dr/dU = r'(t, y(U)) dy/dU, r' the cost's adjoint density evaluated after the forward pass. The sub-TS
-  integrates it with the integrator's own rule, weight c_n on sample n, which is exactly dJ/dy_n of the
-  discrete cost; the parameters enter through dF/dp (TSSetIJacobianP). The trajectory is kept in memory by
-  default; -ts_trajectory_type and its checkpointing options are honoured.
+  integrates it with the integrator's own rule (nodes and weights c_n of mbsid.h, MbsSignal: step points of a
+  theta method, stages of a Runge-Kutta method), which is exactly dJ/dy_n of the discrete cost; the parameters
+  enter through dF/dp of the implicit form (TSSetIJacobianP) or dg/dp of the explicit rate (TSSetRHSJacobianP,
+  Runge-Kutta). The trajectory is kept in memory by default; -ts_trajectory_type and its checkpointing options
+  are honoured.
+
+  PETSc 3.18's TSRK adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc
+  3.21.4), which the tableaus 5dp, 5f and 5bs have: gradients refuse them and name the tableaus that work.
 */
 #include "identification/identificationimpl.h"
 
@@ -18,16 +23,30 @@ typedef struct {
   const PetscInt *id;   /* identified parameters */
   Mat             Jp;   /* dF/dp of the identified parameters, n x nid */
   Mat             DRDU; /* dr/dU as a column, n x 1 */
+  Mat             DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
   PetscReal      *jp_all, *dydu;
   PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
 } MbsAdjointContext;
 
+/* A <- the identified parameters' columns of adj->jp_all */
+static PetscErrorCode MbsAdjointSetJacobianP_Private(MbsAdjointContext *adj, Mat A)
+{
+  PetscInt     n = adj->model->n;
+  PetscScalar *a;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  for (PetscInt k = 0; k < adj->nid; k++) PetscCall(PetscArraycpy(a + k * n, adj->jp_all + adj->id[k] * n, n));
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
-  PetscInt           n   = adj->model->n;
   const PetscScalar *u, *udot;
-  PetscScalar       *a;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
@@ -35,11 +54,20 @@ static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscRe
   PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MatDenseGetArrayWrite(A, &a));
-  for (PetscInt k = 0; k < adj->nid; k++) PetscCall(PetscArraycpy(a + k * n, adj->jp_all + adj->id[k] * n, n));
-  PetscCall(MatDenseRestoreArrayWrite(A, &a));
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsRHSJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
+{
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  const PetscScalar *u;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MbsModelRateJacobianP(adj->model, t, u, adj->jp_all));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
   PetscFunctionReturn(0);
 }
 
@@ -82,6 +110,14 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
+/* No cost depends on the parameters but through the output */
+static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatZeroEntries(A));
+  PetscFunctionReturn(0);
+}
+
 /* The backward sweep of a long run-up takes minutes without a word otherwise */
 static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
 {
@@ -103,6 +139,7 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
   TS                 quadts;
   PetscMPIInt        rank;
   char               dirname[64];
+  PetscBool          rk;
 
   PetscFunctionBeginUser;
   PetscCall(TSSetSaveTrajectory(ts));
@@ -113,10 +150,31 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
   PetscCall(TSTrajectorySetDirname(trajectory, dirname));
-  PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
+  else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   PetscCall(TSCreateQuadratureTS(ts, PETSC_FALSE, &quadts));
   PetscCall(TSSetRHSFunction(quadts, NULL, MbsCostIntegrand, adj));
   PetscCall(TSSetRHSJacobian(quadts, adj->DRDU, adj->DRDU, MbsCostIntegrandJacobian, adj));
+  PetscCall(TSSetRHSJacobianP(quadts, adj->DRDP, MbsCostIntegrandJacobianP, adj));
+  PetscFunctionReturn(0);
+}
+
+/* The Runge-Kutta tableaus whose dJ/dp PETSc 3.18 gets wrong: b_i = 0 on a stage before the last */
+static PetscErrorCode MbsAdjointCheckTableau_Private(TS ts)
+{
+  PetscBool        rk;
+  PetscInt         s;
+  const PetscReal *b;
+  TSRKType         type;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  if (!rk) PetscFunctionReturn(0);
+  PetscCall(TSRKGetTableau(ts, &s, NULL, &b, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(TSRKGetType(ts, &type));
+  for (PetscInt i = 0; i < s - 1; i++)
+    PetscCheck(b[i] != 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_rk_type %s has b_%" PetscInt_FMT " = 0, for which PETSc 3.18's adjoint gets dJ/dp wrong: use -ts_rk_type tsit5 (order 5), 3bs (order 3) or 2a for gradients", type, i + 1);
   PetscFunctionReturn(0);
 }
 
@@ -127,7 +185,7 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 @*/
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
-  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL, 0};
+  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL, NULL, 0};
   MbsSignal         signal;
   TS                ts = NULL;
 
@@ -135,6 +193,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   if (grad) {
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj.Jp));
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj.DRDU));
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj.DRDP));
     PetscCall(PetscMalloc2(model->n * model->np, &adj.jp_all, model->n, &adj.dydu));
   }
   PetscCall(MbsSimulate_Private(model, NULL, grad ? MbsAdjointSetUp : NULL, &adj, NULL, NULL, &signal, grad ? &ts : NULL));
@@ -159,6 +218,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
     PetscCall(TSGetSNES(ts, &snes));
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
+    PetscCall(MbsAdjointCheckTableau_Private(ts));
     PetscCall(TSAdjointSolve(ts));
     PetscCall(VecGetArrayRead(mu, &g));
     PetscCall(PetscArraycpy(grad, g, nid));
@@ -170,6 +230,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   PetscCall(MbsSignalDestroy(&signal));
   PetscCall(PetscFree2(adj.jp_all, adj.dydu));
   PetscCall(MatDestroy(&adj.DRDU));
+  PetscCall(MatDestroy(&adj.DRDP));
   PetscCall(MatDestroy(&adj.Jp));
   PetscFunctionReturn(0);
 }

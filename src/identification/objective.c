@@ -238,6 +238,25 @@ PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective obj, const PetscReal x[], 
 }
 
 /*@C
+  MbsObjectiveFreezeSteps - With PETSC_TRUE, the next evaluation of every experiment records its step points and the
+  evaluations after it take exactly those steps, whatever adaptivity would choose: J as a function of the parameters
+  on fixed steps, the function whose derivative the adjoint computes (gradient checks). PETSC_FALSE lets the
+  steps adapt again. Not collective.
+@*/
+PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective obj, PetscBool freeze)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    MbsModel model = obj->exp[e].model;
+
+    model->freeze_steps = freeze;
+    model->nfrozen      = 0;
+    PetscCall(PetscFree(model->frozen_t));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsObjectiveRecord - Every rank simulates its experiments at the current parameters and keeps their curves in a
   slot (0 initial, 1 identified). A failed integration is an error with the integrator's message. Collective.
 @*/

@@ -70,6 +70,10 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->differential));
   PetscCall(PetscFree2(model->q0, model->v0));
   PetscCall(PetscFree(model->jacobian_work));
+  PetscCall(PetscFree2(model->form_work, model->form_pivots));
+  PetscCall(PetscFree(model->frozen_t));
+  model->nfrozen      = 0;
+  model->freeze_steps = PETSC_FALSE;
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
   model->data          = NULL;
   model->type[0]       = 0;

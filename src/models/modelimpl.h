@@ -2,6 +2,7 @@
 #pragma once
 
 #include "mbsidimpl.h"
+#include <petscblaslapack.h>
 
 /*
   What a model file implements. Arrays are dense and column-major (entry (i, j) at [i + j*rows]),
@@ -43,8 +44,14 @@ struct _p_MbsModel {
   PetscReal              *q0, *v0;         /* nq initial coordinates and rates of an ODE model */
   PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;   /* n x n dense Jacobian the model writes into, for the sparse path */
-  MbsModelOps             ops;
-  void                   *data;
+  PetscReal              *form_work;       /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
+  PetscBLASInt           *form_pivots;
+  /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
+  PetscBool   freeze_steps;
+  PetscInt    nfrozen;
+  PetscReal  *frozen_t;
+  MbsModelOps ops;
+  void       *data;
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);

@@ -40,7 +40,9 @@ PetscErrorCode MbsNormalSequence(PetscInt seed, PetscInt n, PetscReal values[])
 }
 
 /*@C
-  MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output samples. Not collective.
+  MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output at the step points, and the
+  same noise, linearly interpolated, at the quadrature nodes (the noise of the sampled signal that a spectrum sees).
+  Not collective.
 @*/
 PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt seed)
 {
@@ -52,6 +54,13 @@ PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt se
   PetscCall(PetscMalloc1(signal->n, &noise));
   PetscCall(MbsNormalSequence(seed, signal->n, noise));
   for (PetscInt i = 0; i < signal->n; i++) signal->y[i] += sigma * noise[i];
+  for (PetscInt j = 0, i = 1; j < signal->nq && signal->n > 1; j++) {
+    PetscReal s;
+
+    while (i < signal->n - 1 && signal->t[i] < signal->tq[j]) i++;
+    s = (signal->tq[j] - signal->t[i - 1]) / (signal->t[i] - signal->t[i - 1]);
+    signal->yq[j] += sigma * ((1 - s) * noise[i - 1] + s * noise[i]);
+  }
   PetscCall(PetscFree(noise));
   PetscFunctionReturn(0);
 }
