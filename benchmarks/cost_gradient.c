@@ -1,0 +1,78 @@
+static const char help[] = "J and its adjoint gradient of an identification scenario, timed: the mbsid side of benchmarks/accuracy_cost.\n"
+                           "Options: those of mbsid gradcheck (-options_file, -measurement, -identify, -ts_*), -repeat 3.\n";
+
+/*
+  benchmarks/cost_gradient: the cost J of the scenario given by the options (as mbsid gradcheck reads them) and
+  dJ/dp of the identified parameters by one forward and one adjoint solve, each timed as the best of -repeat runs:
+
+    time_J     J alone (one forward solve and the cost),
+    time_grad  J and dJ/dp (forward with the trajectory stored, then the adjoint).
+
+  Printed as one line in the format of benchmarks/peer_cvodes, so that benchmarks/accuracy_cost compares the two:
+
+    mbsid J <J> grad <g1,g2,...> time_J <s> time_grad <s> steps <accepted steps of the forward solve>
+*/
+#include <identification/identificationimpl.h>
+#include <petsctime.h>
+
+/* Best wall time of repeat evaluations of J, with the gradient when grad is not NULL */
+static PetscErrorCode TimeEvaluation(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscInt repeat, PetscLogDouble *best)
+{
+  PetscFunctionBeginUser;
+  *best = PETSC_MAX_REAL;
+  for (PetscInt r = 0; r < repeat; r++) {
+    PetscLogDouble start, end;
+    PetscBool      ok;
+
+    PetscCall(PetscTime(&start));
+    PetscCall(MbsObjectiveEvaluate(obj, x, J, grad, &ok));
+    PetscCall(PetscTime(&end));
+    PetscCheck(ok, obj->comm, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s failed; see -ts_monitor", obj->model->type);
+    *best = PetscMin(*best, end - start);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Accepted steps of one forward solve of the first experiment */
+static PetscErrorCode CountSteps(MbsObjective obj, PetscInt *steps)
+{
+  MbsSignal signal;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsSimulate(obj->exp[0].model, NULL, NULL, NULL, &signal));
+  PetscCall(PetscOptionsPop());
+  *steps = signal.steps;
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsObjective   obj;
+  PetscBool      has_help;
+  PetscInt       repeat = 3, steps = 0;
+  PetscReal     *x, *grad, J;
+  PetscLogDouble time_J, time_grad;
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "benchmarks/cost_gradient", NULL);
+  PetscCall(PetscOptionsInt("-repeat", "Timed runs of each evaluation (the best counts)", "", repeat, &repeat, NULL));
+  PetscOptionsEnd();
+  PetscCheck(repeat >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeat must be >= 1, got %" PetscInt_FMT, repeat);
+  PetscCall(MbsObjectiveCreate(PETSC_COMM_WORLD, &obj, &has_help));
+  if (!has_help) {
+    PetscCall(PetscMalloc2(obj->nid, &x, obj->nid, &grad));
+    PetscCall(MbsObjectiveGetValues(obj, x));
+    PetscCall(TimeEvaluation(obj, x, &J, NULL, repeat, &time_J));
+    PetscCall(TimeEvaluation(obj, x, &J, grad, repeat, &time_grad));
+    PetscCall(CountSteps(obj, &steps));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mbsid J %.12e grad ", (double)J));
+    for (PetscInt k = 0; k < obj->nid; k++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s%.12e", k ? "," : "", (double)grad[k]));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " time_J %.4f time_grad %.4f steps %" PetscInt_FMT "\n", time_J, time_grad, steps));
+    PetscCall(PetscFree2(x, grad));
+  }
+  PetscCall(MbsObjectiveDestroy(&obj));
+  PetscCall(PetscFinalize());
+  return 0;
+}
