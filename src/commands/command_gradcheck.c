@@ -66,6 +66,7 @@ PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
     for (PetscInt i = 0; i < order; i++) { /* x + h, x - h, x + 2h, x - 2h */
       x[k] = x_k + (i % 2 ? -1 : 1) * (1 + i / 2) * h;
       PetscCall(MbsEvaluateOrFail_Private(obj, x, &J_step[i], NULL));
+      PetscCheck(!PetscIsInfOrNanReal(J_step[i]), comm, PETSC_ERR_FP, "J = %g at %s = %.17g (central differences): not finite", (double)J_step[i], obj->model->param_info[obj->id[k]].name, (double)x[k]);
     }
     x[k]  = x_k;
     fd[k] = order == 2 ? (J_step[0] - J_step[1]) / (2 * h) : (8 * (J_step[0] - J_step[1]) - (J_step[2] - J_step[3])) / (12 * h);

@@ -68,6 +68,7 @@ static PetscErrorCode MbsCompareSpectra_Private(MPI_Comm comm, const char path[]
     num += PetscSqr(sim->amplitude[j] - meas->amplitude[j]);
     den += PetscSqr(meas->amplitude[j]);
   }
+  PetscCheck(!PetscIsInfOrNanReal(num) && !PetscIsInfOrNanReal(den), comm, PETSC_ERR_FP, "Measurement file '%s': the spectrum misfit is not finite (sum of squares %g against %g): the measured amplitudes overflow it; check their values and units", path, (double)num, (double)den);
   PetscCall(PetscPrintf(comm, "Spectrum misfit against %s: %.6e (relative, %" PetscInt_FMT " frequencies)\n", path, (double)(den > 0 ? PetscSqrtReal(num / den) : PetscSqrtReal(num)), meas->nfreq));
   PetscFunctionReturn(0);
 }

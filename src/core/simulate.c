@@ -251,6 +251,25 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
   PetscFunctionReturn(0);
 }
 
+/* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
+   report an amplitude of 0 with success) */
+static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
+{
+  PetscReal dt;
+  TSAdapt   adapt;
+  PetscBool fixed;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
+  PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt must be a positive time step [s], got %g", (double)dt);
+  PetscCheck(dt <= model->tf - model->t0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s is longer than the simulated interval [%g, %g] s of model %s (-time_span)", (double)dt, (double)model->t0, (double)model->tf, model->type);
+  PetscCheck(!fixed || model->dt_max <= 0 || dt <= model->dt_max * (1 + 1e-12), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s exceeds the largest step %g s of model %s (its step cap; see the model's spec)", (double)dt, (double)model->dt_max,
+             model->type);
+  PetscFunctionReturn(0);
+}
+
 /* Replays the frozen step points: the next step ends at the next one */
 static PetscErrorCode MbsReplayStep(TS ts)
 {
@@ -463,6 +482,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
     PetscCall(TSSetPostStep(ts, MbsReplayStep));
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
+  PetscCall(MbsCheckTimeStep_Private(model, ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim.rk));

@@ -84,6 +84,7 @@ PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
 PetscErrorCode MbsCostSetUp(MbsCost cost, const char path[], const MbsMeasurement *meas)
 {
   PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(cost->measurement, path, sizeof(cost->measurement)));
   PetscCall(cost->ops.set_up(cost, path, meas));
   PetscFunctionReturn(0);
 }
@@ -102,6 +103,9 @@ PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal 
 {
   PetscFunctionBeginUser;
   PetscCall(cost->ops.evaluate(cost, signal, J));
+  /* the simulated output is finite here (a failed solve does not get this far): the measurement overflows the cost */
+  PetscCheck(!PetscIsInfOrNanReal(*J), PETSC_COMM_SELF, PETSC_ERR_FP, "Cost %s of model %s against measurement file '%s' is %g: the measured values overflow it (amplitudes of 1e154 and more square to infinity); check the file's values and units",
+             cost->type, cost->model->type, cost->measurement, (double)*J);
   PetscFunctionReturn(0);
 }
 

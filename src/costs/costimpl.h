@@ -27,6 +27,7 @@ typedef struct {
 
 struct _p_MbsCost {
   char       type[32];
+  char       measurement[PETSC_MAX_PATH_LEN]; /* the file it compares with, for messages */
   MbsModel   model;
   MbsCostOps ops;
   void      *data;

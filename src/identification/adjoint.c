@@ -221,6 +221,9 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
     PetscCall(MbsAdjointCheckTableau_Private(ts));
     PetscCall(TSAdjointSolve(ts));
     PetscCall(VecGetArrayRead(mu, &g));
+    for (PetscInt k = 0; k < nid; k++)
+      PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of cost %s of model %s (measurement '%s') is %g in parameter %s, with J = %g finite: the adjoint solve overflowed", cost->type, model->type, cost->measurement, (double)g[k],
+                 model->param_info[id[k]].name, (double)*J);
     PetscCall(PetscArraycpy(grad, g, nid));
     PetscCall(VecRestoreArrayRead(mu, &g));
     PetscCall(VecDestroy(&mu));

@@ -161,12 +161,10 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   }
   {
     PetscReal span[2] = {model->t0, model->tf};
-    PetscInt  nspan   = 2;
     char      text[128];
 
     PetscCall(PetscSNPrintf(text, sizeof(text), "Simulated interval t0,tf [s] (default: the model's, %g,%g)", (double)model->t0, (double)model->tf));
-    PetscCall(PetscOptionsRealArray("-time_span", text, "MbsModelGetTimeSpan", span, &nspan, &set));
-    PetscCheck(!set || nspan == 2, model->comm, PETSC_ERR_ARG_SIZ, "-time_span needs two values t0,tf [s]");
+    PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-time_span", text, "MbsModelGetTimeSpan", 2, span, &set));
     PetscCheck(span[1] > span[0], model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-time_span %g,%g: tf must exceed t0", (double)span[0], (double)span[1]);
     model->t0 = span[0];
     model->tf = span[1];
@@ -174,12 +172,8 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
   if (!model->ops.initial_state) {
-    PetscInt nq = model->nq, nv = model->nq;
-
-    PetscCall(PetscOptionsRealArray("-initial_q", "Initial coordinates, one per coordinate [m or rad] (default: all 0)", "MbsModelInitialState", model->q0, &nq, &set));
-    PetscCheck(!set || nq == model->nq, model->comm, PETSC_ERR_ARG_SIZ, "-initial_q of model %s needs %" PetscInt_FMT " values, got %" PetscInt_FMT, model->type, model->nq, nq);
-    PetscCall(PetscOptionsRealArray("-initial_v", "Initial rates, one per coordinate [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->v0, &nv, &set));
-    PetscCheck(!set || nv == model->nq, model->comm, PETSC_ERR_ARG_SIZ, "-initial_v of model %s needs %" PetscInt_FMT " values, got %" PetscInt_FMT, model->type, model->nq, nv);
+    PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_q", "Initial coordinates, one per coordinate of the model [m or rad] (default: all 0)", "MbsModelInitialState", model->nq, model->q0, NULL));
+    PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_v", "Initial rates, one per coordinate of the model [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->nq, model->v0, NULL));
   }
   PetscOptionsEnd();
 
