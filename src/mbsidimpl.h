@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
+PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 
 /* Column-major dense access */

@@ -14,7 +14,7 @@ PetscErrorCode MbsCommandEigen(MPI_Comm comm)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(comm, NULL, "mbsid eigen: modes of the linearised model", "eigen");
-  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscOptionsEnd();
   PetscCall(MbsModelCreate(comm, &model));
   PetscCall(MbsModelSetFromOptions(model));

@@ -216,7 +216,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
   PetscOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
-  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx.scaling, (PetscEnum *)&ctx.scaling, NULL));
   nexpect = 2;
   PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx.eigen_expect_hz, &nexpect, &ctx.eigen_expect_set));

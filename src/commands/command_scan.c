@@ -16,7 +16,7 @@ PetscErrorCode MbsCommandScan(MPI_Comm comm)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
-  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscOptionsEnd();
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   PetscCall(MbsScanCreate(obj, &scan));

@@ -193,7 +193,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   MbsModel       model;
   MbsFourier     fourier;
   MbsSignal      signal;
-  MbsMeasurement result;
+  MbsMeasurement result, meas;
   char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
   PetscReal      sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
   PetscInt       seed = 12345;
@@ -202,8 +202,8 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
 
   PetscFunctionBeginUser;
   PetscOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
-  PetscCall(PetscOptionsString("-o", "Result file (HDF5)", "", output, output, sizeof(output), NULL));
-  PetscCall(PetscOptionsString("-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", "", save, save, sizeof(save), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", save, sizeof(save)));
   PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
   PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
@@ -230,6 +230,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
     PetscFunctionReturn(0);
   }
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+  if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &meas)); /* a bad file fails before the work */
 
   PetscCall(PetscLogStageRegister("Forward", &stage));
   PetscCall(PetscLogStagePush(stage));
@@ -247,16 +248,12 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   }
   if (result.nfreq)
     PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result.nfreq, (double)result.frequency[0], (double)result.frequency[result.nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
-  PetscCall(MbsWriteSimulation_Private(comm, output, model, &result));
-  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-
-  if (compare[0]) {
-    MbsMeasurement meas;
-
-    PetscCall(MbsMeasurementRead(comm, compare, &meas));
+  if (compare[0]) { /* before writing: a comparison that fails leaves no result file behind */
     PetscCall(MbsCompareSpectra_Private(comm, compare, &result, &meas));
     PetscCall(MbsMeasurementReset(&meas));
   }
+  PetscCall(MbsWriteSimulation_Private(comm, output, model, &result));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
 
   if (save[0]) {
     MbsMeasurement virtual_meas;

@@ -171,6 +171,13 @@ PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **
   modes = (PetscInt)set_names + (PetscInt)set_sweep + (PetscInt)set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
   PetscCheck(warmup >= 0 && window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  for (PetscInt e = 0; e < nnames; e++)
+    for (PetscInt f = 0; f < e; f++) {
+      PetscBool same;
+
+      PetscCall(PetscStrcmp(names[e], names[f], &same));
+      PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-experiments names experiment '%s' twice: the names must be unique (their options are -%s_X)", names[e], names[e]);
+    }
   PetscCall(MbsOptionListGet_Private(&list, &all));
 
   if (set_names) {

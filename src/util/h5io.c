@@ -35,6 +35,40 @@ static hid_t MbsH5StringType_Private(void)
   return type;
 }
 
+/*
+  Temporary files of writers not closed yet: removed when the process exits, so that a run that fails while writing
+  (an error returns through main) leaves no NAME.tmp.<pid> behind.
+*/
+#define MBS_PENDING_MAX 4
+static char MbsPendingTmp[MBS_PENDING_MAX][PETSC_MAX_PATH_LEN];
+
+static void MbsRemovePendingTmp(void)
+{
+  for (int i = 0; i < MBS_PENDING_MAX; i++)
+    if (MbsPendingTmp[i][0]) (void)unlink(MbsPendingTmp[i]);
+}
+
+static PetscErrorCode MbsPendingTmpSet_Private(const char old[], const char new_path[])
+{
+  static PetscBool registered = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  if (!registered) {
+    PetscCheck(atexit(MbsRemovePendingTmp) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Cannot register the removal of temporary result files");
+    registered = PETSC_TRUE;
+  }
+  for (int i = 0; i < MBS_PENDING_MAX; i++) {
+    PetscBool match;
+
+    PetscCall(PetscStrcmp(MbsPendingTmp[i], old, &match));
+    if (match) {
+      PetscCall(PetscStrncpy(MbsPendingTmp[i], new_path, sizeof(MbsPendingTmp[i])));
+      PetscFunctionReturn(0);
+    }
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d result files open at once", MBS_PENDING_MAX);
+}
+
 /*@C
   MbsH5WriterOpen - Creates the temporary file for the result 'path'. Not collective: call on the writing rank only.
 @*/
@@ -47,6 +81,7 @@ PetscErrorCode MbsH5WriterOpen(const char path[], MbsH5Writer *writer)
   PetscCall(PetscSNPrintf(writer->tmp_path, sizeof(writer->tmp_path), "%s.tmp.%d", path, (int)getpid()));
   writer->file = H5Fcreate(writer->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create HDF5 file '%s' (for '%s'): check that the directory exists and is writable", writer->tmp_path, path);
+  PetscCall(MbsPendingTmpSet_Private("", writer->tmp_path));
   PetscFunctionReturn(0);
 }
 
@@ -94,6 +129,7 @@ PetscErrorCode MbsH5WriterClose(MbsH5Writer *writer)
   MbsCallHDF5(H5Fclose(writer->file), writer->tmp_path, "/");
   writer->file = -1;
   PetscCheck(rename(writer->tmp_path, writer->path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s'", writer->tmp_path, writer->path);
+  PetscCall(MbsPendingTmpSet_Private(writer->tmp_path, ""));
   PetscFunctionReturn(0);
 }
 
