@@ -10,11 +10,35 @@
 #include "identification/identificationimpl.h"
 #include <petsctime.h>
 
+/*
+  The measurement must be of the model's output: the same units always (a file in m compared with an output in rad
+  gives a wrong identification with success), and the same model and output where the file names them.
+*/
+static PetscErrorCode MbsMeasurementCheckModel_Private(const MbsExperiment *exp, PetscBool allow_other_model)
+{
+  const MbsMeasurement *meas  = &exp->meas;
+  MbsModel              model = exp->model;
+  PetscBool             same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(meas->units, model->output_unit, &same));
+  PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' is in units '%s', but the output %s of model %s is in '%s'", exp->measurement, meas->units, model->output_name, model->type, model->output_unit);
+  if (meas->model[0] && !allow_other_model) {
+    PetscCall(PetscStrcmp(meas->model, model->type, &same));
+    PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' was made for model '%s', not %s (-measurement_allow_model_mismatch to use it anyway)", exp->measurement, meas->model, model->type);
+  }
+  if (meas->output[0]) {
+    PetscCall(PetscStrcmp(meas->output, model->output_name, &same));
+    PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' measures output '%s', but model %s's output is %s", exp->measurement, meas->output, model->type, model->output_name);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* Creates the experiment's model, cost and measurement within its own options */
 static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
 {
   PetscReal dt;
-  PetscBool set;
+  PetscBool set, allow_other_model = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsPush(exp->options));
@@ -22,6 +46,7 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
   PetscCall(MbsModelSetFromOptions(exp->model));
   PetscOptionsBegin(obj->comm, NULL, "Identification problem", "MbsObjective");
   PetscCall(PetscOptionsString("-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, exp->measurement, sizeof(exp->measurement), NULL));
+  PetscCall(PetscOptionsBool("-measurement_allow_model_mismatch", "Accept a measurement whose 'model' attribute names another model (never other units)", "MbsObjectiveCreate", allow_other_model, &allow_other_model, NULL));
   PetscOptionsEnd();
   PetscCall(MbsCostCreate(exp->model, &exp->cost));
   PetscCall(MbsCostSetFromOptions(exp->cost));
@@ -37,6 +62,7 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
   if (!help) {
     PetscCheck(exp->measurement[0], obj->comm, PETSC_ERR_ARG_WRONG, "No measurement: give -measurement <file.h5> for experiment %s (e.g. one written by mbsid simulate -save_measurement)", exp->name);
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
+    PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
   }
   PetscCall(PetscOptionsPop());
