@@ -43,8 +43,16 @@ static PetscErrorCode CheckUnusedOptions(void)
 int main(int argc, char **argv)
 {
   PetscBool has_help;
+  char      fault[PETSC_MAX_PATH_LEN + 512];
 
+  if (MbsYAMLCheckOptionsFiles(argc, argv, fault, sizeof(fault))) { /* before PETSc reads the file, which names no line */
+    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+
+    if (!rank || !strcmp(rank, "0")) fprintf(stderr, "mbsid: %s\n", fault);
+    return 1;
+  }
   PetscCall(SlepcInitialize(&argc, &argv, NULL, help));
+  PetscCall(MbsPushOptionErrorHandler());
   PetscCall(PetscOptionsHasHelp(NULL, &has_help));
   if (argc > 1 && argv[1][0] != '-') PetscCall(MbsCommandRun(PETSC_COMM_WORLD, argv[1]));
   else {
@@ -53,6 +61,7 @@ int main(int argc, char **argv)
     PetscCall(MbsCommandRun(PETSC_COMM_WORLD, "simulate"));
   }
   PetscCall(CheckUnusedOptions());
+  PetscCall(PetscPopErrorHandler());
   PetscCall(SlepcFinalize());
   return 0;
 }

@@ -98,6 +98,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier, const char
 PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierComputeSignal(MbsFourier, const MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsFourierCheckSignal(MbsFourier, const MbsSignal *, const char[]);
 PETSC_EXTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensity(MbsFourier, const PetscReal[], const PetscReal[], PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[]);
@@ -110,6 +111,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscRe
 
 typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsSimulateHelp(MbsModel);
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);

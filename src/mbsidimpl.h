@@ -13,6 +13,9 @@
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
+PETSC_EXTERN PetscErrorCode MbsPushOptionErrorHandler(void);
+PETSC_EXTERN int            MbsYAMLCheckOptionsFiles(int, char **, char[], size_t);
 
 /* Column-major dense access */
 #define MBS_IJ(A, i, j, rows) (A)[(i) + (j) * (rows)]

@@ -173,12 +173,12 @@ static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, con
   PetscBool    set = ctx->eigen_expect_set, flagged = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
   PetscCall(MbsObjectiveSetValues(obj, ctx->p0));
   PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[0]));
   PetscCall(MbsObjectiveSetValues(obj, final));
   PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[1]));
-  PetscCall(PetscOptionsPop());
+  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
   PetscCall(PetscPrintf(obj->comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", obj->exp[0].name));
   for (PetscInt i = 0; i < PetscMax(ctx->eigen[0].nmode, ctx->eigen[1].nmode); i++) {
     const MbsEigenResult *a = &ctx->eigen[0], *b = &ctx->eigen[1];
@@ -196,6 +196,39 @@ static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, con
   flagged = (PetscBool)(flagged || ctx->eigen[1].unstable);
   if (!flagged) PetscCall(PetscPrintf(obj->comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
   PetscCheck(!flagged || !ctx->eigen_strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
+  PetscFunctionReturn(0);
+}
+
+/* -help lists the optimiser options mbsid honours with their values (PETSc's listing would add every option of the
+   solvers inside TAO, hundreds of lines) */
+static PetscErrorCode MbsIdentifyTaoHelp_Private(Tao tao)
+{
+  TaoType           type;
+  TaoLineSearch     ls;
+  TaoLineSearchType ls_type;
+  PetscReal         gatol, grtol, gttol;
+  PetscInt          max_it, max_funcs;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsHelpMute(PETSC_TRUE));
+  PetscCall(TaoSetFromOptions(tao));
+  PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscCall(TaoGetType(tao, &type));
+  PetscCall(TaoGetTolerances(tao, &gatol, &grtol, &gttol));
+  PetscCall(TaoGetMaximumIterations(tao, &max_it));
+  PetscCall(TaoGetMaximumFunctionEvaluations(tao, &max_funcs));
+  PetscCall(TaoGetLineSearch(tao, &ls));
+  PetscCall(TaoLineSearchGetType(ls, &ls_type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nOptimiser (PETSc TAO, bound-constrained; its other -tao_* options apply too):\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_type <%s>: Method: bqnkls, bqnls, blmvm, bncg, ... (TaoSetType)\n", type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gatol <%g>: Stop when the gradient norm of J/J0 (in the scaled parameters) is below (TaoSetTolerances)\n", (double)gatol));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_grtol <%g>: Stop when that norm divided by J/J0 is below (TaoSetTolerances)\n", (double)grtol));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gttol <%g>: Stop when that norm has fallen by this factor (TaoSetTolerances)\n", (double)gttol));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_max_it <%" PetscInt_FMT ">: Most iterations (TaoSetMaximumIterations)\n", max_it));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_max_funcs <%" PetscInt_FMT ">: Most evaluations of J (-1: no limit) (TaoSetMaximumFunctionEvaluations)\n", max_funcs));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_ls_type <%s>: Line search (TaoLineSearchSetType)\n", ls_type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_monitor: TAO's own iteration report, besides mbsid's (TaoSetMonitor)\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_view: TAO's settings after the solve (TaoView)\n"));
   PetscFunctionReturn(0);
 }
 
@@ -230,7 +263,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(TaoSetType(tao, TAOBQNKLS));
   PetscCall(TaoSetMaximumIterations(tao, 100));
   if (help) {
-    PetscCall(TaoSetFromOptions(tao));
+    PetscCall(MbsIdentifyTaoHelp_Private(tao));
     PetscCall(TaoDestroy(&tao));
     PetscCall(MbsScanDestroy(&ctx.scan));
     PetscCall(MbsObjectiveDestroy(&obj));

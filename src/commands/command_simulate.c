@@ -119,10 +119,10 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
   PetscCallMPI(MPI_Comm_size(comm, &size));
   PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
   for (PetscInt e = 0; e < nexp; e++) { /* the cost of each point, for dealing them out */
-    PetscCall(PetscOptionsPush(exps[e].options));
+    PetscCall(MbsExperimentOptionsPush(&exps[e]));
     PetscCall(MbsModelCreate(comm, &exps[e].model));
     PetscCall(MbsModelSetFromOptions(exps[e].model));
-    PetscCall(PetscOptionsPop());
+    PetscCall(MbsExperimentOptionsPop(&exps[e]));
     exps[e].steps = (exps[e].model->tf - exps[e].model->t0) / exps[e].model->dt;
   }
   PetscCall(MbsExperimentsDistribute(nexp, exps, size));
@@ -136,7 +136,7 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
     const PetscReal *A, *B, *speed, *orders;
     PetscInt         offset, nspeed;
 
-    PetscCall(PetscOptionsPush(exp->options));
+    PetscCall(MbsExperimentOptionsPush(exp));
     PetscCall(MbsFourierCreate(&fourier));
     PetscCall(MbsFourierSetFromOptions(fourier, exp->model->t0, exp->model->tf));
     PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &orders));
@@ -149,13 +149,14 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
     table.speed[e] = speed[0];
     if (exp->rank == rank) {
       PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+      PetscCall(MbsFourierCheckSignal(fourier, &signal, "simulate -sweep_rpm"));
       PetscCall(MbsFourierComputeSignal(fourier, &signal));
       PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
       for (PetscInt o = 0; o < norder; o++) local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
       PetscCall(MbsSignalDestroy(&signal));
     }
     PetscCall(MbsFourierDestroy(&fourier));
-    PetscCall(PetscOptionsPop());
+    PetscCall(MbsExperimentOptionsPop(exp));
   }
   PetscCall(MPIU_Allreduce(local, amplitude, nexp * norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
   PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", nexp, (double)table.speed[0], (double)table.speed[nexp - 1], size, norder));
@@ -172,7 +173,6 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
     PetscCall(MbsMeasurementWrite(comm, save, &table));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
   }
-  PetscCall(MbsExperimentsMarkUsed(nexp, exps));
   for (PetscInt e = 0; e < nexp; e++) {
     PetscCall(MbsModelDestroy(&exps[e].model));
     PetscCall(PetscOptionsDestroy(&exps[e].options));
@@ -224,7 +224,14 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   PetscCall(MbsFourierCreate(&fourier));
   PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
-  if (help) {
+  if (help) { /* the options of a sweep too */
+    PetscInt       nexp;
+    MbsExperiment *exps;
+
+    PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
+    for (PetscInt e = 0; e < nexp; e++) PetscCall(PetscOptionsDestroy(&exps[e].options));
+    PetscCall(PetscFree(exps));
+    PetscCall(MbsSimulateHelp(model));
     PetscCall(MbsFourierDestroy(&fourier));
     PetscCall(MbsModelDestroy(&model));
     PetscFunctionReturn(0);
@@ -238,6 +245,7 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   PetscCall(PetscLogStagePop());
   PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
 
+  PetscCall(MbsFourierCheckSignal(fourier, &signal, "simulate (-band_hz, -orders)"));
   PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &result));
   for (PetscInt j = 0; j < result.nfreq; j++) {

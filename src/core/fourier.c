@@ -406,6 +406,54 @@ PetscErrorCode MbsFourierComputeSignal(MbsFourier fourier, const MbsSignal *sign
   PetscFunctionReturn(0);
 }
 
+/* "spectrum line 12.5 Hz" or "order 4 at 3000 rpm (200 Hz)", for messages */
+static PetscErrorCode MbsFourierDescribe_Private(MbsFourier fourier, PetscInt j, char text[], size_t size)
+{
+  PetscReal frequency = fourier->omega[j] / (2 * PETSC_PI);
+
+  PetscFunctionBeginUser;
+  if (fourier->norder && j >= fourier->order_offset) {
+    PetscInt s = (j - fourier->order_offset) / fourier->norder, o = (j - fourier->order_offset) % fourier->norder;
+
+    PetscCall(PetscSNPrintf(text, size, "order %g at %g rpm (%g Hz)", (double)fourier->order[o], (double)fourier->speed_rpm[s], (double)frequency));
+  } else PetscCall(PetscSNPrintf(text, size, "spectrum line %g Hz", (double)frequency));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierCheckSignal - Raises an error, naming source (the measurement or the options the coefficients come from),
+  for the first coefficient that the signal cannot give: its window reaches outside the simulated interval, or its
+  frequency is not below 1/(2h), h the longest step within its window, where the quadrature only sees an alias. Not
+  collective.
+@*/
+PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal, const char source[])
+{
+  const PetscReal *t = signal->t;
+  PetscInt         n = signal->n;
+  PetscReal        h = 0;
+  char             coefficient[128];
+
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs a signal of at least one step, got %" PetscInt_FMT " samples", n);
+  for (PetscInt j = 0; j < fourier->n; j++) {
+    PetscReal t_l = fourier->t_l[j], t_u = fourier->t_u[j], tol = MbsWindowTolerance(t_u - t_l);
+
+    if (t_l < t[0] - tol || t_u > t[n - 1] + tol) {
+      PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s needs the window [%g, %g] s, which is not inside the simulated interval [%g, %g] s; leave it out (-band_hz, -speed_rpm) or simulate longer (-time_span, -ramp_rpm, -ramp_time)", source, coefficient, (double)t_l, (double)t_u, (double)t[0], (double)t[n - 1]);
+    }
+    if (j == 0 || t_l != fourier->t_l[j - 1] || t_u != fourier->t_u[j - 1]) { /* the lines of a spectrum share their window */
+      h = 0;
+      for (PetscInt i = PetscMax(MbsLowerBound(t, n, t_l) - 1, 0); i < n - 1 && t[i] < t_u; i++) h = PetscMax(h, t[i + 1] - t[i]);
+    }
+    if (fourier->omega[j] / (2 * PETSC_PI) * 2 * h >= 1 - 1e-9) { /* at the Nyquist frequency itself the sine is lost */
+      PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s lies at or above the Nyquist frequency %g Hz of the simulation, whose steps reach %g s in its window; leave it out (-band_hz, -orders, -speed_rpm) or take smaller steps (-ts_dt, -ts_adapt_dt_max)", source, coefficient, (double)(0.5 / h), (double)h);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsFourierAdjointDensity - G(t) = sum_j 2/L_j eta_j(t) (alpha_j cos w_j tau + beta_j sin w_j tau) over the windows
   that contain t, so that for J(A, B) with alpha = dJ/dA, beta = dJ/dB the derivative with respect to a sample is

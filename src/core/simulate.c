@@ -510,6 +510,63 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
 }
 
 /*@C
+  MbsSimulateHelp - With -help, lists the time-integration options mbsid honours, with the values the options and the
+  model give them (PETSc's own listing would add every option of the solvers inside the integrator). Not collective.
+@*/
+PetscErrorCode MbsSimulateHelp(MbsModel model)
+{
+  TS          ts;
+  TSAdapt     adapt;
+  TSType      type;
+  TSAdaptType adapt_type;
+  PetscReal   dt, rtol, atol, dt_min, dt_max;
+  char        method[128] = "";
+  PetscBool   rk, theta;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsTSRKRegisterTsit5_Private());
+  PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
+  PetscCall(TSSetType(ts, TSCN));
+  PetscCall(TSSetTimeStep(ts, model->dt));
+  PetscCall(TSSetMaxTime(ts, model->tf));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
+  PetscCall(MbsHelpMute(PETSC_TRUE));
+  PetscCall(TSSetFromOptions(ts));
+  PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscCall(TSGetType(ts, &type));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(TSGetTolerances(ts, &atol, NULL, &rtol, NULL));
+  PetscCall(TSAdaptGetType(adapt, &adapt_type));
+  PetscCall(TSAdaptGetStepLimits(adapt, &dt_min, &dt_max));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &theta, TSTHETA, TSCN, TSBEULER, ""));
+  if (rk) {
+    TSRKType rk_type;
+
+    PetscCall(TSRKGetType(ts, &rk_type));
+    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (TSRKSetType)\n", rk_type));
+  } else if (theta) {
+    PetscReal value;
+
+    PetscCall(TSThetaGetTheta(ts, &value));
+    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_theta_theta <%g>: Theta of the theta method (TSThetaSetTheta)\n", (double)value));
+  }
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; README, \"Time integration\"):\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_type <%s>: Method: cn, theta, beuler (implicit, any model); rk, euler, ssp (explicit, ODE models) (TSSetType)\n%s", type, method));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_dt <%g>: Time step [s], the first one of adaptive steps (TSSetTimeStep)\n", (double)dt));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_type <%s>: Step control: none (fixed steps) or basic (TSAdaptSetType)\n", adapt_type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_rtol <%g>: Relative tolerance of the adaptive step control (TSSetTolerances)\n", (double)rtol));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_atol <%g>: Absolute tolerance of the adaptive step control (TSSetTolerances)\n", (double)atol));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_min <%g>: Smallest adaptive step [s] (TSAdaptSetStepLimits)\n", (double)dt_min));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_max <%g>: Largest adaptive step [s] (the model's cap, if any) (TSAdaptSetStepLimits)\n", (double)dt_max));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_monitor: Print every step (TSMonitorSet)\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <memory>: Where adjoint gradients keep the forward trajectory: memory or basic (disk) (TSTrajectorySetType)\n"));
+  PetscCall(TSDestroy(&ts));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsSignalCheck - Raises an error that says where and why the integration that produced the signal failed. Not collective.
 @*/
 PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)

@@ -169,8 +169,11 @@ static PetscErrorCode MbsCostEvaluate_Spectrum(MbsCost cost, const MbsSignal *si
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
   const PetscReal *A, *B;
   PetscInt         ncost;
+  char             source[PETSC_MAX_PATH_LEN + 32];
 
   PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(source, sizeof(source), "Measurement file '%s'", cost->measurement));
+  PetscCall(MbsFourierCheckSignal(ctx->fourier, signal, source));
   PetscCall(MbsFourierComputeSignal(ctx->fourier, signal));
   PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
   PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));

@@ -166,8 +166,8 @@ PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **
   PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", sweep, sweep, sizeof(sweep), &set_sweep));
   PetscCall(PetscOptionsInt("-segments", "Cut the measured run-up into this many segments, one experiment each", "MbsExperimentsCreate", nsegments, &nsegments, &set_segments));
   PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", warmup, &warmup, NULL));
-  PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis", "MbsFourierAddStationaryOrders", window, &window, NULL));
   PetscOptionsEnd();
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-window_cycles", &window, NULL)); /* listed in -help with the order analysis, which reads it too */
   modes = (PetscInt)set_names + (PetscInt)set_sweep + (PetscInt)set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
   PetscCheck(warmup >= 0 && window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
@@ -258,38 +258,67 @@ PetscErrorCode MbsExperimentsDistribute(PetscInt n, MbsExperiment experiments[],
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsExperimentsMarkUsed - Marks in the global options what the experiments used (an option -a_X counts as used when
-  experiment a used -X), so that -unused_options_error sees only the misspelt ones. Not collective.
-@*/
-PetscErrorCode MbsExperimentsMarkUsed(PetscInt n, MbsExperiment experiments[])
+/* Marks in the global options what the experiment used (an option -a_X counts as used when experiment a used -X) */
+static PetscErrorCode MbsExperimentMarkUsed_Private(MbsExperiment *exp)
 {
   MbsOptionList list;
   char         *all;
+  size_t        len;
 
   PetscFunctionBeginUser;
   PetscCall(MbsOptionListGet_Private(&list, &all));
+  PetscCall(PetscStrlen(exp->name, &len));
   for (int i = 0; i < list.argc; i++) {
-    PetscBool used = PETSC_FALSE, flag;
+    PetscBool used = PETSC_FALSE, match, flag;
 
     if (!MbsIsOptionName(list.argv[i])) continue;
-    for (PetscInt e = 0; e < n && !used; e++) {
-      size_t    len;
-      PetscBool match;
-
-      PetscCall(PetscOptionsUsed(experiments[e].options, list.argv[i] + 1, &used)); /* takes the name without its dash */
-      PetscCall(PetscStrlen(experiments[e].name, &len));
-      PetscCall(PetscStrncmp(list.argv[i] + 1, experiments[e].name, len, &match));
-      if (!used && match && list.argv[i][len + 1] == '_') {
-        char name[256];
-
-        PetscCall(PetscSNPrintf(name, sizeof(name), "%s", list.argv[i] + len + 2));
-        PetscCall(PetscOptionsUsed(experiments[e].options, name, &used));
-      }
-    }
+    PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + 1, &used)); /* takes the name without its dash */
+    PetscCall(PetscStrncmp(list.argv[i] + 1, exp->name, len, &match));
+    if (!used && match && list.argv[i][len + 1] == '_') PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + len + 2, &used));
     if (used) PetscCall(PetscOptionsHasName(NULL, NULL, list.argv[i], &flag));
   }
   PetscCall(PetscStrToArrayDestroy(list.argc, list.argv));
   PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*
+  An experiment's options replace the global ones while its model, cost or integrator reads them. What either side
+  has used is copied to the other at the switch: -unused_options_error asks the global options, and on an error PETSc
+  lists the unused options of the database in force, which should name only real leftovers.
+*/
+
+/*@C
+  MbsExperimentOptionsPush - Makes the experiment's options the default database. Not collective.
+@*/
+PetscErrorCode MbsExperimentOptionsPush(MbsExperiment *exp)
+{
+  PetscInt n;
+  char   **names, **values;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsLeftGet(exp->options, &n, &names, &values));
+  for (PetscInt i = 0; i < n; i++) {
+    char      name[256];
+    PetscBool used, flag;
+
+    PetscCall(PetscOptionsUsed(NULL, names[i], &used));
+    if (!used) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", names[i]));
+    PetscCall(PetscOptionsHasName(exp->options, NULL, name, &flag));
+  }
+  PetscCall(PetscOptionsLeftRestore(exp->options, &n, &names, &values));
+  PetscCall(PetscOptionsPush(exp->options));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentOptionsPop - Restores the default database that MbsExperimentOptionsPush() replaced. Not collective.
+@*/
+PetscErrorCode MbsExperimentOptionsPop(MbsExperiment *exp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsPop());
+  PetscCall(MbsExperimentMarkUsed_Private(exp));
   PetscFunctionReturn(0);
 }

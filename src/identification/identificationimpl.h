@@ -19,7 +19,8 @@ typedef struct {
 
 PETSC_INTERN PetscErrorCode MbsExperimentsCreate(MPI_Comm, PetscInt *, MbsExperiment **);
 PETSC_INTERN PetscErrorCode MbsExperimentsDistribute(PetscInt, MbsExperiment[], PetscMPIInt);
-PETSC_INTERN PetscErrorCode MbsExperimentsMarkUsed(PetscInt, MbsExperiment[]);
+PETSC_INTERN PetscErrorCode MbsExperimentOptionsPush(MbsExperiment *);
+PETSC_INTERN PetscErrorCode MbsExperimentOptionsPop(MbsExperiment *);
 
 /* The identification problem of the commands gradcheck, identify and scan (objective.c) */
 typedef struct _p_MbsObjective *MbsObjective;

@@ -41,10 +41,10 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
   PetscBool set, allow_other_model = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsPush(exp->options));
+  PetscCall(MbsExperimentOptionsPush(exp));
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
   PetscCall(MbsModelSetFromOptions(exp->model));
-  PetscOptionsBegin(obj->comm, NULL, "Identification problem", "MbsObjective");
+  PetscOptionsBegin(obj->comm, NULL, "Measurement", "MbsObjective");
   PetscCall(PetscOptionsString("-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, exp->measurement, sizeof(exp->measurement), NULL));
   PetscCall(PetscOptionsBool("-measurement_allow_model_mismatch", "Accept a measurement whose 'model' attribute names another model (never other units)", "MbsObjectiveCreate", allow_other_model, &allow_other_model, NULL));
   PetscOptionsEnd();
@@ -64,8 +64,8 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-  }
-  PetscCall(PetscOptionsPop());
+  } else if (exp == &obj->exp[0]) PetscCall(MbsSimulateHelp(exp->model));
+  PetscCall(MbsExperimentOptionsPop(exp));
   PetscFunctionReturn(0);
 }
 
@@ -90,10 +90,10 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
   PetscCall(MbsExperimentsCreate(comm, &obj->nexp, &obj->exp));
 
   /* the default -identify: every identifiable parameter of the (first experiment's) model */
-  PetscCall(PetscOptionsPush(obj->exp[0].options));
+  PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
   PetscCall(MbsModelCreate(comm, &first));
   PetscCall(MbsModelSetFromOptions(first));
-  PetscCall(PetscOptionsPop());
+  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
   for (PetscInt i = 0; i < first->np; i++) {
     if (!first->param_info[i].identifiable) continue;
     if (names[0]) PetscCall(PetscStrlcat(names, ",", sizeof(names)));
@@ -135,7 +135,6 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
 
   PetscFunctionBeginUser;
   if (!obj) PetscFunctionReturn(0);
-  PetscCall(MbsExperimentsMarkUsed(obj->nexp, obj->exp));
   for (PetscInt e = 0; e < obj->nexp; e++) {
     MbsExperiment *exp = &obj->exp[e];
 
@@ -188,9 +187,9 @@ static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e
 
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&start));
-  PetscCall(PetscOptionsPush(exp->options));
+  PetscCall(MbsExperimentOptionsPush(exp));
   PetscCall(MbsGradient(exp->model, exp->cost, obj->nid, exp->id, &obj->J_exp[e], gradient ? &obj->g_exp[e * obj->nid] : NULL, ok));
-  PetscCall(PetscOptionsPop());
+  PetscCall(MbsExperimentOptionsPop(exp));
   PetscCall(PetscTime(&end));
   exp->busy += end - start;
   PetscFunctionReturn(0);
@@ -297,11 +296,11 @@ PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
     MbsSignal      signal;
 
     if (exp->rank != rank) continue;
-    PetscCall(PetscOptionsPush(exp->options));
+    PetscCall(MbsExperimentOptionsPush(exp));
     PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
     PetscCall(MbsCostRecord(exp->cost, &signal, slot));
     PetscCall(MbsSignalDestroy(&signal));
-    PetscCall(PetscOptionsPop());
+    PetscCall(MbsExperimentOptionsPop(exp));
   }
   PetscCallMPI(MPI_Barrier(obj->comm));
   PetscFunctionReturn(0);

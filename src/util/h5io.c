@@ -242,8 +242,9 @@ PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *writer, MPI_Comm comm)
 @*/
 PetscErrorCode MbsH5ReadAttribute(hid_t file, const char filename[], const char object[], const char name[], char value[], size_t len, PetscBool *found)
 {
-  hid_t  attr, type, memtype;
-  htri_t exists;
+  hid_t    attr, type, memtype, space;
+  htri_t   exists;
+  hssize_t npoints;
 
   PetscFunctionBeginUser;
   value[0] = 0;
@@ -259,6 +260,12 @@ PetscErrorCode MbsH5ReadAttribute(hid_t file, const char filename[], const char 
   type = H5Aget_type(attr);
   MbsCallHDF5(type, filename, name);
   PetscCheck(H5Tget_class(type) == H5T_STRING, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute '%s' of '%s' must be a string", filename, name, object);
+  space = H5Aget_space(attr);
+  MbsCallHDF5(space, filename, name);
+  npoints = H5Sget_simple_extent_npoints(space);
+  MbsCallHDF5(H5Sclose(space), filename, name);
+  /* reading an array into one string would overrun it */
+  PetscCheck(npoints == 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute '%s' of '%s' must be one string, not an array of %lld", filename, name, object, (long long)npoints);
   if (H5Tis_variable_str(type) > 0) {
     char *text = NULL;
 

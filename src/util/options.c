@@ -47,3 +47,99 @@ PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *PetscOptionsObject, const 
   PetscCheck(access(dirname(directory), W_OK | X_OK) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Option %s %s: directory '%s' does not exist or is not writable", name, path, directory);
   PetscFunctionReturn(0);
 }
+
+/*
+  -help of a PETSc solver prints the options of every object inside it, each nested solver again under its own prefix
+  (TAO's quasi-Newton matrix alone brings hundreds of KSP, PC and viewer lines), in blocks nested without an end
+  marker. A command mutes that while it sets a solver up for -help, and lists the solver options it honours itself.
+  PETSc prints help through PetscHelpPrintf, and the lists of types straight to stdout through PetscVFPrintf.
+*/
+static PetscErrorCode (*MbsHelpPrintfUnmuted)(MPI_Comm, const char[], ...) = NULL;
+static PetscErrorCode (*MbsVFPrintfUnmuted)(FILE *, const char[], va_list) = NULL;
+
+static PetscErrorCode MbsHelpPrintfMuted(MPI_Comm comm, const char format[], ...)
+{
+  return 0;
+}
+
+static PetscErrorCode MbsVFPrintfMuted(FILE *fd, const char format[], va_list args)
+{
+  return 0;
+}
+
+/*@C
+  MbsHelpMute - Mutes (PETSC_TRUE) or restores (PETSC_FALSE) what PETSc prints, for the -help of a solver set up
+  between the two calls. Not collective.
+@*/
+PetscErrorCode MbsHelpMute(PetscBool mute)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(mute == !MbsHelpPrintfUnmuted, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MbsHelpMute(%s) called twice", mute ? "PETSC_TRUE" : "PETSC_FALSE");
+  if (mute) {
+    MbsHelpPrintfUnmuted = PetscHelpPrintf;
+    MbsVFPrintfUnmuted   = PetscVFPrintf;
+    PetscHelpPrintf      = MbsHelpPrintfMuted;
+    PetscVFPrintf        = MbsVFPrintfMuted;
+  } else {
+    PetscHelpPrintf      = MbsHelpPrintfUnmuted;
+    PetscVFPrintf        = MbsVFPrintfUnmuted;
+    MbsHelpPrintfUnmuted = NULL;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  PETSc's message for an option value that is not a number, "Input string abc has no numeric value", names no option.
+  The error handler below adds the option whose value (or one of whose comma-separated values) is that string.
+*/
+static PetscErrorCode MbsFindOptionWithValue_Private(const char token[], char option[], size_t size)
+{
+  char  *all, **argv;
+  int    argc;
+  size_t length;
+
+  PetscFunctionBeginUser;
+  option[0] = 0;
+  PetscCall(PetscStrlen(token, &length));
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(PetscStrToArray(all, ' ', &argc, &argv));
+  for (int i = 0; i + 1 < argc && !option[0]; i++) {
+    const char *value = argv[i + 1];
+
+    if (argv[i][0] != '-') continue;
+    for (const char *element = value; element && !option[0]; element = strchr(element, ',') ? strchr(element, ',') + 1 : NULL) {
+      if (!strncmp(element, token, length) && (element[length] == 0 || element[length] == ',')) PetscCall(PetscSNPrintf(option, size, "%s %s", argv[i], value));
+    }
+  }
+  PetscCall(PetscStrToArrayDestroy(argc, argv));
+  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsOptionValueErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  const char *prefixes[] = {"Input string ", "Unknown logical value: "}, *start = NULL;
+  char        token[256], option[512]                                           = "", text[1024];
+  size_t      length;
+
+  for (size_t i = 0; p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
+    if (!strncmp(mess, prefixes[i], strlen(prefixes[i]))) start = mess + strlen(prefixes[i]);
+  if (!start) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
+  length = strcspn(start, " ");
+  if (length >= sizeof(token)) length = sizeof(token) - 1;
+  memcpy(token, start, length);
+  token[length] = 0;
+  if (MbsFindOptionWithValue_Private(token, option, sizeof(option)) || !option[0]) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
+  snprintf(text, sizeof(text), "Option %s: %s", option, mess);
+  return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, text, ctx);
+}
+
+/*@C
+  MbsPushOptionErrorHandler - Makes an error about an option value that is not a number name the option. Not collective.
+@*/
+PetscErrorCode MbsPushOptionErrorHandler(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushErrorHandler(MbsOptionValueErrorHandler, NULL));
+  PetscFunctionReturn(0);
+}
