@@ -415,7 +415,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscScalar  *u, *udot;
   char          type[64] = TSCN;
   TSType        chosen;
-  PetscBool     explicit_form;
+  PetscBool     explicit_form, refused;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&sim, sizeof(sim)));
@@ -487,8 +487,10 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim.rk));
 
-  PetscCall(TSSolve(ts, U));
+  refused = (PetscBool)(model->refuse_index >= 0 && model->p[model->refuse_index] >= model->refuse[0] && model->p[model->refuse_index] <= model->refuse[1]);
+  if (!refused) PetscCall(TSSolve(ts, U));
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
+  if (refused) signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
   PetscCall(TSGetTime(ts, &signal->t_end));
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
@@ -573,6 +575,8 @@ PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)
 {
   PetscFunctionBeginUser;
   PetscCheck(!signal->nonfinite, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", model->type, model->output_name, (double)signal->t_end, signal->steps);
+  PetscCheck(model->refuse_index < 0 || signal->reason >= 0 || model->p[model->refuse_index] < model->refuse[0] || model->p[model->refuse_index] > model->refuse[1], PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s was refused: %s = %g lies in -solve_refuse [%g, %g]",
+             model->type, model->param_info[model->refuse_index].name, (double)model->p[model->refuse_index], (double)model->refuse[0], (double)model->refuse[1]);
   PetscCheck(signal->reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)signal->t_end, (double)model->t0,
              (double)model->tf, TSConvergedReasons[signal->reason]);
   PetscFunctionReturn(0);

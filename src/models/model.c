@@ -169,6 +169,19 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     model->t0 = span[0];
     model->tf = span[1];
   }
+  {
+    char    *refuse[3] = {NULL, NULL, NULL};
+    PetscInt nrefuse   = 3;
+
+    PetscCall(PetscOptionsStringArray("-solve_refuse", "Fail every forward solve whose parameter NAME lies in [lo, hi], as a diverged integration: NAME,lo,hi (to try an identification's failure paths)", "MbsSimulate", refuse, &nrefuse, &set));
+    model->refuse_index = -1;
+    if (set) {
+      PetscCheck(nrefuse == 3, model->comm, PETSC_ERR_ARG_SIZ, "Option -solve_refuse needs NAME,lo,hi, got %" PetscInt_FMT " values", nrefuse);
+      PetscCall(MbsModelGetParameterIndex(model, refuse[0], &model->refuse_index));
+      for (PetscInt i = 0; i < 2; i++) PetscCall(PetscOptionsStringToReal(refuse[i + 1], &model->refuse[i]));
+    }
+    for (PetscInt i = 0; i < nrefuse; i++) PetscCall(PetscFree(refuse[i]));
+  }
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
   if (!model->ops.initial_state) {

@@ -43,6 +43,8 @@ struct _p_MbsModel {
   PetscBool               constant_mass;   /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
   PetscReal              *q0, *v0;         /* nq initial coordinates and rates of an ODE model */
   PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscInt                refuse_index;    /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
+  PetscReal               refuse[2];
   PetscReal              *jacobian_work;   /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscReal              *form_work;       /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
   PetscBLASInt           *form_pivots;
