@@ -63,6 +63,7 @@ PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
   PetscCall(PetscOptionsReal("-gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
   PetscOptionsEnd();
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_step must lie in (0, 0.1), got %g", (double)step);
+  PetscCheck(rtol > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-gradcheck_rtol must be positive, got %g", (double)rtol);
   PetscCheck(order == 2 || order == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_order must be 2 or 4, got %" PetscInt_FMT, order);
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   if (help) {

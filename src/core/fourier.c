@@ -188,7 +188,7 @@ PetscErrorCode MbsFourierAddHarmonics(MbsFourier fourier, const char window[], P
 PetscErrorCode MbsFourierWindowCentre(PetscReal t0, PetscReal t1, PetscReal n0, PetscReal n1, PetscReal n, PetscReal *t_k)
 {
   PetscFunctionBeginUser;
-  PetscCheck(n0 != n1 && t1 != t0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Run-up needs distinct speeds and times, got speed %g -> %g over t = %g -> %g s", (double)n0, (double)n1, (double)t0, (double)t1);
+  PetscCheck(n0 != n1 && t1 != t0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The run-up (-ramp_rpm n0,n1 over -ramp_time t0,t1, needed by -orders) needs distinct speeds and times, got speed %g -> %g rpm over t = %g -> %g s", (double)n0, (double)n1, (double)t0, (double)t1);
   *t_k = (n0 * t1 - n1 * t0 + n * (t0 - t1)) / (n0 - n1);
   PetscFunctionReturn(0);
 }

@@ -171,6 +171,14 @@ PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **
   modes = (PetscInt)set_names + (PetscInt)set_sweep + (PetscInt)set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
   PetscCheck(warmup >= 0 && window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCheck(!set_segments || nsegments >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments must be at least 1, got %" PetscInt_FMT, nsegments);
+  for (PetscInt e = 0; e < nnames; e++) {
+    PetscBool identifier = (PetscBool)((names[e][0] >= 'a' && names[e][0] <= 'z') || (names[e][0] >= 'A' && names[e][0] <= 'Z'));
+
+    /* the name is an option prefix and an HDF5 group in the result file */
+    for (const char *c = names[e]; *c; c++) identifier = (PetscBool)(identifier && ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'));
+    PetscCheck(identifier, comm, PETSC_ERR_ARG_WRONG, "-experiments: '%s' is no experiment name; use letters, digits and _, beginning with a letter", names[e]);
+  }
   for (PetscInt e = 0; e < nnames; e++)
     for (PetscInt f = 0; f < e; f++) {
       PetscBool same;

@@ -321,10 +321,12 @@ PetscErrorCode MbsH5ReadReals(hid_t file, const char filename[], const char path
   PetscCheck(file_rank == (int)rank, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' has %d dimensions, expected %" PetscInt_FMT, filename, path, file_rank, rank);
   MbsCallHDF5(H5Sget_simple_extent_dims(space, hdims, NULL), filename, path);
   for (PetscInt d = 0; d < rank; d++) {
-    dims[d] = (PetscInt)hdims[d];
-    count *= (size_t)hdims[d];
+    dims[d] = (PetscInt)PetscMin(hdims[d], (hsize_t)PETSC_MAX_INT);
+    count *= (size_t)PetscMin(hdims[d], (hsize_t)2000000000); /* no overflow; the cap below refuses it anyway */
   }
   PetscCheck(count > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' is empty", filename, path);
+  /* a damaged or hostile header may claim any size; 10^9 values (8 GB, two days of a 5 kHz signal) is past any measurement */
+  PetscCheck(count <= (size_t)1000000000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' claims %g values, more than the 10^9 a measurement may hold (a damaged file?)", filename, path, rank == 1 ? (double)hdims[0] : (double)hdims[0] * (double)hdims[1]);
   PetscCall(PetscMalloc1(count, data));
   PetscCheck(H5Dread(dset, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, *data) >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "File '%s': cannot read dataset '%s' (truncated or damaged file?)", filename, path);
   for (size_t i = 0; i < count; i++) PetscCheck(!PetscIsInfOrNanReal((*data)[i]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' holds a non-finite value (%g) at flat index %zu", filename, path, (double)(*data)[i], i);

@@ -86,10 +86,18 @@ static PetscErrorCode MbsCheckNonNegative_Private(const char filename[], const c
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. Collective.
-@*/
-PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasurement *meas)
+/*
+  libhdf5 itself can crash on a damaged file (HDF5 1.10.8 reads past a corrupted global heap while it converts a
+  variable-length string; tests/bad_inputs/fuzz_measurement holds such a file): the crash is then reported as one
+  while reading this file, which is what the user can act on.
+*/
+static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
+{
+  (void)(*PetscErrorPrintf)("mbsid: the HDF5 library crashed (signal %d) while reading measurement file '%s': the file is damaged; check it with h5dump or write it again\n", signal, (const char *)path);
+  return PETSC_ERR_FILE_UNEXPECTED; /* non-zero: PETSc aborts every rank */
+}
+
+static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[], MbsMeasurement *meas)
 {
   hid_t     file;
   PetscBool found_freq, found_speed, found_t, found;
@@ -140,6 +148,21 @@ PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasureme
 
   PetscCheck(found_freq || found_speed || found_t, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed or /signal/t", path);
   MbsCallHDF5(H5Fclose(file), path, "/");
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. Collective.
+@*/
+PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasurement *meas)
+{
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscPushSignalHandler(MbsMeasurementCrash_Private, (void *)path));
+  ierr = MbsMeasurementRead_Private(comm, path, meas);
+  PetscCall(PetscPopSignalHandler());
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Writes the malformed measurement files of the bad-input corpus (tests/bad_inputs/README.md), each a copy of a
+good measurement with one fault, into the current directory.
+
+Usage: make_h5.py SPECTRUM.h5 ORDERS.h5   (measurements with /spectrum and with /orders, made by mbsid simulate)
+"""
+import shutil
+import sys
+
+import h5py
+import numpy as np
+
+
+def edited(source, name, change):
+    target = "bad_input_%s.h5" % name
+    shutil.copyfile(source, target)
+    with h5py.File(target, "r+") as f:
+        change(f)
+
+
+def replace(f, path, data, units):
+    del f[path]
+    f[path] = data
+    if units is not None:
+        f[path].attrs["units"] = units
+
+
+def main():
+    spectrum, orders = sys.argv[1:3]
+    s = {
+        # a dataset of the wrong type or shape
+        "frequency_strings": lambda f: replace(f, "/spectrum/frequency", np.array([b"one", b"two"] * 12 + [b"x"]), "Hz"),
+        "frequency_integers_huge": lambda f: replace(f, "/spectrum/frequency", np.full(25, 2**62, dtype=np.int64), "Hz"),
+        "amplitude_rank3": lambda f: replace(f, "/spectrum/amplitude", np.zeros((5, 5, 1)), "rad"),
+        "amplitude_scalar": lambda f: replace(f, "/spectrum/amplitude", np.float64(1.0), "rad"),
+        "frequency_empty": lambda f: replace(f, "/spectrum/frequency", np.zeros(0), "Hz"),
+        "amplitude_complex": lambda f: replace(f, "/spectrum/amplitude", np.zeros(25, dtype=np.complex128), "rad"),
+        "spectrum_is_dataset": lambda f: (f.__delitem__("/spectrum"), f.__setitem__("/spectrum", np.zeros(3))),
+        "frequency_is_group": lambda f: (f.__delitem__("/spectrum/frequency"), f.create_group("/spectrum/frequency")),
+        # values
+        "amplitude_inf": lambda f: f["/spectrum/amplitude"].__setitem__(3, np.inf),
+        "amplitude_negative": lambda f: f["/spectrum/amplitude"].__setitem__(3, -1e-3),
+        "frequency_unsorted": lambda f: f["/spectrum/frequency"].__setitem__(slice(2, 4), f["/spectrum/frequency"][2:4][::-1]),
+        "frequency_duplicate": lambda f: f["/spectrum/frequency"].__setitem__(4, f["/spectrum/frequency"][3]),
+        "signal_time_unsorted": lambda f: f["/signal/t"].__setitem__(10, 0.0),
+        "signal_length_mismatch": lambda f: replace(f, "/signal/y", f["/signal/y"][:-1], "rad"),
+        # units and attributes
+        "units_missing": lambda f: f.attrs.__delitem__("units"),
+        "units_unknown": lambda f: [o.attrs.__setitem__("units", "furlong") for o in (f, f["/spectrum/amplitude"], f["/spectrum/A"], f["/spectrum/B"], f["/signal/y"])],
+        "units_integer": lambda f: f.attrs.__setitem__("units", 7),
+        "dataset_units_missing": lambda f: f["/spectrum/amplitude"].attrs.__delitem__("units"),
+        "frequency_in_rpm": lambda f: f["/spectrum/frequency"].attrs.__setitem__("units", "rpm"),
+    }
+    o = {
+        "orders_missing": lambda f: f.__delitem__("/orders/order"),
+        "speed_unsorted": lambda f: f["/orders/speed"].__setitem__(slice(0, 2), f["/orders/speed"][0:2][::-1]),
+        "speed_duplicate": lambda f: f["/orders/speed"].__setitem__(1, f["/orders/speed"][0]),
+        "speed_negative": lambda f: f["/orders/speed"].__setitem__(0, -900.0),
+        "order_zero": lambda f: f["/orders/order"].__setitem__(0, 0.0),
+        "order_amplitude_nan": lambda f: f["/orders/amplitude"].__setitem__((2, 1), np.nan),
+        "order_amplitude_transposed": lambda f: replace(f, "/orders/amplitude", f["/orders/amplitude"][()].T.copy(), "m"),
+    }
+    for name, change in s.items():
+        edited(spectrum, name, change)
+    for name, change in o.items():
+        edited(orders, name, change)
+    # huge dimensions: a chunked dataset of 10^12 entries that is never written (a few bytes on disk)
+    shutil.copyfile(spectrum, "bad_input_amplitude_huge.h5")
+    with h5py.File("bad_input_amplitude_huge.h5", "r+") as f:
+        del f["/spectrum/amplitude"]
+        f.create_dataset("/spectrum/amplitude", shape=(10**12,), dtype="f8", chunks=(1024,))
+        f["/spectrum/amplitude"].attrs["units"] = "rad"
+    # not HDF5 at all, and an empty file
+    with open("bad_input_not_hdf5.h5", "w") as f:
+        f.write("frequency,amplitude\n0.2,0.03\n")
+    open("bad_input_zero_bytes.h5", "w").close()
+    print("Wrote %d malformed measurements" % (len(s) + len(o) + 3))
+
+
+main()
