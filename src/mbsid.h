@@ -134,6 +134,7 @@ typedef struct {
 } MbsMeasurement;
 
 PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsMeasurementOptions(MPI_Comm, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementWrite(MPI_Comm, const char[], const MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementReset(MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementScaleNoise(MbsMeasurement *, PetscReal, PetscInt);

@@ -227,10 +227,12 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
   if (help) { /* the options of a sweep too */
     PetscInt       nexp;
     MbsExperiment *exps;
+    PetscReal      timeout;
 
     PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
     for (PetscInt e = 0; e < nexp; e++) PetscCall(PetscOptionsDestroy(&exps[e].options));
     PetscCall(PetscFree(exps));
+    PetscCall(MbsMeasurementOptions(comm, &timeout));
     PetscCall(MbsSimulateHelp(model));
     PetscCall(MbsFourierDestroy(&fourier));
     PetscCall(MbsModelDestroy(&model));

@@ -64,7 +64,12 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-  } else if (exp == &obj->exp[0]) PetscCall(MbsSimulateHelp(exp->model));
+  } else if (exp == &obj->exp[0]) {
+    PetscReal timeout;
+
+    PetscCall(MbsMeasurementOptions(obj->comm, &timeout));
+    PetscCall(MbsSimulateHelp(exp->model));
+  }
   PetscCall(MbsExperimentOptionsPop(exp));
   PetscFunctionReturn(0);
 }

@@ -10,6 +10,7 @@
   units, signs and finiteness and names the file and dataset at fault.
 */
 #include "mbsidimpl.h"
+#include <signal.h>
 
 /* Writes the data groups of a measurement; shared by measurement files and simulation results. */
 PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsMeasurement *meas)
@@ -93,7 +94,7 @@ static PetscErrorCode MbsCheckNonNegative_Private(const char filename[], const c
 */
 static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
 {
-  (void)(*PetscErrorPrintf)("mbsid: the HDF5 library crashed (signal %d) while reading measurement file '%s': the file is damaged; check it with h5dump or write it again\n", signal, (const char *)path);
+  (void)(*PetscErrorPrintf)("mbsid: crashed (signal %d) while reading measurement file '%s': the file is damaged (libhdf5 1.10 crashes on some damaged files); check it with h5dump or write it again\n", signal, (const char *)path);
   return PETSC_ERR_FILE_UNEXPECTED; /* non-zero: PETSc aborts every rank */
 }
 
@@ -151,16 +152,51 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
   PetscFunctionReturn(0);
 }
 
+/* libhdf5 can also loop for ever on a damaged file (in the same global heap): a read that outlasts
+   -measurement_read_timeout ends the run with the file's name; only async-signal-safe calls in the handler */
+static char MbsReadTimeoutMessage[PETSC_MAX_PATH_LEN + 256];
+
+static void MbsMeasurementReadTimeout_Private(int signal)
+{
+  ssize_t written = write(STDERR_FILENO, MbsReadTimeoutMessage, strlen(MbsReadTimeoutMessage));
+
+  (void)written;
+  _exit(PETSC_ERR_FILE_UNEXPECTED);
+}
+
+/*@C
+  MbsMeasurementOptions - Reads (and with -help lists) the options of reading measurement files: the longest time a
+  read may take [s]. Collective.
+@*/
+PetscErrorCode MbsMeasurementOptions(MPI_Comm comm, PetscReal *timeout)
+{
+  PetscFunctionBeginUser;
+  *timeout = 300;
+  PetscOptionsBegin(comm, NULL, "Measurement files", "MbsMeasurementRead");
+  PetscCall(PetscOptionsReal("-measurement_read_timeout", "Longest time reading a measurement file may take [s] (a damaged file can make libhdf5 loop)", "MbsMeasurementRead", *timeout, timeout, NULL));
+  PetscOptionsEnd();
+  PetscCheck(*timeout > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-measurement_read_timeout must be positive, got %g", (double)*timeout);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. Collective.
 @*/
 PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasurement *meas)
 {
   PetscErrorCode ierr;
+  PetscReal      timeout;
+  void (*previous)(int);
 
   PetscFunctionBeginUser;
+  PetscCall(MbsMeasurementOptions(comm, &timeout));
+  PetscCall(PetscSNPrintf(MbsReadTimeoutMessage, sizeof(MbsReadTimeoutMessage), "mbsid: reading measurement file '%s' did not finish within -measurement_read_timeout %g s: the file is damaged (libhdf5 loops on it); check it with h5dump or write it again\n", path, (double)timeout));
   PetscCall(PetscPushSignalHandler(MbsMeasurementCrash_Private, (void *)path));
+  previous = signal(SIGALRM, MbsMeasurementReadTimeout_Private);
+  alarm((unsigned)PetscCeilReal(timeout));
   ierr = MbsMeasurementRead_Private(comm, path, meas);
+  alarm(0);
+  signal(SIGALRM, previous);
   PetscCall(PetscPopSignalHandler());
   PetscCall(ierr);
   PetscFunctionReturn(0);
