@@ -90,15 +90,15 @@ PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
     scale = PetscMax(scale, PetscAbsReal(fd[k]));
   }
   for (PetscInt k = 0; k < obj->nid; k++) {
-    PetscReal h = step * (x[k] != 0 ? PetscAbsReal(x[k]) : 1), floor = PetscMax(1e-8 * scale, step_scale[k]), half;
+    PetscReal h = step * (x[k] != 0 ? PetscAbsReal(x[k]) : 1), relative_floor = PetscMax(1e-8 * scale, step_scale[k]), half;
 
     uncertainty[k] = -1;
-    error[k]       = PetscAbsReal(grad[k] - fd[k]) / PetscMax(PetscMax(PetscAbsReal(fd[k]), floor), PETSC_SMALL * PETSC_SMALL);
+    error[k]       = PetscAbsReal(grad[k] - fd[k]) / PetscMax(PetscMax(PetscAbsReal(fd[k]), relative_floor), PETSC_SMALL * PETSC_SMALL);
     if (error[k] <= rtol) continue;
     PetscCall(MbsCentralDifference_Private(obj, x, k, h / 2, order, J, &half, NULL));
     uncertainty[k] = PetscAbsReal(fd[k] - half) / ((order == 2 ? 4 : 16) - 1);
     fd[k]          = half;
-    error[k]       = PetscAbsReal(grad[k] - fd[k]) / PetscMax(PetscMax(PetscMax(PetscAbsReal(fd[k]), floor), 2 * uncertainty[k] / rtol), PETSC_SMALL * PETSC_SMALL);
+    error[k]       = PetscAbsReal(grad[k] - fd[k]) / PetscMax(PetscMax(PetscMax(PetscAbsReal(fd[k]), relative_floor), 2 * uncertainty[k] / rtol), PETSC_SMALL * PETSC_SMALL);
     nrefined++;
   }
   PetscCall(PetscLogStagePop());
