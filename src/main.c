@@ -52,7 +52,7 @@ int main(int argc, char **argv)
     return 1;
   }
   PetscCall(SlepcInitialize(&argc, &argv, NULL, help));
-  PetscCall(MbsPushOptionErrorHandler());
+  PetscCall(MbsPushErrorHandler());
   PetscCall(PetscOptionsHasHelp(NULL, &has_help));
   if (argc > 1 && argv[1][0] != '-') PetscCall(MbsCommandRun(PETSC_COMM_WORLD, argv[1]));
   else {
@@ -63,5 +63,5 @@ int main(int argc, char **argv)
   PetscCall(CheckUnusedOptions());
   PetscCall(PetscPopErrorHandler());
   PetscCall(SlepcFinalize());
-  return 0;
+  return MbsCommandGetExitStatus();
 }

@@ -14,7 +14,13 @@ PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
-PETSC_EXTERN PetscErrorCode MbsPushOptionErrorHandler(void);
+PETSC_EXTERN PetscErrorCode MbsPushErrorHandler(void);
+
+/* Stop requests (SIGTERM, SIGUSR1, SIGINT) caught during a long computation; the stop returns as this error code */
+#define MBS_ERR_INTERRUPTED 120
+PETSC_INTERN PetscErrorCode MbsInterruptCatch(PetscBool);
+PETSC_INTERN PetscErrorCode MbsInterruptRequested(MPI_Comm, int *);
+PETSC_INTERN const char    *MbsInterruptSignalName(int);
 PETSC_EXTERN int            MbsYAMLCheckOptionsFiles(int, char **, char[], size_t);
 
 /* Column-major dense access */

@@ -6,6 +6,10 @@
   bounded by the model's physical bounds, and on the scaled cost J / J_0: in SI units J is tiny (1e-14 for
   amplitudes of 1e-4 rad) and would stop TAO at once. J and the gradient are reported unscaled. A forward
   solve that fails during a line search is a failed step for TAO (a large cost, no descent), not an error.
+
+  With -checkpoint FILE every evaluation is logged and the log written after each iteration; SIGTERM, SIGUSR1 or
+  SIGINT stop the run after the current solve with the log written and exit status MBS_EXIT_STOPPED; -restart FILE
+  continues bitwise as the uninterrupted run (checkpoint.c).
 */
 #include "commands/commandimpl.h"
 #include <petsctao.h>
@@ -22,15 +26,16 @@ static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SC
 #define MBS_FAILED_STEP_COST 1e10
 
 typedef struct {
-  MbsObjective   obj;
-  MbsScan        scan; /* NULL without -scan_grid */
-  MbsScaling     scaling;
-  PetscReal     *p0;            /* initial values */
-  PetscReal      J0;            /* cost scale */
-  PetscReal     *p, *g;         /* work: physical values and gradient */
-  PetscReal      gnorm;         /* |dJ/dp| of the last evaluation */
-  PetscReal      gnorm0_scaled; /* TAO's gradient norm at the start, for the time estimate */
-  PetscLogDouble start;
+  MbsObjective  obj;
+  MbsScan       scan; /* NULL without -scan_grid */
+  MbsScaling    scaling;
+  PetscReal    *p0;            /* initial values */
+  PetscReal     J0;            /* cost scale */
+  PetscScalar  *x;             /* work: TAO's point */
+  PetscReal    *p, *g;         /* work: physical values and gradient */
+  PetscReal     gnorm;         /* |dJ/dp| of the last evaluation */
+  PetscReal     gnorm0_scaled; /* TAO's gradient norm at the start, for the time estimate */
+  MbsCheckpoint ck;            /* the log of evaluations: checkpoint and restart */
   /* history, one entry per iteration */
   PetscInt           nhist, nalloc;
   TaoConvergedReason reason;
@@ -53,13 +58,18 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
   const PetscScalar  *x;
   PetscScalar        *g;
   PetscReal           J;
-  PetscBool           ok;
+  PetscBool           ok, replayed;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   MbsToPhysical_Private(ctx, x, ctx->p);
+  PetscCall(PetscArraycpy(ctx->x, x, obj->nid));
   PetscCall(VecRestoreArrayRead(X, &x));
-  PetscCall(MbsObjectiveEvaluate(obj, ctx->p, &J, ctx->g, &ok));
+  PetscCall(MbsCheckpointReplay(ctx->ck, ctx->x, &J, ctx->g, &ok, &replayed)); /* returns MBS_ERR_INTERRUPTED on a stop request */
+  if (!replayed) {
+    PetscCall(MbsObjectiveEvaluate(obj, ctx->p, &J, ctx->g, &ok));
+    PetscCall(MbsCheckpointRecord(ctx->ck, ctx->x, J, ctx->g, ok));
+  }
   PetscCall(VecGetArrayWrite(G, &g));
   if (!ok) {
     PetscCall(PetscPrintf(obj->comm, "  forward solve failed at trial parameters; reported to TAO as a failed step\n"));
@@ -85,9 +95,8 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
   MbsObjective        obj = ctx->obj;
   PetscInt            its, max_it, nid = obj->nid;
-  PetscReal           f, gnorm_scaled, cnorm, step, gatol, grtol, gttol, remaining;
+  PetscReal           f, gnorm_scaled, cnorm, step, gatol, grtol, gttol, remaining, elapsed;
   TaoConvergedReason  reason;
-  PetscLogDouble      now;
   const PetscScalar  *x;
   Vec                 X;
   char                line[1024], value[64];
@@ -97,7 +106,7 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   PetscCall(TaoGetSolution(tao, &X));
   PetscCall(TaoGetMaximumIterations(tao, &max_it));
   PetscCall(TaoGetTolerances(tao, &gatol, &grtol, &gttol));
-  PetscCall(PetscTime(&now));
+  PetscCall(MbsCheckpointElapsed(ctx->ck, &elapsed));
   if (ctx->nhist == ctx->nalloc) {
     PetscReal *J, *gn, *p, *t;
 
@@ -118,8 +127,9 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   PetscCall(VecRestoreArrayRead(X, &x));
   ctx->hist_J[ctx->nhist]     = f * ctx->J0;
   ctx->hist_gnorm[ctx->nhist] = ctx->gnorm;
-  ctx->hist_time[ctx->nhist]  = now - ctx->start;
+  ctx->hist_time[ctx->nhist]  = elapsed;
   ctx->nhist++;
+  PetscCall(MbsCheckpointWrite(ctx->ck, "after an accepted iteration"));
 
   /* remaining iterations: the mean rate of decrease of TAO's gradient norm so far, towards the nearest tolerance */
   if (its == 0) ctx->gnorm0_scaled = gnorm_scaled;
@@ -134,14 +144,14 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
     PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", obj->model->param_info[obj->id[k]].name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
     PetscCall(PetscStrlcat(line, value, sizeof(line)));
   }
-  PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)(now - ctx->start), its > 0 ? (double)(remaining * (now - ctx->start) / its) : 0.0));
+  PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)elapsed, its > 0 ? (double)(remaining * elapsed / its) : 0.0));
   PetscCall(PetscStrlcat(line, value, sizeof(line)));
   PetscCall(PetscPrintf(obj->comm, "%s", line));
   PetscFunctionReturn(0);
 }
 
-/* /iterations: the history of the TAO iterations */
-static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
+/* /iterations: the history of the TAO iterations so far (also in every checkpoint) */
+static PetscErrorCode MbsIdentifyWriteHistory_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
 {
   MbsIdentifyContext *ctx     = (MbsIdentifyContext *)ptr;
   PetscInt            dims[2] = {ctx->nhist, obj->nid};
@@ -152,10 +162,20 @@ static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5
   PetscCall(MbsH5WriteReals(writer, "/iterations/gnorm", 1, dims, ctx->hist_gnorm, "cost per parameter unit"));
   PetscCall(MbsH5WriteReals(writer, "/iterations/params", 2, dims, ctx->hist_p, "see /parameters/unit"));
   PetscCall(MbsH5WriteReals(writer, "/iterations/time", 1, dims, ctx->hist_time, "s"));
-  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "tao_type", ctx->tao_type));
-  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, ctx->nhist - 1));
   PetscCall(MbsH5WriteAttribute(writer, "/iterations", "iterations", text));
+  PetscFunctionReturn(0);
+}
+
+/* The result file's additions: the history, how TAO ended, the eigen check and the scan */
+static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
+{
+  MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsIdentifyWriteHistory_Private(obj, writer, ptr));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "tao_type", ctx->tao_type));
+  PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
   PetscCall(MbsEigenWrite(writer, "/eigen/initial", &ctx->eigen[0]));
   PetscCall(MbsEigenWrite(writer, "/eigen/identified", &ctx->eigen[1]));
   PetscCall(MbsScanWrite(obj, writer, ctx->scan));
@@ -232,6 +252,43 @@ static PetscErrorCode MbsIdentifyTaoHelp_Private(Tao tao)
   PetscFunctionReturn(0);
 }
 
+/* After TAO: the result's J, the report, the eigen check, the scan and the result file */
+static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao, const char output[])
+{
+  MbsObjective       obj  = ctx->obj;
+  MPI_Comm           comm = obj->comm;
+  Vec                X;
+  const PetscScalar *x;
+  PetscReal         *final, J_final;
+  PetscBool          ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(obj->nid, &final));
+  PetscCall(TaoGetConvergedReason(tao, &ctx->reason));
+  PetscCall(TaoGetType(tao, &ctx->tao_type));
+  PetscCall(TaoGetSolution(tao, &X));
+  PetscCall(VecGetArrayRead(X, &x));
+  MbsToPhysical_Private(ctx, x, final);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
+  PetscCall(MbsObjectiveRecord(obj, 1));
+  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, obj->nevals));
+  if (ctx->ck->nreplay) PetscCall(PetscPrintf(comm, " and %" PetscInt_FMT " evaluations replayed from '%s'", ctx->ck->nreplay, ctx->ck->restart));
+  PetscCall(PetscPrintf(comm, "\n"));
+  for (PetscInt k = 0; k < obj->nid; k++) {
+    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+
+    PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx->p0[k], (double) final[k], info->unit));
+  }
+  PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
+  PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));
+  if (ctx->scan) PetscCall(MbsScanRun(ctx->scan));
+  PetscCall(MbsObjectiveWriteFile(obj, output, ctx->p0, final, MbsIdentifyWriteIterations_Private, ctx));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+  PetscCall(PetscFree(final));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
 {
   MbsIdentifyContext ctx;
@@ -239,12 +296,11 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   Tao                tao;
   Vec                X, lower, upper;
   PetscScalar       *x, *lo, *hi;
-  PetscReal         *final, J_final;
   PetscBool          help, ok;
   char               output[PETSC_MAX_PATH_LEN] = "identify.h5";
-  TaoConvergedReason reason;
   PetscLogStage      stage;
   PetscInt           nexpect;
+  PetscErrorCode     ierr;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
@@ -258,6 +314,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCheck(!ctx.eigen_expect_set || (nexpect == 2 && ctx.eigen_expect_hz[1] >= ctx.eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   PetscCall(MbsScanCreate(obj, &ctx.scan));
+  PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, &ctx, &ctx.ck));
   ctx.obj = obj;
   PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
   PetscCall(TaoSetType(tao, TAOBQNKLS));
@@ -265,12 +322,13 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   if (help) {
     PetscCall(MbsIdentifyTaoHelp_Private(tao));
     PetscCall(TaoDestroy(&tao));
+    PetscCall(MbsCheckpointDestroy(&ctx.ck));
     PetscCall(MbsScanDestroy(&ctx.scan));
     PetscCall(MbsObjectiveDestroy(&obj));
     PetscFunctionReturn(0);
   }
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc4(obj->nid, &ctx.p0, obj->nid, &ctx.p, obj->nid, &ctx.g, obj->nid, &final));
+  PetscCall(PetscMalloc4(obj->nid, &ctx.p0, obj->nid, &ctx.p, obj->nid, &ctx.g, obj->nid, &ctx.x));
   PetscCall(MbsObjectiveGetValues(obj, ctx.p0));
 
   PetscCall(PetscLogStageRegister("Identify", &stage));
@@ -310,34 +368,22 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, &ctx));
   PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, &ctx, NULL));
   PetscCall(TaoSetFromOptions(tao));
-  PetscCall(PetscTime(&ctx.start));
-  PetscCall(TaoSolve(tao));
-  PetscCall(TaoGetConvergedReason(tao, &reason));
-  PetscCall(VecGetArrayRead(X, (const PetscScalar **)&x));
-  MbsToPhysical_Private(&ctx, x, final);
-  PetscCall(VecRestoreArrayRead(X, (const PetscScalar **)&x));
-  PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
-  PetscCall(MbsObjectiveRecord(obj, 1));
+  PetscCall(MbsCheckpointStart(ctx.ck, ctx.J0));
+  ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());
-
-  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves\n", reason > 0 ? "converged" : "stopped", TaoConvergedReasons[reason], ctx.nhist - 1, obj->nevals));
-  for (PetscInt k = 0; k < obj->nid; k++) {
-    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
-
-    PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx.p0[k], (double) final[k], info->unit));
+  if (ierr == MBS_ERR_INTERRUPTED) {
+    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx.nhist - 1, ctx.ck->n, ctx.ck->path, ctx.ck->path));
+    PetscCall(MbsCommandSetExitStatus(MBS_EXIT_STOPPED));
+  } else {
+    PetscCall(ierr);
+    PetscCall(MbsIdentifyFinish_Private(&ctx, tao, output));
   }
-  PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx.J0, (double)ctx.hist_J[ctx.nhist - 1]));
-  PetscCall(MbsIdentifyEigenCheck_Private(&ctx, final));
-  if (ctx.scan) PetscCall(MbsScanRun(ctx.scan));
-  ctx.reason = reason;
-  PetscCall(TaoGetType(tao, &ctx.tao_type));
-  PetscCall(MbsObjectiveWriteFile(obj, output, ctx.p0, final, MbsIdentifyWriteIterations_Private, &ctx));
-  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
 
   PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));
   PetscCall(MbsEigenResultReset(&ctx.eigen[0]));
   PetscCall(MbsEigenResultReset(&ctx.eigen[1]));
-  PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, final));
+  PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, ctx.x));
+  PetscCall(MbsCheckpointDestroy(&ctx.ck));
   PetscCall(VecDestroy(&upper));
   PetscCall(VecDestroy(&lower));
   PetscCall(VecDestroy(&X));

@@ -5,6 +5,7 @@
 
 static PetscFunctionList MbsCommandList              = NULL;
 static PetscBool         MbsCommandRegisterAllCalled = PETSC_FALSE;
+static int               MbsCommandExitStatus        = 0;
 
 /* Frees the registry at PetscFinalize() */
 static PetscErrorCode MbsCommandFinalizePackage(void)
@@ -64,4 +65,22 @@ PetscErrorCode MbsCommandRun(MPI_Comm comm, const char name[])
   }
   PetscCall(command(comm));
   PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCommandSetExitStatus - The exit status of mbsid after a command that returns without error, e.g. MBS_EXIT_STOPPED. Not collective.
+@*/
+PetscErrorCode MbsCommandSetExitStatus(int status)
+{
+  PetscFunctionBeginUser;
+  MbsCommandExitStatus = status;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCommandGetExitStatus - The exit status set by the command, 0 unless it said otherwise. Not collective.
+@*/
+int MbsCommandGetExitStatus(void)
+{
+  return MbsCommandExitStatus;
 }

@@ -49,6 +49,31 @@ PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
 
+/* Checkpoint and restart of an identification: the log of TAO's evaluations (checkpoint.c) */
+typedef struct _p_MbsCheckpoint *MbsCheckpoint;
+struct _p_MbsCheckpoint {
+  MbsObjective        obj;
+  char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
+  char                restart[PETSC_MAX_PATH_LEN]; /* read ("" for none) */
+  char               *options, *measurements;      /* what the numbers depend on, as "key value" lines */
+  PetscReal           J0, J0_saved;                /* J at the start: of this run, of the restart file */
+  PetscInt            n, nalloc;                   /* evaluations logged */
+  PetscReal          *x, *J, *g, *ok, *time;       /* each evaluation's point, cost, gradient, success, wall time */
+  PetscInt            nreplay, next;               /* evaluations a restart replays; the index of the next one */
+  PetscLogDouble      start;                       /* the clock: offset + (now - start) */
+  PetscReal           offset;
+  MbsObjectiveWriteFn history; /* adds the iteration history to the file */
+  void               *history_ctx;
+};
+
+PETSC_INTERN PetscErrorCode MbsCheckpointCreate(MbsObjective, MbsObjectiveWriteFn, void *, MbsCheckpoint *);
+PETSC_INTERN PetscErrorCode MbsCheckpointStart(MbsCheckpoint, PetscReal);
+PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar[], PetscReal *, PetscReal[], PetscBool *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
+PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsCheckpointWrite(MbsCheckpoint, const char[]);
+PETSC_INTERN PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *);
+
 /* A J scan on a grid of the two identified parameters (scan.c): it stands above the objective it evaluates */
 typedef struct _p_MbsScan *MbsScan;
 

@@ -1,11 +1,14 @@
 /*
-  HDF5 helpers. Results are written to "<name>.tmp.<pid>" and renamed to <name> on close, so a
-  crash never leaves a half-written file under the user's name and never overwrites a good one in
-  place. Every HDF5 failure becomes a PETSc error naming the file and the object; HDF5's own error
+  HDF5 helpers. Results are written to "<name>.tmp.<pid>", flushed to the disk (fsync) and renamed to <name> on
+  close, so a crash or a kill, even of the machine, never leaves a half-written file under the user's name and
+  never overwrites a good one in place. Every HDF5 failure becomes a PETSc error naming the file and the object; HDF5's own error
   stack printing is switched off so the user sees one clear message.
 */
+#define _POSIX_C_SOURCE 200809L /* fsync, O_DIRECTORY: mbsid builds as strict C17 */
 #include "mbsidimpl.h"
 #include <slepcsys.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,15 +123,31 @@ static PetscErrorCode MbsH5FullPath_Private(MbsH5Writer *writer, const char path
   PetscFunctionReturn(0);
 }
 
+/* Waits until the file (or directory) at path is on the disk */
+static PetscErrorCode MbsSync_Private(const char path[], int flags)
+{
+  int fd = open(path, flags);
+
+  PetscFunctionBeginUser;
+  PetscCheck(fd >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot open '%s' to flush it to the disk", path);
+  PetscCheck(fsync(fd) == 0 && close(fd) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot flush '%s' to the disk", path);
+  PetscFunctionReturn(0);
+}
+
 /*@C
-  MbsH5WriterClose - Closes the temporary file and renames it to the result's name. Not collective.
+  MbsH5WriterClose - Closes the temporary file, flushes it to the disk and renames it to the result's name. Not collective.
 @*/
 PetscErrorCode MbsH5WriterClose(MbsH5Writer *writer)
 {
+  char directory[PETSC_MAX_PATH_LEN];
+
   PetscFunctionBeginUser;
   MbsCallHDF5(H5Fclose(writer->file), writer->tmp_path, "/");
   writer->file = -1;
+  PetscCall(MbsSync_Private(writer->tmp_path, O_RDONLY));
   PetscCheck(rename(writer->tmp_path, writer->path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s'", writer->tmp_path, writer->path);
+  PetscCall(PetscStrncpy(directory, writer->path, sizeof(directory)));
+  PetscCall(MbsSync_Private(dirname(directory), O_RDONLY | O_DIRECTORY)); /* the rename itself */
   PetscCall(MbsPendingTmpSet_Private(writer->tmp_path, ""));
   PetscFunctionReturn(0);
 }

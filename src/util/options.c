@@ -89,8 +89,9 @@ PetscErrorCode MbsHelpMute(PetscBool mute)
 }
 
 /*
-  PETSc's message for an option value that is not a number, "Input string abc has no numeric value", names no option.
-  The error handler below adds the option whose value (or one of whose comma-separated values) is that string.
+  mbsid's error handler. PETSc's message for an option value that is not a number, "Input string abc has no numeric
+  value", names no option: the handler adds the option whose value (or one of whose comma-separated values) is that
+  string. A stop request (MBS_ERR_INTERRUPTED, interrupt.c) is no fault: it returns through the callers silently.
 */
 static PetscErrorCode MbsFindOptionWithValue_Private(const char token[], char option[], size_t size)
 {
@@ -116,12 +117,13 @@ static PetscErrorCode MbsFindOptionWithValue_Private(const char token[], char op
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsOptionValueErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+static PetscErrorCode MbsErrorHandler(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
 {
   const char *prefixes[] = {"Input string ", "Unknown logical value: "}, *start = NULL;
   char        token[256], option[512]                                           = "", text[1024];
   size_t      length;
 
+  if (n == MBS_ERR_INTERRUPTED) return n;
   for (size_t i = 0; p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
     if (!strncmp(mess, prefixes[i], strlen(prefixes[i]))) start = mess + strlen(prefixes[i]);
   if (!start) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
@@ -135,11 +137,12 @@ static PetscErrorCode MbsOptionValueErrorHandler(MPI_Comm comm, int line, const 
 }
 
 /*@C
-  MbsPushOptionErrorHandler - Makes an error about an option value that is not a number name the option. Not collective.
+  MbsPushErrorHandler - Installs mbsid's error handler: errors about an option value that is not a number name the option,
+  stop requests pass silently. Not collective.
 @*/
-PetscErrorCode MbsPushOptionErrorHandler(void)
+PetscErrorCode MbsPushErrorHandler(void)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscPushErrorHandler(MbsOptionValueErrorHandler, NULL));
+  PetscCall(PetscPushErrorHandler(MbsErrorHandler, NULL));
   PetscFunctionReturn(0);
 }

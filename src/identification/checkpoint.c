@@ -1,0 +1,412 @@
+/*
+  Checkpoint and restart of an identification (identify -checkpoint FILE, -restart FILE).
+
+  A checkpoint is the log of every evaluation TAO asked for: the point (TAO's scaled variables), J, the gradient,
+  whether the solve succeeded, and the wall time. A restart runs TAO again from the same start and serves each
+  evaluation from the log, without solving, while TAO asks for the logged points bitwise. TAO is deterministic, so it
+  passes through the same states as the first run, quasi-Newton memory and line searches included, and continues
+  bitwise as the uninterrupted run would. This rebuilds TAO's state exactly for every -tao_type without reading its
+  internals; replaying an evaluation costs microseconds.
+
+  A checkpoint records what the numbers depend on: the model, the identified parameters, the options (all but those
+  that only name files or control output, MbsCheckpointIgnored), a checksum of each measurement file and J at the
+  start. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
+  the results do not depend on it.
+
+  Rank 0 writes the file after every accepted iteration and when a stop is requested (SIGTERM, SIGUSR1, SIGINT;
+  interrupt.c), through MbsH5Writer: temporary name, fsync, rename. A kill at any moment leaves the last complete
+  checkpoint. Every rank reads the restart file: all need the log, and all come to the same verdict.
+*/
+#include "identification/identificationimpl.h"
+#include <ctype.h>
+#include <petsctime.h>
+
+#define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 1"
+
+/* Options that name files or control what is printed: the numbers do not depend on them */
+static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
+
+/* 64-bit FNV-1a of the file's bytes: tells a changed measurement file from the one the checkpoint was made with */
+static PetscErrorCode MbsFileChecksum_Private(const char path[], unsigned long long *hash)
+{
+  unsigned char buffer[65536];
+  size_t        n;
+  FILE         *file = fopen(path, "rb");
+
+  PetscFunctionBeginUser;
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s' to compute its checksum", path);
+  *hash = 14695981039346656037ULL;
+  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0)
+    for (size_t i = 0; i < n; i++) *hash = (*hash ^ buffer[i]) * 1099511628211ULL;
+  PetscCheck(!ferror(file) && fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read measurement file '%s' to compute its checksum", path);
+  PetscFunctionReturn(0);
+}
+
+/* Appends "key value\n" to the growing text *all */
+static PetscErrorCode MbsAppendLine_Private(char **all, size_t *len, const char key[], const char value[])
+{
+  size_t need = strlen(*all) + strlen(key) + strlen(value) + 3;
+
+  PetscFunctionBeginUser;
+  if (need > *len) {
+    char *grown;
+
+    *len = PetscMax(2 * *len, need);
+    PetscCall(PetscMalloc1(*len, &grown));
+    PetscCall(PetscStrcpy(grown, *all));
+    PetscCall(PetscFree(*all));
+    *all = grown;
+  }
+  PetscCall(PetscStrcat(*all, key));
+  PetscCall(PetscStrcat(*all, " "));
+  PetscCall(PetscStrcat(*all, value));
+  PetscCall(PetscStrcat(*all, "\n"));
+  PetscFunctionReturn(0);
+}
+
+/* The options the numbers depend on, one "-name value" line each, and one "experiment file checksum" line per measurement */
+static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
+{
+  MbsObjective obj = ck->obj;
+  char        *all, **tokens;
+  int          ntokens;
+  size_t       len = 256;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(len, &ck->options));
+  PetscCall(PetscOptionsGetAll(NULL, &all));
+  PetscCall(PetscStrToArray(all, ' ', &ntokens, &tokens));
+  for (int i = 0; i < ntokens; i++) {
+    const char *value   = i + 1 < ntokens && !(tokens[i + 1][0] == '-' && isalpha((unsigned char)tokens[i + 1][1])) ? tokens[i + 1] : "";
+    PetscBool   ignored = PETSC_FALSE;
+
+    if (!(tokens[i][0] == '-' && isalpha((unsigned char)tokens[i][1]))) continue;
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MbsCheckpointIgnored) && !ignored; k++) PetscCall(PetscStrcmp(tokens[i], MbsCheckpointIgnored[k], &ignored));
+    if (!ignored) PetscCall(MbsAppendLine_Private(&ck->options, &len, tokens[i], value));
+  }
+  PetscCall(PetscStrToArrayDestroy(ntokens, tokens));
+  PetscCall(PetscFree(all));
+
+  len = 256;
+  PetscCall(PetscCalloc1(len, &ck->measurements));
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    unsigned long long hash;
+    char               value[PETSC_MAX_PATH_LEN + 64];
+
+    PetscCall(MbsFileChecksum_Private(obj->exp[e].measurement, &hash));
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%s (checksum %016llx)", obj->exp[e].measurement, hash));
+    PetscCall(MbsAppendLine_Private(&ck->measurements, &len, obj->exp[e].name, value));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The value of the line with this key in "key value" lines, or NULL */
+static const char *MbsFindLine_Private(const char text[], const char key[], size_t *value_len)
+{
+  size_t key_len = strlen(key);
+
+  for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+    if (!strncmp(line, key, key_len) && line[key_len] == ' ') {
+      *value_len = strcspn(line + key_len + 1, "\n");
+      return line + key_len + 1;
+    }
+  }
+  return NULL;
+}
+
+/* The first difference between two sets of "key value" lines, as a sentence; "" when they agree */
+static PetscErrorCode MbsCompareLines_Private(const char what[], const char saved[], const char now[], char difference[], size_t size)
+{
+  const char *texts[2] = {saved, now};
+
+  PetscFunctionBeginUser;
+  difference[0] = 0;
+  for (int side = 0; side < 2 && !difference[0]; side++) {
+    for (const char *line = texts[side]; *line && !difference[0]; line = strchr(line, '\n') + 1) {
+      char        key[256];
+      size_t      key_len = PetscMin(strcspn(line, " \n"), sizeof(key) - 1), mine_len = strcspn(line + key_len + 1, "\n"), other_len;
+      const char *mine = line + key_len + 1, *other;
+
+      PetscCall(PetscStrncpy(key, line, key_len + 1));
+      other = MbsFindLine_Private(texts[1 - side], key, &other_len);
+      if (!other) PetscCall(PetscSNPrintf(difference, size, "%s %s %.*s is %s only", what, key, (int)mine_len, mine, side == 0 ? "in the checkpoint" : "in this run"));
+      else if (side == 0 && (mine_len != other_len || strncmp(mine, other, mine_len))) PetscCall(PetscSNPrintf(difference, size, "%s %s: the checkpoint has %.*s, this run %.*s", what, key, (int)mine_len, mine, (int)other_len, other));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The identified parameters' names, comma-separated */
+static PetscErrorCode MbsCheckpointParameterNames_Private(MbsObjective obj, char names[], size_t size)
+{
+  PetscFunctionBeginUser;
+  names[0] = 0;
+  for (PetscInt k = 0; k < obj->nid; k++) {
+    if (k) PetscCall(PetscStrlcat(names, ",", size));
+    PetscCall(PetscStrlcat(names, obj->model->param_info[obj->id[k]].name, size));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckpointGrow_Private(MbsCheckpoint ck, PetscInt n)
+{
+  PetscInt   nid = ck->obj->nid;
+  PetscReal *x, *J, *g, *ok, *time;
+
+  PetscFunctionBeginUser;
+  if (n <= ck->nalloc) PetscFunctionReturn(0);
+  ck->nalloc = PetscMax(n, PetscMax(32, 2 * ck->nalloc));
+  PetscCall(PetscMalloc5(ck->nalloc * nid, &x, ck->nalloc, &J, ck->nalloc * nid, &g, ck->nalloc, &ok, ck->nalloc, &time));
+  PetscCall(PetscArraycpy(x, ck->x, ck->n * nid));
+  PetscCall(PetscArraycpy(J, ck->J, ck->n));
+  PetscCall(PetscArraycpy(g, ck->g, ck->n * nid));
+  PetscCall(PetscArraycpy(ok, ck->ok, ck->n));
+  PetscCall(PetscArraycpy(time, ck->time, ck->n));
+  PetscCall(PetscFree5(ck->x, ck->J, ck->g, ck->ok, ck->time));
+  ck->x    = x;
+  ck->J    = J;
+  ck->g    = g;
+  ck->ok   = ok;
+  ck->time = time;
+  PetscFunctionReturn(0);
+}
+
+/* A log dataset of the restart file, with the length it must have (rows x cols) */
+static PetscErrorCode MbsCheckpointReadLog_Private(MbsCheckpoint ck, hid_t file, const char path[], PetscInt rows, PetscInt cols, PetscReal dest[])
+{
+  PetscInt   dims[2] = {0, 1};
+  PetscReal *data;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5ReadReals(file, ck->restart, path, cols > 1 ? 2 : 1, dims, &data, NULL, NULL));
+  PetscCheck(dims[0] == rows && dims[1] == cols, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': dataset '%s' has %" PetscInt_FMT " x %" PetscInt_FMT " values, expected %" PetscInt_FMT " x %" PetscInt_FMT " (a damaged checkpoint?)", ck->restart, path, dims[0], dims[1], rows, cols);
+  PetscCall(PetscArraycpy(dest, data, rows * cols));
+  PetscCall(PetscFree(data));
+  PetscFunctionReturn(0);
+}
+
+/* Reads the restart file and refuses it when it was made for another problem */
+static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
+{
+  MbsObjective obj  = ck->obj;
+  MPI_Comm     comm = obj->comm;
+  hid_t        file;
+  char         format[64], model[64], names[1024], saved_names[1024], count[32], difference[2048], *saved;
+  PetscInt     dims[1], nid = obj->nid, n;
+  PetscReal   *J0;
+  PetscBool    found;
+  size_t       len     = 1 << 20;
+  const char  *what[2] = {"option", "measurement of experiment"};
+
+  PetscFunctionBeginUser;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  file = H5Fopen(ck->restart, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "Cannot open the checkpoint '%s' (-restart): missing, unreadable or not HDF5", ck->restart);
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "checkpoint_format", format, sizeof(format), &found));
+  PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "File '%s' (-restart) is not an identification checkpoint (no attribute checkpoint_format); write one with identify -checkpoint FILE", ck->restart);
+  PetscCall(PetscStrcmp(format, MBS_CHECKPOINT_FORMAT, &found));
+  PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s' has format '%s'; this mbsid reads '%s'", ck->restart, format, MBS_CHECKPOINT_FORMAT);
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "model", model, sizeof(model), NULL));
+  PetscCall(PetscStrcmp(model, obj->model->type, &found));
+  PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' is of model %s; this run identifies model %s", ck->restart, model, obj->model->type);
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "parameters", saved_names, sizeof(saved_names), NULL));
+  PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
+  PetscCall(PetscStrcmp(saved_names, names, &found));
+  PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' identifies %s; this run identifies %s", ck->restart, saved_names, names);
+  PetscCall(PetscMalloc1(len, &saved));
+  for (int i = 0; i < 2; i++) {
+    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_measurements", saved, len, NULL));
+    PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->measurements, difference, sizeof(difference)));
+    PetscCheck(!difference[0], comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: %s", ck->restart, difference);
+  }
+  PetscCall(PetscFree(saved));
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/evaluations", "count", count, sizeof(count), NULL));
+  n = (PetscInt)strtol(count, NULL, 10);
+  PetscCheck(n > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /evaluations has count '%s', expected a positive number", ck->restart, count);
+  PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));
+  ck->J0_saved = J0[0];
+  PetscCall(PetscFree(J0));
+  PetscCall(MbsCheckpointGrow_Private(ck, n));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/x", n, nid, ck->x));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/J", n, 1, ck->J));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/gradient", n, nid, ck->g));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/ok", n, 1, ck->ok));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/time", n, 1, ck->time));
+  MbsCallHDF5(H5Fclose(file), ck->restart, "/");
+  ck->n = ck->nreplay = n;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointCreate - Reads -checkpoint and -restart; with -restart, reads the log and checks that it belongs to this
+  problem; with a checkpoint to write, catches stop requests. 'history' (may be NULL) adds the iteration history
+  to each checkpoint written. Collective.
+@*/
+PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history, void *history_ctx, MbsCheckpoint *checkpoint)
+{
+  MbsCheckpoint ck;
+  PetscBool     write_set, help;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&ck));
+  *checkpoint     = ck;
+  ck->obj         = obj;
+  ck->history     = history;
+  ck->history_ctx = history_ctx;
+  PetscOptionsBegin(obj->comm, NULL, "Checkpoint and restart", "identify");
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-checkpoint", "Checkpoint file (HDF5), rewritten after every iteration and on SIGTERM/SIGUSR1/SIGINT (default: the -restart file, else none)", ck->path, sizeof(ck->path)));
+  write_set = (PetscBool)(ck->path[0] != 0);
+  PetscCall(PetscOptionsString("-restart", "Continue the identification saved in this checkpoint file (default: start afresh)", "", ck->restart, ck->restart, sizeof(ck->restart), NULL));
+  PetscOptionsEnd();
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) PetscFunctionReturn(0);
+  if (!write_set && ck->restart[0]) PetscCall(PetscStrncpy(ck->path, ck->restart, sizeof(ck->path)));
+  if (!ck->path[0] && !ck->restart[0]) PetscFunctionReturn(0);
+  PetscCall(MbsCheckpointFingerprint_Private(ck));
+  if (ck->restart[0]) PetscCall(MbsCheckpointRead_Private(ck));
+  if (ck->path[0]) PetscCall(MbsInterruptCatch(PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointStart - Takes J at the start (a restart refuses a checkpoint whose J0 differs) and starts the clock. Collective.
+@*/
+PetscErrorCode MbsCheckpointStart(MbsCheckpoint ck, PetscReal J0)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!ck->restart[0] || J0 == ck->J0_saved, ck->obj->comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: J at the start is %.17g there, %.17g in this run (another build of mbsid, or input the checkpoint does not record)", ck->restart,
+             (double)ck->J0_saved, (double)J0);
+  ck->J0 = J0;
+  PetscCall(PetscTime(&ck->start));
+  if (ck->nreplay) PetscCall(PetscPrintf(ck->obj->comm, "Restart from '%s': %" PetscInt_FMT " evaluations are replayed from it without solving\n", ck->restart, ck->nreplay));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointElapsed - Wall time of the identification so far, across restarts [s]. Not collective.
+@*/
+PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint ck, PetscReal *elapsed)
+{
+  PetscLogDouble now;
+
+  PetscFunctionBeginUser;
+  if (ck->next <= ck->nreplay && ck->next > 0) {
+    *elapsed = ck->time[ck->next - 1];
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscTime(&now));
+  *elapsed = ck->offset + (PetscReal)(now - ck->start);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointReplay - Serves the next evaluation from the restart log (*replayed = PETSC_TRUE) when there is one;
+  otherwise stops the run if a stop was requested: writes the checkpoint and returns MBS_ERR_INTERRUPTED. Collective.
+@*/
+PetscErrorCode MbsCheckpointReplay(MbsCheckpoint ck, const PetscScalar x[], PetscReal *J, PetscReal g[], PetscBool *ok, PetscBool *replayed)
+{
+  PetscInt nid = ck->obj->nid, i = ck->next;
+  int      signal;
+  char     status[64];
+
+  PetscFunctionBeginUser;
+  *replayed = (PetscBool)(i < ck->nreplay);
+  if (*replayed) {
+    for (PetscInt k = 0; k < nid; k++)
+      PetscCheck(x[k] == ck->x[i * nid + k], ck->obj->comm, PETSC_ERR_PLIB, "Restart from '%s' left its path at evaluation %" PetscInt_FMT ": TAO asks for x[%" PetscInt_FMT "] = %.17g, the checkpoint has %.17g (another build of mbsid or of PETSc?)", ck->restart, i, k, (double)x[k],
+                 (double)ck->x[i * nid + k]);
+    *J  = ck->J[i];
+    *ok = (PetscBool)(ck->ok[i] != 0);
+    PetscCall(PetscArraycpy(g, &ck->g[i * nid], nid));
+    ck->next++;
+    if (ck->next == ck->nreplay) {
+      ck->offset = ck->time[i];
+      PetscCall(PetscTime(&ck->start));
+      PetscCall(PetscPrintf(ck->obj->comm, "Restart: the %" PetscInt_FMT " evaluations of the checkpoint are replayed; solving again from here\n", ck->nreplay));
+    }
+    PetscFunctionReturn(0);
+  }
+  if (!ck->path[0]) PetscFunctionReturn(0);
+  PetscCall(MbsInterruptRequested(ck->obj->comm, &signal));
+  if (!signal) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(status, sizeof(status), "stopped by %s", MbsInterruptSignalName(signal)));
+  PetscCall(MbsCheckpointWrite(ck, status));
+  SETERRQ(ck->obj->comm, MBS_ERR_INTERRUPTED, "Stopped by %s", MbsInterruptSignalName(signal));
+}
+
+/*@C
+  MbsCheckpointRecord - Adds an evaluation that was computed to the log. Not collective.
+@*/
+PetscErrorCode MbsCheckpointRecord(MbsCheckpoint ck, const PetscScalar x[], PetscReal J, const PetscReal g[], PetscBool ok)
+{
+  PetscInt nid = ck->obj->nid, i = ck->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCheckpointGrow_Private(ck, i + 1));
+  for (PetscInt k = 0; k < nid; k++) ck->x[i * nid + k] = PetscRealPart(x[k]);
+  ck->J[i]  = J;
+  ck->ok[i] = ok ? 1 : 0;
+  PetscCall(PetscArraycpy(&ck->g[i * nid], g, nid));
+  PetscCall(MbsCheckpointElapsed(ck, &ck->time[i]));
+  ck->n++;
+  ck->next++;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointWrite - Rank 0 writes the checkpoint (when there is one to write and the log is not only replayed);
+  'status' says when: after an accepted iteration, or stopped by a signal. Collective.
+@*/
+PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
+{
+  MbsObjective obj = ck->obj;
+  MbsH5Writer  writer;
+  PetscMPIInt  rank;
+  PetscInt     dims[2] = {ck->n, obj->nid};
+  char         names[1024], count[32];
+
+  PetscFunctionBeginUser;
+  if (!ck->path[0] || ck->n == 0 || ck->next < ck->nreplay) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+  if (rank == 0) {
+    PetscCall(MbsH5WriterOpen(ck->path, &writer));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "checkpoint_format", MBS_CHECKPOINT_FORMAT));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "status", status));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", obj->model->type));
+    PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "parameters", names));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_options", ck->options));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_measurements", ck->measurements));
+    PetscCall(MbsH5WriteProvenance(&writer, obj->comm));
+    PetscCall(MbsH5WriteReals(&writer, "/checkpoint/J0", 1, (PetscInt[]){1}, &ck->J0, "cost"));
+    PetscCall(MbsH5WriteReals(&writer, "/evaluations/x", 2, dims, ck->x, "TAO's scaled variables"));
+    PetscCall(MbsH5WriteReals(&writer, "/evaluations/J", 1, dims, ck->J, "cost"));
+    PetscCall(MbsH5WriteReals(&writer, "/evaluations/gradient", 2, dims, ck->g, "cost per parameter unit"));
+    PetscCall(MbsH5WriteReals(&writer, "/evaluations/ok", 1, dims, ck->ok, "1: solved, 0: the solve failed"));
+    PetscCall(MbsH5WriteReals(&writer, "/evaluations/time", 1, dims, ck->time, "s"));
+    PetscCall(PetscSNPrintf(count, sizeof(count), "%" PetscInt_FMT, ck->n));
+    PetscCall(MbsH5WriteAttribute(&writer, "/evaluations", "count", count));
+    if (ck->history) PetscCall(ck->history(obj, &writer, ck->history_ctx));
+    PetscCall(MbsH5WriterClose(&writer));
+  }
+  PetscCallMPI(MPI_Barrier(obj->comm));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointDestroy - Frees the log and ends catching stop requests. Not collective.
+@*/
+PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *checkpoint)
+{
+  MbsCheckpoint ck = *checkpoint;
+
+  PetscFunctionBeginUser;
+  if (!ck) PetscFunctionReturn(0);
+  if (ck->path[0]) PetscCall(MbsInterruptCatch(PETSC_FALSE));
+  PetscCall(PetscFree5(ck->x, ck->J, ck->g, ck->ok, ck->time));
+  PetscCall(PetscFree(ck->options));
+  PetscCall(PetscFree(ck->measurements));
+  PetscCall(PetscFree(ck));
+  *checkpoint = NULL;
+  PetscFunctionReturn(0);
+}

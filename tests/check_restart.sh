@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# An identification killed at a random iteration and resumed from its checkpoint ends bitwise as an uninterrupted run.
+# Usage: check_restart.sh NPROCS SIGNALS MBSID IDENTIFY_ARGS...
+#   SIGNALS: comma-separated, each one run, stopped and resumed:
+#     KILL  SIGKILL to every process (nothing can be saved: the last checkpoint of an accepted iteration is used)
+#     TERM  SIGTERM to each rank, as SLURM sends it (the run writes its checkpoint and exits with status 3)
+#     USR1  SIGUSR1 to mpiexec, which passes it to the ranks (SLURM's --signal=USR1@SECONDS)
+# The iteration at which the signal comes is drawn at random (RANDOM_SEED fixes it) and printed. The stopped run
+# writes into an existing result file, which must stay as it was: results are never overwritten in place.
+set -uo pipefail
+np=$1
+IFS=, read -ra signals <<< "$2"
+mbsid=$3
+shift 3
+RANDOM=${RANDOM_SEED:-$$}
+run=(mpiexec -n "$np" "$mbsid" "$@")
+tag=restart_np$np
+fail() { echo "check_restart: $*" >&2; exit 1; }
+
+rm -f "$tag"_*
+"${run[@]}" -o "$tag"_reference.h5 > "$tag"_reference.log 2>&1 || { cat "$tag"_reference.log; fail "the uninterrupted run failed"; }
+iterations=$(grep -c '^  it ' "$tag"_reference.log)
+[ "$iterations" -ge 5 ] || fail "the reference run took only $iterations iterations: too few to stop it in the middle"
+
+for signal in "${signals[@]}"; do
+  stop_at=$(( 1 + RANDOM % (iterations - 3) ))
+  checkpoint=${tag}_$signal.checkpoint.h5
+  log=${tag}_$signal.log
+  echo "== SIG$signal at iteration $stop_at of $(( iterations - 1 )) on $np rank(s)"
+  cp "$tag"_reference.h5 "$tag"_$signal.h5
+  setsid "${run[@]}" -checkpoint "$checkpoint" -o "$tag"_$signal.h5 > "$log" 2>&1 &
+  pid=$! # setsid execs mpiexec: the pid of mpiexec and of its process group
+  until grep -Eq "^  it +$stop_at " "$log"; do
+    kill -0 $pid 2> /dev/null || { cat "$log"; fail "the run ended before iteration $stop_at"; }
+    sleep 0.02
+  done
+  case $signal in
+    KILL) kill -KILL -- -$pid ;;
+    TERM) pkill -TERM -P $pid ;;
+    USR1) kill -USR1 $pid ;;
+    *) fail "unknown signal $signal" ;;
+  esac
+  wait $pid
+  status=$?
+  cat "$log"
+  ! grep -q "^Wrote" "$log" || fail "the run finished before SIG$signal arrived: nothing was tested"
+  cmp -s "$tag"_reference.h5 "$tag"_$signal.h5 || fail "the stopped run changed the existing result file ${tag}_$signal.h5"
+  for left in "$checkpoint".tmp.*; do # SIGKILL while the checkpoint was being written: the previous one is whole
+    [ ! -e "$left" ] || { echo "check_restart: removing $left, a checkpoint being written when SIGKILL came"; rm -f "$left"; }
+  done
+  [ -f "$checkpoint" ] || fail "no checkpoint $checkpoint after SIG$signal"
+  if [ "$signal" != KILL ]; then
+    [ "$status" -eq 3 ] || fail "after SIG$signal the exit status is $status, expected 3"
+    grep -q "Stopped after .* checkpoint '$checkpoint' written" "$log" || fail "after SIG$signal no line says the checkpoint was written"
+    ! grep -Eq "PETSC ERROR|\[ *[0-9]+\] [0-9]+ bytes " "$log" || fail "the run stopped by SIG$signal reported an error or a leak"
+  fi
+  "${run[@]}" -restart "$checkpoint" -o "$tag"_$signal.h5 > "$log.resumed" 2>&1 || { cat "$log.resumed"; fail "the resumed run failed"; }
+  grep -E "Restart|TAO" "$log.resumed"
+  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/compare_results.py" "$tag"_reference.h5 "$tag"_$signal.h5 || fail "the resumed run after SIG$signal differs from the uninterrupted one"
+done
+echo "check_restart: resumed runs equal the uninterrupted one bitwise on $np rank(s)"

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# A checkpoint is refused for another problem, with a message naming the difference, on every rank (no rank waits).
+# Usage: check_restart_refusals.sh NPROCS MBSID MEASUREMENT.h5
+set -uo pipefail
+np=$1
+mbsid=$2
+tests=$(dirname "${BASH_SOURCE[0]}")
+tag=refusal_np$np
+measurement=${tag}_meas.h5
+checkpoint=${tag}.checkpoint.h5
+fail() { echo "check_restart_refusals: $*" >&2; exit 1; }
+
+cp "$3" "$measurement"
+base=(identify -time_span 0,5 -p_cf 8.5 -p_df 0.05 -identify cf,df -measurement "$measurement" -tao_max_it 2)
+mpiexec -n "$np" "$mbsid" "${base[@]}" -checkpoint "$checkpoint" -o ${tag}_result.h5 > ${tag}_base.log 2>&1 || { cat ${tag}_base.log; fail "the run that writes the checkpoint failed"; }
+
+edit() { /usr/bin/python3 "$tests/edit_h5.py" "$checkpoint" "$1" "${@:2}" > /dev/null || fail "edit_h5.py $*"; }
+edit ${tag}_model.h5 attr model bushing2
+edit ${tag}_J0.h5 set "/checkpoint/J0[0]" 1e-3
+edit ${tag}_path.h5 set "/evaluations/x[0]" 1.5
+head -c 2000 "$checkpoint" > ${tag}_truncated.h5
+
+# name | extra options | message that must be printed
+cases=(
+  "option value|-p_df 0.06 -restart $checkpoint|was made for another problem: option -p_df: the checkpoint has 0.05, this run 0.06"
+  "option added|-ts_rtol 1e-7 -restart $checkpoint|option -ts_rtol 1e-7 is in this run only"
+  "parameters|-identify cf -restart $checkpoint|identifies cf,df; this run identifies cf$"
+  "model|-restart ${tag}_model.h5|is of model bushing2; this run identifies model cart_pendulum_chain"
+  "start cost|-restart ${tag}_J0.h5|J at the start is 0.001 there, [0-9.e-]+ in this run"
+  "path|-restart ${tag}_path.h5|left its path at evaluation 0: TAO asks for x\[0\] = 1, the checkpoint has 1.5"
+  "not a checkpoint|-restart ${tag}_result.h5|is not an identification checkpoint \(no attribute checkpoint_format\)"
+  "missing|-restart ${tag}_missing.h5|Cannot open the checkpoint '${tag}_missing.h5' \(-restart\)"
+  "truncated|-restart ${tag}_truncated.h5|Cannot open the checkpoint '${tag}_truncated.h5' \(-restart\): missing, unreadable or not HDF5"
+  "measurement changed|-restart $checkpoint|measurement of experiment experiment: the checkpoint has ${tag}_meas.h5 \(checksum [0-9a-f]+\), this run ${tag}_meas.h5 \(checksum [0-9a-f]+\)"
+)
+for case in "${cases[@]}"; do
+  IFS='|' read -r name options message <<< "$case"
+  if [ "$name" = "measurement changed" ]; then
+    /usr/bin/python3 "$tests/edit_h5.py" "$3" "$measurement" scale /spectrum/amplitude 1.001 > /dev/null || fail "cannot edit $measurement"
+  fi
+  # shellcheck disable=SC2086 # the options are words
+  output=$(timeout 60 mpiexec -n "$np" "$mbsid" "${base[@]}" $options -o ${tag}_refused.h5 2>&1)
+  status=$?
+  [ $status -ne 0 ] || { echo "$output"; fail "$name: the restart was accepted"; }
+  [ $status -ne 124 ] || { echo "$output"; fail "$name: no exit within 60 s (a rank waiting?)"; }
+  grep -Eq -- "$message" <<< "$output" || { echo "$output"; fail "$name: exit status $status, but no line matches: $message"; }
+  [ ! -e ${tag}_refused.h5 ] || fail "$name: a result was written"
+  echo "ok  $name: $(grep -Eo -- "$message" <<< "$output" | head -1)"
+done
+echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s)"
