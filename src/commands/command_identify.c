@@ -315,6 +315,12 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   PetscCall(MbsScanCreate(obj, &ctx.scan));
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, &ctx, &ctx.ck));
+  {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(output, ctx.ck->path, &same));
+    PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o and the checkpoint (-checkpoint or -restart) both name '%s': the result would replace the checkpoint", output);
+  }
   ctx.obj = obj;
   PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
   PetscCall(TaoSetType(tao, TAOBQNKLS));
