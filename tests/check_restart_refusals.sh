@@ -18,6 +18,7 @@ edit() { /usr/bin/python3 "$tests/edit_h5.py" "$checkpoint" "$1" "${@:2}" > /dev
 edit ${tag}_model.h5 attr model bushing2
 edit ${tag}_J0.h5 set "/checkpoint/J0[0]" 1e-3
 edit ${tag}_path.h5 set "/evaluations/x[0]" 1.5
+edit ${tag}_fingerprint.h5 attr fingerprint_options "-p_cf"
 head -c 2000 "$checkpoint" > ${tag}_truncated.h5
 
 # name | extra options | message that must be printed
@@ -27,6 +28,7 @@ cases=(
   "parameters|-identify cf -restart $checkpoint|identifies cf,df; this run identifies cf$"
   "model|-restart ${tag}_model.h5|is of model bushing2; this run identifies model cart_pendulum_chain"
   "start cost|-restart ${tag}_J0.h5|J at the start is 0.001 there, [0-9.e-]+ in this run"
+  "damaged fingerprint|-restart ${tag}_fingerprint.h5|option -p_cf: the checkpoint has , this run 8.5"
   "path|-restart ${tag}_path.h5|left its path at evaluation 0: TAO asks for x\[0\] = 1, the checkpoint has 1.5"
   "not a checkpoint|-restart ${tag}_result.h5|is not an identification checkpoint \(no attribute checkpoint_format\)"
   "missing|-restart ${tag}_missing.h5|Cannot open the checkpoint '${tag}_missing.h5' \(-restart\)"

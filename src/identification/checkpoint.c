@@ -122,11 +122,13 @@ static PetscErrorCode MbsCompareLines_Private(const char what[], const char save
   PetscFunctionBeginUser;
   difference[0] = 0;
   for (int side = 0; side < 2 && !difference[0]; side++) {
-    for (const char *line = texts[side]; *line && !difference[0]; line = strchr(line, '\n') + 1) {
+    for (const char *line = texts[side]; *line && !difference[0]; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] ? 1 : 0)) {
       char        key[256];
-      size_t      key_len = PetscMin(strcspn(line, " \n"), sizeof(key) - 1), mine_len = strcspn(line + key_len + 1, "\n"), other_len;
-      const char *mine = line + key_len + 1, *other;
+      size_t      key_len = strcspn(line, " \n"), mine_len, other_len;
+      const char *mine    = line + key_len + (line[key_len] == ' ' ? 1 : 0), *other; /* a line of a damaged file may have no value */
 
+      mine_len = strcspn(mine, "\n");
+      key_len  = PetscMin(key_len, sizeof(key) - 1);
       PetscCall(PetscStrncpy(key, line, key_len + 1));
       other = MbsFindLine_Private(texts[1 - side], key, &other_len);
       if (!other) PetscCall(PetscSNPrintf(difference, size, "%s %s %.*s is %s only", what, key, (int)mine_len, mine, side == 0 ? "in the checkpoint" : "in this run"));
