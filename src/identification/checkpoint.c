@@ -193,9 +193,9 @@ static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
   MbsObjective obj  = ck->obj;
   MPI_Comm     comm = obj->comm;
   hid_t        file;
-  char         format[64], model[64], names[1024], saved_names[1024], count[32], difference[2048], *saved;
+  char         format[64], model[64], names[1024], saved_names[1024], difference[2048], *saved;
   PetscInt     dims[1], nid = obj->nid, n;
-  PetscReal   *J0;
+  PetscReal   *J0, *J;
   PetscBool    found;
   size_t       len     = 1 << 20;
   const char  *what[2] = {"option", "measurement of experiment"};
@@ -222,15 +222,15 @@ static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
     PetscCheck(!difference[0], comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: %s", ck->restart, difference);
   }
   PetscCall(PetscFree(saved));
-  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/evaluations", "count", count, sizeof(count), NULL));
-  n = (PetscInt)strtol(count, NULL, 10);
-  PetscCheck(n > 0, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /evaluations has count '%s', expected a positive number", ck->restart, count);
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));
   ck->J0_saved = J0[0];
   PetscCall(PetscFree(J0));
+  PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, NULL)); /* its length is the log's */
+  n = dims[0];
   PetscCall(MbsCheckpointGrow_Private(ck, n));
+  PetscCall(PetscArraycpy(ck->J, J, n));
+  PetscCall(PetscFree(J));
   PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/x", n, nid, ck->x));
-  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/J", n, 1, ck->J));
   PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/gradient", n, nid, ck->g));
   PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/ok", n, 1, ck->ok));
   PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/time", n, 1, ck->time));
@@ -365,7 +365,7 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
   MbsH5Writer  writer;
   PetscMPIInt  rank;
   PetscInt     dims[2] = {ck->n, obj->nid};
-  char         names[1024], count[32];
+  char         names[1024];
 
   PetscFunctionBeginUser;
   if (!ck->path[0] || ck->n == 0 || ck->next < ck->nreplay) PetscFunctionReturn(0);
@@ -386,8 +386,6 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/gradient", 2, dims, ck->g, "cost per parameter unit"));
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/ok", 1, dims, ck->ok, "1: solved, 0: the solve failed"));
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/time", 1, dims, ck->time, "s"));
-    PetscCall(PetscSNPrintf(count, sizeof(count), "%" PetscInt_FMT, ck->n));
-    PetscCall(MbsH5WriteAttribute(&writer, "/evaluations", "count", count));
     if (ck->history) PetscCall(ck->history(obj, &writer, ck->history_ctx));
     PetscCall(MbsH5WriterClose(&writer));
   }
