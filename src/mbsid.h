@@ -58,6 +58,8 @@ PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const Pet
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 
 /*
   Forward simulation of one experiment. The output is kept twice: at the accepted step points (for files and
@@ -112,6 +114,9 @@ PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscRe
 typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSimulateHelp(MbsModel);
+/* A sampled controller in the loop: given the output y at sample n (time t), the force u held until the next sample */
+typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscReal, PetscReal, PetscReal *, void *);
+PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, MbsSampleFn, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
@@ -166,8 +171,60 @@ typedef struct {
   PetscReal *real_eigenvalues;             /* [1/s] */
   PetscInt   nzero;                        /* rigid-body (zero) eigenvalues */
   PetscBool  unstable;
+  PetscInt   nlambda; /* finite eigenvalues, conjugates included */
+  PetscReal *lambda;  /* nlambda x (re, im) [1/s], by modulus, then Im descending */
 } MbsEigenResult;
 
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);
+PETSC_EXTERN PetscErrorCode MbsEigenComputeOperators(PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], const char[], MbsEigenResult *);
+PETSC_EXTERN PetscErrorCode MbsEigenViewEigenvalues(MPI_Comm, const MbsEigenResult *, const MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenView(MPI_Comm, const MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenResultReset(MbsEigenResult *);
+
+/*
+  Black-box controllers (mbs_controller.h): built in, or loaded from a shared library by path; gains estimated by
+  perturbing input and time (perturbation.c)
+*/
+typedef struct _p_MbsController *MbsController;
+
+typedef enum {
+  MBS_PERTURB_PID,
+  MBS_PERTURB_P,
+  MBS_PERTURB_INTEGRAL,
+  MBS_PERTURB_DOUBLE_INTEGRAL,
+  MBS_PERTURB_TRIPLE_INTEGRAL,
+  MBS_PERTURB_DERIVATIVE,
+  MBS_PERTURB_DOUBLE_DERIVATIVE
+} MbsPerturbMethod;
+PETSC_EXTERN const char *const MbsPerturbMethods[];
+
+typedef struct {
+  MbsPerturbMethod method;
+  PetscReal        dt, dy;   /* dt_1 [s] and dy_1 (the spec's (50): dt_1 = delta dt_sim, dy_1 numerically dt_1) */
+  PetscInt         j;        /* single-gain estimators: the perturbation used (dt_j = j dt_1, dy_j = j dy_1) */
+  PetscInt         substeps; /* each perturbation step as this many equal steps (partitioned perturbation) */
+  PetscBool        separate; /* PID: each j after its own flat step of dt_j (the protocol of separate simulations) */
+} MbsPerturbSettings;
+
+typedef struct {
+  PetscReal t0, y0, u0;
+  PetscReal gain[3];           /* PID: K_p, K_i, K_d; single-gain estimators: gain[0] */
+  PetscReal matrix[9], rhs[3]; /* PID: the system (49), row j-1 for perturbation j */
+  PetscReal du;                /* single-gain: du_j from the black box */
+  PetscReal increment[3];      /* single-gain: the input increment of the spec's formula; double derivation also dy_j2, dydot_j */
+} MbsPerturbResult;
+
+PETSC_EXTERN PetscErrorCode MbsControllerCreate(MPI_Comm, MbsController *);
+PETSC_EXTERN PetscErrorCode MbsControllerLoad(MbsController, const char[], const char[]);
+PETSC_EXTERN PetscErrorCode MbsControllerSetFromOptions(MbsController);
+PETSC_EXTERN PetscErrorCode MbsControllerSetParams(MbsController, PetscInt, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsControllerGetParams(MbsController, PetscInt *, const PetscReal **, const char *const **);
+PETSC_EXTERN PetscErrorCode MbsControllerInit(MbsController, PetscReal, PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsControllerStep(MbsController, PetscReal, PetscReal, PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsControllerGetOutput(MbsController, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsControllerSaveCreate(MbsController, void **);
+PETSC_EXTERN PetscErrorCode MbsControllerSave(MbsController, void *);
+PETSC_EXTERN PetscErrorCode MbsControllerRestore(MbsController, const void *);
+PETSC_EXTERN PetscErrorCode MbsControllerView(MbsController, PetscViewer);
+PETSC_EXTERN PetscErrorCode MbsControllerDestroy(MbsController *);
+PETSC_EXTERN PetscErrorCode MbsControllerPerturb(MbsController, const MbsPerturbSettings *, PetscReal, PetscReal, MbsPerturbResult *);

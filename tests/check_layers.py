@@ -7,7 +7,7 @@ import pathlib
 import re
 import sys
 
-LAYERS = ["util", "models", "core", "costs", "identification", "commands"]
+LAYERS = ["util", "controllers", "models", "core", "costs", "identification", "commands"]
 HEADERS = {"mbsid.h": "util", "mbsidimpl.h": "util"}  # the top-level headers belong to the foundation
 
 

@@ -30,6 +30,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "identify", MbsCommandIdentify));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "scan", MbsCommandScan));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "eigen", MbsCommandEigen));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "perturb", MbsCommandPerturb));
   PetscFunctionReturn(0);
 }
 

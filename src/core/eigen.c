@@ -17,7 +17,7 @@ PetscErrorCode MbsEigenResultReset(MbsEigenResult *result)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree3(result->frequency_hz, result->damping_ratio, result->modes));
-  PetscCall(PetscFree(result->real_eigenvalues));
+  PetscCall(PetscFree2(result->real_eigenvalues, result->lambda));
   PetscCall(PetscMemzero(result, sizeof(*result)));
   PetscFunctionReturn(0);
 }
@@ -48,6 +48,17 @@ static void MbsEigenSort_Private(MbsEigenResult *result)
       PetscReal tmp                   = result->real_eigenvalues[j];
       result->real_eigenvalues[j]     = result->real_eigenvalues[j - 1];
       result->real_eigenvalues[j - 1] = tmp;
+    }
+  for (PetscInt i = 1; i < result->nlambda; i++)
+    for (PetscInt j = i; j > 0; j--) {
+      PetscReal *a = result->lambda + 2 * (j - 1), *b = result->lambda + 2 * j, ma = PetscSqrtReal(a[0] * a[0] + a[1] * a[1]), mb = PetscSqrtReal(b[0] * b[0] + b[1] * b[1]), tmp;
+
+      if (ma < mb || (ma == mb && a[1] >= b[1])) break;
+      for (PetscInt k = 0; k < 2; k++) {
+        tmp  = a[k];
+        a[k] = b[k];
+        b[k] = tmp;
+      }
     }
 }
 
@@ -96,8 +107,24 @@ static PetscErrorCode MbsEigenMarkInfinite_Private(PetscInt nq, const PetscReal 
 @*/
 PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResult *result)
 {
-  PetscInt   nq, nconv;
-  PetscReal *M, *C, *K, scale = 0, *modulus_of;
+  PetscInt   nq;
+  PetscReal *M, *C, *K;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
+  PetscCall(MbsEigenComputeOperators(nq, M, C, K, prefix, result));
+  PetscCall(PetscFree3(M, C, K));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenComputeOperators - The modes of (lambda^2 M + lambda C + K) x = 0 (nq x nq, column-major), e.g. of a closed
+  loop (MbsModelLinearizeClosedLoop()). Not collective.
+@*/
+PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const PetscReal C[], const PetscReal K[], const char prefix[], MbsEigenResult *result)
+{
+  PetscInt   nconv;
+  PetscReal  scale = 0, *modulus_of;
   PetscBool *infinite;
   Mat        A[3];
   PEP        pep;
@@ -108,11 +135,16 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(result, sizeof(*result)));
-  PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
   result->nq = nq;
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, K, &A[0]));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, C, &A[1]));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, M, &A[2]));
+  for (PetscInt k = 0; k < 3; k++) { /* the PEP's operators own copies */
+    const PetscReal *coefficient = k == 0 ? K : k == 1 ? C : M;
+    PetscScalar     *a;
+
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, NULL, &A[k]));
+    PetscCall(MatDenseGetArrayWrite(A[k], &a));
+    for (PetscInt i = 0; i < nq * nq; i++) a[i] = coefficient[i];
+    PetscCall(MatDenseRestoreArrayWrite(A[k], &a));
+  }
   PetscCall(PEPCreate(PETSC_COMM_SELF, &pep));
   PetscCall(PEPSetOptionsPrefix(pep, prefix));
   PetscCall(PEPSetOperators(pep, 3, A));
@@ -131,7 +163,7 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
   PetscCall(MatCreateVecs(A[0], &xr, &xi));
 
   PetscCall(PetscMalloc3(nconv, &result->frequency_hz, nconv, &result->damping_ratio, 2 * nq * nconv, &result->modes));
-  PetscCall(PetscMalloc1(nconv, &result->real_eigenvalues));
+  PetscCall(PetscMalloc2(nconv, &result->real_eigenvalues, 2 * nconv, &result->lambda));
   PetscCall(PetscMalloc2(nconv, &modulus_of, nconv, &infinite));
   for (PetscInt i = 0; i < nconv; i++) {
     PetscScalar kr, ki;
@@ -151,9 +183,12 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
 
     if (infinite[i]) continue;
     PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, xr, xi));
-    re      = PetscRealPart(kr);
-    im      = PetscRealPart(ki);
-    modulus = PetscSqrtReal(re * re + im * im);
+    re                                      = PetscRealPart(kr);
+    im                                      = PetscRealPart(ki);
+    modulus                                 = PetscSqrtReal(re * re + im * im);
+    result->lambda[2 * result->nlambda]     = re;
+    result->lambda[2 * result->nlambda + 1] = im;
+    result->nlambda++;
     if (im < -1e-12 * scale) continue; /* the conjugate of a reported mode */
     if (PetscAbsReal(im) <= 1e-12 * scale) {
       if (modulus <= 1e-8 * scale) result->nzero++;
@@ -193,7 +228,6 @@ PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResu
   PetscCall(VecDestroy(&xr));
   PetscCall(PEPDestroy(&pep));
   for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&A[i]));
-  PetscCall(PetscFree3(M, C, K));
   PetscFunctionReturn(0);
 }
 
@@ -214,12 +248,43 @@ PetscErrorCode MbsEigenView(MPI_Comm comm, const MbsEigenResult *result)
 }
 
 /*@C
+  MbsEigenViewEigenvalues - Every finite eigenvalue: Re, Im, |lambda|, damping ratio -Re/|lambda|, damped frequency
+  |Im|/2pi; with a reference (e.g. the open loop), the shift from its nearest eigenvalue. Collective on comm.
+@*/
+PetscErrorCode MbsEigenViewEigenvalues(MPI_Comm comm, const MbsEigenResult *result, const MbsEigenResult *reference)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscPrintf(comm, "        Re lambda [1/s]        Im lambda [1/s]     |lambda| [rad/s]   damping ratio  damped freq [Hz]%s\n", reference ? "   shift from open loop (re, im) [1/s]" : ""));
+  for (PetscInt i = 0; i < result->nlambda; i++) {
+    const PetscReal re = result->lambda[2 * i], im = result->lambda[2 * i + 1], modulus = PetscSqrtReal(re * re + im * im);
+
+    PetscCall(PetscPrintf(comm, "  %21.14e  %21.14e  %19.14e  %14.8e  %16.10e", (double)re, (double)im, (double)modulus, (double)(modulus > 0 ? -re / modulus : 0), (double)(PetscAbsReal(im) / (2 * PETSC_PI))));
+    if (reference && reference->nlambda) {
+      PetscInt  nearest = 0;
+      PetscReal best    = PETSC_MAX_REAL;
+
+      for (PetscInt k = 0; k < reference->nlambda; k++) {
+        PetscReal distance = PetscSqr(reference->lambda[2 * k] - re) + PetscSqr(reference->lambda[2 * k + 1] - im);
+
+        if (distance < best) {
+          best    = distance;
+          nearest = k;
+        }
+      }
+      PetscCall(PetscPrintf(comm, "   %+.6e %+.6e", (double)(re - reference->lambda[2 * nearest]), (double)(im - reference->lambda[2 * nearest + 1])));
+    }
+    PetscCall(PetscPrintf(comm, "\n"));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsEigenWrite - <group>/{frequency_hz, damping_ratio, real_eigenvalues, modes (mode x coordinate x re,im)}. Not collective.
 @*/
 PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsEigenResult *result)
 {
   char     path[128], text[32];
-  PetscInt dims[3] = {result->nmode, result->nq, 2};
+  PetscInt dims[3] = {result->nmode, result->nq, 2}, lambda_dims[2] = {result->nlambda, 2};
 
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/frequency_hz", group));
@@ -228,6 +293,8 @@ PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsE
   PetscCall(MbsH5WriteReals(writer, path, 1, &result->nmode, result->damping_ratio, "1"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/real_eigenvalues", group));
   PetscCall(MbsH5WriteReals(writer, path, 1, &result->nreal, result->real_eigenvalues, "1/s"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/eigenvalues", group));
+  PetscCall(MbsH5WriteReals(writer, path, 2, lambda_dims, result->lambda, "1/s (re, im; every finite eigenvalue, by modulus)"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/modes", group));
   PetscCall(MbsH5WriteReals(writer, path, 3, dims, result->modes, "1 (largest component 1; re, im)"));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, result->nzero));

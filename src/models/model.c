@@ -47,6 +47,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("bushing2", MbsModelCreate_Bushing2));
   PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
   PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
+  PetscCall(MbsModelRegister("pid_sdof", MbsModelCreate_PidSdof));
   PetscFunctionReturn(0);
 }
 
@@ -120,6 +121,8 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscCall(PetscMalloc1(n, &model->differential));
   for (PetscInt i = 0; i < n; i++) model->differential[i] = PETSC_TRUE;
   PetscCall(PetscCalloc2(nq, &model->q0, nq, &model->v0));
+  model->force_coordinate = -1;
+  model->control_force    = 0;
   PetscFunctionReturn(0);
 }
 
@@ -354,13 +357,75 @@ PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], 
 }
 
 /*@C
-  MbsModelExcitation - The external force F(t) acting on the model [N]. Not collective.
+  MbsModelExcitation - The external force F(t) acting on the model [N], less the force u of a controller in the loop.
+  Not collective.
 @*/
 PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
   PetscFunctionBeginUser;
   *force = 0;
   if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
+  *force -= model->control_force;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output to its force
+  coordinate, held until the next call (the actuator pushes back: the excitation becomes F(t) - u). Not collective.
+@*/
+PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
+  model->control_force = u;
+  if (model->form_work) model->form_work[3 * model->n * model->n] = PETSC_MAX_REAL; /* the cached explicit rate belongs to the old force */
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeClosedLoop - M, C, K (nq x nq, or nq + 1 with the integral coordinate; caller frees with PetscFree3)
+  of the linearisation with a PID of gains K_p, K_i, K_d closing the loop from the output y = s_q q + s_v q' to the force
+  coordinate a (pid_sdof.md, section 6, Eq. 9):
+
+    (M + K_d e_a s_v^T) q'' + (C + K_p e_a s_v^T + K_d e_a s_q^T) q' + (K + K_p e_a s_q^T) q [+ K_i e_a z] = 0
+
+  With integral, the state of the integral term is the extra coordinate z = int y dt, z' - s_q q - s_v q' = 0, a row
+  without mass (one infinite eigenvalue). Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, const PetscReal gain[], PetscBool integral, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
+{
+  PetscInt   m = model->nq, size = m + (integral ? 1 : 0), a = model->force_coordinate;
+  PetscReal *M0, *C0, *K0, *u, *dydu, y;
+
+  PetscFunctionBeginUser;
+  PetscCheck(a >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
+  PetscCheck(model->n == 2 * m && !model->ops.initial_state, model->comm, PETSC_ERR_SUP, "Model %s is not an ODE in (q, q'): its output cannot be fed back through a linearisation in q", model->type);
+  PetscCall(MbsModelLinearize(model, &m, &M0, &C0, &K0));
+  PetscCall(PetscCalloc2(model->n, &u, model->n, &dydu));
+  PetscCall(MbsModelOutput(model, model->t0, u, &y, dydu)); /* s_q, s_v at the operating point q = q' = 0 */
+  PetscCall(PetscCalloc3(size * size, M, size * size, C, size * size, K));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt j = 0; j < m; j++) {
+      MBS_IJ(*M, i, j, size) = MBS_IJ(M0, i, j, m);
+      MBS_IJ(*C, i, j, size) = MBS_IJ(C0, i, j, m);
+      MBS_IJ(*K, i, j, size) = MBS_IJ(K0, i, j, m);
+    }
+  for (PetscInt j = 0; j < m; j++) {
+    MBS_IJ(*M, a, j, size) += gain[2] * dydu[m + j];
+    MBS_IJ(*C, a, j, size) += gain[0] * dydu[m + j] + gain[2] * dydu[j];
+    MBS_IJ(*K, a, j, size) += gain[0] * dydu[j];
+    if (integral) {
+      MBS_IJ(*K, m, j, size) = -dydu[j];
+      MBS_IJ(*C, m, j, size) = -dydu[m + j];
+    }
+  }
+  if (integral) {
+    MBS_IJ(*C, m, m, size) = 1;
+    MBS_IJ(*K, a, m, size) = gain[1];
+  }
+  *nq = size;
+  PetscCall(PetscFree2(u, dydu));
+  PetscCall(PetscFree3(M0, C0, K0));
   PetscFunctionReturn(0);
 }
 

@@ -109,6 +109,7 @@ PetscErrorCode MbsModelCreate_CartPendulum(MbsModel model)
   model->ops.jacobian   = CartPendulumJacobian;
   model->ops.jacobian_p = CartPendulumJacobianP;
   model->ops.output     = CartPendulumOutput;
+  model->force_coordinate = 0; /* the cart */
   model->ops.linearize  = CartPendulumLinearize;
   PetscCall(MbsDesignInputCreate(model, MBS_DESIGN_INPUT_CONSTANT, 5.0));
   model->output_name = "phi";

@@ -117,6 +117,7 @@ PetscErrorCode MbsTwoMassSetOps_Private(MbsModel model, const MbsParameterInfo i
   model->output_name    = "x2";
   model->output_unit    = "m";
   model->constant_mass  = PETSC_TRUE;
+  model->force_coordinate = 0; /* m1 */
   PetscFunctionReturn(0);
 }
 

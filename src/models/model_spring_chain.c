@@ -59,7 +59,7 @@ static PetscErrorCode SpringChainResidual(MbsModel model, PetscReal t, const Pet
   PetscReal        force;
 
   PetscFunctionBeginUser;
-  PetscCall(SpringChainExcitation(model, t, &force));
+  PetscCall(MbsModelExcitation(model, t, &force)); /* less a controller's force */
   for (PetscInt i = 0; i < n; i++) {
     f[i] = udot[i] - v[i];
     f[n + i] += p[SC_M(n)] * udot[n + i];
@@ -206,6 +206,7 @@ PetscErrorCode MbsModelCreate_SpringChain(MbsModel model)
   model->ops.jacobian         = SpringChainJacobian;
   model->ops.jacobian_p       = SpringChainJacobianP;
   model->ops.output           = SpringChainOutput;
+  model->force_coordinate     = n - 1;
   model->ops.linearize        = SpringChainLinearize;
   model->ops.excitation       = SpringChainExcitation;
   model->ops.set_from_options = SpringChainSetFromOptions;

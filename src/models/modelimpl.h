@@ -37,13 +37,15 @@ struct _p_MbsModel {
   const MbsParameterInfo *param_info; /* np entries, static in the model file */
   PetscReal              *p;          /* current parameter values */
   const char             *output_name, *output_unit;
-  PetscReal               t0, tf, dt;      /* default time span and step [s] */
-  PetscReal               dt_max;          /* step cap for adaptive integration [s], 0: none */
-  PetscBool              *differential;    /* n flags, PETSC_FALSE for algebraic components of a DAE */
-  PetscBool               constant_mass;   /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
-  PetscReal              *q0, *v0;         /* nq initial coordinates and rates of an ODE model */
-  PetscBool               sparse_jacobian; /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
-  PetscInt                refuse_index;    /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
+  PetscReal               t0, tf, dt;       /* default time span and step [s] */
+  PetscReal               dt_max;           /* step cap for adaptive integration [s], 0: none */
+  PetscBool              *differential;     /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass;    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  PetscReal              *q0, *v0;          /* nq initial coordinates and rates of an ODE model */
+  PetscInt                force_coordinate; /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
+  PetscReal               control_force;    /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
+  PetscBool               sparse_jacobian;  /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscInt                refuse_index;     /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
   PetscReal               refuse[2];
   PetscReal              *jacobian_work; /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
@@ -65,6 +67,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 /* Bounded input force of the input-design models (design_input.c) */

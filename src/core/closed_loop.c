@@ -1,0 +1,85 @@
+/*
+  Simulation with a sampled controller in the loop: at the samples t_n = t0 + n dt_s the plant's output y(t_n) goes to
+  a sampler (the controller), whose force u_n is held on [t_n, t_{n+1}) (zero-order hold; the model's excitation
+  becomes F(t) - u_n). The integrator's steps must land on the samples, so the method runs on fixed steps that divide
+  dt_s; each sample restarts the step, so that no stage value of the old force is reused (FSAL Runge-Kutta pairs).
+*/
+#include "core/coreimpl.h"
+
+typedef struct {
+  MbsModel    model;
+  PetscReal   dt_sample;
+  PetscInt    next; /* index of the next sample */
+  MbsSampleFn sampler;
+  void       *ctx;
+} MbsClosedLoop;
+
+static PetscErrorCode MbsClosedLoopSample_Private(MbsClosedLoop *loop, PetscReal t, const PetscReal u[])
+{
+  PetscReal y, force;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelOutput(loop->model, t, u, &y, NULL));
+  PetscCall(loop->sampler(loop->model, loop->next, loop->model->t0 + loop->next * loop->dt_sample, y, &force, loop->ctx));
+  PetscCall(MbsModelSetControlForce(loop->model, force));
+  loop->next++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsClosedLoopPostStep(TS ts)
+{
+  MbsClosedLoop     *loop;
+  PetscReal          t, t_next;
+  Vec                U;
+  const PetscScalar *u;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &loop));
+  PetscCall(TSGetTime(ts, &t));
+  t_next = loop->model->t0 + loop->next * loop->dt_sample;
+  if (t < t_next - 1e-9 * loop->dt_sample) PetscFunctionReturn(0);
+  PetscCheck(t <= t_next + 1e-9 * loop->dt_sample, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The time step passed the controller's sample at t = %.9g s (reached %.9g s): with a controller in the loop, -ts_dt must divide -controller_dt and -ts_adapt_type must be none", (double)t_next, (double)t);
+  PetscCall(TSGetSolution(ts, &U));
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(MbsClosedLoopSample_Private(loop, t, u));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(TSRestartStep(ts));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsClosedLoopSetUp(TS ts, void *ctx)
+{
+  MbsClosedLoop *loop = (MbsClosedLoop *)ctx;
+  TSAdapt        adapt;
+  PetscReal      steps = PetscCeilReal(loop->dt_sample / loop->model->dt - 1e-9);
+
+  PetscFunctionBeginUser;
+  PetscCall(TSSetTimeStep(ts, loop->dt_sample / steps));
+  PetscCall(TSGetAdapt(ts, &adapt));
+  PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
+  PetscCall(TSSetApplicationContext(ts, loop));
+  PetscCall(TSSetPostStep(ts, MbsClosedLoopPostStep));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSimulateClosedLoop - Simulates the model with the sampler closing the loop every dt_sample seconds from t0 on;
+  the first sample is the initial state's output. Not collective.
+@*/
+PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscReal dt_sample, MbsSampleFn sampler, void *ctx, MbsSignal *signal)
+{
+  MbsClosedLoop loop = {model, dt_sample, 0, sampler, ctx};
+  PetscReal    *u, *udot;
+
+  PetscFunctionBeginUser;
+  PetscCheck(dt_sample > 0 && dt_sample <= model->tf - model->t0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "The controller's sample period %g s must be positive and within the simulated interval [%g, %g] s (-controller_dt)", (double)dt_sample,
+             (double)model->t0, (double)model->tf);
+  PetscCall(MbsModelSetControlForce(model, 0));
+  PetscCall(PetscMalloc2(model->n, &u, model->n, &udot));
+  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
+  PetscCall(MbsClosedLoopSample_Private(&loop, model->t0, u));
+  PetscCall(PetscFree2(u, udot));
+  PetscCall(MbsSimulate_Private(model, prefix, MbsClosedLoopSetUp, &loop, NULL, NULL, signal, NULL));
+  PetscCall(MbsModelSetControlForce(model, 0));
+  PetscFunctionReturn(0);
+}
