@@ -37,3 +37,25 @@ static inline PetscErrorCode MbsTestFinish(MbsTest *test)
   PetscCheck(test->checks > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "The test checked nothing");
   PetscFunctionReturn(0);
 }
+
+/* The companion pencil of (l^2 M + l C + K) x = 0 (nq x nq, column-major): [0 I; -K -C] z = l [I 0; 0 M] z */
+static inline PetscErrorCode MbsTestCompanionPencil(PetscInt nq, const PetscReal M[], const PetscReal C[], const PetscReal K[], Mat *A, Mat *B)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, 2 * nq, 2 * nq, NULL, A));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, 2 * nq, 2 * nq, NULL, B));
+  for (PetscInt i = 0; i < nq; i++) {
+    PetscCall(MatSetValue(*A, i, nq + i, 1.0, INSERT_VALUES));
+    PetscCall(MatSetValue(*B, i, i, 1.0, INSERT_VALUES));
+    for (PetscInt j = 0; j < nq; j++) {
+      PetscCall(MatSetValue(*A, nq + i, j, -K[i + j * nq], INSERT_VALUES));
+      PetscCall(MatSetValue(*A, nq + i, nq + j, -C[i + j * nq], INSERT_VALUES));
+      PetscCall(MatSetValue(*B, nq + i, nq + j, M[i + j * nq], INSERT_VALUES));
+    }
+  }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}

@@ -260,21 +260,7 @@ static PetscErrorCode DenseEigenvalues(PetscInt nq, const PetscReal M[], const P
   PetscInt n = 2 * nq, nconv;
 
   PetscFunctionBeginUser;
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &B));
-  for (PetscInt i = 0; i < nq; i++) {
-    PetscCall(MatSetValue(A, i, nq + i, 1.0, INSERT_VALUES));
-    PetscCall(MatSetValue(B, i, i, 1.0, INSERT_VALUES));
-    for (PetscInt j = 0; j < nq; j++) {
-      PetscCall(MatSetValue(A, nq + i, j, -K[i + j * nq], INSERT_VALUES));
-      PetscCall(MatSetValue(A, nq + i, nq + j, -C[i + j * nq], INSERT_VALUES));
-      PetscCall(MatSetValue(B, nq + i, nq + j, M[i + j * nq], INSERT_VALUES));
-    }
-  }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MbsTestCompanionPencil(nq, M, C, K, &A, &B));
   PetscCall(EPSCreate(PETSC_COMM_SELF, &eps));
   PetscCall(EPSSetOperators(eps, A, B));
   PetscCall(EPSSetProblemType(eps, EPS_GNHEP));

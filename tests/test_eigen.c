@@ -43,21 +43,7 @@ static PetscErrorCode CheckCompanion(MbsTest *test, MbsModel model, const MbsEig
   PetscFunctionBeginUser;
   PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
   n = 2 * nq;
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &A));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, n, NULL, &B));
-  for (PetscInt i = 0; i < nq; i++) {
-    PetscCall(MatSetValue(A, i, nq + i, 1.0, INSERT_VALUES));
-    PetscCall(MatSetValue(B, i, i, 1.0, INSERT_VALUES));
-    for (PetscInt j = 0; j < nq; j++) {
-      PetscCall(MatSetValue(A, nq + i, j, -K[i + j * nq], INSERT_VALUES));
-      PetscCall(MatSetValue(A, nq + i, nq + j, -C[i + j * nq], INSERT_VALUES));
-      PetscCall(MatSetValue(B, nq + i, nq + j, M[i + j * nq], INSERT_VALUES));
-    }
-  }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MbsTestCompanionPencil(nq, M, C, K, &A, &B));
   PetscCall(SolveDense(A, B, n, &eps));
   PetscCall(EPSGetConverged(eps, &nconv));
   PetscCall(MbsTestTrue(test, "EPSLAPACK finds every eigenvalue of the companion form", (PetscBool)(nconv == n)));

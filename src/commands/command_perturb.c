@@ -248,6 +248,7 @@ PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
   if (!output_times_set) noutput_times = 0;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
+    PetscCall(MbsSimulateHelp(model));
     PetscCall(MbsControllerDestroy(&run->controller));
     PetscCall(MbsModelDestroy(&model));
     PetscCall(PetscFree(run));
