@@ -105,12 +105,12 @@ PetscErrorCode MbsModelCreate_CartPendulum(MbsModel model)
 {
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetUp_Private(model, 4, 2, NP, CartPendulumParameters));
-  model->ops.residual   = CartPendulumResidual;
-  model->ops.jacobian   = CartPendulumJacobian;
-  model->ops.jacobian_p = CartPendulumJacobianP;
-  model->ops.output     = CartPendulumOutput;
+  model->ops.residual     = CartPendulumResidual;
+  model->ops.jacobian     = CartPendulumJacobian;
+  model->ops.jacobian_p   = CartPendulumJacobianP;
+  model->ops.output       = CartPendulumOutput;
+  model->ops.linearize    = CartPendulumLinearize;
   model->force_coordinate = 0; /* the cart */
-  model->ops.linearize  = CartPendulumLinearize;
   PetscCall(MbsDesignInputCreate(model, MBS_DESIGN_INPUT_CONSTANT, 5.0));
   model->output_name = "phi";
   model->output_unit = "rad";

@@ -109,14 +109,14 @@ PetscErrorCode MbsTwoMassSetOps_Private(MbsModel model, const MbsParameterInfo i
 {
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetUp_Private(model, 4, 2, NP, info));
-  model->ops.residual   = TwoMassResidual;
-  model->ops.jacobian   = TwoMassJacobian;
-  model->ops.jacobian_p = TwoMassJacobianP;
-  model->ops.output     = TwoMassOutput;
-  model->ops.linearize  = TwoMassLinearize;
-  model->output_name    = "x2";
-  model->output_unit    = "m";
-  model->constant_mass  = PETSC_TRUE;
+  model->ops.residual     = TwoMassResidual;
+  model->ops.jacobian     = TwoMassJacobian;
+  model->ops.jacobian_p   = TwoMassJacobianP;
+  model->ops.output       = TwoMassOutput;
+  model->ops.linearize    = TwoMassLinearize;
+  model->output_name      = "x2";
+  model->output_unit      = "m";
+  model->constant_mass    = PETSC_TRUE;
   model->force_coordinate = 0; /* m1 */
   PetscFunctionReturn(0);
 }
