@@ -59,6 +59,11 @@ PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsModelSetNodalInput(MbsModel, PetscInt, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelSetSineInput(MbsModel, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsModelClearInput(MbsModel);
+PETSC_EXTERN PetscErrorCode MbsInputRead(const char[], PetscReal, PetscReal, PetscInt *, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelCreateSensitivity(MbsModel, PetscInt, const PetscInt[], MbsModel *);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 
 /*
@@ -160,6 +165,26 @@ PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
 
 /* Value and adjoint gradient of a cost with respect to a subset of the model's parameters */
 PETSC_EXTERN PetscErrorCode MbsGradient(MbsModel, MbsCost, PetscInt, const PetscInt[], PetscReal *, PetscReal[], PetscBool *);
+
+/* Optimal input design: the A-optimal cost of a nodal input on the sensitivity-extended system, its adjoint gradient */
+typedef struct _p_MbsDesign *MbsDesign;
+
+typedef struct {
+  PetscInt   n, next; /* sample times, and the next one to keep */
+  PetscReal *t, *z;   /* [s], n x N extended states */
+} MbsDesignSamples;
+
+PETSC_EXTERN PetscErrorCode MbsDesignCreate(MPI_Comm, MbsDesign *);
+PETSC_EXTERN PetscErrorCode MbsDesignGetSizes(MbsDesign, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsDesignSample(MbsDesign, PetscReal, MbsDesignSamples *, PetscReal *, PetscReal *, PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsDesignDestroy(MbsDesign *);
+PETSC_EXTERN PetscErrorCode MbsDesignSetInput(MbsDesign, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsDesignEvaluate(MbsDesign, PetscReal, MbsStateMonitor, void *, PetscReal *, PetscReal *, PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsDesignGradient(MbsDesign, const PetscReal[], PetscReal, PetscReal *, PetscReal[], PetscBool *);
+PETSC_EXTERN PetscErrorCode MbsDesignEigen(PetscInt, const PetscReal[], PetscReal[], PetscReal[], PetscReal *);
+PETSC_EXTERN PetscReal      MbsDesignPsi(MbsDesign, PetscReal);
+PETSC_EXTERN PetscReal      MbsDesignPsiDerivative(MbsDesign, PetscReal);
+PETSC_EXTERN PetscReal      MbsDesignPsiInverse(MbsDesign, PetscReal);
 
 /* Modes of the linearised model (SLEPc PEP) */
 typedef struct {

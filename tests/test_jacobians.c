@@ -118,8 +118,10 @@ static PetscReal MaxAbs(PetscInt n, const PetscReal a[])
 
 int main(int argc, char **argv)
 {
-  MbsModel                model;
-  MbsTest                 test = {0, 0};
+  MbsModel                model, base = NULL;
+  char                   *sensitivity[4];
+  PetscInt                nsensitivity = 4;
+  MbsTest                 test         = {0, 0};
   PetscRandom             rnd;
   PetscInt                n, nq_model, np, nstates = 5;
   PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE;
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-state_scale", "Random states U, U' are uniform in [-scale, scale] (a model with stiff springs needs twists of physical size, or rounding swamps the differences)", "", state_scale, &state_scale, NULL));
   PetscCall(PetscOptionsBool("-integration_form", "Check the form the integrator sees", "", integration_form, &integration_form, NULL));
   PetscCall(PetscOptionsBool("-rate_form", "Check the explicit rate of explicit integrators", "", rate_form, &rate_form, NULL));
+  PetscCall(PetscOptionsStringArray("-sensitivity", "Check the sensitivity-extended system of these parameters, driven by a nodal input whose forces are its last parameters", "", sensitivity, &nsensitivity, NULL));
   PetscOptionsEnd();
   if (integration_form) {
     Residual  = MbsModelFormResidual;
@@ -148,6 +151,23 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
+  if (nsensitivity) { /* the second derivatives: the extended Jacobian against differences of the extended residual */
+    PetscInt  b[4];
+    PetscReal t0, tf, tn[11], Fn[11];
+
+    base = model;
+    for (PetscInt j = 0; j < nsensitivity; j++) {
+      PetscCall(MbsModelGetParameterIndex(base, sensitivity[j], &b[j]));
+      PetscCall(PetscFree(sensitivity[j]));
+    }
+    PetscCall(MbsModelGetTimeSpan(base, &t0, &tf, NULL));
+    for (PetscInt k = 0; k < 11; k++) {
+      tn[k] = t0 + k * (tf - t0) / 10;
+      Fn[k] = PetscSinReal(1.0 + 3 * k);
+    }
+    PetscCall(MbsModelSetNodalInput(base, 11, tn, Fn));
+    PetscCall(MbsModelCreateSensitivity(base, nsensitivity, b, &model));
+  }
   PetscCall(MbsModelGetSizes(model, &n, &nq_model, &np));
   PetscCall(MbsModelGetParameterInfo(model, &info));
   PetscCall(PetscMalloc5(n, &u, n, &udot, np, &p, np, &p0, n * n, &J));
@@ -244,6 +264,7 @@ int main(int argc, char **argv)
   PetscCall(PetscFree5(u, udot, p, p0, J));
   PetscCall(PetscFree5(J0, J1, Jp, col, dydu));
   PetscCall(MbsModelDestroy(&model));
+  PetscCall(MbsModelDestroy(&base));
   PetscCall(PetscFinalize());
   return 0;
 }

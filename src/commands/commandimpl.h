@@ -11,6 +11,7 @@ PETSC_INTERN PetscErrorCode MbsCommandIdentify(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandScan(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandEigen(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandPerturb(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandDesign(MPI_Comm);
 PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
 PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);
 PETSC_EXTERN PetscErrorCode MbsCommandView(MPI_Comm);

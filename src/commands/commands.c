@@ -31,6 +31,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "scan", MbsCommandScan));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "eigen", MbsCommandEigen));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "perturb", MbsCommandPerturb));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "design", MbsCommandDesign));
   PetscFunctionReturn(0);
 }
 

@@ -17,15 +17,15 @@
 #include "identification/identificationimpl.h"
 
 typedef struct {
-  MbsModel        model;
-  MbsCost         cost;
-  PetscInt        nid;
-  const PetscInt *id;   /* identified parameters */
-  Mat             Jp;   /* dF/dp of the identified parameters, n x nid */
-  Mat             DRDU; /* dr/dU as a column, n x 1 */
-  Mat             DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
-  PetscReal      *jp_all, *dydu;
-  PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
+  MbsModel               model;
+  const MbsIntegralCost *integral;
+  PetscInt               nid;
+  const PetscInt        *id;   /* identified parameters */
+  Mat                    Jp;   /* dF/dp of the identified parameters, n x nid */
+  Mat                    DRDU; /* dr/dU as a column, n x 1 */
+  Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
+  PetscReal             *jp_all;
+  PetscLogDouble         last_progress; /* wall time of the last progress line [s] */
 } MbsAdjointContext;
 
 /* A <- the identified parameters' columns of adj->jp_all */
@@ -71,40 +71,35 @@ static PetscErrorCode MbsRHSJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ct
   PetscFunctionReturn(0);
 }
 
-/* r(t, U) = r'(t, y) y: any integrand with the right derivative serves; the cost's value comes from the forward pass */
 static PetscErrorCode MbsCostIntegrand(TS ts, PetscReal t, Vec U, Vec R, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   const PetscScalar *u;
-  PetscReal          y, drdy;
+  PetscScalar       *r;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MbsModelOutput(adj->model, t, u, &y, NULL));
+  PetscCall(VecGetArrayWrite(R, &r));
+  PetscCall(adj->integral->integrand(adj->model, t, u, r, NULL, adj->integral->ctx));
+  PetscCall(VecRestoreArrayWrite(R, &r));
   PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MbsCostDensity(adj->cost, t, y, &drdy));
-  PetscCall(VecSetValue(R, 0, drdy * y, INSERT_VALUES));
-  PetscCall(VecAssemblyBegin(R));
-  PetscCall(VecAssemblyEnd(R));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
-  PetscInt           n   = adj->model->n;
   const PetscScalar *u;
   PetscScalar       *a;
-  PetscReal          y, drdy;
+  PetscReal          r[1];
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MbsModelOutput(adj->model, t, u, &y, adj->dydu));
-  PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MbsCostDensity(adj->cost, t, y, &drdy));
   PetscCall(MatDenseGetArrayWrite(A, &a));
-  for (PetscInt i = 0; i < n; i++) a[i] = drdy * adj->dydu[i];
+  PetscCall(PetscArrayzero(a, adj->model->n));
+  PetscCall(adj->integral->integrand(adj->model, t, u, r, a, adj->integral->ctx));
   PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -131,32 +126,44 @@ static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec 
   PetscFunctionReturn(0);
 }
 
-/* Called by MbsSimulate_Private() before the TS reads its options */
+/* Called by MbsSimulate_Private() before the TS reads its options: the quadrature of the integrals, and for a gradient
+   the trajectory and dF/dp */
 static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
-  TSTrajectory       trajectory;
   TS                 quadts;
-  PetscMPIInt        rank;
-  char               dirname[64];
-  PetscBool          rk;
 
   PetscFunctionBeginUser;
-  PetscCall(TSSetSaveTrajectory(ts));
-  PetscCall(TSGetTrajectory(ts, &trajectory));
-  PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
-  /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
-     shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
-  PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
-  PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
-  PetscCall(TSTrajectorySetDirname(trajectory, dirname));
-  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
-  if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
-  else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
-  PetscCall(TSCreateQuadratureTS(ts, PETSC_FALSE, &quadts));
+  if (adj->Jp) {
+    TSTrajectory trajectory;
+    PetscMPIInt  rank;
+    char         dirname[64];
+    PetscBool    rk;
+
+    PetscCall(TSSetSaveTrajectory(ts));
+    PetscCall(TSGetTrajectory(ts, &trajectory));
+    PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
+    /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
+       shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
+    PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
+    PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
+    PetscCall(TSTrajectorySetDirname(trajectory, dirname));
+    PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+    if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
+    else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
+  }
+  PetscCall(TSCreateQuadratureTS(ts, adj->integral->forward, &quadts));
+  if (adj->integral->ncomp > 1) { /* PETSc sizes the quadrature by the number of cost gradients, 1 without */
+    Vec Q;
+
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, adj->integral->ncomp, &Q));
+    PetscCall(VecSet(Q, 0));
+    PetscCall(TSSetSolution(quadts, Q));
+    PetscCall(VecDestroy(&Q));
+  }
   PetscCall(TSSetRHSFunction(quadts, NULL, MbsCostIntegrand, adj));
-  PetscCall(TSSetRHSJacobian(quadts, adj->DRDU, adj->DRDU, MbsCostIntegrandJacobian, adj));
-  PetscCall(TSSetRHSJacobianP(quadts, adj->DRDP, MbsCostIntegrandJacobianP, adj));
+  PetscCall(TSSetRHSJacobian(quadts, adj->DRDU, adj->DRDU, MbsCostIntegrandJacobian, adj)); /* TSRK's set-up asks for it */
+  if (adj->Jp) PetscCall(TSSetRHSJacobianP(quadts, adj->DRDP, MbsCostIntegrandJacobianP, adj));
   PetscFunctionReturn(0);
 }
 
@@ -179,37 +186,68 @@ static PetscErrorCode MbsAdjointCheckTableau_Private(TS ts)
 }
 
 /*@C
-  MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
-  id[0..nid-1] by one adjoint solve. A failed forward integration is not an error: *ok is PETSC_FALSE, J is
-  infinite and grad is left alone. The TS reads the options -ts_*. Not collective.
+  MbsIntegralGradient - Integrates the model with the integrals Q = int r(t, U) dt of the integral cost (ncomp
+  components, by the integrator's own rule; Q and U_end may be NULL) and, when grad is not NULL, the gradient of
+  J = Q_0 + w(U(tf)) with respect to the parameters id[0..nid-1] by one discrete adjoint solve. A failed forward
+  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone. The signal (may be NULL)
+  keeps the output. The TS reads the options -ts_*. Not collective.
 @*/
-PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal_out, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
 {
-  MbsAdjointContext adj = {model, cost, nid, id, NULL, NULL, NULL, NULL, NULL, 0};
+  MbsAdjointContext adj = {model, integral, nid, id, NULL, NULL, NULL, NULL, 0};
   MbsSignal         signal;
   TS                ts = NULL;
 
   PetscFunctionBeginUser;
+  PetscCheck(integral->ncomp >= 1 && (!grad || integral->ncomp == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "An integral cost with a gradient has one component, got %" PetscInt_FMT, integral->ncomp);
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj.DRDU));
   if (grad) {
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj.Jp));
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj.DRDU));
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj.DRDP));
-    PetscCall(PetscMalloc2(model->n * model->np, &adj.jp_all, model->n, &adj.dydu));
+    PetscCall(PetscMalloc1(model->n * model->np, &adj.jp_all));
   }
-  PetscCall(MbsSimulate_Private(model, NULL, grad ? MbsAdjointSetUp : NULL, &adj, NULL, NULL, &signal, grad ? &ts : NULL));
+  PetscCall(MbsSimulate_Private(model, NULL, MbsAdjointSetUp, &adj, monitor, monitor_ctx, &signal, &ts));
   *ok = (PetscBool)(signal.reason >= 0 && !signal.nonfinite);
-  *J  = PETSC_INFINITY;
-  if (*ok) PetscCall(MbsCostEvaluate(cost, &signal, J));
+  if (*ok && integral->prepare) PetscCall(integral->prepare(model, &signal, integral->ctx));
+  if (*ok && Q && integral->forward) {
+    TS                 quadts;
+    Vec                q;
+    const PetscScalar *values;
+
+    PetscCall(TSGetQuadratureTS(ts, NULL, &quadts));
+    PetscCall(TSGetSolution(quadts, &q));
+    PetscCall(VecGetArrayRead(q, &values));
+    PetscCall(PetscArraycpy(Q, values, integral->ncomp));
+    PetscCall(VecRestoreArrayRead(q, &values));
+  }
+  if (*ok && U_end) {
+    Vec                U;
+    const PetscScalar *u;
+
+    PetscCall(TSGetSolution(ts, &U));
+    PetscCall(VecGetArrayRead(U, &u));
+    PetscCall(PetscArraycpy(U_end, u, model->n));
+    PetscCall(VecRestoreArrayRead(U, &u));
+  }
   if (*ok && grad) {
-    Vec                lambda, mu;
-    const PetscScalar *g;
+    Vec                lambda, mu, U;
+    const PetscScalar *g, *u;
+    PetscScalar       *l;
     SNES               snes;
     PetscInt           lag;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &lambda));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &mu));
-    PetscCall(VecSet(lambda, 0)); /* no end-point term */
+    PetscCall(VecSet(lambda, 0));
     PetscCall(VecSet(mu, 0));
+    if (integral->terminal) { /* lambda(tf) = dw/dU */
+      PetscCall(TSGetSolution(ts, &U));
+      PetscCall(VecGetArrayRead(U, &u));
+      PetscCall(VecGetArrayWrite(lambda, &l));
+      PetscCall(integral->terminal(model, u, NULL, l, integral->ctx));
+      PetscCall(VecRestoreArrayWrite(lambda, &l));
+      PetscCall(VecRestoreArrayRead(U, &u));
+    }
     PetscCall(TSSetCostGradients(ts, 1, &lambda, &mu));
     PetscCall(PetscTime(&adj.last_progress));
     PetscCall(TSAdjointMonitorSet(ts, MbsAdjointProgress, &adj, NULL));
@@ -222,18 +260,64 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
     PetscCall(TSAdjointSolve(ts));
     PetscCall(VecGetArrayRead(mu, &g));
     for (PetscInt k = 0; k < nid; k++)
-      PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of cost %s of model %s (measurement '%s') is %g in parameter %s, with J = %g finite: the adjoint solve overflowed", cost->type, model->type, cost->measurement, (double)g[k],
-                 model->param_info[id[k]].name, (double)*J);
+      PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of %s with respect to parameter %s of model %s is %g: the adjoint solve overflowed", integral->name, model->param_info[id[k]].name, model->type, (double)g[k]);
     PetscCall(PetscArraycpy(grad, g, nid));
     PetscCall(VecRestoreArrayRead(mu, &g));
     PetscCall(VecDestroy(&mu));
     PetscCall(VecDestroy(&lambda));
   }
   PetscCall(TSDestroy(&ts));
-  PetscCall(MbsSignalDestroy(&signal));
-  PetscCall(PetscFree2(adj.jp_all, adj.dydu));
+  if (signal_out) *signal_out = signal;
+  else PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(PetscFree(adj.jp_all));
   PetscCall(MatDestroy(&adj.DRDU));
   PetscCall(MatDestroy(&adj.DRDP));
   PetscCall(MatDestroy(&adj.Jp));
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  MbsCost   cost;
+  PetscReal J;
+} MbsCostIntegral;
+
+/* The cost's density needs the forward signal before the adjoint sweep: J is evaluated there */
+static PetscErrorCode MbsCostPrepare(MbsModel model, const MbsSignal *signal, void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostEvaluate(c->cost, signal, &c->J));
+  PetscFunctionReturn(0);
+}
+
+/* r(t, U) = r'(t, y) y: any integrand with the right derivative serves; J comes from the cost on the forward signal */
+static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const PetscReal u[], PetscReal r[], PetscReal drdu[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+  PetscReal        y, drdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelOutput(model, t, u, &y, drdu));
+  PetscCall(MbsCostDensity(c->cost, t, y, &drdy));
+  r[0] = drdy * y;
+  if (drdu)
+    for (PetscInt i = 0; i < model->n; i++) drdu[i] *= drdy;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
+  id[0..nid-1] by one adjoint solve. A failed forward integration is not an error: *ok is PETSC_FALSE, J is
+  infinite and grad is left alone. The TS reads the options -ts_*. Not collective.
+@*/
+PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+{
+  MbsCostIntegral c        = {cost, PETSC_INFINITY};
+  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, MbsCostDensityIntegrand, NULL, MbsCostPrepare, &c};
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, NULL, grad, ok));
+  *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);
 }

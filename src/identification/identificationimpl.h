@@ -3,6 +3,75 @@
 
 #include "costs/costimpl.h"
 
+/*
+  An integral cost J = int r(t, U) dt + w(U(tf)) of a model's state, integrated with the integrator's own rule and
+  differentiated by one discrete adjoint solve (adjoint.c). r may have several components when no gradient is asked
+  (e.g. a Fisher matrix); the first is the cost.
+*/
+typedef struct {
+  const char *name;    /* for messages */
+  PetscInt    ncomp;   /* components of r */
+  PetscBool   forward; /* integrate r during the forward solve (Q returned); otherwise r only feeds the adjoint */
+  /* r(t, U) (ncomp) and, when drdu is not NULL, dr_0/dU (n, zeroed by the caller) */
+  PetscErrorCode (*integrand)(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], void *);
+  /* w(U(tf)) (w may be NULL) and dw/dU (n, zeroed by the caller); NULL: no terminal term */
+  PetscErrorCode (*terminal)(MbsModel, const PetscReal[], PetscReal *, PetscReal[], void *);
+  /* sees the forward signal before the adjoint solve; may be NULL */
+  PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *);
+  void *ctx;
+} MbsIntegralCost;
+
+PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, MbsSignal *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);
+
+/* The optimal input design problem (design.c) */
+#define MBS_DESIGN_MAX_PARAMETERS 4
+struct _p_MbsDesign {
+  MPI_Comm   comm;
+  MbsModel   base, ext; /* the model and its sensitivity-extended system */
+  PetscInt   nb, b[MBS_DESIGN_MAX_PARAMETERS];
+  PetscInt   nnodes, *node_id; /* nodes, and their indices among the extended model's parameters */
+  PetscReal *t_nodes, *F;      /* node times [s] and the starting input [N] */
+  PetscReal  force_max, end_weight, cost_scale;
+  PetscInt   nend, end[4];
+  PetscReal *dydu;    /* of the base output (linear in U) */
+  PetscBool  fisher;  /* the integrand adds the Fisher matrix */
+  PetscReal  penalty; /* rho of the evaluation under way */
+};
+
+PETSC_INTERN PetscErrorCode MbsDesignCheckOk(MbsDesign, PetscBool);
+
+/* The identification error surface E_RMS of an input (design_error.c, section 8 of the design specs) */
+#define MBS_DESIGN_MAX_NOISE 3
+typedef struct {
+  PetscReal sample_dt;                           /* [s] */
+  PetscInt  nnoise;                              /* noise levels */
+  PetscReal noise[MBS_DESIGN_MAX_NOISE];         /* sigma, in the output unit */
+  PetscInt  seed;                                /* of the standard-normal sequence */
+  PetscReal grid[3 * MBS_DESIGN_MAX_PARAMETERS]; /* lo, hi, count per parameter (nb <= 2) */
+} MbsDesignErrorSettings;
+
+typedef struct {
+  PetscBool  done;
+  PetscInt   nsample, ngrid[2];
+  PetscReal *grid_values[2];                                      /* parameter values of the grid */
+  PetscReal  H[4], H_rel[4];                                      /* sum S^T S at the truth (Gauss-Newton, exact for sigma = 0) and D H D, D = diag(b) */
+  PetscReal  eig[2], eig_rel[2], condition, condition_rel, angle; /* angle [deg] of the eigenvector of max eig_rel from the b_1 axis */
+  PetscInt   nnoise;
+  PetscReal  noise[MBS_DESIGN_MAX_NOISE];
+  PetscReal *E[MBS_DESIGN_MAX_NOISE];           /* E_RMS on the grid, row-major (b_1 rows) */
+  PetscReal  hessian[MBS_DESIGN_MAX_NOISE][4];  /* exact d2E/db2 at the truth */
+  PetscReal  estimate[MBS_DESIGN_MAX_NOISE][2]; /* argmin E_RMS by Newton from the truth */
+  PetscInt   newton_its[MBS_DESIGN_MAX_NOISE];
+  PetscReal  noise_sum, noise_sum2, noise_first[4]; /* the sequence n_i */
+} MbsDesignError;
+
+PETSC_INTERN PetscErrorCode MbsDesignErrorSettingsDefault(MbsDesign, MbsDesignErrorSettings *);
+PETSC_INTERN PetscErrorCode MbsDesignErrorSetFromOptions(MbsDesign, PetscOptionItems *, MbsDesignErrorSettings *);
+PETSC_INTERN PetscErrorCode MbsDesignErrorCompute(MbsDesign, const MbsDesignErrorSettings *, MbsDesignError *);
+PETSC_INTERN PetscErrorCode MbsDesignErrorView(MbsDesign, const MbsDesignError *);
+PETSC_INTERN PetscErrorCode MbsDesignErrorWrite(MbsDesign, MbsH5Writer *, const char[], const MbsDesignError *);
+PETSC_INTERN PetscErrorCode MbsDesignErrorReset(MbsDesignError *);
+
 /* One experiment of an identification: its own options, model, cost and measurement (experiment.c) */
 typedef struct {
   char           name[64];

@@ -73,6 +73,8 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscFree2(model->form_work, model->form_pivots));
   PetscCall(PetscFree(model->frozen_t));
+  PetscCall(MbsModelClearInput(model));
+  PetscCall(PetscMemzero(&model->design, sizeof(model->design)));
   model->nfrozen      = 0;
   model->freeze_steps = PETSC_FALSE;
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
@@ -185,6 +187,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     }
     for (PetscInt i = 0; i < nrefuse; i++) PetscCall(PetscFree(refuse[i]));
   }
+  PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
   if (!model->ops.initial_state) {
@@ -364,7 +367,8 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
   PetscFunctionBeginUser;
   *force = 0;
-  if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
+  if (model->input.type != MBS_INPUT_MODEL) PetscCall(MbsModelInputForce(model, t, force));
+  else if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
   *force -= model->control_force;
   PetscFunctionReturn(0);
 }

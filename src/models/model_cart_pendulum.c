@@ -69,6 +69,39 @@ static PetscErrorCode CartPendulumJacobianP(MbsModel model, PetscReal t, const P
   PetscFunctionReturn(0);
 }
 
+/*
+  With G2 = (-mps s a_w - mps c w^2) S_phi + dc S_v - 2 mps s w S_w + (mc + mp) S_a + mps c S_aw + dF2/db_j and
+       G3 = (-mps s a_v + mp g sp c) S_phi + dp S_w + mps c S_a + (Jp + mp sp^2) S_aw + dF3/db_j
+  (a_v, a_w the accelerations in U', S_a, S_aw their sensitivities in S'), the derivatives by phi, w, a_v, a_w.
+*/
+static PetscErrorCode CartPendulumJacobianSensitivity(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], const PetscReal S[], const PetscReal Sdot[], PetscInt j, PetscReal shift, PetscReal D[])
+{
+  const PetscReal *p = model->p;
+  PetscReal        s = PetscSinReal(u[1]), c = PetscCosReal(u[1]), w = u[3], mps = p[MP] * p[SP];
+
+  PetscFunctionBeginUser;
+  MBS_IJ(D, 2, 1, 4) = (-mps * c * udot[3] + mps * s * w * w) * S[1] - 2 * mps * c * w * S[3] - mps * s * Sdot[3];
+  MBS_IJ(D, 2, 3, 4) = -2 * mps * c * w * S[1] - 2 * mps * s * S[3] + shift * (-mps * s * S[1]);
+  MBS_IJ(D, 3, 1, 4) = (-mps * c * udot[2] - p[MP] * p[G] * p[SP] * s) * S[1] - mps * s * Sdot[2];
+  MBS_IJ(D, 3, 2, 4) = shift * (-mps * s * S[1]);
+  switch (j) {
+  case SP: /* dF2/dsp = mp c a_w - mp s w^2, dF3/dsp = mp c a_v + 2 mp sp a_w + mp g s */
+    MBS_IJ(D, 2, 1, 4) += -p[MP] * s * udot[3] - p[MP] * c * w * w;
+    MBS_IJ(D, 2, 3, 4) += -2 * p[MP] * s * w + shift * p[MP] * c;
+    MBS_IJ(D, 3, 1, 4) += -p[MP] * s * udot[2] + p[MP] * p[G] * c;
+    MBS_IJ(D, 3, 2, 4) += shift * p[MP] * c;
+    MBS_IJ(D, 3, 3, 4) += shift * 2 * p[MP] * p[SP];
+    break;
+  case DC: /* dF2/ddc = v */
+    MBS_IJ(D, 2, 2, 4) += 1;
+    break;
+  case DP: /* dF3/ddp = w */
+    MBS_IJ(D, 3, 3, 4) += 1;
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CartPendulumOutput(MbsModel model, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
 {
   PetscFunctionBeginUser;
@@ -105,17 +138,23 @@ PetscErrorCode MbsModelCreate_CartPendulum(MbsModel model)
 {
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetUp_Private(model, 4, 2, NP, CartPendulumParameters));
-  model->ops.residual     = CartPendulumResidual;
-  model->ops.jacobian     = CartPendulumJacobian;
-  model->ops.jacobian_p   = CartPendulumJacobianP;
-  model->ops.output       = CartPendulumOutput;
-  model->ops.linearize    = CartPendulumLinearize;
-  model->force_coordinate = 0; /* the cart */
+  model->ops.residual             = CartPendulumResidual;
+  model->ops.jacobian             = CartPendulumJacobian;
+  model->ops.jacobian_p           = CartPendulumJacobianP;
+  model->ops.jacobian_sensitivity = CartPendulumJacobianSensitivity;
+  model->ops.output               = CartPendulumOutput;
+  model->ops.linearize            = CartPendulumLinearize;
+  model->force_coordinate         = 0; /* the cart */
   PetscCall(MbsDesignInputCreate(model, MBS_DESIGN_INPUT_CONSTANT, 5.0));
   model->output_name = "phi";
   model->output_unit = "rad";
   model->t0          = 0;
   model->tf          = 2.0;
   model->dt          = 1e-3;
+  /* sections 4-8: b = (sp, dp), 101 nodes, phi = v_c = w = 0 at tf by rho_e = 1e4, E_RMS on +-10 % of both */
+  model->design = (MbsDesignSpec){
+    .parameters = "sp,dp", .nodes = 101, .force_max = 5.0, .nend = 3, .end = {1,      2,     3 },
+                  .end_weight = 1e4, .cost_scale = 1, .max_it = 600, .sample_dt = 1e-3, .nnoise = 1, .grid = { 0.225, 0.275, 11, 0.018, 0.022, 11}
+  };
   PetscFunctionReturn(0);
 }

@@ -15,6 +15,9 @@ typedef struct {
   PetscErrorCode (*jacobian)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
   /* dF/dp, n x np; columns of parameters that are not identifiable may stay zero */
   PetscErrorCode (*jacobian_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* the second derivatives of the sensitivity equations (sensitivity.c): for the direction (S, S') and identifiable
+     parameter j, d/dU + shift d/dU' of G = dF/dU S + dF/dU' S' + dF/dp_j, n x n; NULL: no optimal input design */
+  PetscErrorCode (*jacobian_sensitivity)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[]);
   /* y(U) and dy/dU (length n, may be NULL) */
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
@@ -27,6 +30,36 @@ typedef struct {
   PetscErrorCode (*set_from_options)(MbsModel, PetscOptionItems *);
   PetscErrorCode (*destroy)(MbsModel);
 } MbsModelOps;
+
+/* An input force that replaces the model's own excitation (input.c) */
+typedef enum {
+  MBS_INPUT_MODEL, /* the model's own excitation */
+  MBS_INPUT_NODAL,
+  MBS_INPUT_SINE
+} MbsInputType;
+
+typedef struct {
+  MbsInputType type;
+  PetscInt     n;         /* nodes */
+  PetscReal   *t, *F;     /* [s], [N] */
+  PetscReal    amplitude; /* of the sine [N] */
+} MbsInput;
+
+/* The optimal input design problem of a model's spec (sections 4-8 of oscillator2.md and cart_pendulum.md): defaults of mbsid design */
+typedef struct {
+  const char *parameters; /* the parameters b of the Fisher information, comma separated ("" or NULL: no design problem) */
+  PetscInt    nodes;      /* input nodes over [t0, tf] */
+  PetscReal   force_max;  /* input bound [N] */
+  PetscInt    nend;       /* states held at zero at tf by the terminal penalty */
+  PetscInt    end[4];     /* their indices in U */
+  PetscReal   end_weight; /* rho of the penalty rho/2 sum U_i(tf)^2 */
+  PetscReal   cost_scale; /* the optimiser sees J/cost_scale */
+  PetscInt    max_it;     /* iteration cap of the optimiser */
+  PetscReal   sample_dt;  /* spacing of the samples of E_RMS [s] */
+  PetscReal   noise[3];   /* noise levels sigma of E_RMS, in the output unit */
+  PetscInt    nnoise;
+  PetscReal   grid[6]; /* E_RMS grid: lo, hi, count per parameter */
+} MbsDesignSpec;
 
 struct _p_MbsModel {
   MPI_Comm                comm;
@@ -51,11 +84,13 @@ struct _p_MbsModel {
   PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
   PetscBLASInt           *form_pivots;
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
-  PetscBool   freeze_steps;
-  PetscInt    nfrozen;
-  PetscReal  *frozen_t;
-  MbsModelOps ops;
-  void       *data;
+  PetscBool     freeze_steps;
+  PetscInt      nfrozen;
+  PetscReal    *frozen_t;
+  MbsInput      input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
+  MbsDesignSpec design; /* set by the models that have an input design problem */
+  MbsModelOps   ops;
+  void         *data;
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
@@ -69,6 +104,11 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
+
+PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
+PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);
 
 /* Bounded input force of the input-design models (design_input.c) */
 typedef enum {

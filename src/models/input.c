@@ -1,0 +1,244 @@
+/*
+  An input force that replaces a model's own excitation, for any model that declares a force coordinate:
+
+    nodal  F(t) = sum_k F_k phi_k(t), the piecewise-linear interpolant of nodal forces (hat functions phi_k),
+           the design variables of an optimal input (oscillator2.md and cart_pendulum.md, section 4);
+    sine   F(t) = A sin(2 pi (t - t0)/(tf - t0)), the specs' comparison input, as the continuous function.
+
+  Nodal inputs come from -input_file: an HDF5 file with /input/time [s] and /input/force [N] (what mbsid design
+  writes), or a text/CSV file with one force per line (nodes equally spaced over the model's [t0, tf], as the specs
+  supply them) or two columns t, F.
+*/
+#include "models/modelimpl.h"
+#include <ctype.h>
+#include <errno.h>
+
+/*@C
+  MbsModelSetNodalInput - Drives the model's force coordinate with the piecewise-linear interpolant of F[k] at the
+  strictly increasing times t[k] that cover the model's time span (n >= 2). Not collective.
+@*/
+PetscErrorCode MbsModelSetNodalInput(MbsModel model, PetscInt n, const PetscReal t[], const PetscReal F[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a nodal input", model->type);
+  PetscCheck(n >= 2, model->comm, PETSC_ERR_ARG_SIZ, "A nodal input needs at least 2 nodes, got %" PetscInt_FMT, n);
+  for (PetscInt k = 0; k < n; k++)
+    PetscCheck(!PetscIsInfOrNanReal(F[k]) && !PetscIsInfOrNanReal(t[k]), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Nodal input: node %" PetscInt_FMT " (t = %g s) has force %g: not a finite number", k, (double)t[k], (double)F[k]);
+  for (PetscInt k = 1; k < n; k++) PetscCheck(t[k] > t[k - 1], model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Nodal input: node times must increase strictly, but t[%" PetscInt_FMT "] = %g s follows %g s", k, (double)t[k], (double)t[k - 1]);
+  PetscCheck(t[0] <= model->t0 * (1 + 1e-12) && t[n - 1] >= model->tf * (1 - 1e-12), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Nodal input spans [%g, %g] s, which does not cover the simulated interval [%g, %g] s of model %s", (double)t[0], (double)t[n - 1],
+             (double)model->t0, (double)model->tf, model->type);
+  if (model->input.n != n) {
+    PetscCall(PetscFree2(model->input.t, model->input.F));
+    PetscCall(PetscMalloc2(n, &model->input.t, n, &model->input.F));
+  }
+  model->input.type = MBS_INPUT_NODAL;
+  model->input.n    = n;
+  PetscCall(PetscArraycpy(model->input.t, t, n));
+  PetscCall(PetscArraycpy(model->input.F, F, n));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetSineInput - Drives the model's force coordinate with A sin(2 pi (t - t0)/(tf - t0)). Not collective.
+@*/
+PetscErrorCode MbsModelSetSineInput(MbsModel model, PetscReal amplitude)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a sine", model->type);
+  model->input.type      = MBS_INPUT_SINE;
+  model->input.amplitude = amplitude;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelClearInput - Gives the model its own excitation back. Not collective.
+@*/
+PetscErrorCode MbsModelClearInput(MbsModel model)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree2(model->input.t, model->input.F));
+  PetscCall(PetscMemzero(&model->input, sizeof(model->input)));
+  PetscFunctionReturn(0);
+}
+
+/* The interval [t_k, t_k+1] of the nodal input that holds t, and the weights of F_k and F_k+1 there (the hat functions) */
+PetscErrorCode MbsModelInputHat(MbsModel model, PetscReal t, PetscInt *k, PetscReal w[])
+{
+  const MbsInput *input = &model->input;
+  PetscInt        lo = 0, hi = input->n - 1;
+  PetscReal       s;
+
+  PetscFunctionBeginUser;
+  while (hi - lo > 1) { /* t[lo] <= t < t[hi] as far as the ends allow */
+    PetscInt mid = (lo + hi) / 2;
+
+    if (input->t[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  s    = (t - input->t[lo]) / (input->t[lo + 1] - input->t[lo]);
+  s    = PetscMin(PetscMax(s, 0), 1); /* a stage a rounding error outside the span */
+  *k   = lo;
+  w[0] = 1 - s;
+  w[1] = s;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsModelInputForce(MbsModel model, PetscReal t, PetscReal *force)
+{
+  const MbsInput *input = &model->input;
+
+  PetscFunctionBeginUser;
+  if (input->type == MBS_INPUT_SINE) *force = input->amplitude * PetscSinReal(2 * PETSC_PI * (t - model->t0) / (model->tf - model->t0));
+  else {
+    PetscInt  k;
+    PetscReal w[2];
+
+    PetscCall(MbsModelInputHat(model, t, &k, w));
+    *force = w[0] * input->F[k] + w[1] * input->F[k + 1];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* One line of a text input: 1 or 2 numbers separated by blanks or one comma; *count 0 for a blank or comment line */
+static PetscErrorCode MbsInputParseLine_Private(const char path[], PetscInt line, char text[], PetscInt *count, PetscReal value[2])
+{
+  char *p = text;
+
+  PetscFunctionBeginUser;
+  *count = 0;
+  for (;;) {
+    char *end;
+
+    while (isspace((unsigned char)*p)) p++;
+    if (*p == 0 || *p == '#') break;
+    if (*count > 0) {
+      if (*p == ',') p++;
+      while (isspace((unsigned char)*p)) p++;
+    }
+    PetscCheck(*count < 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": more than two columns (expected a force [N], or a time [s] and a force)", path, line);
+    errno         = 0;
+    value[*count] = strtod(p, &end);
+    PetscCheck(end != p && errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": '%.32s' is not a number", path, line, *count + 1, p);
+    PetscCheck(!PetscIsInfOrNanReal(value[*count]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": %g is not a finite number", path, line, *count + 1, (double)value[*count]);
+    (*count)++;
+    p = end;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsInputReadText_Private(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
+{
+  FILE    *file = fopen(path, "r");
+  char     text[4096];
+  PetscInt line = 0, columns = 0, nalloc = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open input file '%s': %s", path, strerror(errno));
+  *n = 0;
+  *t = *F = NULL;
+  while (fgets(text, sizeof(text), file)) {
+    PetscInt  count;
+    PetscReal value[2];
+
+    line++;
+    PetscCheck(strchr(text, '\n') || feof(file), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": longer than %zu characters", path, line, sizeof(text) - 1);
+    PetscCall(MbsInputParseLine_Private(path, line, text, &count, value));
+    if (!count) continue;
+    if (!columns) columns = count;
+    PetscCheck(count == columns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " column(s) where the first line has %" PetscInt_FMT, path, line, count, columns);
+    if (*n == nalloc) {
+      PetscReal *t_new, *F_new;
+
+      nalloc = PetscMax(128, 2 * nalloc);
+      PetscCheck(nalloc <= 100000000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has more than 10^8 nodes", path);
+      PetscCall(PetscMalloc2(nalloc, &t_new, nalloc, &F_new));
+      PetscCall(PetscArraycpy(t_new, *t, *n));
+      PetscCall(PetscArraycpy(F_new, *F, *n));
+      PetscCall(PetscFree2(*t, *F));
+      *t = t_new;
+      *F = F_new;
+    }
+    (*t)[*n] = columns == 2 ? value[0] : 0;
+    (*F)[*n] = value[columns - 1];
+    (*n)++;
+  }
+  fclose(file);
+  PetscCheck(*n >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has %" PetscInt_FMT " node(s); a nodal input needs at least 2", path, *n);
+  if (columns == 1)
+    for (PetscInt k = 0; k < *n; k++) (*t)[k] = k == *n - 1 ? tf : t0 + k * (tf - t0) / (*n - 1);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsInputReadHDF5_Private(const char path[], PetscInt *n, PetscReal **t, PetscReal **F)
+{
+  hid_t    file;
+  PetscInt nt, nF;
+
+  PetscFunctionBeginUser;
+  file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open input file '%s' as HDF5", path);
+  PetscCall(MbsH5ReadReals(file, path, "/input/time", 1, &nt, t, "s", NULL));
+  PetscCall(MbsH5ReadReals(file, path, "/input/force", 1, &nF, F, "N", NULL));
+  MbsCallHDF5(H5Fclose(file), path, "/");
+  PetscCheck(nt == nF, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': /input/time has %" PetscInt_FMT " values but /input/force %" PetscInt_FMT, path, nt, nF);
+  *n = nt;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsInputRead - Reads a nodal input (see above); a one-column text file spreads its nodes equally over [t0, tf].
+  The caller frees t and F with PetscFree2(). Not collective.
+@*/
+PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
+{
+  PetscReal *t_read = NULL, *F_read = NULL;
+
+  PetscFunctionBeginUser;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  if (H5Fis_hdf5(path) > 0) {
+    PetscCall(MbsInputReadHDF5_Private(path, n, &t_read, &F_read));
+    PetscCall(PetscMalloc2(*n, t, *n, F));
+    PetscCall(PetscArraycpy(*t, t_read, *n));
+    PetscCall(PetscArraycpy(*F, F_read, *n));
+    PetscCall(PetscFree(t_read));
+    PetscCall(PetscFree(F_read));
+  } else PetscCall(MbsInputReadText_Private(path, t0, tf, n, t, F));
+  PetscFunctionReturn(0);
+}
+
+/* -input_file: read in MbsModelSetFromOptions() for a model with a force coordinate */
+PetscErrorCode MbsModelInputSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
+{
+  char      path[PETSC_MAX_PATH_LEN] = "";
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString("-input_file", "Nodal input force replacing the model's excitation: HDF5 with /input/time, /input/force, or text with F or t,F per line (README, \"Planning an experiment\")", "MbsModelSetNodalInput", path, path, sizeof(path), &set));
+  if (!set) PetscFunctionReturn(0);
+  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_ARG_INCOMP, "-input_file %s: model %s has no force input", path, model->type);
+  {
+    PetscInt   n;
+    PetscReal *t, *F;
+
+    PetscCall(MbsInputRead(path, model->t0, model->tf, &n, &t, &F));
+    PetscCall(MbsModelSetNodalInput(model, n, t, F));
+    PetscCall(PetscFree2(t, F));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsInputWrite - Writes a nodal input as /input/time and /input/force below the writer's base group, readable by
+  -input_file. Not collective.
+@*/
+PetscErrorCode MbsInputWrite(MbsH5Writer *writer, const char group[], PetscInt n, const PetscReal t[], const PetscReal F[])
+{
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/time", group));
+  PetscCall(MbsH5WriteReals(writer, path, 1, &n, t, "s"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/force", group));
+  PetscCall(MbsH5WriteReals(writer, path, 1, &n, F, "N"));
+  PetscFunctionReturn(0);
+}
