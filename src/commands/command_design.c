@@ -233,7 +233,7 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
   MbsDesignCase          cases[NCASE];
   MbsDesignErrorSettings settings;
   char                   output[PETSC_MAX_PATH_LEN] = "design.h5";
-  PetscReal              print_times[16], step = 1e-3, rtol = 1e-6, J_min, J_max;
+  PetscReal              print_times[16] = {0}, step = 1e-3, rtol = 1e-6, J_min, J_max;
   PetscInt               nprint = 16, max_it, iterations = 0;
   PetscBool              help, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
   TaoConvergedReason     reason = TAO_CONTINUE_ITERATING;

@@ -155,6 +155,9 @@ PetscErrorCode MbsDesignErrorCompute(MbsDesign d, const MbsDesignErrorSettings *
 
   /* the truth: H, H_rel and the shape of the surface */
   PetscCall(MbsDesignErrorSample_Private(d, b_true, &samples, y_true, S));
+  PetscCall(PetscMalloc2(ns, &e->t_sample, ns, &e->response));
+  PetscCall(PetscArraycpy(e->t_sample, samples.t, ns));
+  PetscCall(PetscArraycpy(e->response, y_true, ns));
   for (PetscInt j = 0; j < nb; j++)
     for (PetscInt l = 0; l < nb; l++) {
       e->H[j * nb + l] = 0;
@@ -262,6 +265,10 @@ PetscErrorCode MbsDesignErrorWrite(MbsDesign d, MbsH5Writer *w, const char group
   PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->eig_rel, NULL));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/angle", group));
   PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &e->angle, "deg"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/t", group));
+  PetscCall(MbsH5WriteReals(w, path, 1, &e->nsample, e->t_sample, "s"));
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/response", group));
+  PetscCall(MbsH5WriteReals(w, path, 1, &e->nsample, e->response, d->base->output_unit));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/noise_first", group));
   PetscCall(MbsH5WriteReals(w, path, 1, &four, e->noise_first, NULL));
   for (PetscInt j = 0; j < nb; j++) {
@@ -289,6 +296,7 @@ PetscErrorCode MbsDesignErrorReset(MbsDesignError *e)
 {
   PetscFunctionBeginUser;
   for (PetscInt j = 0; j < 2; j++) PetscCall(PetscFree(e->grid_values[j]));
+  PetscCall(PetscFree2(e->t_sample, e->response));
   for (PetscInt m = 0; m < MBS_DESIGN_MAX_NOISE; m++) PetscCall(PetscFree(e->E[m]));
   PetscCall(PetscMemzero(e, sizeof(*e)));
   PetscFunctionReturn(0);

@@ -53,6 +53,7 @@ typedef struct {
 typedef struct {
   PetscBool  done;
   PetscInt   nsample, ngrid[2];
+  PetscReal *t_sample, *response;                                 /* the true output at the sample times */
   PetscReal *grid_values[2];                                      /* parameter values of the grid */
   PetscReal  H[4], H_rel[4];                                      /* sum S^T S at the truth (Gauss-Newton, exact for sigma = 0) and D H D, D = diag(b) */
   PetscReal  eig[2], eig_rel[2], condition, condition_rel, angle; /* angle [deg] of the eigenvector of max eig_rel from the b_1 axis */

@@ -118,7 +118,7 @@ static PetscErrorCode MbsInputParseLine_Private(const char path[], PetscInt line
     PetscCheck(*count < 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": more than two columns (expected a force [N], or a time [s] and a force)", path, line);
     errno         = 0;
     value[*count] = strtod(p, &end);
-    PetscCheck(end != p && errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": '%.32s' is not a number", path, line, *count + 1, p);
+    PetscCheck(end != p && errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": '%.*s' is not a number", path, line, *count + 1, (int)PetscMin(strcspn(p, " \t,\r\n"), 32), p);
     PetscCheck(!PetscIsInfOrNanReal(value[*count]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": %g is not a finite number", path, line, *count + 1, (double)value[*count]);
     (*count)++;
     p = end;
@@ -192,10 +192,12 @@ static PetscErrorCode MbsInputReadHDF5_Private(const char path[], PetscInt *n, P
 PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
 {
   PetscReal *t_read = NULL, *F_read = NULL;
+  PetscBool  hdf5;
 
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  if (H5Fis_hdf5(path) > 0) {
+  hdf5 = (PetscBool)(H5Fis_hdf5(path) > 0);
+  if (hdf5) {
     PetscCall(MbsInputReadHDF5_Private(path, n, &t_read, &F_read));
     PetscCall(PetscMalloc2(*n, t, *n, F));
     PetscCall(PetscArraycpy(*t, t_read, *n));
@@ -203,6 +205,9 @@ PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, Petsc
     PetscCall(PetscFree(t_read));
     PetscCall(PetscFree(F_read));
   } else PetscCall(MbsInputReadText_Private(path, t0, tf, n, t, F));
+  for (PetscInt k = 1; k < *n; k++)
+    PetscCheck((*t)[k] > (*t)[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': node times must increase strictly, but node %" PetscInt_FMT " (%s %" PetscInt_FMT ") has t = %g s after %g s", path, k, hdf5 ? "index" : "data line", k + 1, (double)(*t)[k], (double)(*t)[k - 1]);
+  PetscCheck((*t)[0] <= t0 + 1e-12 * PetscAbsReal(t0) && (*t)[*n - 1] >= tf - 1e-12 * PetscAbsReal(tf), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' spans [%g, %g] s, which does not cover the simulated interval [%g, %g] s", path, (double)(*t)[0], (double)(*t)[*n - 1], (double)t0, (double)tf);
   PetscFunctionReturn(0);
 }
 
