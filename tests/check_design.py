@@ -7,7 +7,8 @@
       exact by matrix exponentials, and Tr M = int s_2^2 dt by Van Loan's formula
       int_0^h exp(A^T t) Q exp(A t) dt = F22^T F12, [F11 F12; 0 F22] = exp([[-A^T, Q], [0, A]] h).
       Compares Tr M, the end state and the printed states of every input in the file (relative rtol, absolute
-      1e-12 near zero); with --optimal-end, the optimal input's |v1(tf)|, |v2(tf)| <= v and |F_k| < F_max.
+      1e-12 near zero), and the E_RMS grids and argmin E_RMS (to 1e-4 N/m) of each noise level, with the noise
+      sequence written here from the spec; with --optimal-end, the optimal input's |v1(tf)|, |v2(tf)| <= v and |F_k| < F_max.
   check_design.py cart_pendulum FILE --mbsid PATH [--rtol r]
       The sensitivities of the initial input's extended state against central differences of plain simulations
       (mbsid simulate with the same nodal input and integrator) in s_p and d_p, at the printed times.
@@ -34,6 +35,78 @@ def expm(a):
     for _ in range(squarings):
         result = result @ result
     return result
+
+
+def normal_sequence(seed, n):
+    """The standard-normal sequence of oscillator2.md section 8 (splitmix64 and Box-Muller), written from the spec."""
+    mask, state, out = (1 << 64) - 1, seed, []
+
+    def next_value():
+        nonlocal state
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        return z ^ (z >> 31)
+
+    while len(out) < n:
+        u1, u2 = ((next_value() >> 11) + 0.5) * 2.0**-53, ((next_value() >> 11) + 0.5) * 2.0**-53
+        r = np.sqrt(-2.0 * np.log(u1))
+        out += [r * np.cos(2 * np.pi * u2), r * np.sin(2 * np.pi * u2)]
+    return np.array(out[:n])
+
+
+def oscillator2_output(F, t_nodes, c2, dt=1e-3):
+    """x2 at t = 0, dt, ..., t_end for the piecewise-linear input, exactly (the nodes fall on the samples)."""
+    At, B = oscillator2_matrices(c2=c2)
+    h = t_nodes[1] - t_nodes[0]
+    sub = int(round(h / dt))
+    M = np.zeros((6, 6))
+    M[:4, :4], M[:4, 4], M[4, 5] = At[:4, :4], B[:4], 1
+    step = expm(M * dt)
+    z, y = np.zeros(4), [0.0]
+    for k in range(len(t_nodes) - 1):
+        w = np.concatenate([z, [F[k], (F[k + 1] - F[k]) / h]])
+        for j in range(sub):
+            w = step @ w
+            y.append(w[1])
+        z = w[:4]
+    return np.array(y)
+
+
+def check_oscillator2_error(f, args, faults):
+    """E_RMS on the c2 grid and argmin E_RMS of every nodal input and noise level, from the exact outputs."""
+    noise = normal_sequence(12345, 1001)
+    for case in ("initial", "sine_nodal", "optimal"):
+        if "/design/%s/error" % case not in f:
+            continue
+        g = f["/design/" + case]
+        F, tn, e = g["force"][()], g["time"][()], g["error"]
+        y_true = oscillator2_output(F, tn, 1100.0)
+        grid = e["grid_c2"][()]
+        outputs = {c: oscillator2_output(F, tn, c) for c in grid}
+        m = 0
+        while "sigma%d" % m in e:
+            s = e["sigma%d" % m]
+            ym = y_true + s["sigma"][()][0] * noise
+            E = np.array([0.5 * np.sum((ym - outputs[c]) ** 2) for c in grid])
+            got = s["E_RMS"][()].ravel()
+            worst = max(abs(a - b) / abs(b) for a, b in zip(got, E) if b != 0)
+            print("%-10s sigma = %g: E_RMS on %d values of c2, largest relative error %.2e" % (case, s["sigma"][()][0], len(grid), worst))
+            for c, a, b in zip(grid, got, E):
+                if not close(a, b, args.rtol, 1e-12 * (b == 0) + 1e-20):
+                    faults.append("%s sigma%d: E_RMS(c2 = %g) = %.15e, exact %.15e" % (case, m, c, a, b))
+            c, h = 1100.0, 0.01  # argmin of the exact E by Newton on central differences
+            Ec = lambda c: 0.5 * np.sum((ym - oscillator2_output(F, tn, c)) ** 2)
+            for _ in range(8):
+                d1 = (Ec(c + h) - Ec(c - h)) / (2 * h)
+                d2 = (Ec(c + 10 * h) - 2 * Ec(c) + Ec(c - 10 * h)) / (10 * h) ** 2
+                c -= d1 / d2
+            est = s["estimate"][()][0]
+            print("%-10s sigma = %g: argmin E_RMS %.10f, exact %.10f N/m" % (case, s["sigma"][()][0], est, c))
+            if abs(est - c) > 1e-4:
+                faults.append("%s sigma%d: argmin E_RMS %.12g, exact %.12g" % (case, m, est, c))
+            m += 1
 
 
 def oscillator2_matrices(m1=1.0, m2=1.0, c1=1000.0, c2=1100.0, d1=1.0, d2=1.0):
@@ -121,6 +194,7 @@ def check_oscillator2(f, args, faults):
                     faults.append("%s: z_%d(%g s) = %.15e, exact %.15e" % (case, i, t, a, b))
         if len(times):
             print("%-10s %d states at t = %s agree" % (case, 8 * len(times), ",".join("%g" % t for t in times)))
+    check_oscillator2_error(f, args, faults)
     if args.optimal_end is not None:
         g = f["/design/optimal"]
         v = g["end_state"][()][2:4]

@@ -226,7 +226,9 @@ PetscErrorCode MbsDesignErrorView(MbsDesign d, const MbsDesignError *e)
   const char *b1 = d->base->param_info[d->b[0]].name;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(d->comm, "  E_RMS on %" PetscInt_FMT " samples; H = sum S^T S at the truth:", e->nsample));
+  PetscCall(PetscPrintf(d->comm, "  E_RMS on %" PetscInt_FMT " samples; noise n_0..n_3 = %.15e %.15e %.15e %.15e, sum n_i = %.15e, sum n_i^2 = %.15e\n", e->nsample, (double)e->noise_first[0], (double)e->noise_first[1], (double)e->noise_first[2],
+                        (double)e->noise_first[3], (double)e->noise_sum, (double)e->noise_sum2));
+  PetscCall(PetscPrintf(d->comm, "    H = sum S^T S at the truth:"));
   for (PetscInt i = 0; i < nb * nb; i++) PetscCall(PetscPrintf(d->comm, " %.12e", (double)e->H[i]));
   PetscCall(PetscPrintf(d->comm, "\n    eigenvalues of H:"));
   for (PetscInt j = 0; j < nb; j++) PetscCall(PetscPrintf(d->comm, " %.12e", (double)e->eig[j]));
