@@ -232,7 +232,7 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
   MbsDesign              d;
   MbsDesignCase          cases[NCASE];
   MbsDesignErrorSettings settings;
-  char                   output[PETSC_MAX_PATH_LEN] = "design.h5";
+  char                   output[PETSC_MAX_PATH_LEN] = "design.h5", csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal              print_times[16] = {0}, step = 1e-3, rtol = 1e-6, J_min, J_max;
   PetscInt               nprint = 16, max_it, iterations = 0;
   PetscBool              help, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
@@ -252,6 +252,7 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
   PetscCall(MbsDesignErrorSettingsDefault(d, &settings));
   PetscOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
+  PetscCall(PetscOptionsString("-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", "", csv, csv, sizeof(csv), NULL));
   max_it = d->base->design.max_it;
   PetscCall(PetscOptionsInt("-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", "", max_it, &max_it, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));
@@ -340,6 +341,10 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
       PetscCall(MbsH5WriteProvenance(&w, comm));
       PetscCall(MbsH5WriterClose(&w));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "Wrote %s\n", output));
+      if (csv[0] && cases[CASE_OPTIMAL].done) {
+        PetscCall(MbsInputWriteText(csv, d->nnodes, d->t_nodes, cases[CASE_OPTIMAL].F));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "Wrote %s\n", csv));
+      }
     }
   }
   for (PetscInt c = 0; c < NCASE; c++) {

@@ -206,7 +206,8 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj.DRDP));
     PetscCall(PetscMalloc1(model->n * model->np, &adj.jp_all));
   }
-  PetscCall(MbsSimulate_Private(model, NULL, MbsAdjointSetUp, &adj, monitor, monitor_ctx, &signal, &ts));
+  /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
+  PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, &adj, monitor, monitor_ctx, &signal, &ts));
   *ok = (PetscBool)(signal.reason >= 0 && !signal.nonfinite);
   if (*ok && integral->prepare) PetscCall(integral->prepare(model, &signal, integral->ctx));
   if (*ok && Q && integral->forward) {

@@ -211,7 +211,7 @@ PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, Petsc
   PetscFunctionReturn(0);
 }
 
-/* -input_file: read in MbsModelSetFromOptions() for a model with a force coordinate */
+/* -input_file, read with the model's own options */
 PetscErrorCode MbsModelInputSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
 {
   char      path[PETSC_MAX_PATH_LEN] = "";
@@ -245,5 +245,25 @@ PetscErrorCode MbsInputWrite(MbsH5Writer *writer, const char group[], PetscInt n
   PetscCall(MbsH5WriteReals(writer, path, 1, &n, t, "s"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/force", group));
   PetscCall(MbsH5WriteReals(writer, path, 1, &n, F, "N"));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsInputWriteText - Writes a nodal input as two columns t, F (CSV, readable by -input_file), through a temporary
+  file renamed into place. Not collective.
+@*/
+PetscErrorCode MbsInputWriteText(const char path[], PetscInt n, const PetscReal t[], const PetscReal F[])
+{
+  char  tmp[PETSC_MAX_PATH_LEN];
+  FILE *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()));
+  file = fopen(tmp, "w");
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write input file '%s': %s", tmp, strerror(errno));
+  fprintf(file, "# t [s], F [N]\n");
+  for (PetscInt k = 0; k < n; k++) fprintf(file, "%.17g,%.17g\n", (double)t[k], (double)F[k]);
+  PetscCheck(fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write input file '%s': %s", tmp, strerror(errno));
+  PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
   PetscFunctionReturn(0);
 }

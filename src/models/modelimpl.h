@@ -109,6 +109,7 @@ PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, Pe
 PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsInputWriteText(const char[], PetscInt, const PetscReal[], const PetscReal[]);
 
 /* Bounded input force of the input-design models (design_input.c) */
 typedef enum {
