@@ -189,10 +189,10 @@ static PetscErrorCode MbsAdjointCheckTableau_Private(TS ts)
   MbsIntegralGradient - Integrates the model with the integrals Q = int r(t, U) dt of the integral cost (ncomp
   components, by the integrator's own rule; Q and U_end may be NULL) and, when grad is not NULL, the gradient of
   J = Q_0 + w(U(tf)) with respect to the parameters id[0..nid-1] by one discrete adjoint solve. A failed forward
-  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone. The signal (may be NULL)
-  keeps the output. The TS reads the options -ts_*. Not collective.
+  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone.
+  The TS reads the options -ts_*. Not collective.
 @*/
-PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal_out, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
+PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
 {
   MbsAdjointContext adj = {model, integral, nid, id, NULL, NULL, NULL, NULL, 0};
   MbsSignal         signal;
@@ -268,8 +268,7 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
     PetscCall(VecDestroy(&lambda));
   }
   PetscCall(TSDestroy(&ts));
-  if (signal_out) *signal_out = signal;
-  else PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(MbsSignalDestroy(&signal));
   PetscCall(PetscFree(adj.jp_all));
   PetscCall(MatDestroy(&adj.DRDU));
   PetscCall(MatDestroy(&adj.DRDP));
@@ -318,7 +317,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, MbsCostDensityIntegrand, NULL, MbsCostPrepare, &c};
 
   PetscFunctionBeginUser;
-  PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, NULL, grad, ok));
+  PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
   *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);
 }

@@ -21,7 +21,7 @@ typedef struct {
   void *ctx;
 } MbsIntegralCost;
 
-PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, MbsSignal *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);
 
 /* The optimal input design problem (design.c) */
 #define MBS_DESIGN_MAX_PARAMETERS 4
