@@ -128,8 +128,8 @@ def propagate(M, w0, h, steps, record_every=None):
     return step, gram
 
 
-def oscillator2_truth(kind, F, t_nodes, t_end, Fmax, times):
-    At, B = oscillator2_matrices()
+def oscillator2_truth(kind, F, t_nodes, t_end, Fmax, times, c2=1100.0):
+    At, B = oscillator2_matrices(c2=c2)
     states, trace, z = {}, 0.0, np.zeros(8)
     if kind == "sine":  # w = [z, sin(wt), cos(wt)]
         omega = 2 * np.pi / t_end

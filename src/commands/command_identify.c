@@ -7,6 +7,9 @@
   amplitudes of 1e-4 rad) and would stop TAO at once. J and the gradient are reported unscaled. A forward
   solve that fails during a line search is a failed step for TAO (a large cost, no descent), not an error.
 
+  At the result, the confidence (confidence.c): standard deviations, correlations and 95 % intervals from the Gauss-Newton
+  matrix of the cost's residuals and the noise of the measured values (-noise_sigma, or estimated from the residual).
+
   With -checkpoint FILE every evaluation is logged and the log written after each iteration; SIGTERM, SIGUSR1 or
   SIGINT stop the run after the current solve with the log written and exit status MBS_EXIT_STOPPED; -restart FILE
   continues bitwise as the uninterrupted run (checkpoint.c).
@@ -41,6 +44,9 @@ typedef struct {
   TaoConvergedReason reason;
   TaoType            tao_type;
   MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
+  PetscBool          confidence;
+  PetscReal          noise_sigma, confidence_step;
+  MbsConfidence      conf;
   PetscReal          eigen_expect_hz[2];
   PetscBool          eigen_expect_set, eigen_strict;
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
@@ -176,6 +182,7 @@ static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5
   PetscCall(MbsIdentifyWriteHistory_Private(obj, writer, ptr));
   PetscCall(MbsH5WriteAttribute(writer, "/iterations", "tao_type", ctx->tao_type));
   PetscCall(MbsH5WriteAttribute(writer, "/iterations", "converged_reason", TaoConvergedReasons[ctx->reason]));
+  PetscCall(MbsConfidenceWrite(writer, &ctx->conf));
   PetscCall(MbsEigenWrite(writer, "/eigen/initial", &ctx->eigen[0]));
   PetscCall(MbsEigenWrite(writer, "/eigen/identified", &ctx->eigen[1]));
   PetscCall(MbsScanWrite(obj, writer, ctx->scan));
@@ -281,6 +288,10 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
     PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx->p0[k], (double) final[k], info->unit));
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
+  if (ctx->confidence) {
+    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->confidence_step, &ctx->conf));
+    PetscCall(MbsConfidenceView(obj, &ctx->conf));
+  }
   PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));
   if (ctx->scan) PetscCall(MbsScanRun(ctx->scan));
   PetscCall(MbsObjectiveWriteFile(obj, output, ctx->p0, final, MbsIdentifyWriteIterations_Private, ctx));
@@ -304,13 +315,20 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  ctx.confidence      = PETSC_TRUE;
+  ctx.confidence_step = 1e-5;
   PetscOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx.scaling, (PetscEnum *)&ctx.scaling, NULL));
   nexpect = 2;
   PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx.eigen_expect_hz, &nexpect, &ctx.eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx.eigen_strict, &ctx.eigen_strict, NULL));
+  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 + 2 n forward solves per experiment)", "MbsObjectiveConfidence", ctx.confidence, &ctx.confidence, NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) [output unit]; 0: estimated from the residual", "MbsObjectiveConfidence", ctx.noise_sigma, &ctx.noise_sigma, NULL));
+  PetscCall(PetscOptionsReal("-confidence_step", "Relative step of the central differences dr/dp of the confidence", "MbsObjectiveConfidence", ctx.confidence_step, &ctx.confidence_step, NULL));
   PetscOptionsEnd();
+  PetscCheck(ctx.noise_sigma >= 0 && !PetscIsInfOrNanReal(ctx.noise_sigma), comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0 (0: estimated from the residual), got %g", (double)ctx.noise_sigma);
+  PetscCheck(ctx.confidence_step > 0 && ctx.confidence_step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-confidence_step must lie in (0, 0.1), got %g", (double)ctx.confidence_step);
   PetscCheck(!ctx.eigen_expect_set || (nexpect == 2 && ctx.eigen_expect_hz[1] >= ctx.eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
   PetscCall(MbsObjectiveCreate(comm, &obj, &help));
   PetscCall(MbsScanCreate(obj, &ctx.scan));
@@ -386,6 +404,7 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   }
 
   PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));
+  PetscCall(MbsConfidenceReset(&ctx.conf));
   PetscCall(MbsEigenResultReset(&ctx.eigen[0]));
   PetscCall(MbsEigenResultReset(&ctx.eigen[1]));
   PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, ctx.x));

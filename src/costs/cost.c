@@ -130,6 +130,19 @@ PetscErrorCode MbsCostRecord(MbsCost cost, const MbsSignal *signal, PetscInt slo
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCostResiduals - J of the last MbsCostEvaluate() as sum_i w_i r_i^2, and the map from the measured values to the
+  residuals (costimpl.h). Call with r NULL for the sizes m and ndata, then with arrays of m (w, r) and 2 m (data,
+  dr_dd) entries. Not collective.
+*/
+PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(cost->ops.residuals, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s does not provide its residuals, which the confidence of a result needs: run identify with -confidence false", cost->type);
+  PetscCall(cost->ops.residuals(cost, signal, m, ndata, r, w, data, dr_dd));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsCostWrite(MbsCost cost, MbsH5Writer *writer)
 {
   PetscFunctionBeginUser;

@@ -219,6 +219,31 @@ static PetscErrorCode MbsCostDensity_Spectrum(MbsCost cost, PetscReal t, PetscRe
   PetscFunctionReturn(0);
 }
 
+/* One residual per coefficient in J, against its own measured amplitude: e_k = |X_k|^2 - |X_meas,k|^2 with weight 1/4
+   (squared form) or |X_k| - |X_meas,k| with weight 1/2 (amplitude form) */
+static PetscErrorCode MbsCostResiduals_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  const PetscReal *A, *B;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, m));
+  *ndata = *m;
+  if (!r) PetscFunctionReturn(0);
+  PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
+  for (PetscInt k = 0; k < *m; k++) {
+    PetscReal power = A[k] * A[k] + B[k] * B[k], d = ctx->measured[k];
+
+    r[k]             = ctx->form == MBS_SPECTRUM_SQUARED ? power - d * d : PetscSqrtReal(power) - d;
+    w[k]             = ctx->form == MBS_SPECTRUM_SQUARED ? 0.25 : 0.5;
+    data[2 * k]      = k;
+    data[2 * k + 1]  = k;
+    dr_dd[2 * k]     = ctx->form == MBS_SPECTRUM_SQUARED ? -2 * d : -1;
+    dr_dd[2 * k + 1] = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsCostRecord_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt slot)
 {
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
@@ -305,7 +330,9 @@ PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
   cost->ops.set_up           = MbsCostSetUp_Spectrum;
   cost->ops.evaluate         = MbsCostEvaluate_Spectrum;
   cost->ops.density          = MbsCostDensity_Spectrum;
+  cost->ops.residuals        = MbsCostResiduals_Spectrum;
   cost->ops.record           = MbsCostRecord_Spectrum;
+  cost->noise_of             = "each measured amplitude in the cost";
   cost->ops.write            = MbsCostWrite_Spectrum;
   cost->ops.destroy          = MbsCostDestroy_Spectrum;
   PetscFunctionReturn(0);

@@ -15,12 +15,20 @@ typedef struct {
   PetscReal            *t[MBS_COST_SLOTS], *y[MBS_COST_SLOTS]; /* recorded signals */
 } MbsCostTime;
 
-/* Linear interpolation of (t_src, y_src) at t, inside [t_src[0], t_src[n-1]] */
+/* The samples i - 1, i of t_src around t, inside [t_src[0], t_src[n-1]], and t's position s in [0, 1] between them */
+static void MbsBracket_Private(PetscInt n, const PetscReal t_src[], PetscReal t, PetscInt *i, PetscReal *s)
+{
+  *i = PetscMin(PetscMax(MbsLowerBound(t_src, n, t), 1), n - 1);
+  *s = (t - t_src[*i - 1]) / (t_src[*i] - t_src[*i - 1]);
+}
+
+/* Linear interpolation of (t_src, y_src) at t */
 static PetscReal MbsInterpolate_Private(PetscInt n, const PetscReal t_src[], const PetscReal y_src[], PetscReal t)
 {
-  PetscInt  i = PetscMin(PetscMax(MbsLowerBound(t_src, n, t), 1), n - 1);
-  PetscReal s = (t - t_src[i - 1]) / (t_src[i] - t_src[i - 1]);
+  PetscInt  i;
+  PetscReal s;
 
+  MbsBracket_Private(n, t_src, t, &i, &s);
   return (1 - s) * y_src[i - 1] + s * y_src[i];
 }
 
@@ -55,6 +63,29 @@ static PetscErrorCode MbsCostDensity_Time(MbsCost cost, PetscReal t, PetscReal y
 
   PetscFunctionBeginUser;
   *drdy = 2 * (y - MbsInterpolate_Private(ctx->meas->nsignal, ctx->meas->t, ctx->meas->y, t));
+  PetscFunctionReturn(0);
+}
+
+/* r_n = y_n - y_meas(t_n) with the quadrature weights c_n; y_meas(t_n) interpolates two measured samples */
+static PetscErrorCode MbsCostResiduals_Time(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
+{
+  const MbsMeasurement *meas = ((MbsCostTime *)cost->data)->meas;
+
+  PetscFunctionBeginUser;
+  *m     = signal->nq;
+  *ndata = meas->nsignal;
+  for (PetscInt n = 0; r && n < signal->nq; n++) {
+    PetscInt  i;
+    PetscReal s;
+
+    MbsBracket_Private(meas->nsignal, meas->t, signal->tq[n], &i, &s);
+    r[n]             = signal->yq[n] - ((1 - s) * meas->y[i - 1] + s * meas->y[i]);
+    w[n]             = signal->wq[n];
+    data[2 * n]      = i - 1;
+    data[2 * n + 1]  = i;
+    dr_dd[2 * n]     = -(1 - s);
+    dr_dd[2 * n + 1] = -s;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -112,12 +143,14 @@ PetscErrorCode MbsCostCreate_Time(MbsCost cost)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&ctx));
-  cost->data         = ctx;
-  cost->ops.set_up   = MbsCostSetUp_Time;
-  cost->ops.evaluate = MbsCostEvaluate_Time;
-  cost->ops.density  = MbsCostDensity_Time;
-  cost->ops.record   = MbsCostRecord_Time;
-  cost->ops.write    = MbsCostWrite_Time;
-  cost->ops.destroy  = MbsCostDestroy_Time;
+  cost->data          = ctx;
+  cost->ops.set_up    = MbsCostSetUp_Time;
+  cost->ops.evaluate  = MbsCostEvaluate_Time;
+  cost->ops.density   = MbsCostDensity_Time;
+  cost->ops.residuals = MbsCostResiduals_Time;
+  cost->ops.record    = MbsCostRecord_Time;
+  cost->noise_of      = "each sample of the measured /signal";
+  cost->ops.write     = MbsCostWrite_Time;
+  cost->ops.destroy   = MbsCostDestroy_Time;
   PetscFunctionReturn(0);
 }

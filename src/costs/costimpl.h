@@ -18,6 +18,11 @@ typedef struct {
   PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
   /* r'(t, y) after evaluate */
   PetscErrorCode (*density)(MbsCost, PetscReal, PetscReal, PetscReal *);
+  /* after evaluate: J = sum_i w_i r_i^2 as m residuals r_i with weights w_i, and how each residual moves with the
+     measured values d_l that carry the noise, r_i += dr_dd[2i] dd_{data[2i]} + dr_dd[2i+1] dd_{data[2i+1]} (two
+     values at most: an interpolation between samples; an unused entry has weight 0). ndata bounds the indices.
+     With r NULL only m and ndata are returned. */
+  PetscErrorCode (*residuals)(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
   /* keeps the model's curve (spectrum, orders or signal) of a signal in a slot, for the result file */
   PetscErrorCode (*record)(MbsCost, const MbsSignal *, PetscInt);
   /* writes the measured curve and the recorded ones */
@@ -26,13 +31,15 @@ typedef struct {
 } MbsCostOps;
 
 struct _p_MbsCost {
-  char       type[32];
-  char       measurement[PETSC_MAX_PATH_LEN]; /* the file it compares with, for messages */
-  MbsModel   model;
-  MbsCostOps ops;
-  void      *data;
+  char        type[32];
+  char        measurement[PETSC_MAX_PATH_LEN]; /* the file it compares with, for messages */
+  const char *noise_of;                        /* the measured values the residuals' data map refers to */
+  MbsModel    model;
+  MbsCostOps  ops;
+  void       *data;
 };
 
 PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);

@@ -119,6 +119,26 @@ PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
 
+/* The confidence of identified parameters: Gauss-Newton covariance, intervals, Fisher information (confidence.c) */
+typedef struct {
+  PetscInt    n;
+  PetscBool   valid; /* otherwise reason says why no statistics were formed */
+  char        reason[256];
+  PetscReal   step;   /* relative step of the central differences dr/dp */
+  PetscInt    solves; /* forward solves per experiment */
+  PetscInt    nresidual, ndata, dof;
+  PetscReal   J, sigma, quantile, condition;
+  PetscBool   sigma_given;                                      /* -noise_sigma; otherwise estimated from the residual */
+  const char *noise_of;                                         /* which measured values sigma refers to */
+  PetscReal  *estimate, *std, *lower, *upper;                   /* n */
+  PetscReal  *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
+} MbsConfidence;
+
+PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsConfidenceView(MbsObjective, const MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsConfidenceWrite(MbsH5Writer *, const MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
+
 /* Checkpoint and restart of an identification: the log of TAO's evaluations (checkpoint.c) */
 typedef struct _p_MbsCheckpoint *MbsCheckpoint;
 struct _p_MbsCheckpoint {

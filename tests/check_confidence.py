@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Checks the confidence that mbsid identify reports (/confidence of its result file) on seeded noisy measurements.
+
+  check_confidence.py design --mbsid PATH --optimal FILE [--seeds N] [--sigma s]
+      oscillator2, c2 from the time cost on noisy x2 (1 ms samples), for the initial input F0 and the optimised input
+      of a design result (its /input). Per input and seed: a virtual measurement with -noise_sigma and -noise_seed,
+      an identification from c2 = 1000 N/m. Checks, against independent truth:
+        - the Gauss-Newton matrix against Tr M = int (dx2/dc2)^2 dt at the identified c2 by Van Loan's formula of the
+          exact linear system (check_design.py), relative 1e-6;
+        - the standard deviation against the textbook sigma / sqrt(sum_i (dx2/dc2)(t_i)^2) over the measured samples,
+          with dx2/dc2 from the exact solution, relative 2e-3;
+        - the noise estimate within 10 % of -noise_sigma;
+      and that the optimised input's parameter errors are smaller (RMS over the seeds, by at least a factor 3).
+  check_confidence.py coverage --mbsid PATH --truth-options FILE --identify-options FILE --truth name=value,...
+                       [--trials N] [--sigma s] [--min-coverage c] [--args "..."] [--truth-args "..."]
+      N seeded virtual measurements at the truth and identifications from them: every parameter's reported 95 %
+      interval must contain the truth in at least the fraction c of the trials. --args go to both commands,
+      --truth-args to simulate only.
+"""
+import argparse
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_design import oscillator2_output, oscillator2_truth  # noqa: E402
+
+TSIT5_1MS = ["-ts_type", "rk", "-ts_rk_type", "tsit5", "-ts_adapt_type", "none", "-ts_dt", "1e-3"]
+
+
+def run(command, log):
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.stdout.write(result.stdout)
+        sys.exit("FAILED (exit %d): %s" % (result.returncode, " ".join(command)))
+    if log:
+        for line in result.stdout.splitlines():
+            if line.startswith("Confidence") or line.startswith("  noise"):
+                print("    " + line)
+    return result.stdout
+
+
+def confidence(path):
+    with h5py.File(path, "r") as f:
+        g = f["confidence"]
+        if "std" not in g:
+            sys.exit("%s: no statistics: %s" % (path, g.attrs.get("not_computed")))
+        return {
+            "estimate": g["estimate"][()],
+            "std": g["std"][()],
+            "lower": g["lower_95"][()],
+            "upper": g["upper_95"][()],
+            "gauss_newton": g["gauss_newton"][()],
+            "sigma": float(g.attrs["sigma"]),
+        }
+
+
+def check_design(args, tmp):
+    faults, errors = [], {}
+    with h5py.File(args.optimal, "r") as f:
+        inputs = {"initial": (np.full(101, 5.0), np.linspace(0, 1, 101), []), "optimal": (f["input/force"][()], f["input/time"][()], ["-input_file", args.optimal])}
+    for name, (force, t_nodes, input_args) in inputs.items():
+        errors[name], covered = [], 0
+        for seed in range(1, args.seeds + 1):
+            meas, result = os.path.join(tmp, "m_%s_%d.h5" % (name, seed)), os.path.join(tmp, "id_%s_%d.h5" % (name, seed))
+            run([args.mbsid, "simulate", "-model", "oscillator2"] + TSIT5_1MS + input_args + ["-noise_sigma", repr(args.sigma), "-noise_seed", str(seed), "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
+            run([args.mbsid, "identify", "-model", "oscillator2"] + TSIT5_1MS + input_args + ["-cost", "time", "-measurement", meas, "-identify", "c2", "-p_c2", "1000", "-o", result], False)
+            c = confidence(result)
+            c2 = c["estimate"][0]
+            errors[name].append(c2 - 1100.0)
+            covered += c["lower"][0] <= 1100.0 <= c["upper"][0]
+            print("%-8s seed %2d: c2 = %.6f N/m, error %+.4f, std %.4f, 95 %% interval [%.4f, %.4f], sigma %.4e" % (name, seed, c2, c2 - 1100, c["std"][0], c["lower"][0], c["upper"][0], c["sigma"]))
+            if seed > 1:
+                continue
+            trace = oscillator2_truth("nodal", force, t_nodes, 1.0, 10.0, [], c2=c2)[0]
+            gn = c["gauss_newton"][0, 0]
+            print("    Gauss-Newton %.12e m^4 s/N^2, Van Loan Tr M at c2 %.12e, rel. error %.2e" % (gn, trace, abs(gn / trace - 1)))
+            if abs(gn / trace - 1) > 1e-6:
+                faults.append("%s: Gauss-Newton matrix %.12e, Tr M %.12e" % (name, gn, trace))
+            h = 1e-3
+            yp = (oscillator2_output(force, t_nodes, c2 + h) - oscillator2_output(force, t_nodes, c2 - h)) / (2 * h)
+            textbook = c["sigma"] / math.sqrt(np.sum(yp**2))
+            print("    std %.8e N/m, textbook sigma / sqrt(sum_i y_c2(t_i)^2) %.8e, rel. error %.2e" % (c["std"][0], textbook, abs(c["std"][0] / textbook - 1)))
+            if abs(c["std"][0] / textbook - 1) > 2e-3:
+                faults.append("%s: std %.8e, textbook %.8e" % (name, c["std"][0], textbook))
+            if abs(c["sigma"] / args.sigma - 1) > 0.1:
+                faults.append("%s: noise estimate %.4e, -noise_sigma %.4e" % (name, c["sigma"], args.sigma))
+        print("%-8s RMS error %.4e N/m; 95 %% intervals cover c2 = 1100 in %d of %d" % (name, math.sqrt(np.mean(np.square(errors[name]))), covered, args.seeds))
+    rms = {name: math.sqrt(np.mean(np.square(e))) for name, e in errors.items()}
+    print("RMS parameter error: initial input %.4e N/m, optimised input %.4e N/m (%.1f times smaller)" % (rms["initial"], rms["optimal"], rms["initial"] / rms["optimal"]))
+    if not rms["optimal"] * 3 < rms["initial"]:
+        faults.append("the optimised input does not reduce the RMS error of c2 by a factor 3")
+    return faults
+
+
+def check_coverage(args, tmp):
+    truth = {k: float(v) for k, v in (item.split("=") for item in args.truth.split(","))}
+    covered, joint, extra, truth_extra = {k: 0 for k in truth}, 0, shlex.split(args.args), shlex.split(args.truth_args)
+    for seed in range(1, args.trials + 1):
+        meas, result = os.path.join(tmp, "m_%d.h5" % seed), os.path.join(tmp, "id_%d.h5" % seed)
+        run([args.mbsid, "simulate", "-options_file", args.truth_options] + extra + truth_extra + ["-noise_sigma", repr(args.sigma), "-noise_seed", str(seed), "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
+        run([args.mbsid, "identify", "-options_file", args.identify_options] + extra + ["-measurement", meas, "-o", result], False)
+        c = confidence(result)
+        with h5py.File(result, "r") as f:
+            names = [n.decode() if isinstance(n, bytes) else n for n in f["parameters/name"][()]]
+        inside = {n: c["lower"][i] <= truth[n] <= c["upper"][i] for i, n in enumerate(names) if n in truth}
+        for n, ok in inside.items():
+            covered[n] += ok
+        joint += all(inside.values())
+        print("trial %2d: " % seed + "  ".join("%s %.8g +- %.3g %s" % (n, c["estimate"][i], c["std"][i], "covers" if inside[n] else "MISSES") for i, n in enumerate(names) if n in truth) + "  (sigma %.3e)" % c["sigma"])
+    need = math.ceil(args.min_coverage * args.trials - 1e-9)
+    faults = []
+    for n, count in covered.items():
+        print("%s: the 95 %% intervals cover the truth %g in %d of %d trials (at least %d required)" % (n, truth[n], count, args.trials, need))
+        if count < need:
+            faults.append("%s covered in %d of %d trials" % (n, count, args.trials))
+    print("all parameters at once: %d of %d trials" % (joint, args.trials))
+    return faults
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=["design", "coverage"])
+    parser.add_argument("--mbsid", required=True)
+    parser.add_argument("--optimal")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--sigma", type=float, default=1e-4)
+    parser.add_argument("--truth-options")
+    parser.add_argument("--identify-options")
+    parser.add_argument("--truth")
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--min-coverage", type=float, default=0.9)
+    parser.add_argument("--args", default="")
+    parser.add_argument("--truth-args", default="")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        faults = check_design(args, tmp) if args.mode == "design" else check_coverage(args, tmp)
+    for fault in faults:
+        print("FAIL " + fault)
+    print("PASS" if not faults else "FAILED: %d checks" % len(faults))
+    sys.exit(1 if faults else 0)
+
+
+if __name__ == "__main__":
+    main()
