@@ -3,7 +3,7 @@
 
   Each experiment's cost is J_e = sum_i w_i r_i^2 over its residuals (MbsCostResiduals). S = dr/dp comes from central
   differences of forward solves on the steps of the solve at p (frozen steps: the derivative of the discrete residuals,
-  2 n solves per experiment, for every integrator, cost and model), and H = S^T W S is J's Gauss-Newton Hessian / 2.
+  1 + 2 n solves per experiment, for every integrator, cost and model), and H = S^T W S is J's Gauss-Newton Hessian / 2.
 
   The noise sits on the measured values d_l (signal samples or amplitudes, the cost says which): independent, with one
   standard deviation sigma; the residuals move by D dd (the cost's data map). p minimises J, so to first order
