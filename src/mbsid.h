@@ -100,7 +100,6 @@ PETSC_EXTERN PetscErrorCode MbsFourierDestroy(MbsFourier *);
 PETSC_EXTERN PetscErrorCode MbsFourierSetFromOptions(MbsFourier, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddHarmonics(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddCoefficient(MbsFourier, const char[], PetscReal, PetscReal, PetscReal);
-PETSC_EXTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[]);
@@ -139,8 +138,15 @@ typedef struct {
   PetscReal *order;
   PetscReal *order_amplitude;   /* nspeed x norder, row-major */
   PetscReal *order_a, *order_b; /* optional (NULL when absent): the coefficients, phase-referred to t = 0 */
+  char       order_domain[16];  /* "time" or "angle": the windows of the order analysis (attribute 'domain' of /orders) */
   PetscInt   nsignal;           /* /signal: nsignal > 0 when present */
   PetscReal *t, *y;
+  PetscReal *signal_speed;            /* optional (NULL when absent): /signal/speed [rpm], a speed channel at t */
+  PetscInt   ntacho;                  /* /tacho: ntacho > 0 when present */
+  PetscReal *tacho;                   /* tachometer pulse times [s] */
+  PetscInt   nprofile;                /* /speed_profile: nprofile > 0 when present */
+  PetscReal *profile_t, *profile_rpm; /* the engine speed [rpm] at times [s] */
+  PetscReal *profile_angle;           /* optional (NULL when absent): the crank angle [rad] at those times */
 } MbsMeasurement;
 
 PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);

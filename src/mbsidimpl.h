@@ -50,3 +50,19 @@ PETSC_INTERN PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *, MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
 PETSC_INTERN PetscErrorCode MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
+PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+
+/* A table of numbers from a CSV or whitespace-separated text file (csv.c) */
+typedef struct {
+  char       path[PETSC_MAX_PATH_LEN];
+  char       delimiter; /* ';', ',', '\t', or ' ' for runs of blanks */
+  PetscInt   ncol, nrow;
+  char     **name;  /* ncol names from the header line; NULL when the file has none */
+  PetscReal *value; /* nrow x ncol, row-major */
+  PetscInt  *line;  /* the file's line number of each row, for messages */
+} MbsCsv;
+
+PETSC_INTERN PetscErrorCode MbsCsvRead(const char[], PetscBool, MbsCsv *);
+PETSC_INTERN PetscErrorCode MbsCsvFindColumn(const MbsCsv *, const char[], PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCsvColumnName(const MbsCsv *, PetscInt, char[], size_t);
+PETSC_INTERN PetscErrorCode MbsCsvReset(MbsCsv *);

@@ -106,8 +106,8 @@ int main(int argc, char **argv)
   }
   {
     MbsSpeedProfile profile = {
-      0, {1000, 6500},
-       {1,    6.5 }
+      .ramp_rpm = {1000, 6500},
+        .ramp_time = {1,    6.5 }
     };
     PetscReal phi, n, phi_p, phi_m, h = 1e-6;
 
@@ -120,6 +120,31 @@ int main(int argc, char **argv)
       MbsSpeedProfileAngle(&profile, t, &phi, &n);
       PetscCall(MbsTestClose(&test, "q0' = 2 pi n(t)/60 [rad/s]", (phi_p - phi_m) / (2 * h), 2 * PETSC_PI * n / 60, 1e-7, 0));
     }
+  }
+  /* a measured speed table that samples the run-up at its corners is the run-up: angle, speed, acceleration, and the
+     time at which an angle is reached */
+  {
+    MbsSpeedProfile ramp =
+                      {
+                        .ramp_rpm = {1000, 6500},
+                          .ramp_time = {1,    6.5 }
+    },
+                    table    = {.ramp_time = {0, 1}};
+    const PetscReal rows_t[] = {-0.5, 1, 6.5, 9}, rows_rpm[] = {1000, 1000, 6500, 6500};
+
+    PetscCall(MbsSpeedProfileSetTable(&table, 4, rows_t, rows_rpm, NULL, "test table"));
+    for (PetscReal t = -0.4; t < 10; t += 0.37) {
+      PetscReal phi_ramp, n_ramp, phi_table, n_table, t_back;
+
+      MbsSpeedProfileAngle(&ramp, t, &phi_ramp, &n_ramp);
+      MbsSpeedProfileAngle(&table, t, &phi_table, &n_table);
+      PetscCall(MbsTestClose(&test, "table angle = run-up angle [rad]", phi_table, phi_ramp, 1e-13, 1e-12));
+      PetscCall(MbsTestClose(&test, "table speed = run-up speed [rpm]", n_table, n_ramp, 1e-14, 0));
+      PetscCall(MbsTestClose(&test, "table q0'' = run-up q0'' [rad/s^2]", MbsSpeedProfileAcceleration(&table, t), MbsSpeedProfileAcceleration(&ramp, t), 1e-13, 1e-12));
+      PetscCall(MbsSpeedProfileTime(&table, phi_table, &t_back));
+      PetscCall(MbsTestClose(&test, "MbsSpeedProfileTime inverts the angle [s]", t_back, t, 0, 1e-12));
+    }
+    PetscCall(MbsSpeedProfileReset(&table));
   }
   /* section 8: the exact slider-crank elimination, J_rec and its cycle mean */
   {
@@ -142,8 +167,8 @@ int main(int argc, char **argv)
   }
   {
     MbsSpeedProfile profile = {
-      0, {1000, 6500},
-       {1,    6.5 }
+      .ramp_rpm = {1000, 6500},
+        .ramp_time = {1,    6.5 }
     };
 
     for (PetscReal t = 0.3; t < 8; t += 0.75) { /* away from the jumps of q0'' at t0 and t1 */

@@ -32,8 +32,14 @@ static PetscErrorCode MbsSimulationToMeasurement_Private(MbsModel model, MbsFour
   }
   meas->nspeed = nspeed;
   meas->norder = norder;
-  meas->speed  = (PetscReal *)speed;
-  meas->order  = (PetscReal *)order;
+  {
+    const char *domain;
+
+    PetscCall(MbsFourierGetOrderDomain(fourier, &domain));
+    PetscCall(PetscStrncpy(meas->order_domain, domain, sizeof(meas->order_domain)));
+  }
+  meas->speed = (PetscReal *)speed;
+  meas->order = (PetscReal *)order;
   PetscCall(PetscMalloc3(nspeed * norder, &meas->order_amplitude, nspeed * norder, &meas->order_a, nspeed * norder, &meas->order_b));
   for (PetscInt j = 0; j < nspeed * norder; j++) {
     meas->order_amplitude[j] = PetscSqrtReal(A[offset + j] * A[offset + j] + B[offset + j] * B[offset + j]);

@@ -32,6 +32,8 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "eigen", MbsCommandEigen));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "perturb", MbsCommandPerturb));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "design", MbsCommandDesign));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "import", MbsCommandImport));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "track", MbsCommandTrack));
   PetscFunctionReturn(0);
 }
 

@@ -3,24 +3,34 @@
 
 #include "models/modelimpl.h"
 
+/* Order analysis in the time domain (engine4.md section 10) or following the crank angle (fourier.c) */
+typedef enum {
+  MBS_ORDER_DOMAIN_TIME,
+  MBS_ORDER_DOMAIN_ANGLE
+} MbsOrderDomain;
+PETSC_INTERN const char *const MbsOrderDomains[];
+
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {
-  char      window[32], order_window[32];
-  PetscReal interval[2]; /* t_l, t_u of the spectrum [s] */
-  PetscReal band[2];     /* [Hz] */
-  PetscBool band_set;
-  PetscReal gain;
-  PetscInt  norder;
-  PetscReal order[64];
-  PetscInt  nspeed_range;   /* 0 (not given), 2 or 3 values of speed_range */
-  PetscReal speed_range[3]; /* lo, hi[, step] [rpm] */
-  PetscReal ramp_rpm[2], ramp_time[2];
-  PetscReal stationary_rpm; /* > 0: orders of a stationary experiment, on its last -window_cycles revolutions */
-  PetscReal window_cycles;
+  char            window[32], order_window[32];
+  PetscReal       interval[2]; /* t_l, t_u of the spectrum [s] */
+  PetscReal       band[2];     /* [Hz] */
+  PetscBool       band_set;
+  PetscReal       gain;
+  PetscInt        norder;
+  PetscReal       order[64];
+  PetscInt        nspeed_range;   /* 0 (not given), 2 or 3 values of speed_range */
+  PetscReal       speed_range[3]; /* lo, hi[, step] [rpm] */
+  MbsSpeedProfile speed;          /* stationary_rpm > 0: orders of a stationary experiment, on its last -window_cycles revolutions */
+  MbsOrderDomain  domain;
+  PetscReal       window_cycles;
 } MbsFourierOptions;
 
 PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
-PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+PETSC_INTERN PetscErrorCode MbsFourierOptionsReset(MbsFourierOptions *);
+PETSC_INTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], const MbsSpeedProfile *, MbsOrderDomain, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsFourierOrderWindow(const MbsSpeedProfile *, MbsOrderDomain, PetscReal, PetscReal *, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsFourierGetOrderDomain(MbsFourier, const char **);
 
 /* Forward simulation with a hook that configures the TS (e.g. for an adjoint) and optionally keeps it */
 typedef PetscErrorCode (*MbsTSSetUpFn)(TS, void *);

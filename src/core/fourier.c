@@ -21,9 +21,23 @@
   on a step [t_n, t_{n+1}] of length h_n, (1 - theta) h_n f(t_n) + theta h_n f(t_{n+1}) summed over the steps
   gives c_n = (1 - theta) h_n + theta h_{n-1} (theta = 1/2: the trapezoidal rule of Crank-Nicolson).
 
-  Engine orders over a linear run-up n(t) = n0 + (n1 - n0)(t - t0)/(t1 - t0) [rev/s]: the speed n is
-  reached at t_k = (n0 t1 - n1 t0 + n (t0 - t1))/(n0 - n1); its window is [t_k - 2/n, t_k + 2/n]
-  (four revolutions) and order o has w = 2 pi o n.
+  Engine orders over a linear run-up n(t) = n0 + (n1 - n0)(t - t0)/(t1 - t0) [rev/s] in the time domain (engine4.md
+  section 10): the speed n is reached at t_k = (n0 t1 - n1 t0 + n (t0 - t1))/(n0 - n1); its window is
+  [t_k - 2/n, t_k + 2/n] (four revolutions) and order o has w = 2 pi o n.
+
+  Engine orders in the angle domain (-order_domain angle; the default for a measured speed, -speed_profile), for
+  speeds that are not a straight line: the window and the kernel follow the crank angle phi(t) of the speed profile,
+
+    A = 2/Theta int eta((phi - theta_l)/Theta) y cos(o phi) dphi = 2/Theta int eta y cos(o phi(t)) phi'(t) dt,
+
+  over the four revolutions theta_l = phi(t_k) - 4 pi ... theta_u = phi(t_k) + 4 pi, Theta = 8 pi, centred where the
+  speed averaged over one revolution, 60/(time of the revolution centred there), passes n: a speed ripple at an
+  engine order averages out over a revolution, so the centre is unique on a run-up with ripple. An order of a
+  tracked signal then falls on a bin however the speed varies within the window (the time domain smears it by the
+  change of speed in the window), and the measured and simulated outputs are windowed alike when both use the same
+  profile (mbsid track writes the one derived from the tachometer into its result). This is angle-domain
+  resampling without the resampling: the quadrature stays on the time nodes of the samples or of the integrator,
+  so the adjoint's forcing keeps its form, and no interpolation of the signal enters the measurement.
 */
 #include "core/coreimpl.h"
 
@@ -66,11 +80,22 @@ PetscErrorCode MbsWindowRegisterAll(void)
   PetscFunctionReturn(0);
 }
 
+const char *const MbsOrderDomains[] = {"time", "angle", "MbsOrderDomain", "MBS_ORDER_DOMAIN_", NULL};
+
+/* The window of a coefficient: in time [t_l, t_u] with phase origin t_p, or in crank angle [theta_l, theta_u] */
+typedef struct {
+  PetscReal   t_l, t_u, t_p;
+  PetscReal   order; /* > 0: the angle domain, kernel of order * phi(t) */
+  PetscReal   theta_l, theta_u;
+  MbsWindowFn window;
+} MbsFourierLine;
+
 struct _p_MbsFourier {
-  PetscInt     n, nalloc;
-  PetscReal   *t_l, *t_u, *t_p, *omega, *A, *B;
-  MbsWindowFn *window;
-  PetscReal    gain; /* g_c of the Hann window */
+  PetscInt        n, nalloc;
+  MbsFourierLine *line;
+  PetscReal      *omega, *A, *B; /* omega of the angle domain: its highest value in the window, for messages and the Nyquist check */
+  MbsSpeedProfile angle;         /* the crank angle of angle-domain coefficients */
+  PetscReal       gain;          /* g_c of the Hann window */
   /* orders, when added: coefficient (s, o) of speed s and order o at index order_offset + s*norder + o */
   PetscInt   nspeed, norder, order_offset;
   PetscReal *speed_rpm, *order;
@@ -92,8 +117,9 @@ PetscErrorCode MbsFourierDestroy(MbsFourier *fourier)
 {
   PetscFunctionBeginUser;
   if (!*fourier) PetscFunctionReturn(0);
-  PetscCall(PetscFree7((*fourier)->t_l, (*fourier)->t_u, (*fourier)->t_p, (*fourier)->omega, (*fourier)->A, (*fourier)->B, (*fourier)->window));
+  PetscCall(PetscFree4((*fourier)->line, (*fourier)->omega, (*fourier)->A, (*fourier)->B));
   PetscCall(PetscFree2((*fourier)->speed_rpm, (*fourier)->order));
+  PetscCall(MbsSpeedProfileReset(&(*fourier)->angle));
   PetscCall(PetscFree(*fourier));
   PetscFunctionReturn(0);
 }
@@ -135,31 +161,22 @@ PetscErrorCode MbsFourierAddCoefficient(MbsFourier fourier, const char window[],
   PetscCheck(t_u > t_l, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s is empty", (double)t_l, (double)t_u);
   PetscCheck(frequency >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier frequency must be >= 0 Hz, got %g", (double)frequency);
   if (j == fourier->nalloc) {
-    PetscInt     nalloc = PetscMax(16, 2 * fourier->nalloc);
-    PetscReal   *t_l_new, *t_u_new, *t_p_new, *omega, *A, *B;
-    MbsWindowFn *windows;
+    PetscInt        nalloc = PetscMax(16, 2 * fourier->nalloc);
+    MbsFourierLine *line;
+    PetscReal      *omega, *A, *B;
 
-    PetscCall(PetscMalloc7(nalloc, &t_l_new, nalloc, &t_u_new, nalloc, &t_p_new, nalloc, &omega, nalloc, &A, nalloc, &B, nalloc, &windows));
-    PetscCall(PetscArraycpy(t_l_new, fourier->t_l, j));
-    PetscCall(PetscArraycpy(t_u_new, fourier->t_u, j));
-    PetscCall(PetscArraycpy(t_p_new, fourier->t_p, j));
+    PetscCall(PetscMalloc4(nalloc, &line, nalloc, &omega, nalloc, &A, nalloc, &B));
+    PetscCall(PetscArraycpy(line, fourier->line, j));
     PetscCall(PetscArraycpy(omega, fourier->omega, j));
-    PetscCall(PetscArraycpy(windows, fourier->window, j));
-    PetscCall(PetscFree7(fourier->t_l, fourier->t_u, fourier->t_p, fourier->omega, fourier->A, fourier->B, fourier->window));
-    fourier->t_l    = t_l_new;
-    fourier->t_u    = t_u_new;
-    fourier->t_p    = t_p_new;
+    PetscCall(PetscFree4(fourier->line, fourier->omega, fourier->A, fourier->B));
+    fourier->line   = line;
     fourier->omega  = omega;
     fourier->A      = A;
     fourier->B      = B;
-    fourier->window = windows;
     fourier->nalloc = nalloc;
   }
-  fourier->t_l[j]    = t_l;
-  fourier->t_u[j]    = t_u;
-  fourier->t_p[j]    = t_l;
-  fourier->omega[j]  = 2 * PETSC_PI * frequency;
-  fourier->window[j] = fn;
+  fourier->line[j]  = (MbsFourierLine){.t_l = t_l, .t_u = t_u, .t_p = t_l, .window = fn};
+  fourier->omega[j] = 2 * PETSC_PI * frequency;
   fourier->A[j] = fourier->B[j] = 0;
   fourier->n++;
   PetscFunctionReturn(0);
@@ -210,22 +227,141 @@ static PetscErrorCode MbsFourierSetOrderLayout_Private(MbsFourier fourier, Petsc
   PetscFunctionReturn(0);
 }
 
+/*
+  The speed averaged over the revolution centred at t, 60/(t(phi(t) + pi) - t(phi(t) - pi)) [rpm]: an engine-order
+  ripple of the speed averages out over it.
+*/
+static PetscErrorCode MbsRevolutionMeanSpeed_Private(const MbsSpeedProfile *speed, PetscReal t, PetscReal *n_mean)
+{
+  PetscReal phi, n, t_before, t_after;
+
+  PetscFunctionBeginUser;
+  MbsSpeedProfileAngle(speed, t, &phi, &n);
+  PetscCall(MbsSpeedProfileTime(speed, phi - PETSC_PI, &t_before));
+  PetscCall(MbsSpeedProfileTime(speed, phi + PETSC_PI, &t_after));
+  *n_mean = 60 / (t_after - t_before);
+  PetscFunctionReturn(0);
+}
+
+/* The first time at which the revolution-mean speed passes n [rpm]; the search walks in quarter revolutions */
+static PetscErrorCode MbsRevolutionCentre_Private(const MbsSpeedProfile *speed, PetscReal n_rpm, PetscReal *t_k)
+{
+  PetscReal t_start, t_end, t, g, n, phi, n_mean;
+
+  PetscFunctionBeginUser;
+  *t_k = 0;
+  if (speed->ntable) {
+    t_start = speed->table_t[0];
+    t_end   = speed->table_t[speed->ntable - 1];
+  } else {
+    PetscReal margin = 60 / PetscMin(speed->ramp_rpm[0], speed->ramp_rpm[1]);
+
+    t_start = speed->ramp_time[0] - margin;
+    t_end   = speed->ramp_time[1] + margin;
+  }
+  PetscCall(MbsRevolutionMeanSpeed_Private(speed, t_start, &n_mean));
+  g = n_mean - n_rpm;
+  for (t = t_start; t < t_end && g != 0;) {
+    PetscReal t_next, g_next;
+
+    MbsSpeedProfileAngle(speed, t, &phi, &n);
+    t_next = PetscMin(t + 15 / n, t_end);
+    PetscCall(MbsRevolutionMeanSpeed_Private(speed, t_next, &n_mean));
+    g_next = n_mean - n_rpm;
+    if ((g < 0) != (g_next < 0) || g_next == 0) {
+      PetscReal lo = t, hi = t_next;
+
+      for (PetscInt k = 0; k < 100 && hi - lo > 4 * PETSC_MACHINE_EPSILON * PetscMax(1, PetscAbsReal(hi)); k++) {
+        PetscReal mid = 0.5 * (lo + hi), g_mid;
+
+        PetscCall(MbsRevolutionMeanSpeed_Private(speed, mid, &n_mean));
+        g_mid = n_mean - n_rpm;
+        if ((g_mid < 0) == (g < 0) && g_mid != 0) lo = mid;
+        else hi = mid;
+      }
+      *t_k = 0.5 * (lo + hi);
+      PetscFunctionReturn(0);
+    }
+    t = t_next;
+    g = g_next;
+  }
+  PetscCheck(g == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Order analysis at %g rpm: the speed of %s, averaged over a revolution, does not pass it between t = %g and %g s", (double)n_rpm, speed->ntable ? speed->table_path : "the run-up -ramp_rpm", (double)t_start, (double)t_end);
+  *t_k = t_start; /* the speed equals n all along */
+  PetscFunctionReturn(0);
+}
+
+/* The window of the order analysis at speed n [rpm]: times t_l, t_u and, in the angle domain, crank angles theta_l, theta_u */
+static PetscErrorCode MbsFourierOrderWindow_Private(const MbsSpeedProfile *speed, MbsOrderDomain domain, PetscReal n_rpm, PetscReal *t_l, PetscReal *t_u, PetscReal *theta_l, PetscReal *theta_u)
+{
+  PetscReal t_k, phi_k, n;
+
+  PetscFunctionBeginUser;
+  if (domain == MBS_ORDER_DOMAIN_TIME) {
+    PetscCheck(!speed->ntable, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up -ramp_rpm; the measured speed %s needs -order_domain angle", speed->table_path);
+    PetscCall(MbsFourierWindowCentre(speed->ramp_time[0], speed->ramp_time[1], speed->ramp_rpm[0], speed->ramp_rpm[1], n_rpm, &t_k));
+    *t_l     = t_k - 2 * 60 / n_rpm;
+    *t_u     = t_k + 2 * 60 / n_rpm;
+    *theta_l = *theta_u = 0;
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(speed->ntable || (speed->ramp_rpm[0] > 0 && speed->ramp_rpm[1] > 0 && speed->ramp_rpm[0] != speed->ramp_rpm[1]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The order analysis needs a run-up with distinct positive speeds (-ramp_rpm n0,n1 -ramp_time t0,t1) or a measured speed (-speed_profile), got %g -> %g rpm",
+             (double)speed->ramp_rpm[0], (double)speed->ramp_rpm[1]);
+  PetscCall(MbsRevolutionCentre_Private(speed, n_rpm, &t_k));
+  MbsSpeedProfileAngle(speed, t_k, &phi_k, &n);
+  *theta_l = phi_k - 4 * PETSC_PI;
+  *theta_u = phi_k + 4 * PETSC_PI;
+  PetscCall(MbsSpeedProfileTime(speed, *theta_l, t_l));
+  PetscCall(MbsSpeedProfileTime(speed, *theta_u, t_u));
+  PetscFunctionReturn(0);
+}
+
 /*@C
-  MbsFourierAddOrders - Adds engine orders on a linear run-up from speed n0 at t0 to n1 at t1 [rpm, s]: for every
-  speed [rpm] (slowest index) and order, a window of four revolutions centred where the run-up passes the speed.
-  Not collective; may be called once per set.
+  MbsFourierOrderWindow - The times t_l, t_u [s] of the window of the order analysis at the speed n [rpm] of the
+  profile, in the time or the angle domain. Not collective.
 @*/
-PetscErrorCode MbsFourierAddOrders(MbsFourier fourier, const char window[], PetscReal t0, PetscReal t1, PetscReal n0_rpm, PetscReal n1_rpm, PetscInt norder, const PetscReal order[], PetscInt nspeed, const PetscReal speed_rpm[])
+PetscErrorCode MbsFourierOrderWindow(const MbsSpeedProfile *speed, MbsOrderDomain domain, PetscReal n_rpm, PetscReal *t_l, PetscReal *t_u)
+{
+  PetscReal theta_l, theta_u;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierOrderWindow_Private(speed, domain, n_rpm, t_l, t_u, &theta_l, &theta_u));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierAddOrders - Adds engine orders of a run-up: for every speed [rpm] (slowest index) and order, a window of
+  four revolutions centred where the run-up passes the speed, in the time domain (a linear run-up, engine4.md
+  section 10) or the angle domain (any speed profile). Not collective; may be called once per set.
+@*/
+PetscErrorCode MbsFourierAddOrders(MbsFourier fourier, const char window[], const MbsSpeedProfile *speed, MbsOrderDomain domain, PetscInt norder, const PetscReal order[], PetscInt nspeed, const PetscReal speed_rpm[])
 {
   PetscFunctionBeginUser;
   PetscCall(MbsFourierSetOrderLayout_Private(fourier, norder, order, nspeed, speed_rpm));
+  if (domain == MBS_ORDER_DOMAIN_ANGLE) PetscCall(MbsSpeedProfileCopy(speed, &fourier->angle));
   for (PetscInt s = 0; s < nspeed; s++) {
-    PetscReal n = speed_rpm[s] / 60.0, t_k; /* rev/s */
+    PetscReal t_l, t_u, theta_l, theta_u, n_max = speed_rpm[s];
 
-    PetscCall(MbsFourierWindowCentre(t0, t1, n0_rpm, n1_rpm, speed_rpm[s], &t_k));
-    for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_k - 2.0 / n, t_k + 2.0 / n, order[o] * n));
+    PetscCall(MbsFourierOrderWindow_Private(speed, domain, speed_rpm[s], &t_l, &t_u, &theta_l, &theta_u));
+    if (domain == MBS_ORDER_DOMAIN_ANGLE) /* the highest speed in the window, for the Nyquist check: at 65 points, and the table's rows */
+      for (PetscInt i = 0; i <= 64; i++) {
+        PetscReal phi, n;
+
+        MbsSpeedProfileAngle(speed, t_l + (t_u - t_l) * i / 64, &phi, &n);
+        n_max = PetscMax(n_max, n);
+      }
+    for (PetscInt i = speed->ntable ? MbsLowerBound(speed->table_t, speed->ntable, t_l) : 0; domain == MBS_ORDER_DOMAIN_ANGLE && i < speed->ntable && speed->table_t[i] <= t_u; i++) n_max = PetscMax(n_max, speed->table_rpm[i]);
+    for (PetscInt o = 0; o < norder; o++) {
+      PetscInt j = fourier->n;
+
+      PetscCall(MbsFourierAddCoefficient(fourier, window, t_l, t_u, order[o] * n_max / 60));
+      fourier->line[j].t_p = 0;
+      if (domain == MBS_ORDER_DOMAIN_ANGLE) {
+        fourier->line[j].order   = order[o];
+        fourier->line[j].theta_l = theta_l;
+        fourier->line[j].theta_u = theta_u;
+      }
+    }
   }
-  for (PetscInt j = fourier->order_offset; j < fourier->n; j++) fourier->t_p[j] = 0;
   PetscFunctionReturn(0);
 }
 
@@ -238,7 +374,17 @@ PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier fourier, const char wind
   PetscFunctionBeginUser;
   PetscCall(MbsFourierSetOrderLayout_Private(fourier, norder, order, 1, &speed_rpm));
   for (PetscInt o = 0; o < norder; o++) PetscCall(MbsFourierAddCoefficient(fourier, window, t_l, t_u, order[o] * speed_rpm / 60.0));
-  for (PetscInt j = fourier->order_offset; j < fourier->n; j++) fourier->t_p[j] = 0;
+  for (PetscInt j = fourier->order_offset; j < fourier->n; j++) fourier->line[j].t_p = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierGetOrderDomain - The domain of the order analysis: "angle" when its windows follow the crank angle, else "time". Not collective.
+@*/
+PetscErrorCode MbsFourierGetOrderDomain(MbsFourier fourier, const char **domain)
+{
+  PetscFunctionBeginUser;
+  *domain = MbsOrderDomains[fourier->norder && fourier->line[fourier->order_offset].order > 0 ? MBS_ORDER_DOMAIN_ANGLE : MBS_ORDER_DOMAIN_TIME];
   PetscFunctionReturn(0);
 }
 
@@ -259,20 +405,20 @@ static PetscErrorCode MbsParseRange_Private(const char option[], const PetscReal
 */
 PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptions *opts)
 {
-  PetscInt  ninterval = 2, nband = 2, nramp_rpm = 2, nramp_time = 2;
+  PetscInt  ninterval = 2, nband = 2;
   PetscBool set;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(opts, sizeof(*opts)));
   PetscCall(PetscStrncpy(opts->window, "rectangular", sizeof(opts->window)));
   PetscCall(PetscStrncpy(opts->order_window, "hann", sizeof(opts->order_window)));
-  opts->interval[0] = opts->ramp_time[0] = t0;
-  opts->interval[1] = opts->ramp_time[1] = tf;
-  opts->band[1]                          = 10;
-  opts->gain                             = 2;
-  opts->norder                           = PETSC_STATIC_ARRAY_LENGTH(opts->order);
-  opts->nspeed_range                     = 3;
-  opts->window_cycles                    = 4;
+  opts->interval[0] = opts->speed.ramp_time[0] = t0;
+  opts->interval[1] = opts->speed.ramp_time[1] = tf;
+  opts->band[1]                                = 10;
+  opts->gain                                   = 2;
+  opts->norder                                 = PETSC_STATIC_ARRAY_LENGTH(opts->order);
+  opts->nspeed_range                           = 3;
+  opts->window_cycles                          = 4;
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
   PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", opts->interval, &ninterval, &set));
@@ -284,15 +430,27 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   if (!set) opts->norder = 0;
   PetscCall(PetscOptionsRealArray("-speed_rpm", "Speeds of the order analysis [rpm]: simulate lo,hi,step; identify lo,hi selects the measured speeds (default: all)", "MbsFourierAddOrders", opts->speed_range, &opts->nspeed_range, &set));
   if (!set) opts->nspeed_range = 0;
-  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time (required with -orders)", "MbsFourierAddOrders", opts->ramp_rpm, &nramp_rpm, &set));
-  PetscCheck(!set || nramp_rpm == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
-  PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s] (default: the simulated interval)", "MbsFourierAddOrders", opts->ramp_time, &nramp_time, &set));
-  PetscCheck(!set || nramp_time == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
+  /* the speed of the run-up that places the order windows: the same options as the engine's prescribed motion */
+  PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &opts->speed));
+  opts->domain = opts->speed.ntable ? MBS_ORDER_DOMAIN_ANGLE : MBS_ORDER_DOMAIN_TIME;
+  PetscCall(PetscOptionsEnum("-order_domain", "Windows and kernels of the order analysis follow the time (a linear run-up) or the crank angle of the speed profile (default: angle with -speed_profile, else time)", "MbsFourierAddOrders", MbsOrderDomains,
+                             (PetscEnum)opts->domain, (PetscEnum *)&opts->domain, NULL));
   PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, opts->order_window, opts->order_window, sizeof(opts->order_window), NULL));
-  PetscCall(PetscOptionsReal("-stationary_rpm", "Constant engine speed [rpm]: the orders are analysed on the last -window_cycles revolutions (0: a run-up)", "MbsFourierAddStationaryOrders", opts->stationary_rpm, &opts->stationary_rpm, NULL));
-  PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis", "MbsFourierAddStationaryOrders", opts->window_cycles, &opts->window_cycles, NULL));
+  PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis (-stationary_rpm)", "MbsFourierAddStationaryOrders", opts->window_cycles, &opts->window_cycles, NULL));
   PetscOptionsEnd();
-  PetscCheck(opts->stationary_rpm >= 0 && opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-stationary_rpm must be >= 0 and -window_cycles > 0, got %g and %g", (double)opts->stationary_rpm, (double)opts->window_cycles);
+  PetscCheck(opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-window_cycles must be positive, got %g", (double)opts->window_cycles);
+  PetscCheck(!(opts->speed.ntable && opts->domain == MBS_ORDER_DOMAIN_TIME), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up -ramp_rpm; the measured speed -speed_profile %s needs -order_domain angle",
+             opts->speed.table_path);
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsFourierOptionsReset - Frees what MbsFourierOptionsRead() allocated (a measured speed table). Not collective.
+*/
+PetscErrorCode MbsFourierOptionsReset(MbsFourierOptions *opts)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsSpeedProfileReset(&opts->speed));
   PetscFunctionReturn(0);
 }
 
@@ -309,17 +467,18 @@ PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscR
   PetscCall(MbsFourierOptionsRead(t0, tf, &opts));
   PetscCall(MbsFourierSetWindowGain(fourier, opts.gain));
   PetscCall(MbsFourierAddHarmonics(fourier, opts.window, opts.interval[0], opts.interval[1], opts.band[0], opts.band[1]));
-  if (opts.norder && opts.stationary_rpm > 0) {
-    PetscCall(MbsFourierAddStationaryOrders(fourier, opts.order_window, tf - opts.window_cycles * 60 / opts.stationary_rpm, tf, opts.stationary_rpm, opts.norder, opts.order));
+  if (opts.norder && opts.speed.stationary_rpm > 0) {
+    PetscCall(MbsFourierAddStationaryOrders(fourier, opts.order_window, tf - opts.window_cycles * 60 / opts.speed.stationary_rpm, tf, opts.speed.stationary_rpm, opts.norder, opts.order));
   } else if (opts.norder) {
     PetscInt   nspeed;
     PetscReal *speed;
 
     PetscCheck(opts.nspeed_range == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-orders needs -speed_rpm lo,hi,step");
     PetscCall(MbsParseRange_Private("-speed_rpm", opts.speed_range, &nspeed, &speed));
-    PetscCall(MbsFourierAddOrders(fourier, opts.order_window, opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], opts.norder, opts.order, nspeed, speed));
+    PetscCall(MbsFourierAddOrders(fourier, opts.order_window, &opts.speed, opts.domain, opts.norder, opts.order, nspeed, speed));
     PetscCall(PetscFree(speed));
   }
+  PetscCall(MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }
 
@@ -345,18 +504,26 @@ static inline PetscReal MbsWindowTolerance(PetscReal L)
   return 1e-9 * L;
 }
 
-/* First index i with t[i] >= value (n when there is none); t sorted ascending. */
-PetscInt MbsLowerBound(const PetscReal t[], PetscInt n, PetscReal value)
+/* Whether t lies in the window of coefficient j; then the kernels kc, ks with A_j = sum_n c_n kc(t_n) y_n, B_j = sum_n c_n ks(t_n) y_n */
+static inline PetscBool MbsFourierKernel_Private(MbsFourier fourier, PetscInt j, PetscReal t, PetscReal *kc, PetscReal *ks)
 {
-  PetscInt lo = 0, hi = n;
+  const MbsFourierLine *line = &fourier->line[j];
+  PetscReal             L = line->t_u - line->t_l, tol = MbsWindowTolerance(L), scale, phase;
 
-  while (lo < hi) {
-    PetscInt mid = lo + (hi - lo) / 2;
+  if (t < line->t_l - tol || t > line->t_u + tol) return PETSC_FALSE;
+  if (line->order > 0) {
+    PetscReal Theta = line->theta_u - line->theta_l, phi, n;
 
-    if (t[mid] < value) lo = mid + 1;
-    else hi = mid;
+    MbsSpeedProfileAngle(&fourier->angle, t, &phi, &n);
+    scale = 2.0 / Theta * line->window((phi - line->theta_l) / Theta, fourier->gain) * (2 * PETSC_PI / 60 * n);
+    phase = line->order * phi;
+  } else {
+    scale = 2.0 / L * line->window((t - line->t_l) / L, fourier->gain);
+    phase = fourier->omega[j] * (t - line->t_p);
   }
-  return lo;
+  *kc = scale * PetscCosReal(phase);
+  *ks = scale * PetscSinReal(phase);
+  return PETSC_TRUE;
 }
 
 /* The coefficients from quadrature nodes t (non-decreasing) with weights c on the simulated interval [t_a, t_b] */
@@ -366,18 +533,16 @@ static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
   for (PetscInt i = 1; i < n; i++) PetscCheck(t[i] >= t[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Quadrature nodes must not decrease: t[%" PetscInt_FMT "] = %.17g < t[%" PetscInt_FMT "] = %.17g", i, (double)t[i], i - 1, (double)t[i - 1]);
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], tol = MbsWindowTolerance(L), A = 0, B = 0;
+    PetscReal t_l = fourier->line[j].t_l, t_u = fourier->line[j].t_u, tol = MbsWindowTolerance(t_u - t_l), A = 0, B = 0, kc, ks;
 
-    PetscCheck(t_l >= t_a - tol && fourier->t_u[j] <= t_b + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l,
-               (double)fourier->t_u[j], j, (double)(w / (2 * PETSC_PI)), (double)t_a, (double)t_b);
-    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
-      PetscReal weight = c[i] * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * y[i], phase = w * (t[i] - fourier->t_p[j]);
-
-      A += weight * PetscCosReal(phase);
-      B += weight * PetscSinReal(phase);
+    PetscCheck(t_l >= t_a - tol && t_u <= t_b + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l, (double)t_u, j,
+               (double)(fourier->omega[j] / (2 * PETSC_PI)), (double)t_a, (double)t_b);
+    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && MbsFourierKernel_Private(fourier, j, t[i], &kc, &ks); i++) {
+      A += c[i] * kc * y[i];
+      B += c[i] * ks * y[i];
     }
-    fourier->A[j] = 2.0 / L * A;
-    fourier->B[j] = 2.0 / L * B;
+    fourier->A[j] = A;
+    fourier->B[j] = B;
   }
   PetscFunctionReturn(0);
 }
@@ -436,13 +601,13 @@ PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs a signal of at least one step, got %" PetscInt_FMT " samples", n);
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], t_u = fourier->t_u[j], tol = MbsWindowTolerance(t_u - t_l);
+    PetscReal t_l = fourier->line[j].t_l, t_u = fourier->line[j].t_u, tol = MbsWindowTolerance(t_u - t_l);
 
     if (t_l < t[0] - tol || t_u > t[n - 1] + tol) {
       PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s needs the window [%g, %g] s, which is not inside the simulated interval [%g, %g] s; leave it out (-band_hz, -speed_rpm) or simulate longer (-time_span, -ramp_rpm, -ramp_time)", source, coefficient, (double)t_l, (double)t_u, (double)t[0], (double)t[n - 1]);
     }
-    if (j == 0 || t_l != fourier->t_l[j - 1] || t_u != fourier->t_u[j - 1]) { /* the lines of a spectrum share their window */
+    if (j == 0 || t_l != fourier->line[j - 1].t_l || t_u != fourier->line[j - 1].t_u) { /* the lines of a spectrum share their window */
       h = 0;
       for (PetscInt i = PetscMax(MbsLowerBound(t, n, t_l) - 1, 0); i < n - 1 && t[i] < t_u; i++) h = PetscMax(h, t[i + 1] - t[i]);
     }
@@ -455,19 +620,19 @@ PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal
 }
 
 /*@C
-  MbsFourierAdjointDensity - G(t) = sum_j 2/L_j eta_j(t) (alpha_j cos w_j tau + beta_j sin w_j tau) over the windows
-  that contain t, so that for J(A, B) with alpha = dJ/dA, beta = dJ/dB the derivative with respect to a sample is
-  dJ/dy_n = c_n G(t_n), c_n the sample's quadrature weight. Not collective.
+  MbsFourierAdjointDensity - G(t) = sum_j (alpha_j kc_j(t) + beta_j ks_j(t)) over the windows that contain t (time
+  domain: kc_j = 2/L_j eta_j(t) cos w_j tau; MbsFourierKernel_Private), so that for J(A, B) with alpha = dJ/dA,
+  beta = dJ/dB the derivative with respect to a sample is dJ/dy_n = c_n G(t_n), c_n the sample's quadrature weight.
+  Not collective.
 @*/
 PetscErrorCode MbsFourierAdjointDensity(MbsFourier fourier, const PetscReal alpha[], const PetscReal beta[], PetscReal t, PetscReal *G)
 {
   PetscFunctionBeginUser;
   *G = 0;
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, tol = MbsWindowTolerance(L), phase = fourier->omega[j] * (t - fourier->t_p[j]);
+    PetscReal kc, ks;
 
-    if (t < t_l - tol || t > fourier->t_u[j] + tol || (alpha[j] == 0 && beta[j] == 0)) continue;
-    *G += 2.0 / L * fourier->window[j]((t - t_l) / L, fourier->gain) * (alpha[j] * PetscCosReal(phase) + beta[j] * PetscSinReal(phase));
+    if ((alpha[j] != 0 || beta[j] != 0) && MbsFourierKernel_Private(fourier, j, t, &kc, &ks)) *G += alpha[j] * kc + beta[j] * ks;
   }
   PetscFunctionReturn(0);
 }
@@ -481,14 +646,10 @@ PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier fourier, const PetscRe
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(G, n));
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->t_l[j], L = fourier->t_u[j] - t_l, w = fourier->omega[j], tol = MbsWindowTolerance(L);
+    PetscReal kc, ks;
 
     if (alpha[j] == 0 && beta[j] == 0) continue;
-    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && t[i] <= fourier->t_u[j] + tol; i++) {
-      PetscReal phase = w * (t[i] - fourier->t_p[j]);
-
-      G[i] += 2.0 / L * fourier->window[j]((t[i] - t_l) / L, fourier->gain) * (alpha[j] * PetscCosReal(phase) + beta[j] * PetscSinReal(phase));
-    }
+    for (PetscInt i = MbsLowerBound(t, n, fourier->line[j].t_l - MbsWindowTolerance(fourier->line[j].t_u - fourier->line[j].t_l)); i < n && MbsFourierKernel_Private(fourier, j, t[i], &kc, &ks); i++) G[i] += alpha[j] * kc + beta[j] * ks;
   }
   PetscFunctionReturn(0);
 }
@@ -525,8 +686,8 @@ PetscErrorCode MbsFourierGetWindow(MbsFourier fourier, PetscInt j, PetscReal *t_
 {
   PetscFunctionBeginUser;
   PetscCheck(j >= 0 && j < fourier->n, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Coefficient %" PetscInt_FMT " out of range [0, %" PetscInt_FMT ")", j, fourier->n);
-  *t_l = fourier->t_l[j];
-  *t_u = fourier->t_u[j];
+  *t_l = fourier->line[j].t_l;
+  *t_u = fourier->line[j].t_u;
   PetscFunctionReturn(0);
 }
 

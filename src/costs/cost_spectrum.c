@@ -88,8 +88,8 @@ static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char 
       if (PetscAbsReal(meas->order[m] - opts->order[o]) <= 1e-9 * PetscAbsReal(opts->order[o])) order_index[o] = m;
     PetscCheck(order_index[o] >= 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no order %g in /orders/order (-orders)", path, (double)opts->order[o]);
   }
-  if (opts->stationary_rpm > 0) { /* one speed, on the last -window_cycles revolutions of the simulated interval */
-    PetscReal n = opts->stationary_rpm, t_u = cost->model->tf, t_l = t_u - opts->window_cycles * 60 / n;
+  if (opts->speed.stationary_rpm > 0) { /* one speed, on the last -window_cycles revolutions of the simulated interval */
+    PetscReal n = opts->speed.stationary_rpm, t_u = cost->model->tf, t_l = t_u - opts->window_cycles * 60 / n;
     PetscBool measured = PETSC_FALSE;
 
     for (PetscInt s = 0; s < meas->nspeed; s++) measured = (PetscBool)(measured || PetscAbsReal(meas->speed[s] - n) <= 1e-9 * n);
@@ -105,8 +105,10 @@ static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char 
     if (meas->speed[s] >= ctx->speed_range[0] && meas->speed[s] <= ctx->speed_range[1]) speed[nspeed++] = meas->speed[s];
   PetscCheck(nspeed > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no speed in -speed_rpm %g,%g (its speeds: %g to %g rpm)", path, (double)ctx->speed_range[0], (double)ctx->speed_range[1], (double)meas->speed[0],
              (double)meas->speed[meas->nspeed - 1]);
-  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], meas->norder, meas->order, nspeed, speed));
-  PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, opts->ramp_time[0], opts->ramp_time[1], opts->ramp_rpm[0], opts->ramp_rpm[1], opts->norder, opts->order, nspeed, speed));
+  PetscCheck(!strcmp(meas->order_domain, MbsOrderDomains[opts->domain]), cost->model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' holds orders analysed in the %s domain, but the model's would be analysed in the %s domain: give -order_domain %s (a measured -speed_profile implies angle)", path,
+             meas->order_domain, MbsOrderDomains[opts->domain], meas->order_domain);
+  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, &opts->speed, opts->domain, meas->norder, meas->order, nspeed, speed));
+  PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
   PetscCall(PetscFree(speed));
   PetscFunctionReturn(0);
 }
@@ -310,6 +312,7 @@ static PetscErrorCode MbsCostDestroy_Spectrum(MbsCost cost)
   PetscFunctionBeginUser;
   PetscCall(MbsFourierDestroy(&ctx->fourier));
   PetscCall(MbsFourierDestroy(&ctx->display));
+  PetscCall(MbsFourierOptionsReset(&ctx->opts));
   PetscCall(PetscFree3(ctx->measured, ctx->alpha, ctx->beta));
   PetscCall(PetscFree2(ctx->sample_t, ctx->sample_G));
   for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) PetscCall(PetscFree(ctx->curve[s]));

@@ -114,7 +114,7 @@ static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, Petsc
   PetscCall(PetscOptionsGetString(NULL, NULL, "-measurement", path, sizeof(path), NULL));
   PetscCheck(path[0], comm, PETSC_ERR_ARG_WRONG, "-segments cuts the run-up of the measurement: give -measurement");
   PetscCall(MbsFourierOptionsRead(0, 1, &opts));
-  PetscCheck(opts.ramp_rpm[0] != opts.ramp_rpm[1], comm, PETSC_ERR_ARG_WRONG, "-segments needs the run-up: -ramp_rpm n0,n1 -ramp_time t0,t1");
+  PetscCheck(opts.speed.ntable || opts.speed.ramp_rpm[0] != opts.speed.ramp_rpm[1], comm, PETSC_ERR_ARG_WRONG, "-segments needs the run-up: -ramp_rpm n0,n1 -ramp_time t0,t1, or -speed_profile");
   PetscCall(MbsMeasurementRead(comm, path, &meas));
   PetscCheck(meas.nspeed > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders to cut into -segments", path);
   for (PetscInt s = 0; s < meas.nspeed; s++) {
@@ -126,14 +126,14 @@ static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, Petsc
   PetscCheck(K >= 1 && K <= nsel, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments %" PetscInt_FMT ": must lie in [1, %" PetscInt_FMT "], the measured speeds of file '%s' in the range", K, nsel, path);
   for (PetscInt k = 0; k < K; k++) {
     PetscInt     s0 = first + k * nsel / K, s1 = first + (k + 1) * nsel / K - 1;
-    PetscReal    n0 = meas.speed[s0], n1 = meas.speed[s1], t_first, t_last, t_start, t_end;
+    PetscReal    n0 = meas.speed[s0], n1 = meas.speed[s1], t_first, t_last, t_start, t_end, t_ignored;
     PetscOptions options;
     char         name[64], value[128];
 
-    PetscCall(MbsFourierWindowCentre(opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], n0, &t_first));
-    PetscCall(MbsFourierWindowCentre(opts.ramp_time[0], opts.ramp_time[1], opts.ramp_rpm[0], opts.ramp_rpm[1], n1, &t_last));
-    t_start = t_first - 2 * 60 / n0 - warmup * 60 / n0;
-    t_end   = t_last + 2 * 60 / n1;
+    PetscCall(MbsFourierOrderWindow(&opts.speed, opts.domain, n0, &t_first, &t_ignored));
+    PetscCall(MbsFourierOrderWindow(&opts.speed, opts.domain, n1, &t_ignored, &t_last));
+    t_start = t_first - warmup * 60 / n0;
+    t_end   = t_last;
     PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
     PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)t_start, (double)t_end));
     PetscCall(PetscOptionsSetValue(options, "-time_span", value));
@@ -144,6 +144,7 @@ static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, Petsc
     PetscCall(MbsExperimentAdd_Private(n, nalloc, experiments, name, options));
   }
   PetscCall(MbsMeasurementReset(&meas));
+  PetscCall(MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }
 

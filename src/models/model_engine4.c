@@ -358,18 +358,19 @@ static PetscErrorCode Engine4Output(MbsModel model, PetscReal t, const PetscReal
 /*
   A start in the middle of a run-up (a segment) from zero twist would first swing the DMF into its load, a transient
   of some 0.3 s. With -engine4_preload the engine starts rotated by the DMF twist phi that carries the mean load,
-  T_DMF(phi) = (cycle-mean gas torque at N) - (rotating inertia) q0'', at the speed q0'.
+  T_DMF(phi) = (cycle-mean gas torque at N) - (rotating inertia) q0'', at the speed q0', with q0'' averaged over the
+  revolution centred at t: a measured speed (-speed_profile) carries a ripple whose acceleration is no load.
 */
-static PetscErrorCode Engine4PreloadTwist(MbsModel model, const Engine4Drive *drive, PetscReal U[])
+static PetscErrorCode Engine4PreloadTwist(MbsModel model, PetscReal t, const Engine4Drive *drive, PetscReal U[])
 {
   const Engine4 *e = (const Engine4 *)model->data;
-  PetscReal      m[NC], inertia = 4 * MbsReducedInertiaMean(&e->laws), load, phi = 0, T, dT;
+  PetscReal      m[NC], inertia = 4 * MbsReducedInertiaMean(&e->laws), half = 30 / drive->N, load, phi = 0, T, dT;
 
   PetscFunctionBeginUser;
   Engine4Mass(e, model->p, m);
   for (PetscInt k = 0; k < NC; k++)
     if (Rotating(k)) inertia += m[k];
-  load = MbsGasTorqueMean(&e->laws, drive->N) - inertia * drive->a0;
+  load = MbsGasTorqueMean(&e->laws, drive->N) - inertia * (Engine4DriveAt(e, t + half).v0 - Engine4DriveAt(e, t - half).v0) / (2 * half);
   for (PetscInt it = 0; it < 50; it++) { /* T_DMF is smooth, odd and increasing */
     MbsDmfTorque(&e->laws, phi, &T, &dT);
     phi -= (T - load) / dT;
@@ -394,7 +395,7 @@ static PetscErrorCode Engine4InitialState(MbsModel model, PetscReal t0, PetscRea
   PetscReal          q[NC], v[NC], m[NC], f[NC], *A, *b;
 
   PetscFunctionBeginUser;
-  if (e->preload) PetscCall(Engine4PreloadTwist(model, &drive, U));
+  if (e->preload) PetscCall(Engine4PreloadTwist(model, t0, &drive, U));
   for (PetscInt i = 0; i < 4; i++) {
     MbsSliderCrank sc;
 
@@ -480,13 +481,14 @@ static PetscErrorCode Engine4SetFromOptions(MbsModel model, PetscOptionItems *Pe
   PetscCall(PetscOptionsBool("-engine4_modal_mean_inertia", "Linearise with the cycle-mean inertia of the crank drives", "", e->modal_mean_inertia, &e->modal_mean_inertia, NULL));
   PetscCall(PetscOptionsReal("-engine4_modal_dmf_twist", "DMF twist [rad] whose tangent stiffness the linearisation uses (0.55: loaded)", "", e->modal_dmf_twist, &e->modal_dmf_twist, NULL));
   PetscCall(PetscOptionsHasName(PetscOptionsObject->options, NULL, "-time_span", &span_set));
-  if (!span_set) model->tf = e->speed.stationary_rpm > 0 ? 2.0 : e->speed.ramp_time[1]; /* V2's T_end, or the run-up's end */
+  if (!span_set) model->tf = e->speed.stationary_rpm > 0 ? 2.0 : e->speed.ntable ? e->speed.table_t[e->speed.ntable - 1] : e->speed.ramp_time[1]; /* V2's T_end, or the run-up's end */
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode Engine4Destroy(MbsModel model)
 {
   PetscFunctionBeginUser;
+  PetscCall(MbsSpeedProfileReset(&((Engine4 *)model->data)->speed));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }

@@ -169,6 +169,7 @@ static PetscErrorCode SpringChainDestroy(MbsModel model)
   SpringChain *sc = (SpringChain *)model->data;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsSpeedProfileReset(&sc->speed));
   PetscCall(PetscFree2(sc->info, sc->names));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);

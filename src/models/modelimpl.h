@@ -128,13 +128,20 @@ PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *
 PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
 
-/* Engine speed of an experiment: constant, or a linear run-up (engine_speed.c) */
+/* Engine speed of an experiment: constant, a linear run-up, or a measured table (engine_speed.c) */
 typedef struct {
-  PetscReal stationary_rpm; /* > 0: constant speed */
-  PetscReal ramp_rpm[2], ramp_time[2];
+  PetscReal  stationary_rpm; /* > 0: constant speed */
+  PetscReal  ramp_rpm[2], ramp_time[2];
+  char       table_path[PETSC_MAX_PATH_LEN];  /* the table's source, for messages */
+  PetscInt   ntable;                          /* > 0: the measured table replaces the ramp */
+  PetscReal *table_t, *table_rpm, *table_phi; /* rows: time [s], speed [rpm], crank angle [rad] */
 } MbsSpeedProfile;
 
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
+PETSC_INTERN PetscErrorCode MbsSpeedProfileSetTable(MbsSpeedProfile *, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], const char[]);
+PETSC_INTERN PetscErrorCode MbsSpeedProfileCopy(const MbsSpeedProfile *, MbsSpeedProfile *);
+PETSC_INTERN PetscErrorCode MbsSpeedProfileReset(MbsSpeedProfile *);
+PETSC_INTERN PetscErrorCode MbsSpeedProfileTime(const MbsSpeedProfile *, PetscReal, PetscReal *);
 PETSC_INTERN void           MbsSpeedProfileAngle(const MbsSpeedProfile *, PetscReal, PetscReal *, PetscReal *);
 PETSC_INTERN PetscReal      MbsSpeedProfileAcceleration(const MbsSpeedProfile *, PetscReal);
 

@@ -3,8 +3,12 @@
 
     root attributes  model, output, units (of the output), created_by
     /spectrum/frequency [Hz] (N, >= 0, increasing), /spectrum/amplitude (N, >= 0), optional /spectrum/A, /B (N)
-    /orders/speed [rpm] (S, > 0, increasing), /orders/order (O, > 0), /orders/amplitude (S x O, >= 0)
-    /signal/t [s] (N, increasing), /signal/y (N)
+    /orders/speed [rpm] (S, > 0, increasing), /orders/order (O, > 0), /orders/amplitude (S x O, >= 0); attribute
+      'domain' of /orders: "time" (default) or "angle", the windows the orders were analysed in (fourier.c)
+    /signal/t [s] (N, increasing), /signal/y (N), optional /signal/speed [rpm] (N, >= 0): a speed channel
+    /tacho/t [s] (P, increasing): tachometer pulse times
+    /speed_profile/t [s] (R, increasing), /speed_profile/rpm [rpm] (R, > 0): a measured engine speed, optional
+      /speed_profile/angle [rad] (R, increasing): the crank angle at those times (a tachometer's pulses)
 
   At least one group is present. Every dataset carries a 'units' attribute; the reader checks shapes,
   units, signs and finiteness and names the file and dataset at fault.
@@ -30,10 +34,18 @@ PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsM
     PetscCall(MbsH5WriteReals(writer, "/orders/amplitude", 2, dims, meas->order_amplitude, meas->units));
     if (meas->order_a) PetscCall(MbsH5WriteReals(writer, "/orders/a", 2, dims, meas->order_a, meas->units));
     if (meas->order_b) PetscCall(MbsH5WriteReals(writer, "/orders/b", 2, dims, meas->order_b, meas->units));
+    PetscCall(MbsH5WriteAttribute(writer, "/orders", "domain", meas->order_domain[0] ? meas->order_domain : "time"));
   }
   if (meas->nsignal > 0) {
     PetscCall(MbsH5WriteReals(writer, "/signal/t", 1, &meas->nsignal, meas->t, "s"));
     PetscCall(MbsH5WriteReals(writer, "/signal/y", 1, &meas->nsignal, meas->y, meas->units));
+    if (meas->signal_speed) PetscCall(MbsH5WriteReals(writer, "/signal/speed", 1, &meas->nsignal, meas->signal_speed, "rpm"));
+  }
+  if (meas->ntacho > 0) PetscCall(MbsH5WriteReals(writer, "/tacho/t", 1, &meas->ntacho, meas->tacho, "s"));
+  if (meas->nprofile > 0) {
+    PetscCall(MbsH5WriteReals(writer, "/speed_profile/t", 1, &meas->nprofile, meas->profile_t, "s"));
+    PetscCall(MbsH5WriteReals(writer, "/speed_profile/rpm", 1, &meas->nprofile, meas->profile_rpm, "rpm"));
+    if (meas->profile_angle) PetscCall(MbsH5WriteReals(writer, "/speed_profile/angle", 1, &meas->nprofile, meas->profile_angle, "rad"));
   }
   PetscCall(MbsH5WriteAttribute(writer, "/", "model", meas->model));
   PetscCall(MbsH5WriteAttribute(writer, "/", "output", meas->output));
@@ -101,7 +113,7 @@ static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
 static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[], MbsMeasurement *meas)
 {
   hid_t     file;
-  PetscBool found_freq, found_speed, found_t, found;
+  PetscBool found_freq, found_speed, found_t, found_tacho, found_profile, found;
   PetscInt  dims[2];
 
   PetscFunctionBeginUser;
@@ -138,6 +150,9 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
     PetscCheck(dims[0] == meas->nspeed && dims[1] == meas->norder, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '/orders/amplitude' is %" PetscInt_FMT " x %" PetscInt_FMT ", expected speeds x orders = %" PetscInt_FMT " x %" PetscInt_FMT, path, dims[0], dims[1],
                meas->nspeed, meas->norder);
     PetscCall(MbsCheckNonNegative_Private(path, "/orders/amplitude", meas->nspeed * meas->norder, meas->order_amplitude));
+    PetscCall(MbsH5ReadAttribute(file, path, "/orders", "domain", meas->order_domain, sizeof(meas->order_domain), &found));
+    if (!found) PetscCall(PetscStrncpy(meas->order_domain, "time", sizeof(meas->order_domain)));
+    PetscCheck(!strcmp(meas->order_domain, "time") || !strcmp(meas->order_domain, "angle"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute 'domain' of '/orders' is '%s', expected 'time' or 'angle'", path, meas->order_domain);
   } else meas->nspeed = 0;
 
   PetscCall(MbsH5ReadReals(file, path, "/signal/t", 1, &meas->nsignal, &meas->t, "s", &found_t));
@@ -145,9 +160,32 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
     PetscCall(MbsCheckIncreasing_Private(path, "/signal/t", meas->nsignal, meas->t, -PETSC_MAX_REAL, PETSC_FALSE));
     PetscCall(MbsH5ReadReals(file, path, "/signal/y", 1, dims, &meas->y, meas->units, NULL));
     PetscCall(MbsCheckLength_Private(path, "/signal/y", dims[0], meas->nsignal, "/signal/t"));
+    PetscCall(MbsH5ReadReals(file, path, "/signal/speed", 1, dims, &meas->signal_speed, "rpm", &found));
+    if (found) {
+      PetscCall(MbsCheckLength_Private(path, "/signal/speed", dims[0], meas->nsignal, "/signal/t"));
+      PetscCall(MbsCheckNonNegative_Private(path, "/signal/speed", meas->nsignal, meas->signal_speed));
+    }
   } else meas->nsignal = 0;
 
-  PetscCheck(found_freq || found_speed || found_t, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed or /signal/t", path);
+  PetscCall(MbsH5ReadReals(file, path, "/tacho/t", 1, &meas->ntacho, &meas->tacho, "s", &found_tacho));
+  if (found_tacho) PetscCall(MbsCheckIncreasing_Private(path, "/tacho/t", meas->ntacho, meas->tacho, -PETSC_MAX_REAL, PETSC_FALSE));
+  else meas->ntacho = 0;
+
+  PetscCall(MbsH5ReadReals(file, path, "/speed_profile/t", 1, &meas->nprofile, &meas->profile_t, "s", &found_profile));
+  if (found_profile) {
+    PetscCall(MbsCheckIncreasing_Private(path, "/speed_profile/t", meas->nprofile, meas->profile_t, -PETSC_MAX_REAL, PETSC_FALSE));
+    PetscCall(MbsH5ReadReals(file, path, "/speed_profile/rpm", 1, dims, &meas->profile_rpm, "rpm", NULL));
+    PetscCall(MbsCheckLength_Private(path, "/speed_profile/rpm", dims[0], meas->nprofile, "/speed_profile/t"));
+    PetscCall(MbsH5ReadReals(file, path, "/speed_profile/angle", 1, dims, &meas->profile_angle, "rad", &found));
+    if (found) {
+      PetscCall(MbsCheckLength_Private(path, "/speed_profile/angle", dims[0], meas->nprofile, "/speed_profile/t"));
+      PetscCall(MbsCheckIncreasing_Private(path, "/speed_profile/angle", meas->nprofile, meas->profile_angle, -PETSC_MAX_REAL, PETSC_FALSE));
+    }
+    for (PetscInt i = 0; i < meas->nprofile; i++)
+      PetscCheck(meas->profile_rpm[i] > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '/speed_profile/rpm' has %g at index %" PetscInt_FMT ", must be > 0", path, (double)meas->profile_rpm[i], i);
+  } else meas->nprofile = 0;
+
+  PetscCheck(found_freq || found_speed || found_t || found_tacho || found_profile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed, /signal/t, /tacho/t or /speed_profile/t", path);
   MbsCallHDF5(H5Fclose(file), path, "/");
   PetscFunctionReturn(0);
 }
@@ -219,6 +257,11 @@ PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
   PetscCall(PetscFree(meas->order_b));
   PetscCall(PetscFree(meas->t));
   PetscCall(PetscFree(meas->y));
+  PetscCall(PetscFree(meas->signal_speed));
+  PetscCall(PetscFree(meas->tacho));
+  PetscCall(PetscFree(meas->profile_t));
+  PetscCall(PetscFree(meas->profile_rpm));
+  PetscCall(PetscFree(meas->profile_angle));
   PetscCall(PetscMemzero(meas, sizeof(*meas)));
   PetscFunctionReturn(0);
 }

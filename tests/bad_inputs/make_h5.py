@@ -70,11 +70,33 @@ def main():
         del f["/spectrum/amplitude"]
         f.create_dataset("/spectrum/amplitude", shape=(10**12,), dtype="f8", chunks=(1024,))
         f["/spectrum/amplitude"].attrs["units"] = "rad"
+    # raw signals, tachometer pulses and speed tables (mbsid track, -speed_profile), written from scratch
+    def write(name, datasets, attrs=None):
+        with h5py.File("bad_input_%s.h5" % name, "w") as f:
+            f.attrs.update(model="spring_chain", output="x_n", units="m", created_by="make_h5.py")
+            for path, (data, units) in datasets.items():
+                f[path] = data
+                f[path].attrs["units"] = units
+            for path, (key, value) in (attrs or {}).items():
+                f[path].attrs[key] = value
+
+    t = np.arange(2001) / 1000.0
+    profile_t, profile_rpm = np.linspace(0, 2, 11), np.linspace(900, 1100, 11)
+    write("raw_signal", {"/signal/t": (t, "s"), "/signal/y": (1e-3 * np.sin(2 * np.pi * 30 * t), "m")})
+    write("tacho_no_gap", {"/tacho/t": (np.arange(1, 2001) / 1000.0, "s")})
+    write("tacho_short", {"/tacho/t": (np.arange(1, 51) / 1000.0, "s")})
+    write("profile_zero_speed", {"/speed_profile/t": (profile_t, "s"), "/speed_profile/rpm": (np.where(np.arange(11) == 3, 0.0, profile_rpm), "rpm")})
+    write("profile_angle_decreasing", {"/speed_profile/t": (profile_t, "s"), "/speed_profile/rpm": (profile_rpm, "rpm"), "/speed_profile/angle": (np.where(np.arange(11) == 5, 0.0, 10.0 + profile_t), "rad")})
+    write("profile_one_row", {"/speed_profile/t": (profile_t[:1], "s"), "/speed_profile/rpm": (profile_rpm[:1], "rpm")})
+    write("profile_length_mismatch", {"/speed_profile/t": (profile_t, "s"), "/speed_profile/rpm": (profile_rpm[:-1], "rpm")})
+    edited(orders, "orders_domain_unknown", lambda f: f["/orders"].attrs.__setitem__("domain", "crank"))
+    extra = 8
+
     # not HDF5 at all, and an empty file
     with open("bad_input_not_hdf5.h5", "w") as f:
         f.write("frequency,amplitude\n0.2,0.03\n")
     open("bad_input_zero_bytes.h5", "w").close()
-    print("Wrote %d malformed measurements" % (len(s) + len(o) + 3))
+    print("Wrote %d malformed measurements" % (len(s) + len(o) + 3 + extra))
 
 
 main()

@@ -1,0 +1,347 @@
+/*
+  mbsid import: a table of a test bench (CSV, semicolon/tab/blank-separated; csv.c) to a measurement file
+  (measurement.c). The columns each kind takes, chosen by -columns (header names or 1-based indices):
+
+    signal         time, value[, speed]            (default 1,2)      /signal/t, /signal/y[, /signal/speed]
+    orders         speed, amplitude of each order  (default: all)     /orders/speed, /orders/order, /orders/amplitude
+    spectrum       frequency, amplitude            (default 1,2)      /spectrum/frequency, /spectrum/amplitude
+    tacho          pulse time                      (default 1)        /tacho/t
+    speed_profile  time, speed[, crank angle]      (default 1,2)      /speed_profile/t, /speed_profile/rpm[, /angle]
+
+  Values are converted to the schema's units (s, rpm, Hz, and the SI unit of -units). Phases (-phase_columns, one
+  per amplitude column) give the coefficients of y = X cos(w t + psi) = a cos(w t) + b sin(w t): a = X cos psi,
+  b = -X sin psi (fourier.c's A_k, B_k). Every value is checked where it stands (file, line, column) before anything
+  is written: times, speeds and frequencies increase strictly, amplitudes are >= 0, speeds of order cuts > 0.
+*/
+#include "commands/commandimpl.h"
+#include <ctype.h>
+
+typedef enum {
+  MBS_IMPORT_SIGNAL,
+  MBS_IMPORT_ORDERS,
+  MBS_IMPORT_SPECTRUM,
+  MBS_IMPORT_TACHO,
+  MBS_IMPORT_SPEED_PROFILE
+} MbsImportKind;
+static const char *const MbsImportKinds[] = {"signal", "orders", "spectrum", "tacho", "speed_profile", "MbsImportKind", "MBS_IMPORT_", NULL};
+
+/* A unit of a column: the schema's unit it converts to, and the factor */
+typedef struct {
+  const char *name, *si;
+  PetscReal   factor;
+} MbsUnit;
+
+static const MbsUnit MbsValueUnits[] = {
+  {"rad",     "rad",     1                },
+  {"mrad",    "rad",     1e-3             },
+  {"urad",    "rad",     1e-6             },
+  {"deg",     "rad",     PETSC_PI / 180   },
+  {"m",       "m",       1                },
+  {"mm",      "m",       1e-3             },
+  {"um",      "m",       1e-6             },
+  {"rad/s",   "rad/s",   1                },
+  {"deg/s",   "rad/s",   PETSC_PI / 180   },
+  {"m/s",     "m/s",     1                },
+  {"mm/s",    "m/s",     1e-3             },
+  {"rad/s^2", "rad/s^2", 1                },
+  {"m/s^2",   "m/s^2",   1                },
+  {NULL,      NULL,      0                }
+};
+static const MbsUnit MbsTimeUnits[]  = {
+  {"s",  "s", 1   },
+  {"ms", "s", 1e-3},
+  {"us", "s", 1e-6},
+  {NULL, NULL, 0  }
+};
+static const MbsUnit MbsSpeedUnits[] = {
+  {"rpm",   "rpm", 1                 },
+  {"Hz",    "rpm", 60                },
+  {"rad/s", "rpm", 30 / PETSC_PI     },
+  {NULL,    NULL,  0                 }
+};
+static const MbsUnit MbsAngleUnits[] = {
+  {"rad", "rad", 1             },
+  {"deg", "rad", PETSC_PI / 180},
+  {NULL,  NULL,  0             }
+};
+
+static PetscErrorCode MbsUnitFind_Private(const MbsUnit table[], const char option[], const char name[], const MbsUnit **unit)
+{
+  char known[256] = "";
+
+  PetscFunctionBeginUser;
+  for (*unit = table; (*unit)->name; (*unit)++) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp((*unit)->name, name, &same));
+    if (same) PetscFunctionReturn(0);
+    PetscCall(PetscStrlcat(known, (*unit) == table ? "" : ", ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, (*unit)->name, sizeof(known)));
+  }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s: unknown unit; known: %s", option, name, known);
+}
+
+/* What the file's columns mean, from the options */
+typedef struct {
+  MbsImportKind  kind;
+  char           csv[PETSC_MAX_PATH_LEN], output[PETSC_MAX_PATH_LEN], model[64], output_name[64];
+  char          *columns[64], *phase_columns[64];
+  PetscInt       ncolumns, nphase_columns, norders;
+  PetscReal      orders[64];
+  const MbsUnit *value_unit, *time_unit, *speed_unit, *phase_unit, *angle_unit;
+  PetscBool      decimal_comma;
+  MbsOrderDomain domain;
+} MbsImport;
+
+/* Column c of the file, converted, into out[]; checked against lower (strictly when strict) and, with increasing, for
+   strict increase, each failure named by file, line and column */
+static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, const MbsUnit *unit, const char what[], PetscReal lower, PetscBool strict, PetscBool increasing, PetscReal **out)
+{
+  char where[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
+  PetscCall(PetscMalloc1(csv->nrow, out));
+  for (PetscInt r = 0; r < csv->nrow; r++) {
+    PetscReal v = csv->value[r * csv->ncol + c];
+
+    PetscCheck(v > lower || (!strict && v == lower), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s is %s %g", csv->path, csv->line[r], where, what, (double)v, unit->name, strict ? "not above" : "below", (double)lower);
+    if (increasing && r > 0) {
+      PetscReal previous = csv->value[(r - 1) * csv->ncol + c];
+
+      PetscCheck(v != previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s repeats line %" PetscInt_FMT "; each must appear once", csv->path, csv->line[r], where, what, (double)v, unit->name, csv->line[r - 1]);
+      PetscCheck(v > previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s comes after %g on line %" PetscInt_FMT "; they must increase", csv->path, csv->line[r], where, what, (double)v, unit->name, (double)previous,
+                 csv->line[r - 1]);
+    }
+    (*out)[r] = v * unit->factor;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The order of an amplitude column from its header name: the number it ends with ("order 6", "O6", "k2.5") */
+static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt c, PetscReal *order)
+{
+  const char *name = csv->name ? csv->name[c] : "";
+  char       *end;
+
+  PetscFunctionBeginUser;
+  *order = 0;
+  for (const char *p = name; *p; p++)
+    if (isdigit((unsigned char)*p) && (p == name || !(isdigit((unsigned char)p[-1]) || p[-1] == '.'))) {
+      PetscReal value = strtod(p, &end);
+
+      if (!*end) *order = value;
+    }
+  PetscCheck(*order > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': the order of column %" PetscInt_FMT " cannot be read from its name '%s'; give the orders with -orders o1,o2,...", csv->path, c + 1, name);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsImportColumns_Private(const MbsImport *im, const MbsCsv *csv, PetscInt min, PetscInt max, PetscInt col[], PetscInt *ncol)
+{
+  static const char *const defaults[] = {"1", "2"};
+
+  PetscFunctionBeginUser;
+  if (im->ncolumns) {
+    PetscCheck(im->ncolumns >= min && im->ncolumns <= max, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-columns: mbsid import -kind %s takes %" PetscInt_FMT "%s%" PetscInt_FMT " column(s), got %" PetscInt_FMT, MbsImportKinds[im->kind], min, max > min ? " to " : "", max > min ? max : min, im->ncolumns);
+    for (PetscInt i = 0; i < im->ncolumns; i++) PetscCall(MbsCsvFindColumn(csv, im->columns[i], &col[i]));
+    *ncol = im->ncolumns;
+  } else if (max > 2) { /* order cuts: every column, the first the speed */
+    PetscCheck(csv->ncol >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has %" PetscInt_FMT " column; order cuts need a speed and at least one amplitude column", csv->path, csv->ncol);
+    for (PetscInt i = 0; i < csv->ncol; i++) col[i] = i;
+    *ncol = csv->ncol;
+  } else {
+    for (PetscInt i = 0; i < min; i++) PetscCall(MbsCsvFindColumn(csv, defaults[i], &col[i]));
+    *ncol = min;
+  }
+  for (PetscInt i = 0; i < *ncol; i++)
+    for (PetscInt j = 0; j < i; j++) PetscCheck(col[i] != col[j], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-columns: column %" PetscInt_FMT " of CSV file '%s' is chosen twice", col[i] + 1, csv->path);
+  PetscFunctionReturn(0);
+}
+
+/* Amplitudes (and, with -phase_columns, coefficients) of nampl columns into rows x nampl arrays */
+static PetscErrorCode MbsImportAmplitudes_Private(const MbsImport *im, const MbsCsv *csv, PetscInt nampl, const PetscInt col[], PetscReal **amplitude, PetscReal **a, PetscReal **b)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!im->nphase_columns || im->nphase_columns == nampl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-phase_columns: %" PetscInt_FMT " phase column(s) for %" PetscInt_FMT " amplitude column(s) of CSV file '%s'; give one per amplitude", im->nphase_columns, nampl, csv->path);
+  PetscCall(PetscMalloc1(csv->nrow * nampl, amplitude));
+  *a = *b = NULL;
+  if (im->nphase_columns) { /* freed one by one with the measurement */
+    PetscCall(PetscMalloc1(csv->nrow * nampl, a));
+    PetscCall(PetscMalloc1(csv->nrow * nampl, b));
+  }
+  for (PetscInt j = 0; j < nampl; j++) {
+    PetscReal *x, *psi = NULL;
+
+    PetscCall(MbsImportColumn_Private(csv, col[j], im->value_unit, "amplitude", 0, PETSC_FALSE, PETSC_FALSE, &x));
+    if (im->nphase_columns) {
+      PetscInt phase_col;
+
+      PetscCall(MbsCsvFindColumn(csv, im->phase_columns[j], &phase_col));
+      PetscCall(MbsImportColumn_Private(csv, phase_col, im->phase_unit, "phase", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &psi));
+    }
+    for (PetscInt r = 0; r < csv->nrow; r++) {
+      (*amplitude)[r * nampl + j] = x[r];
+      if (psi) {
+        (*a)[r * nampl + j] = x[r] * PetscCosReal(psi[r]);
+        (*b)[r * nampl + j] = -x[r] * PetscSinReal(psi[r]);
+      }
+    }
+    PetscCall(PetscFree(x));
+    PetscCall(PetscFree(psi));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The measurement the table holds, by kind */
+static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *csv, MbsMeasurement *meas)
+{
+  PetscInt col[65], ncol;
+
+  PetscFunctionBeginUser;
+  switch (im->kind) {
+  case MBS_IMPORT_SIGNAL:
+    PetscCall(MbsImportColumns_Private(im, csv, 2, 3, col, &ncol));
+    PetscCheck(csv->nrow >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has 1 row; a signal needs at least 2 samples", csv->path);
+    meas->nsignal = csv->nrow;
+    PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->t));
+    PetscCall(MbsImportColumn_Private(csv, col[1], im->value_unit, "value", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &meas->y));
+    if (ncol == 3) PetscCall(MbsImportColumn_Private(csv, col[2], im->speed_unit, "speed", 0, PETSC_FALSE, PETSC_FALSE, &meas->signal_speed));
+    break;
+  case MBS_IMPORT_ORDERS:
+    PetscCall(MbsImportColumns_Private(im, csv, 2, 65, col, &ncol));
+    meas->nspeed = csv->nrow;
+    meas->norder = ncol - 1;
+    PetscCheck(!im->norders || im->norders == meas->norder, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-orders: %" PetscInt_FMT " order(s) for %" PetscInt_FMT " amplitude column(s) of CSV file '%s'", im->norders, meas->norder, csv->path);
+    PetscCall(PetscMalloc1(meas->norder, &meas->order));
+    for (PetscInt o = 0; o < meas->norder; o++) {
+      if (im->norders) meas->order[o] = im->orders[o];
+      else PetscCall(MbsImportOrderFromName_Private(csv, col[o + 1], &meas->order[o]));
+      PetscCheck(meas->order[o] > 0 && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be positive and above the order before it; list the amplitude columns by increasing order", csv->path, (double)meas->order[o],
+                 col[o + 1] + 1);
+    }
+    PetscCall(MbsImportColumn_Private(csv, col[0], im->speed_unit, "speed", 0, PETSC_TRUE, PETSC_TRUE, &meas->speed));
+    PetscCall(MbsImportAmplitudes_Private(im, csv, meas->norder, col + 1, &meas->order_amplitude, &meas->order_a, &meas->order_b));
+    PetscCall(PetscStrncpy(meas->order_domain, MbsOrderDomains[im->domain], sizeof(meas->order_domain)));
+    break;
+  case MBS_IMPORT_SPECTRUM:
+    PetscCall(MbsImportColumns_Private(im, csv, 2, 2, col, &ncol));
+    meas->nfreq = csv->nrow;
+    PetscCall(MbsImportColumn_Private(csv, col[0], &(MbsUnit){"Hz", "Hz", 1}, "frequency", 0, PETSC_FALSE, PETSC_TRUE, &meas->frequency));
+    PetscCall(MbsImportAmplitudes_Private(im, csv, 1, col + 1, &meas->amplitude, &meas->a, &meas->b));
+    break;
+  case MBS_IMPORT_TACHO:
+    PetscCall(MbsImportColumns_Private(im, csv, 1, 1, col, &ncol));
+    PetscCheck(csv->nrow >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has 1 row; a tachometer needs at least 2 pulses", csv->path);
+    meas->ntacho = csv->nrow;
+    PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "pulse time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->tacho));
+    break;
+  case MBS_IMPORT_SPEED_PROFILE:
+    PetscCall(MbsImportColumns_Private(im, csv, 2, 3, col, &ncol));
+    PetscCheck(csv->nrow >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has 1 row; a speed profile needs at least 2", csv->path);
+    meas->nprofile = csv->nrow;
+    PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->profile_t));
+    PetscCall(MbsImportColumn_Private(csv, col[1], im->speed_unit, "speed", 0, PETSC_TRUE, PETSC_FALSE, &meas->profile_rpm));
+    if (ncol == 3) PetscCall(MbsImportColumn_Private(csv, col[2], im->angle_unit, "crank angle", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->profile_angle));
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The measurement's output and units: those of -model where given, which must then agree with -units and -output */
+static PetscErrorCode MbsImportLabel_Private(MPI_Comm comm, const MbsImport *im, MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(meas->units, im->value_unit ? im->value_unit->si : "", sizeof(meas->units)));
+  PetscCall(PetscStrncpy(meas->output, im->output_name, sizeof(meas->output)));
+  if (im->model[0]) {
+    MbsModel    model;
+    const char *name, *unit;
+    PetscBool   same;
+
+    PetscCall(MbsModelCreate(comm, &model));
+    PetscCall(MbsModelSetType(model, im->model));
+    PetscCall(MbsModelGetOutputInfo(model, &name, &unit));
+    PetscCall(PetscStrcmp(meas->units, unit, &same));
+    PetscCheck(!im->value_unit || same, comm, PETSC_ERR_ARG_INCOMP, "-units %s gives values in '%s', but the output %s of model %s is in '%s'", im->value_unit->name, im->value_unit->si, name, im->model, unit);
+    PetscCall(PetscStrcmp(meas->output, name, &same));
+    PetscCheck(!im->output_name[0] || same, comm, PETSC_ERR_ARG_INCOMP, "-output %s: model %s's output is %s", im->output_name, im->model, name);
+    PetscCall(PetscStrncpy(meas->model, im->model, sizeof(meas->model)));
+    PetscCall(PetscStrncpy(meas->output, name, sizeof(meas->output)));
+    PetscCall(MbsModelDestroy(&model));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *im, PetscBool *help)
+{
+  char      value_unit[32] = "", time_unit[32] = "s", speed_unit[32] = "rpm", phase_unit[32] = "rad", angle_unit[32] = "rad";
+  PetscInt  ncolumns = 64, nphase = 64, norders = 64;
+  PetscBool kind_set, same;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(im, sizeof(*im)));
+  PetscCall(PetscStrncpy(im->output, "imported.h5", sizeof(im->output)));
+  im->domain = MBS_ORDER_DOMAIN_ANGLE;
+  PetscOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
+  PetscCall(PetscOptionsString("-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, im->csv, sizeof(im->csv), NULL));
+  PetscCall(PetscOptionsEnum("-kind", "What the table holds (README, \"Your own measurements\")", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
+  PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
+  PetscCall(PetscOptionsString("-units", "Unit of the values (signal, amplitudes): rad, mrad, urad, deg, m, mm, um, rad/s, deg/s, m/s, mm/s, rad/s^2, m/s^2", "", value_unit, value_unit, sizeof(value_unit), NULL));
+  PetscCall(PetscOptionsString("-time_units", "Unit of times: s, ms, us", "", time_unit, time_unit, sizeof(time_unit), NULL));
+  PetscCall(PetscOptionsString("-speed_units", "Unit of speeds: rpm, Hz (revolutions per second), rad/s", "", speed_unit, speed_unit, sizeof(speed_unit), NULL));
+  PetscCall(PetscOptionsRealArray("-orders", "Orders of the amplitude columns (default: the number each column's header name ends with)", "", im->orders, &norders, NULL));
+  PetscCall(PetscOptionsStringArray("-phase_columns", "Phase columns, one per amplitude column (orders, spectrum): the coefficients a = X cos psi, b = -X sin psi", "", im->phase_columns, &nphase, NULL));
+  PetscCall(PetscOptionsString("-phase_units", "Unit of phases: rad, deg", "", phase_unit, phase_unit, sizeof(phase_unit), NULL));
+  PetscCall(PetscOptionsString("-angle_units", "Unit of the crank angle of a speed profile: rad, deg", "", angle_unit, angle_unit, sizeof(angle_unit), NULL));
+  PetscCall(PetscOptionsEnum("-order_domain", "Windows of the test bench's order analysis: angle (order tracking) or time (engine4.md section 10)", "", MbsOrderDomains, (PetscEnum)im->domain, (PetscEnum *)&im->domain, NULL));
+  PetscCall(PetscOptionsBool("-csv_decimal_comma", "Numbers are written with a decimal comma (1,5); the delimiter is then ';', a tab or blanks", "", im->decimal_comma, &im->decimal_comma, NULL));
+  PetscCall(PetscOptionsString("-model", "Model whose output the values are: checks -units and -output against it, and names it in the file", "", im->model, im->model, sizeof(im->model), NULL));
+  PetscCall(PetscOptionsString("-output", "Name of the measured output (default: the model's)", "", im->output_name, im->output_name, sizeof(im->output_name), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5, measurement schema)", im->output, sizeof(im->output)));
+  PetscOptionsEnd();
+  im->ncolumns       = ncolumns;
+  im->nphase_columns = nphase;
+  im->norders        = norders;
+  PetscCall(PetscOptionsHasHelp(NULL, help));
+  if (*help) PetscFunctionReturn(0);
+
+  PetscCheck(im->csv[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import needs the table: -csv FILE");
+  PetscCheck(kind_set, comm, PETSC_ERR_ARG_WRONG, "mbsid import needs -kind: signal, orders, spectrum, tacho or speed_profile");
+  PetscCall(PetscStrcmp(im->csv, im->output, &same));
+  PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o %s would replace the CSV file it imports; name another result file", im->output);
+  PetscCall(MbsUnitFind_Private(MbsTimeUnits, "-time_units", time_unit, &im->time_unit));
+  PetscCall(MbsUnitFind_Private(MbsSpeedUnits, "-speed_units", speed_unit, &im->speed_unit));
+  PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-phase_units", phase_unit, &im->phase_unit));
+  PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-angle_units", angle_unit, &im->angle_unit));
+  if (im->kind == MBS_IMPORT_SIGNAL || im->kind == MBS_IMPORT_ORDERS || im->kind == MBS_IMPORT_SPECTRUM) {
+    PetscCheck(value_unit[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import -kind %s needs -units, the unit of the values in '%s' (rad, mrad, deg, m, mm, ...)", MbsImportKinds[im->kind], im->csv);
+    PetscCall(MbsUnitFind_Private(MbsValueUnits, "-units", value_unit, &im->value_unit));
+  }
+  for (PetscInt o = 0; o < im->norders; o++) PetscCheck(im->orders[o] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: order %g must be positive", (double)im->orders[o]);
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandImport(MPI_Comm comm)
+{
+  MbsImport      im;
+  MbsCsv         csv;
+  MbsMeasurement meas;
+  PetscBool      help;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsImportSetFromOptions_Private(comm, &im, &help));
+  if (!help) {
+    PetscCall(PetscMemzero(&meas, sizeof(meas)));
+    PetscCall(MbsImportLabel_Private(comm, &im, &meas));
+    PetscCall(MbsCsvRead(im.csv, im.decimal_comma, &csv));
+    PetscCall(MbsImportTable_Private(&im, &csv, &meas));
+    PetscCall(PetscSNPrintf(meas.created_by, sizeof(meas.created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im.kind], im.csv));
+    PetscCall(MbsMeasurementWrite(comm, im.output, &meas));
+    PetscCall(PetscPrintf(comm, "Imported '%s' (%" PetscInt_FMT " rows of %" PetscInt_FMT " columns%s) as %s into %s\n", im.csv, csv.nrow, csv.ncol, csv.name ? " under a header" : "", MbsImportKinds[im.kind], im.output));
+    PetscCall(MbsCsvReset(&csv));
+    PetscCall(MbsMeasurementReset(&meas));
+  }
+  for (PetscInt i = 0; i < im.ncolumns; i++) PetscCall(PetscFree(im.columns[i]));
+  for (PetscInt i = 0; i < im.nphase_columns; i++) PetscCall(PetscFree(im.phase_columns[i]));
+  PetscFunctionReturn(0);
+}

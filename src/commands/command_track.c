@@ -1,0 +1,204 @@
+/*
+  mbsid track: order tracking of a measured raw signal. The engine orders of /signal/y are computed with the windows,
+  gain and quadrature of the cost (fourier.c), in the crank angle of a speed source:
+
+    tacho    pulse times /tacho/t of a toothed wheel (-tacho_teeth N, -tacho_missing M: an N - M wheel whose gap
+             marks each revolution); the mean speed over each pulse interval, at its middle, makes the speed table
+    channel  the speed channel /signal/speed of the signal file, as a speed table
+    ramp     the ideal run-up -ramp_rpm, -ramp_time (no table; the time domain of engine4.md unless -order_domain angle)
+
+  The result is a measurement file with /orders and, for a table, the table itself as /speed_profile: an
+  identification with -speed_profile on that file drives the engine with the measured speed and windows the
+  simulated output exactly like the measured one.
+*/
+#include "commands/commandimpl.h"
+
+typedef enum {
+  MBS_SPEED_SOURCE_TACHO,
+  MBS_SPEED_SOURCE_CHANNEL,
+  MBS_SPEED_SOURCE_RAMP
+} MbsSpeedSource;
+static const char *const MbsSpeedSources[] = {"tacho", "channel", "ramp", "MbsSpeedSource", "MBS_SPEED_SOURCE_", NULL};
+
+/*
+  The speed table of a toothed wheel: pulse k at angle advance 2 pi/N per pulse, M + 1 pitches across the gap. A gap
+  is an interval longer than (M + 2)/2 times the one before it (the mean of a tooth pitch and of the gap); gaps must
+  come every N - M pulses, else the wheel or its signal is not what the options say. The rows are the pulses with
+  their exact angles; the speed at a pulse is the derivative of the quartic through the five nearest pulses, whose
+  error is of fourth order in the pitch (a mean over one pitch, assigned to its middle, would be of second order).
+*/
+static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal **rpm, PetscReal **angle)
+{
+  PetscInt  per_revolution = teeth - missing, last_gap = -1, gaps = 0;
+  PetscReal threshold = 0.5 * (missing + 2), pitch = 2 * PETSC_PI / teeth;
+
+  PetscFunctionBeginUser;
+  PetscCheck(np >= 2 * per_revolution + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': %" PetscInt_FMT " pulses are fewer than two revolutions of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel", path, np, teeth, missing);
+  PetscCall(PetscMalloc2(np, rpm, np, angle));
+  (*angle)[0] = 0;
+  for (PetscInt i = 0; i + 1 < np; i++) {
+    PetscBool gap = (PetscBool)(missing > 0 && i > 0 && pulse[i + 1] - pulse[i] > threshold * (pulse[i] - pulse[i - 1]));
+
+    if (gap) {
+      PetscCheck(last_gap < 0 || i - last_gap == per_revolution, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the gap after pulse %" PetscInt_FMT " (t = %.9g s) comes %" PetscInt_FMT " pulses after the previous one, but a %" PetscInt_FMT "-%" PetscInt_FMT " wheel (-tacho_teeth, -tacho_missing) gives %" PetscInt_FMT "; pulses are missing or extra", path, i, (double)pulse[i], i - last_gap, teeth, missing, per_revolution);
+      last_gap = i;
+      gaps++;
+    }
+    PetscCheck(!(missing > 0 && last_gap >= 0 && i - last_gap >= per_revolution), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth within %" PetscInt_FMT " pulses after pulse %" PetscInt_FMT " (t = %.9g s); check -tacho_teeth and -tacho_missing", path, missing, per_revolution, last_gap, (double)pulse[last_gap]);
+    (*angle)[i + 1] = (*angle)[i] + (gap ? missing + 1 : 1) * pitch;
+  }
+  PetscCheck(missing == 0 || gaps > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth found in %" PetscInt_FMT " pulses; check -tacho_teeth and -tacho_missing", path, missing, np);
+  for (PetscInt i = 0; i < np; i++) {
+    PetscInt  first = PetscMin(PetscMax(i - 2, 0), np - 5);
+    PetscReal rate  = 0;
+
+    for (PetscInt j = first; j < first + 5; j++) { /* Lagrange: d/dt L_j at t_i, on times and angles relative to pulse i */
+      PetscReal weight = 0;
+
+      if (j == i)
+        for (PetscInt k = first; k < first + 5; k++) weight += k == i ? 0 : 1 / (pulse[i] - pulse[k]);
+      else {
+        weight = 1 / (pulse[j] - pulse[i]);
+        for (PetscInt k = first; k < first + 5; k++)
+          if (k != i && k != j) weight *= (pulse[i] - pulse[k]) / (pulse[j] - pulse[k]);
+      }
+      rate += weight * ((*angle)[j] - (*angle)[i]);
+    }
+    (*rpm)[i] = rate * 60 / (2 * PETSC_PI);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The coefficients of every measured sample, as a signal whose quadrature is the trapezoidal rule on the samples */
+static PetscErrorCode MbsTrackOrders_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier)
+{
+  MbsSignal  signal = {0};
+  PetscInt   nspeed;
+  PetscReal *speed, *weight;
+
+  PetscFunctionBeginUser;
+  PetscCheck(opts->norder > 0 && opts->nspeed_range == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "mbsid track needs the orders and speeds to track: -orders o1,o2,... -speed_rpm lo,hi,step");
+  PetscCheck(opts->speed_range[2] > 0 && opts->speed_range[1] >= opts->speed_range[0] && opts->speed_range[0] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-speed_rpm needs lo,hi,step with 0 < lo <= hi and step > 0, got %g,%g,%g", (double)opts->speed_range[0],
+             (double)opts->speed_range[1], (double)opts->speed_range[2]);
+  nspeed = (PetscInt)PetscFloorReal((opts->speed_range[1] - opts->speed_range[0]) / opts->speed_range[2] + 1e-9) + 1;
+  PetscCall(PetscMalloc2(nspeed, &speed, raw->nsignal, &weight));
+  for (PetscInt s = 0; s < nspeed; s++) speed[s] = opts->speed_range[0] + s * opts->speed_range[2];
+  PetscCall(MbsFourierSetWindowGain(fourier, opts->gain));
+  PetscCall(MbsFourierAddOrders(fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
+  PetscCall(MbsQuadratureWeights(raw->nsignal, raw->t, 0.5, weight));
+  signal.n = signal.nq = raw->nsignal;
+  signal.t = signal.tq = raw->t;
+  signal.y = signal.yq = raw->y;
+  signal.wq            = weight;
+  PetscCall(MbsFourierCheckSignal(fourier, &signal, source));
+  PetscCall(MbsFourierComputeSignal(fourier, &signal));
+  PetscCall(PetscFree2(speed, weight));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsTrackResult_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, MbsFourier fourier, MbsMeasurement *result)
+{
+  const PetscReal *A, *B, *speed, *order;
+  const char      *domain;
+  PetscInt         offset, nspeed, norder;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(result, sizeof(*result)));
+  PetscCall(PetscStrncpy(result->model, raw->model, sizeof(result->model)));
+  PetscCall(PetscStrncpy(result->output, raw->output, sizeof(result->output)));
+  PetscCall(PetscStrncpy(result->units, raw->units, sizeof(result->units)));
+  PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+  PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &order));
+  PetscCall(MbsFourierGetOrderDomain(fourier, &domain));
+  PetscCall(PetscStrncpy(result->order_domain, domain, sizeof(result->order_domain)));
+  result->nspeed = nspeed;
+  result->norder = norder;
+  result->speed  = (PetscReal *)speed;
+  result->order  = (PetscReal *)order;
+  PetscCall(PetscMalloc3(nspeed * norder, &result->order_amplitude, nspeed * norder, &result->order_a, nspeed * norder, &result->order_b));
+  for (PetscInt j = 0; j < nspeed * norder; j++) {
+    result->order_a[j]         = A[offset + j];
+    result->order_b[j]         = B[offset + j];
+    result->order_amplitude[j] = PetscSqrtReal(PetscSqr(A[offset + j]) + PetscSqr(B[offset + j]));
+  }
+  result->nprofile      = opts->speed.ntable;
+  result->profile_t     = opts->speed.table_t;
+  result->profile_rpm   = opts->speed.table_rpm;
+  result->profile_angle = opts->speed.table_phi;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandTrack(MPI_Comm comm)
+{
+  char              input[PETSC_MAX_PATH_LEN] = "", tacho[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "tracked.h5", source_text[2 * PETSC_MAX_PATH_LEN + 64];
+  MbsSpeedSource    source = MBS_SPEED_SOURCE_RAMP;
+  PetscInt          teeth = 60, missing = 2;
+  PetscBool         source_set, help;
+  MbsMeasurement    raw, result;
+  MbsFourierOptions opts;
+  MbsFourier        fourier;
+
+  PetscFunctionBeginUser;
+  PetscOptionsBegin(comm, NULL, "mbsid track: engine orders of a measured raw signal", "track");
+  PetscCall(PetscOptionsString("-measurement", "Measurement file with the raw signal /signal/t, /signal/y (mbsid import -kind signal)", "", input, input, sizeof(input), NULL));
+  PetscCall(PetscOptionsString("-tacho", "Measurement file with the tachometer pulse times /tacho/t (mbsid import -kind tacho)", "", tacho, tacho, sizeof(tacho), NULL));
+  PetscCall(PetscOptionsEnum("-speed_source", "Speed that places the windows: tacho pulses, the speed channel /signal/speed, or the ideal ramp (default: tacho with -tacho)", "", MbsSpeedSources, (PetscEnum)source, (PetscEnum *)&source, &source_set));
+  PetscCall(PetscOptionsInt("-tacho_teeth", "Teeth of the tachometer wheel, the missing ones included", "", teeth, &teeth, NULL));
+  PetscCall(PetscOptionsInt("-tacho_missing", "Missing teeth of the wheel's reference gap (0: none)", "", missing, &missing, NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file: the tracked orders, and the speed table /speed_profile (HDF5, measurement schema)", output, sizeof(output)));
+  PetscOptionsEnd();
+  if (!source_set && tacho[0]) source = MBS_SPEED_SOURCE_TACHO;
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help) {
+    PetscCall(MbsFourierOptionsRead(0, 1, &opts));
+    PetscCall(MbsFourierOptionsReset(&opts));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(teeth >= 2 && missing >= 0 && missing <= teeth - 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tacho_teeth %" PetscInt_FMT " -tacho_missing %" PetscInt_FMT ": need at least 2 teeth, and at least 2 of them present", teeth, missing);
+  PetscCheck(input[0], comm, PETSC_ERR_ARG_WRONG, "mbsid track needs the raw signal: -measurement FILE with /signal/t, /signal/y");
+  PetscCheck(source != MBS_SPEED_SOURCE_TACHO || tacho[0], comm, PETSC_ERR_ARG_WRONG, "-speed_source tacho needs -tacho FILE with /tacho/t");
+  PetscCall(MbsMeasurementRead(comm, input, &raw));
+  PetscCheck(raw.nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
+  PetscCall(MbsFourierOptionsRead(raw.t[0], raw.t[raw.nsignal - 1], &opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
+  PetscCheck(!opts.speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
+
+  if (source == MBS_SPEED_SOURCE_TACHO) {
+    MbsMeasurement pulses;
+    PetscReal     *rpm, *angle;
+
+    PetscCall(MbsMeasurementRead(comm, tacho, &pulses));
+    PetscCheck(pulses.ntacho > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no tachometer pulses /tacho/t (-tacho)", tacho);
+    PetscCall(MbsTachoSpeedTable_Private(tacho, pulses.ntacho, pulses.tacho, teeth, missing, &rpm, &angle));
+    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the tachometer pulses of '%s'", tacho));
+    PetscCall(MbsSpeedProfileSetTable(&opts.speed, pulses.ntacho, pulses.tacho, rpm, angle, source_text));
+    PetscCall(PetscPrintf(comm, "Tachometer '%s': %" PetscInt_FMT " pulses of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel over t = [%g, %g] s, speed %g to %g rpm\n", tacho, pulses.ntacho, teeth, missing, (double)pulses.tacho[0],
+                          (double)pulses.tacho[pulses.ntacho - 1], (double)rpm[0], (double)rpm[pulses.ntacho - 1]));
+    PetscCall(PetscFree2(rpm, angle));
+    PetscCall(MbsMeasurementReset(&pulses));
+  } else if (source == MBS_SPEED_SOURCE_CHANNEL) {
+    PetscCheck(raw.signal_speed, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed channel /signal/speed (-speed_source channel)", input);
+    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the speed channel /signal/speed of '%s'", input));
+    PetscCall(MbsSpeedProfileSetTable(&opts.speed, raw.nsignal, raw.t, raw.signal_speed, NULL, source_text));
+  }
+  if (opts.speed.ntable) {
+    PetscBool domain_set;
+
+    PetscCall(PetscOptionsHasName(NULL, NULL, "-order_domain", &domain_set));
+    if (!domain_set) opts.domain = MBS_ORDER_DOMAIN_ANGLE; /* as for -speed_profile */
+    PetscCheck(opts.domain == MBS_ORDER_DOMAIN_ANGLE, comm, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up; a measured speed (-speed_source %s) needs -order_domain angle", MbsSpeedSources[source]);
+  } else
+    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the ideal run-up -ramp_rpm %g,%g -ramp_time %g,%g", (double)opts.speed.ramp_rpm[0], (double)opts.speed.ramp_rpm[1], (double)opts.speed.ramp_time[0], (double)opts.speed.ramp_time[1]));
+
+  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(PetscPrintf(comm, "Tracking orders of '%s' (%" PetscInt_FMT " samples over t = [%g, %g] s) in the %s domain of %s\n", input, raw.nsignal, (double)raw.t[0], (double)raw.t[raw.nsignal - 1], MbsOrderDomains[opts.domain], source_text));
+  PetscCall(MbsTrackOrders_Private(&raw, &opts, input, fourier));
+  PetscCall(MbsTrackResult_Private(&raw, &opts, fourier, &result));
+  PetscCall(PetscSNPrintf(result.created_by, sizeof(result.created_by), "mbsid %s track (%s domain, %s)", MBSID_VERSION, MbsOrderDomains[opts.domain], MbsSpeedSources[source]));
+  PetscCall(MbsMeasurementWrite(comm, output, &result));
+  PetscCall(PetscPrintf(comm, "Wrote %s: %" PetscInt_FMT " orders at %" PetscInt_FMT " speeds from %g to %g rpm%s\n", output, result.norder, result.nspeed, (double)result.speed[0], (double)result.speed[result.nspeed - 1], result.nprofile ? ", and the speed table /speed_profile for -speed_profile" : ""));
+  PetscCall(PetscFree3(result.order_amplitude, result.order_a, result.order_b));
+  PetscCall(MbsFourierDestroy(&fourier));
+  PetscCall(MbsMeasurementReset(&raw));
+  PetscCall(MbsFourierOptionsReset(&opts));
+  PetscFunctionReturn(0);
+}
