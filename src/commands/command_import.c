@@ -118,13 +118,16 @@ static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, con
   PetscFunctionReturn(0);
 }
 
-/* The order of an amplitude column from its header name: the number it ends with ("order 6", "O6", "k2.5") */
-static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt c, PetscReal *order)
+/* The order of an amplitude column from its header name: the number it ends with ("order 6", "O6", "k2.5", and with a
+   decimal comma "Order 4,5") */
+static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt c, PetscBool decimal_comma, PetscReal *order)
 {
-  const char *name = csv->name ? csv->name[c] : "";
-  char       *end;
+  char name[256] = "", *end;
 
   PetscFunctionBeginUser;
+  if (csv->name) PetscCall(PetscStrncpy(name, csv->name[c], sizeof(name)));
+  for (char *p = name; decimal_comma && *p; p++)
+    if (*p == ',') *p = '.';
   *order = 0;
   for (const char *p = name; *p; p++)
     if (isdigit((unsigned char)*p) && (p == name || !(isdigit((unsigned char)p[-1]) || p[-1] == '.'))) {
@@ -132,7 +135,7 @@ static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt
 
       if (!*end) *order = value;
     }
-  PetscCheck(*order > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': the order of column %" PetscInt_FMT " cannot be read from its name '%s'; give the orders with -orders o1,o2,...", csv->path, c + 1, name);
+  PetscCheck(*order > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': the order of column %" PetscInt_FMT " cannot be read from its name '%s'; give the orders with -orders o1,o2,...", csv->path, c + 1, csv->name ? csv->name[c] : "");
   PetscFunctionReturn(0);
 }
 
@@ -215,7 +218,7 @@ static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *
     PetscCall(PetscMalloc1(meas->norder, &meas->order));
     for (PetscInt o = 0; o < meas->norder; o++) {
       if (im->norders) meas->order[o] = im->orders[o];
-      else PetscCall(MbsImportOrderFromName_Private(csv, col[o + 1], &meas->order[o]));
+      else PetscCall(MbsImportOrderFromName_Private(csv, col[o + 1], im->decimal_comma, &meas->order[o]));
       PetscCheck(meas->order[o] > 0 && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be positive and above the order before it; list the amplitude columns by increasing order", csv->path, (double)meas->order[o],
                  col[o + 1] + 1);
     }

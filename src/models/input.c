@@ -7,10 +7,10 @@
 
   Nodal inputs come from -input_file: an HDF5 file with /input/time [s] and /input/force [N] (what mbsid design
   writes), or a text/CSV file with one force per line (nodes equally spaced over the model's [t0, tf], as the specs
-  supply them) or two columns t, F.
+  supply them) or two columns t, F, read as any table of numbers (csv.c: comments, a header, ',', ';', tabs or
+  blanks).
 */
 #include "models/modelimpl.h"
-#include <ctype.h>
 #include <errno.h>
 
 /*@C
@@ -99,73 +99,27 @@ PetscErrorCode MbsModelInputForce(MbsModel model, PetscReal t, PetscReal *force)
   PetscFunctionReturn(0);
 }
 
-/* One line of a text input: 1 or 2 numbers separated by blanks or one comma; *count 0 for a blank or comment line */
-static PetscErrorCode MbsInputParseLine_Private(const char path[], PetscInt line, char text[], PetscInt *count, PetscReal value[2])
+/* A text input (csv.c): one column of forces, or columns of times and forces */
+static PetscErrorCode MbsInputReadText_Private(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F, PetscInt **line)
 {
-  char *p = text;
+  MbsCsv   csv;
+  PetscInt ncol;
 
   PetscFunctionBeginUser;
-  *count = 0;
-  for (;;) {
-    char *end;
-
-    while (isspace((unsigned char)*p)) p++;
-    if (*p == 0 || *p == '#') break;
-    if (*count > 0) {
-      if (*p == ',') p++;
-      while (isspace((unsigned char)*p)) p++;
-    }
-    PetscCheck(*count < 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": more than two columns (expected a force [N], or a time [s] and a force)", path, line);
-    errno         = 0;
-    value[*count] = strtod(p, &end);
-    PetscCheck(end != p && errno == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": '%.*s' is not a number", path, line, *count + 1, (int)PetscMin(strcspn(p, " \t,\r\n"), 32), p);
-    PetscCheck(!PetscIsInfOrNanReal(value[*count]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ", column %" PetscInt_FMT ": %g is not a finite number", path, line, *count + 1, (double)value[*count]);
-    (*count)++;
-    p = end;
+  PetscCall(MbsCsvRead(path, PETSC_FALSE, &csv));
+  ncol = csv.ncol;
+  if (ncol > 2) PetscCall(MbsCsvReset(&csv));
+  PetscCheck(ncol <= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': more than two columns (expected a force [N], or a time [s] and a force)", path);
+  *n = csv.nrow;
+  PetscCall(PetscMalloc1(*n, t));
+  PetscCall(PetscMalloc1(*n, F));
+  PetscCall(PetscMalloc1(*n, line));
+  for (PetscInt k = 0; k < *n; k++) {
+    (*t)[k]    = csv.ncol == 2 ? csv.value[2 * k] : k == *n - 1 ? tf : t0 + k * (tf - t0) / (*n - 1);
+    (*F)[k]    = csv.value[csv.ncol * k + csv.ncol - 1];
+    (*line)[k] = csv.line[k];
   }
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MbsInputReadText_Private(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
-{
-  FILE    *file = fopen(path, "r");
-  char     text[4096];
-  PetscInt line = 0, columns = 0, nalloc = 0;
-
-  PetscFunctionBeginUser;
-  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open input file '%s': %s", path, strerror(errno));
-  *n = 0;
-  *t = *F = NULL;
-  while (fgets(text, sizeof(text), file)) {
-    PetscInt  count;
-    PetscReal value[2];
-
-    line++;
-    PetscCheck(strchr(text, '\n') || feof(file), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": longer than %zu characters", path, line, sizeof(text) - 1);
-    PetscCall(MbsInputParseLine_Private(path, line, text, &count, value));
-    if (!count) continue;
-    if (!columns) columns = count;
-    PetscCheck(count == columns, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " column(s) where the first line has %" PetscInt_FMT, path, line, count, columns);
-    if (*n == nalloc) {
-      PetscReal *t_new, *F_new;
-
-      nalloc = PetscMax(128, 2 * nalloc);
-      PetscCheck(nalloc <= 100000000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has more than 10^8 nodes", path);
-      PetscCall(PetscMalloc2(nalloc, &t_new, nalloc, &F_new));
-      PetscCall(PetscArraycpy(t_new, *t, *n));
-      PetscCall(PetscArraycpy(F_new, *F, *n));
-      PetscCall(PetscFree2(*t, *F));
-      *t = t_new;
-      *F = F_new;
-    }
-    (*t)[*n] = columns == 2 ? value[0] : 0;
-    (*F)[*n] = value[columns - 1];
-    (*n)++;
-  }
-  fclose(file);
-  PetscCheck(*n >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has %" PetscInt_FMT " node(s); a nodal input needs at least 2", path, *n);
-  if (columns == 1)
-    for (PetscInt k = 0; k < *n; k++) (*t)[k] = k == *n - 1 ? tf : t0 + k * (tf - t0) / (*n - 1);
+  PetscCall(MbsCsvReset(&csv));
   PetscFunctionReturn(0);
 }
 
@@ -192,21 +146,21 @@ static PetscErrorCode MbsInputReadHDF5_Private(const char path[], PetscInt *n, P
 PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
 {
   PetscReal *t_read = NULL, *F_read = NULL;
-  PetscBool  hdf5;
+  PetscInt  *line = NULL; /* the text file's line of each node */
 
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  hdf5 = (PetscBool)(H5Fis_hdf5(path) > 0);
-  if (hdf5) {
-    PetscCall(MbsInputReadHDF5_Private(path, n, &t_read, &F_read));
-    PetscCall(PetscMalloc2(*n, t, *n, F));
-    PetscCall(PetscArraycpy(*t, t_read, *n));
-    PetscCall(PetscArraycpy(*F, F_read, *n));
-    PetscCall(PetscFree(t_read));
-    PetscCall(PetscFree(F_read));
-  } else PetscCall(MbsInputReadText_Private(path, t0, tf, n, t, F));
+  if (H5Fis_hdf5(path) > 0) PetscCall(MbsInputReadHDF5_Private(path, n, &t_read, &F_read));
+  else PetscCall(MbsInputReadText_Private(path, t0, tf, n, &t_read, &F_read, &line));
+  PetscCheck(*n >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has %" PetscInt_FMT " node(s); a nodal input needs at least 2", path, *n);
+  PetscCall(PetscMalloc2(*n, t, *n, F));
+  PetscCall(PetscArraycpy(*t, t_read, *n));
+  PetscCall(PetscArraycpy(*F, F_read, *n));
+  PetscCall(PetscFree(t_read));
+  PetscCall(PetscFree(F_read));
   for (PetscInt k = 1; k < *n; k++)
-    PetscCheck((*t)[k] > (*t)[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': node times must increase strictly, but node %" PetscInt_FMT " (%s %" PetscInt_FMT ") has t = %g s after %g s", path, k, hdf5 ? "index" : "data line", k + 1, (double)(*t)[k], (double)(*t)[k - 1]);
+    PetscCheck((*t)[k] > (*t)[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': node times must increase strictly, but node %" PetscInt_FMT " (%s %" PetscInt_FMT ") has t = %g s after %g s", path, k, line ? "line" : "index", line ? line[k] : k, (double)(*t)[k], (double)(*t)[k - 1]);
+  PetscCall(PetscFree(line));
   PetscCheck((*t)[0] <= t0 + 1e-12 * PetscAbsReal(t0) && (*t)[*n - 1] >= tf - 1e-12 * PetscAbsReal(tf), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' spans [%g, %g] s, which does not cover the simulated interval [%g, %g] s", path, (double)(*t)[0], (double)(*t)[*n - 1], (double)t0, (double)tf);
   PetscFunctionReturn(0);
 }

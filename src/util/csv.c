@@ -12,13 +12,13 @@
   Each error names the file, the line, the column (with its name) and the text at fault. A column is chosen by
   its header name (ignoring case) or by its 1-based index.
 */
-#define _POSIX_C_SOURCE 200809L /* getline: mbsid builds as strict C17 */
 #include "mbsidimpl.h"
 #include <ctype.h>
 #include <errno.h>
 
-/* More rows than any test-bench export holds: 10^8 rows of a few columns is gigabytes of memory */
+/* More than any test-bench export holds */
 #define MBS_CSV_MAX_VALUES 1000000000
+#define MBS_CSV_MAX_BYTES  ((size_t)1 << 34)
 
 /* The fields of one line, split in place: field[i] points into text, each ended by a NUL */
 static PetscErrorCode MbsCsvSplit_Private(char text[], char delimiter, PetscInt max_fields, PetscInt *nfield, char *field[])
@@ -133,7 +133,7 @@ static PetscErrorCode MbsCsvAddRow_Private(MbsCsv *csv, PetscInt line, PetscInt 
     PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
     PetscCheck(text[0], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the field is empty", csv->path, line, where);
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a number%s", csv->path, line, where, text,
-               !decimal_comma && strchr(text, ',') ? " (a decimal comma? give -csv_decimal comma)" : "");
+               !decimal_comma && strchr(text, ',') ? " (a decimal comma? give -csv_decimal_comma)" : "");
     PetscCheck(!PetscIsInfOrNanReal(*value), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a finite number", csv->path, line, where, text);
   }
   csv->line[csv->nrow++] = line;
@@ -172,73 +172,122 @@ static PetscErrorCode MbsCsvIsHeader_Private(const char text[], PetscBool decima
    comma); over a single column of numbers the whole header line is its name ("pulse time [s]") */
 static PetscErrorCode MbsCsvSetHeader_Private(MbsCsv *csv, PetscInt header_line, char header[], PetscInt data_line)
 {
-  char   **field;
-  PetscInt n;
+  char         **field;
+  PetscInt       n;
+  PetscErrorCode named;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(strlen(header) + 1, &field));
-  header[strcspn(header, "\r\n")] = 0;
+  header[strcspn(header, "\r")] = 0;
   if (csv->ncol == 1 && csv->delimiter == ' ') {
     field[0] = header;
     n        = 1;
   } else PetscCall(MbsCsvSplit_Private(header, csv->delimiter, (PetscInt)strlen(header) + 1, &n, field));
+  named = n == csv->ncol ? MbsCsvReadHeader_Private(csv, header_line, n, field) : PETSC_ERR_FILE_UNEXPECTED;
+  PetscCall(PetscFree(field));
   PetscCheck(n == csv->ncol, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": the header names %" PetscInt_FMT " column(s), but line %" PetscInt_FMT " has %" PetscInt_FMT " field(s) (delimiter '%s')", csv->path, header_line, n, data_line, csv->ncol,
              csv->delimiter == '\t' ? "\\t" : csv->delimiter == ' ' ? "blanks" : (char[]){csv->delimiter, 0});
-  PetscCall(MbsCsvReadHeader_Private(csv, header_line, n, field));
-  PetscCall(PetscFree(field));
+  PetscCall(named);
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsCsvRead - Reads and checks a table of numbers (see the head comment); decimal_comma reads "1,5" as 1.5. Free it
-  with MbsCsvReset(). Not collective.
-@*/
-PetscErrorCode MbsCsvRead(const char path[], PetscBool decimal_comma, MbsCsv *csv)
+/* The whole file, NUL-terminated; the file is closed on every path */
+static PetscErrorCode MbsCsvLoad_Private(const char path[], char **buffer)
 {
-  FILE    *file;
-  char    *text = NULL, *header = NULL, **field = NULL;
-  size_t   size = 0;
-  ssize_t  length;
+  FILE  *file = fopen(path, "rb");
+  size_t size = 0, capacity = 0, got;
+  int    failed;
+
+  PetscFunctionBeginUser;
+  *buffer = NULL;
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open CSV file '%s': %s", path, strerror(errno));
+  do {
+    if (size + 1 >= capacity) {
+      capacity = PetscMax(65536, 2 * capacity);
+      if (capacity > MBS_CSV_MAX_BYTES) {
+        fclose(file);
+        PetscCall(PetscFree(*buffer));
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' is larger than %g bytes", path, (double)MBS_CSV_MAX_BYTES);
+      }
+      PetscCall(PetscRealloc(capacity, buffer));
+    }
+    got = fread(*buffer + size, 1, capacity - size - 1, file);
+    size += got;
+  } while (got > 0);
+  failed = ferror(file);
+  fclose(file);
+  if (failed) PetscCall(PetscFree(*buffer));
+  PetscCheck(!failed, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read CSV file '%s'", path);
+  (*buffer)[size] = 0;
+  if (strlen(*buffer) < size) { /* a NUL byte: name its line */
+    PetscInt line = 1;
+
+    for (const char *c = *buffer; *c; c++) line += *c == '\n';
+    PetscCall(PetscFree(*buffer));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": holds a NUL byte; this is not a text file", path, line);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The table of the text, line by line; *field is the caller's to free, whatever happens */
+static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool decimal_comma, char ***field)
+{
+  char    *header = NULL, *next;
   PetscInt line = 0, header_line = 0, nalloc = 0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(csv, sizeof(*csv)));
-  PetscCall(PetscStrncpy(csv->path, path, sizeof(csv->path)));
-  file = fopen(path, "r");
-  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open CSV file '%s': %s", path, strerror(errno));
-  while ((length = getline(&text, &size, file)) >= 0) {
-    const char *first = text + strspn(text, " \t\r\n");
+  for (char *row = text; row; row = next) {
+    const char *first = row + strspn(row, " \t\r");
     PetscInt    nfield;
 
+    next = strchr(row, '\n');
+    if (next) *next++ = 0;
     line++;
-    PetscCheck(strlen(text) == (size_t)length, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": holds a NUL byte; this is not a text file", path, line);
     if (!*first || *first == '#') continue;
     if (!csv->ncol && !header) {
       PetscBool is_header = PETSC_FALSE;
 
       PetscCall(MbsCsvIsHeader_Private(first, decimal_comma, &is_header));
       if (is_header) {
-        PetscCall(PetscStrallocpy(first, &header));
+        header      = row;
         header_line = line;
         continue;
       }
     }
     if (!csv->ncol) { /* the first row of numbers fixes the delimiter and the number of columns */
+      size_t length = strlen(row);
+
       csv->delimiter = MbsCsvDelimiter_Private(first, decimal_comma);
-      PetscCall(PetscMalloc1(length + 1, &field)); /* more than the fields a line of this length can hold */
-      PetscCall(MbsCsvSplit_Private(text, csv->delimiter, length + 1, &nfield, field));
-      PetscCheck(nfield <= 1000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " columns; is this a table of numbers?", path, line, nfield);
+      PetscCall(PetscMalloc1(length + 1, field)); /* more than the fields a line of this length can hold */
+      PetscCall(MbsCsvSplit_Private(row, csv->delimiter, (PetscInt)length + 1, &nfield, *field));
+      PetscCheck(nfield <= 1000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " columns; is this a table of numbers?", csv->path, line, nfield);
       csv->ncol = nfield;
       if (header) PetscCall(MbsCsvSetHeader_Private(csv, header_line, header, line));
-    } else PetscCall(MbsCsvSplit_Private(text, csv->delimiter, csv->ncol, &nfield, field));
-    PetscCall(MbsCsvAddRow_Private(csv, line, nfield, field, decimal_comma, &nalloc));
+    } else PetscCall(MbsCsvSplit_Private(row, csv->delimiter, csv->ncol, &nfield, *field));
+    PetscCall(MbsCsvAddRow_Private(csv, line, nfield, *field, decimal_comma, &nalloc));
   }
-  free(text); /* getline's buffer comes from malloc */
+  PetscCheck(csv->nrow > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has no rows of numbers%s", csv->path, header ? " after its header" : " (it is empty, or holds only comments)");
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCsvRead - Reads and checks a table of numbers (see the head comment); decimal_comma reads "1,5" as 1.5. Free it
+  with MbsCsvReset(). A file it refuses leaves nothing allocated and nothing open. Not collective.
+@*/
+PetscErrorCode MbsCsvRead(const char path[], PetscBool decimal_comma, MbsCsv *csv)
+{
+  char         *text, **field = NULL;
+  PetscErrorCode parsed;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(csv, sizeof(*csv)));
+  PetscCall(PetscStrncpy(csv->path, path, sizeof(csv->path)));
+  PetscCall(MbsCsvLoad_Private(path, &text));
+  parsed = MbsCsvParse_Private(csv, text, decimal_comma, &field);
   PetscCall(PetscFree(field));
-  PetscCall(PetscFree(header));
-  PetscCheck(!ferror(file), PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read CSV file '%s': %s", path, strerror(errno));
-  fclose(file);
-  PetscCheck(csv->nrow > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has no rows of numbers%s", path, header_line ? " after its header" : " (it is empty, or holds only comments)");
+  PetscCall(PetscFree(text));
+  if (parsed) PetscCall(MbsCsvReset(csv));
+  PetscCall(parsed);
   PetscFunctionReturn(0);
 }
 
@@ -267,7 +316,7 @@ PetscErrorCode MbsCsvFindColumn(const MbsCsv *csv, const char spec[], PetscInt *
     PetscCall(PetscStrlcat(known, c ? ", " : "", sizeof(known)));
     PetscCall(PetscStrlcat(known, csv->name[c], sizeof(known)));
   }
-  PetscCheck(*column >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-columns: CSV file '%s' has no column '%s'; %s%s", csv->path, spec, csv->name ? "its header names " : "it has no header, so give 1-based indices", known);
+  PetscCheck(*column >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-columns: CSV file '%s' has no column '%s'; %s%s", csv->path, spec, csv->name ? "its header names (a name with a comma is given by its 1-based index) " : "it has no header, so give 1-based indices", known);
   PetscFunctionReturn(0);
 }
 

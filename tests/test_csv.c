@@ -1,0 +1,133 @@
+static const char help[] = "The CSV table reader: layouts of test-bench exports, and refusals that leave nothing behind.\n";
+
+/*
+  1. Tables of known values in every layout the reader accepts (',', ';', tabs, blanks, headers, comments between
+     rows, CRLF line ends, a decimal comma, a one-column file under a header with blanks) are read back exactly, with
+     their column names and the file's line of each row.
+  2. Every malformed table of tests/bad_inputs/csv (-bad_dir) and a missing file are refused with a message naming
+     the file, and the refusal leaves no memory allocated (PETSc's count of allocated bytes is unchanged) and no file
+     open (the next file opened gets the same descriptor as before).
+*/
+#include <fcntl.h>
+#include <unistd.h>
+#include "mbstest.h"
+#include "mbsidimpl.h"
+
+typedef struct {
+  char message[1024];
+} CapturedError;
+
+static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  CapturedError *captured = (CapturedError *)ctx;
+
+  if (p == PETSC_ERROR_INITIAL && mess) PetscStrncpy(captured->message, mess, sizeof(captured->message));
+  return n;
+}
+
+static PetscErrorCode WriteText(const char path[], const char text[])
+{
+  FILE *file;
+
+  PetscFunctionBeginUser;
+  file = fopen(path, "wb");
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write %s", path);
+  fputs(text, file);
+  fclose(file);
+  PetscFunctionReturn(0);
+}
+
+typedef struct {
+  const char *name, *text;
+  PetscBool   decimal_comma;
+  char        delimiter;
+  PetscInt    ncol, nrow;
+  const char *column_names; /* comma-separated, or NULL without header */
+  PetscReal   values[6];    /* row-major */
+  PetscInt    lines[3];
+} Layout;
+
+static PetscErrorCode TestLayouts(MbsTest *test)
+{
+  static const Layout layouts[] = {
+    {"semicolon with header", "# export\ntime;twist\n0.5;1e-3\n\n# pause\n1.5;-2\n", PETSC_FALSE, ';', 2, 2, "time,twist", {0.5, 1e-3, 1.5, -2}, {3, 6}},
+    {"comma, CRLF", "\"t [s]\",\"y [mm]\"\r\n1,2\r\n3,4\r\n", PETSC_FALSE, ',', 2, 2, "t [s],y [mm]", {1, 2, 3, 4}, {2, 3}},
+    {"tabs, no header", "1\t2\t3\n4\t5\t6\n", PETSC_FALSE, '\t', 3, 2, NULL, {1, 2, 3, 4, 5, 6}, {1, 2}},
+    {"blanks", "  speed   order_2\n 3000   0.25\n3100 0.5\n", PETSC_FALSE, ' ', 2, 2, "speed,order_2", {3000, 0.25, 3100, 0.5}, {2, 3}},
+    {"decimal comma", "zeit;wert\n0,5;1,25\n1,5;-2,5\n", PETSC_TRUE, ';', 2, 2, "zeit,wert", {0.5, 1.25, 1.5, -2.5}, {2, 3}},
+    {"one column under a header with blanks", "# 60-2 wheel\npulse time [s]\n0.001\n0.002\n0.003\n", PETSC_FALSE, ' ', 1, 3, "pulse time [s]", {0.001, 0.002, 0.003}, {3, 4, 5}},
+  };
+
+  PetscFunctionBeginUser;
+  for (size_t k = 0; k < sizeof(layouts) / sizeof(layouts[0]); k++) {
+    const Layout *l = &layouts[k];
+    MbsCsv        csv;
+    PetscBool     ok;
+    char          line[256], names[256] = "";
+
+    PetscCall(WriteText("layout.csv", l->text));
+    PetscCall(MbsCsvRead("layout.csv", l->decimal_comma, &csv));
+    ok = (PetscBool)(csv.ncol == l->ncol && csv.nrow == l->nrow && csv.delimiter == l->delimiter && !csv.name == !l->column_names);
+    for (PetscInt i = 0; ok && i < l->ncol * l->nrow; i++) ok = (PetscBool)(csv.value[i] == l->values[i]);
+    for (PetscInt r = 0; ok && r < l->nrow; r++) ok = (PetscBool)(csv.line[r] == l->lines[r]);
+    for (PetscInt c = 0; csv.name && c < csv.ncol; c++) {
+      PetscCall(PetscStrlcat(names, c ? "," : "", sizeof(names)));
+      PetscCall(PetscStrlcat(names, csv.name[c], sizeof(names)));
+    }
+    if (l->column_names) ok = (PetscBool)(ok && !strcmp(names, l->column_names));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "%s: %" PetscInt_FMT " x %" PetscInt_FMT " values, lines and names [%s] read back exactly", l->name, csv.nrow, csv.ncol, names));
+    PetscCall(MbsTestTrue(test, line, ok));
+    PetscCall(MbsCsvReset(&csv));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The descriptor the next open file gets: the lowest free one, so a file left open moves it */
+static int NextDescriptor(void)
+{
+  int fd = open("/dev/null", O_RDONLY);
+
+  if (fd >= 0) close(fd);
+  return fd;
+}
+
+static PetscErrorCode TestRefusals(MbsTest *test, const char dir[])
+{
+  static const char *const bad[] = {"signal_text_in_number.csv", "signal_nan.csv", "signal_inf.csv", "empty.csv", "header_only.csv", "signal_short_row.csv", "signal_decimal_comma.csv", "signal_duplicate_header.csv", "binary.csv", "no_such_file.csv", "header_count.csv"};
+
+  PetscFunctionBeginUser;
+  PetscCall(WriteText("header_count.csv", "a;b;c\n1;2\n"));
+  for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+    char           path[PETSC_MAX_PATH_LEN], line[1400];
+    CapturedError  captured = {""};
+    PetscLogDouble before, after;
+    MbsCsv         csv;
+    PetscErrorCode ierr;
+    int            fd_before = NextDescriptor();
+
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", strcmp(bad[k], "header_count.csv") ? dir : ".", bad[k]));
+    PetscCall(PetscMallocGetCurrentUsage(&before));
+    PetscCall(PetscPushErrorHandler(CaptureError, &captured));
+    ierr = MbsCsvRead(path, PETSC_FALSE, &csv);
+    PetscCall(PetscPopErrorHandler());
+    PetscCall(PetscMallocGetCurrentUsage(&after));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "%s is refused (\"%s\"), %g bytes left allocated, descriptor %d -> %d", bad[k], captured.message, after - before, fd_before, NextDescriptor()));
+    PetscCall(MbsTestTrue(test, line, (PetscBool)(ierr != 0 && strstr(captured.message, path) && before > 0 && after == before && NextDescriptor() == fd_before)));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsTest test = {0, 0};
+  char    dir[PETSC_MAX_PATH_LEN] = "";
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-bad_dir", dir, sizeof(dir), NULL));
+  PetscCheck(dir[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Give -bad_dir, the folder of the malformed tables (tests/bad_inputs/csv)");
+  PetscCall(TestLayouts(&test));
+  PetscCall(TestRefusals(&test, dir));
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFinalize());
+  return 0;
+}
