@@ -4,10 +4,14 @@ static const char help[] = "Round trip of virtual measurements and validation of
   1. Reads the virtual measurement that 'mbsid simulate ... -save_measurement' wrote (-measurement) and
      compares it bit for bit with the same simulation and analysis done here in memory.
   2. Writes corrupted variants of a measurement file (bad_*.h5, kept for the command-line tests) and
-     checks that the reader rejects each with a message naming the file and the dataset at fault.
+     checks that the reader rejects each with a message naming the file and the dataset at fault, leaving nothing
+     allocated and nothing open; with -corpus PATTERN instead, likewise every file of the bad-input corpus.
 */
 #define _XOPEN_SOURCE 700 /* truncate() */
+#include <fcntl.h>
+#include <glob.h>
 #include <math.h>
+#include <unistd.h>
 #include "mbstest.h"
 #include "models/modelimpl.h"
 
@@ -141,6 +145,42 @@ static PetscErrorCode WriteCorrupted(Corruption bad, const char path[])
   PetscFunctionReturn(0);
 }
 
+/* The descriptor the next open file gets: the lowest free one, so a file left open moves it */
+static int NextDescriptor(void)
+{
+  int fd = open("/dev/null", O_RDONLY);
+
+  if (fd >= 0) close(fd);
+  return fd;
+}
+
+/* The reader refuses the file with a message naming it and containing expect (or, unless must_refuse, reads it: some
+   files of the corpus are bad only for the command that uses them), and leaves nothing behind: no bytes allocated
+   (PETSc's count, with -malloc_debug), no HDF5 file open, no descriptor */
+static PetscErrorCode CheckRefused(MbsTest *test, const char path[], const char expect[], PetscBool must_refuse)
+{
+  char           line[1400];
+  CapturedError  captured = {""};
+  MbsMeasurement meas;
+  PetscErrorCode ierr;
+  PetscLogDouble before, after;
+  ssize_t        files = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  int            fd    = NextDescriptor();
+  PetscBool      answered;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMallocGetCurrentUsage(&before));
+  PetscCall(PetscPushErrorHandler(CaptureError, &captured));
+  ierr = MbsMeasurementRead(PETSC_COMM_WORLD, path, &meas);
+  PetscCall(PetscPopErrorHandler());
+  if (!ierr) PetscCall(MbsMeasurementReset(&meas));
+  PetscCall(PetscMallocGetCurrentUsage(&after));
+  answered = ierr ? (PetscBool)(strstr(captured.message, path) && strstr(captured.message, expect)) : (PetscBool)!must_refuse;
+  PetscCall(PetscSNPrintf(line, sizeof(line), "%s is %s: \"%s\"; %g bytes, %zd HDF5 files and %d descriptors left", path, ierr ? "rejected" : "read", captured.message, after - before, H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) - files, NextDescriptor() - fd));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(answered && before > 0 && after == before && H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) == files && NextDescriptor() == fd)));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TestCorrupted(MbsTest *test)
 {
   PetscMPIInt rank;
@@ -148,21 +188,25 @@ static PetscErrorCode TestCorrupted(MbsTest *test)
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   for (PetscInt bad = 0; bad < BAD_COUNT; bad++) {
-    char           path[64], line[1200];
-    CapturedError  captured = {""};
-    MbsMeasurement meas;
-    PetscErrorCode ierr;
+    char path[64];
 
     PetscCall(PetscSNPrintf(path, sizeof(path), "bad_%s.h5", CorruptionNames[bad]));
     if (rank == 0) PetscCall(WriteCorrupted((Corruption)bad, path));
     PetscCallMPI(MPI_Barrier(PETSC_COMM_WORLD));
-    PetscCall(PetscPushErrorHandler(CaptureError, &captured));
-    ierr = MbsMeasurementRead(PETSC_COMM_WORLD, path, &meas);
-    PetscCall(PetscPopErrorHandler());
-    PetscCall(PetscSNPrintf(line, sizeof(line), "%s is rejected: \"%s\"", path, captured.message));
-    PetscCall(MbsTestTrue(test, line, (PetscBool)(ierr != 0 && strstr(captured.message, path) && strstr(captured.message, CorruptionMessages[bad]))));
-    PetscCall(MbsMeasurementReset(&meas));
+    PetscCall(CheckRefused(test, path, CorruptionMessages[bad], PETSC_TRUE));
   }
+  PetscFunctionReturn(0);
+}
+
+/* Every malformed file of the bad-input corpus (-corpus PATTERN, e.g. bad_input_*.h5 made by make_h5.py) */
+static PetscErrorCode TestCorpus(MbsTest *test, const char pattern[])
+{
+  glob_t found;
+
+  PetscFunctionBeginUser;
+  PetscCheck(glob(pattern, 0, NULL, &found) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-corpus %s: no such files", pattern);
+  for (size_t i = 0; i < found.gl_pathc; i++) PetscCall(CheckRefused(test, found.gl_pathv[i], "", PETSC_FALSE));
+  globfree(&found);
   PetscFunctionReturn(0);
 }
 
@@ -170,12 +214,14 @@ int main(int argc, char **argv)
 {
   MbsTest   test = {0, 0};
   char      path[PETSC_MAX_PATH_LEN];
-  PetscBool roundtrip;
+  PetscBool roundtrip, corpus;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-measurement", path, sizeof(path), &roundtrip));
   if (roundtrip) PetscCall(TestRoundTrip(&test, path));
-  PetscCall(TestCorrupted(&test));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-corpus", path, sizeof(path), &corpus));
+  if (corpus) PetscCall(TestCorpus(&test, path));
+  else PetscCall(TestCorrupted(&test));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

@@ -295,13 +295,15 @@ PetscErrorCode MbsH5ReadAttribute(hid_t file, const char filename[], const char 
   } else {
     size_t size = H5Tget_size(type);
     char  *text;
+    herr_t status;
 
     memtype = H5Tcopy(H5T_C_S1);
     MbsCallHDF5(H5Tset_size(memtype, size + 1), filename, name);
     PetscCall(PetscCalloc1(size + 1, &text));
-    MbsCallHDF5(H5Aread(attr, memtype, text), filename, name);
+    status = H5Aread(attr, memtype, text);
     PetscCall(PetscStrncpy(value, text, len));
     PetscCall(PetscFree(text));
+    MbsCallHDF5(status, filename, name);
   }
   MbsCallHDF5(H5Tclose(memtype), filename, name);
   MbsCallHDF5(H5Tclose(type), filename, name);

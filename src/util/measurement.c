@@ -110,7 +110,7 @@ static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
   return PETSC_ERR_FILE_UNEXPECTED; /* non-zero: PETSc aborts every rank */
 }
 
-static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[], MbsMeasurement *meas)
+static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[], MbsMeasurement *meas, hid_t *opened)
 {
   hid_t     file;
   PetscBool found_freq, found_speed, found_t, found_tacho, found_profile, found;
@@ -122,6 +122,7 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
   PetscCheck(access(path, R_OK) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot read measurement file '%s': no such file or no permission", path);
   file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s': not an HDF5 file, or truncated", path);
+  *opened = file;
 
   PetscCall(MbsH5ReadAttribute(file, path, "/", "units", meas->units, sizeof(meas->units), NULL));
   PetscCall(MbsH5ReadAttribute(file, path, "/", "model", meas->model, sizeof(meas->model), &found));
@@ -186,7 +187,38 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
   } else meas->nprofile = 0;
 
   PetscCheck(found_freq || found_speed || found_t || found_tacho || found_profile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed, /signal/t, /tacho/t or /speed_profile/t", path);
+  *opened = H5I_INVALID_HID;
   MbsCallHDF5(H5Fclose(file), path, "/");
+  PetscFunctionReturn(0);
+}
+
+/* A refused file leaves nothing behind: the objects a failed read left open in it (which would keep it open), the
+   file itself, and the arrays read so far */
+static PetscErrorCode MbsMeasurementDiscard_Private(hid_t file, MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  if (file >= 0) {
+    unsigned types = H5F_OBJ_DATASET | H5F_OBJ_GROUP | H5F_OBJ_DATATYPE | H5F_OBJ_ATTR | H5F_OBJ_LOCAL;
+    ssize_t  nopen = H5Fget_obj_count(file, types);
+
+    if (nopen > 0) {
+      hid_t *ids;
+
+      PetscCall(PetscMalloc1(nopen, &ids));
+      nopen = H5Fget_obj_ids(file, types, (size_t)nopen, ids);
+      for (ssize_t i = 0; i < nopen; i++) {
+        H5I_type_t type = H5Iget_type(ids[i]);
+
+        if (type == H5I_DATASET) H5Dclose(ids[i]);
+        else if (type == H5I_GROUP) H5Gclose(ids[i]);
+        else if (type == H5I_DATATYPE) H5Tclose(ids[i]);
+        else if (type == H5I_ATTR) H5Aclose(ids[i]);
+      }
+      PetscCall(PetscFree(ids));
+    }
+    H5Fclose(file);
+  }
+  PetscCall(MbsMeasurementReset(meas));
   PetscFunctionReturn(0);
 }
 
@@ -218,12 +250,14 @@ PetscErrorCode MbsMeasurementOptions(MPI_Comm comm, PetscReal *timeout)
 }
 
 /*@C
-  MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. Collective.
+  MbsMeasurementRead - Reads and validates a measurement file; every rank reads it. A refused file leaves nothing
+  allocated and nothing open. Collective.
 @*/
 PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasurement *meas)
 {
   PetscErrorCode ierr;
   PetscReal      timeout;
+  hid_t          opened = H5I_INVALID_HID;
   void (*previous)(int);
 
   PetscFunctionBeginUser;
@@ -232,10 +266,11 @@ PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasureme
   PetscCall(PetscPushSignalHandler(MbsMeasurementCrash_Private, (void *)path));
   previous = signal(SIGALRM, MbsMeasurementReadTimeout_Private);
   alarm((unsigned)PetscCeilReal(timeout));
-  ierr = MbsMeasurementRead_Private(comm, path, meas);
+  ierr = MbsMeasurementRead_Private(comm, path, meas, &opened);
   alarm(0);
   signal(SIGALRM, previous);
   PetscCall(PetscPopSignalHandler());
+  if (ierr) PetscCall(MbsMeasurementDiscard_Private(opened, meas));
   PetscCall(ierr);
   PetscFunctionReturn(0);
 }
