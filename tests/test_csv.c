@@ -6,9 +6,11 @@ static const char help[] = "The CSV table reader: layouts of test-bench exports,
      their column names and the file's line of each row.
   2. Every malformed table of tests/bad_inputs/csv (-bad_dir) and a missing file are refused with a message naming
      the file, and the refusal leaves no memory allocated (PETSc's count of allocated bytes is unchanged) and no file
-     open (the next file opened gets the same descriptor as before).
+     open (the next file opened gets the same descriptor as before); so does every input the fuzzer kept (-fuzz_dir,
+     tests/bad_inputs/fuzz_csv), read or refused.
 */
 #include <fcntl.h>
+#include <glob.h>
 #include <unistd.h>
 #include "mbstest.h"
 #include "mbsidimpl.h"
@@ -117,16 +119,50 @@ static PetscErrorCode TestRefusals(MbsTest *test, const char dir[])
   PetscFunctionReturn(0);
 }
 
+/* Inputs the fuzzer kept (-fuzz_dir): read with a decimal point and with a decimal comma, accepted or refused, each
+   leaves nothing allocated or open */
+static PetscErrorCode TestFuzzFindings(MbsTest *test, const char dir[])
+{
+  char   pattern[PETSC_MAX_PATH_LEN];
+  glob_t found;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(pattern, sizeof(pattern), "%s/*", dir));
+  PetscCheck(glob(pattern, 0, NULL, &found) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "-fuzz_dir %s: no files", dir);
+  for (size_t i = 0; i < found.gl_pathc; i++)
+    for (int decimal_comma = 0; decimal_comma < 2; decimal_comma++) {
+      char           line[PETSC_MAX_PATH_LEN + 128];
+      PetscLogDouble before, after;
+      MbsCsv         csv;
+      PetscErrorCode ierr;
+      int            fd = NextDescriptor();
+
+      PetscCall(PetscMallocGetCurrentUsage(&before));
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      ierr = MbsCsvRead(found.gl_pathv[i], (PetscBool)decimal_comma, &csv);
+      PetscCall(PetscPopErrorHandler());
+      if (!ierr) PetscCall(MbsCsvReset(&csv));
+      PetscCall(PetscMallocGetCurrentUsage(&after));
+      PetscCall(PetscSNPrintf(line, sizeof(line), "%s (decimal %s) %s, %g bytes left", found.gl_pathv[i], decimal_comma ? "comma" : "point", ierr ? "refused" : "read", after - before));
+      PetscCall(MbsTestTrue(test, line, (PetscBool)(before > 0 && after == before && NextDescriptor() == fd)));
+    }
+  globfree(&found);
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  MbsTest test = {0, 0};
-  char    dir[PETSC_MAX_PATH_LEN] = "";
+  MbsTest   test = {0, 0};
+  char      dir[PETSC_MAX_PATH_LEN] = "";
+  PetscBool fuzz;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-bad_dir", dir, sizeof(dir), NULL));
   PetscCheck(dir[0], PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Give -bad_dir, the folder of the malformed tables (tests/bad_inputs/csv)");
   PetscCall(TestLayouts(&test));
   PetscCall(TestRefusals(&test, dir));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-fuzz_dir", dir, sizeof(dir), &fuzz));
+  if (fuzz) PetscCall(TestFuzzFindings(&test, dir));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

@@ -27,7 +27,6 @@ static PetscErrorCode MbsCsvSplit_Private(char text[], char delimiter, PetscInt 
 
   PetscFunctionBeginUser;
   *nfield = 0;
-  text[strcspn(text, "\r\n")] = 0;
   for (;;) {
     char *end;
 
@@ -178,7 +177,6 @@ static PetscErrorCode MbsCsvSetHeader_Private(MbsCsv *csv, PetscInt header_line,
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(strlen(header) + 1, &field));
-  header[strcspn(header, "\r")] = 0;
   if (csv->ncol == 1 && csv->delimiter == ' ') {
     field[0] = header;
     n        = 1;
@@ -237,11 +235,12 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
 
   PetscFunctionBeginUser;
   for (char *row = text; row; row = next) {
-    const char *first = row + strspn(row, " \t\r");
+    const char *first = row + strspn(row, " \t\r\v\f"); /* the blanks isspace() knows */
     PetscInt    nfield;
 
     next = strchr(row, '\n');
     if (next) *next++ = 0;
+    if (*row && row[strlen(row) - 1] == '\r') row[strlen(row) - 1] = 0; /* CRLF line ends */
     line++;
     if (!*first || *first == '#') continue;
     if (!csv->ncol && !header) {
