@@ -1,11 +1,35 @@
 /* Checks shared by the test programs: each comparison is printed, and counted when it fails. */
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
 #include "mbsid.h"
 
 typedef struct {
   PetscInt checks, failures;
 } MbsTest;
+
+/* An error handler that keeps the first message of an error (PetscPushErrorHandler(MbsTestCaptureError, &captured)) */
+typedef struct {
+  char message[1024];
+} MbsTestCapturedError;
+
+static inline PetscErrorCode MbsTestCaptureError(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  MbsTestCapturedError *captured = (MbsTestCapturedError *)ctx;
+
+  if (p == PETSC_ERROR_INITIAL && mess) PetscStrncpy(captured->message, mess, sizeof(captured->message));
+  return n;
+}
+
+/* The descriptor the next open file gets: the lowest free one, so a file left open moves it */
+static inline int MbsTestNextDescriptor(void)
+{
+  int fd = open("/dev/null", O_RDONLY);
+
+  if (fd >= 0) close(fd);
+  return fd;
+}
 
 /* |got - want| <= rtol |want| + atol */
 static inline PetscErrorCode MbsTestClose(MbsTest *test, const char what[], PetscReal got, PetscReal want, PetscReal rtol, PetscReal atol)

@@ -9,23 +9,9 @@ static const char help[] = "The CSV table reader: layouts of test-bench exports,
      open (the next file opened gets the same descriptor as before); so does every input the fuzzer kept (-fuzz_dir,
      tests/bad_inputs/fuzz_csv), read or refused.
 */
-#include <fcntl.h>
 #include <glob.h>
-#include <unistd.h>
 #include "mbstest.h"
 #include "mbsidimpl.h"
-
-typedef struct {
-  char message[1024];
-} CapturedError;
-
-static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  CapturedError *captured = (CapturedError *)ctx;
-
-  if (p == PETSC_ERROR_INITIAL && mess) PetscStrncpy(captured->message, mess, sizeof(captured->message));
-  return n;
-}
 
 static PetscErrorCode WriteText(const char path[], const char text[])
 {
@@ -52,12 +38,12 @@ typedef struct {
 static PetscErrorCode TestLayouts(MbsTest *test)
 {
   static const Layout layouts[] = {
-    {"semicolon with header", "# export\ntime;twist\n0.5;1e-3\n\n# pause\n1.5;-2\n", PETSC_FALSE, ';', 2, 2, "time,twist", {0.5, 1e-3, 1.5, -2}, {3, 6}},
-    {"comma, CRLF", "\"t [s]\",\"y [mm]\"\r\n1,2\r\n3,4\r\n", PETSC_FALSE, ',', 2, 2, "t [s],y [mm]", {1, 2, 3, 4}, {2, 3}},
-    {"tabs, no header", "1\t2\t3\n4\t5\t6\n", PETSC_FALSE, '\t', 3, 2, NULL, {1, 2, 3, 4, 5, 6}, {1, 2}},
-    {"blanks", "  speed   order_2\n 3000   0.25\n3100 0.5\n", PETSC_FALSE, ' ', 2, 2, "speed,order_2", {3000, 0.25, 3100, 0.5}, {2, 3}},
-    {"decimal comma", "zeit;wert\n0,5;1,25\n1,5;-2,5\n", PETSC_TRUE, ';', 2, 2, "zeit,wert", {0.5, 1.25, 1.5, -2.5}, {2, 3}},
-    {"one column under a header with blanks", "# 60-2 wheel\npulse time [s]\n0.001\n0.002\n0.003\n", PETSC_FALSE, ' ', 1, 3, "pulse time [s]", {0.001, 0.002, 0.003}, {3, 4, 5}},
+    {"semicolon with header",                 "# export\ntime;twist\n0.5;1e-3\n\n# pause\n1.5;-2\n", PETSC_FALSE, ';',  2, 2, "time,twist",     {0.5, 1e-3, 1.5, -2},    {3, 6}   },
+    {"comma, CRLF",                           "\"t [s]\",\"y [mm]\"\r\n1,2\r\n3,4\r\n",              PETSC_FALSE, ',',  2, 2, "t [s],y [mm]",   {1, 2, 3, 4},            {2, 3}   },
+    {"tabs, no header",                       "1\t2\t3\n4\t5\t6\n",                                  PETSC_FALSE, '\t', 3, 2, NULL,             {1, 2, 3, 4, 5, 6},      {1, 2}   },
+    {"blanks",                                "  speed   order_2\n 3000   0.25\n3100 0.5\n",         PETSC_FALSE, ' ',  2, 2, "speed,order_2",  {3000, 0.25, 3100, 0.5}, {2, 3}   },
+    {"decimal comma",                         "zeit;wert\n0,5;1,25\n1,5;-2,5\n",                     PETSC_TRUE,  ';',  2, 2, "zeit,wert",      {0.5, 1.25, 1.5, -2.5},  {2, 3}   },
+    {"one column under a header with blanks", "# 60-2 wheel\npulse time [s]\n0.001\n0.002\n0.003\n", PETSC_FALSE, ' ',  1, 3, "pulse time [s]", {0.001, 0.002, 0.003},   {3, 4, 5}},
   };
 
   PetscFunctionBeginUser;
@@ -84,37 +70,29 @@ static PetscErrorCode TestLayouts(MbsTest *test)
   PetscFunctionReturn(0);
 }
 
-/* The descriptor the next open file gets: the lowest free one, so a file left open moves it */
-static int NextDescriptor(void)
-{
-  int fd = open("/dev/null", O_RDONLY);
-
-  if (fd >= 0) close(fd);
-  return fd;
-}
-
 static PetscErrorCode TestRefusals(MbsTest *test, const char dir[])
 {
-  static const char *const bad[] = {"signal_text_in_number.csv", "signal_nan.csv", "signal_inf.csv", "empty.csv", "header_only.csv", "signal_short_row.csv", "signal_decimal_comma.csv", "signal_duplicate_header.csv", "binary.csv", "no_such_file.csv", "header_count.csv"};
+  static const char *const bad[] = {"signal_text_in_number.csv",   "signal_nan.csv", "signal_inf.csv",   "empty.csv",       "header_only.csv", "signal_short_row.csv", "signal_decimal_comma.csv",
+                                    "signal_duplicate_header.csv", "binary.csv",     "no_such_file.csv", "header_count.csv"};
 
   PetscFunctionBeginUser;
   PetscCall(WriteText("header_count.csv", "a;b;c\n1;2\n"));
   for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-    char           path[PETSC_MAX_PATH_LEN], line[1400];
-    CapturedError  captured = {""};
-    PetscLogDouble before, after;
-    MbsCsv         csv;
-    PetscErrorCode ierr;
-    int            fd_before = NextDescriptor();
+    char                 path[PETSC_MAX_PATH_LEN], line[1400];
+    MbsTestCapturedError captured = {""};
+    PetscLogDouble       before, after;
+    MbsCsv               csv;
+    PetscErrorCode       ierr;
+    int                  fd_before = MbsTestNextDescriptor();
 
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", strcmp(bad[k], "header_count.csv") ? dir : ".", bad[k]));
     PetscCall(PetscMallocGetCurrentUsage(&before));
-    PetscCall(PetscPushErrorHandler(CaptureError, &captured));
+    PetscCall(PetscPushErrorHandler(MbsTestCaptureError, &captured));
     ierr = MbsCsvRead(path, PETSC_FALSE, &csv);
     PetscCall(PetscPopErrorHandler());
     PetscCall(PetscMallocGetCurrentUsage(&after));
-    PetscCall(PetscSNPrintf(line, sizeof(line), "%s is refused (\"%s\"), %g bytes left allocated, descriptor %d -> %d", bad[k], captured.message, after - before, fd_before, NextDescriptor()));
-    PetscCall(MbsTestTrue(test, line, (PetscBool)(ierr != 0 && strstr(captured.message, path) && before > 0 && after == before && NextDescriptor() == fd_before)));
+    PetscCall(PetscSNPrintf(line, sizeof(line), "%s is refused (\"%s\"), %g bytes left allocated, descriptor %d -> %d", bad[k], captured.message, after - before, fd_before, MbsTestNextDescriptor()));
+    PetscCall(MbsTestTrue(test, line, (PetscBool)(ierr != 0 && strstr(captured.message, path) && before > 0 && after == before && MbsTestNextDescriptor() == fd_before)));
   }
   PetscFunctionReturn(0);
 }
@@ -135,7 +113,7 @@ static PetscErrorCode TestFuzzFindings(MbsTest *test, const char dir[])
       PetscLogDouble before, after;
       MbsCsv         csv;
       PetscErrorCode ierr;
-      int            fd = NextDescriptor();
+      int            fd = MbsTestNextDescriptor();
 
       PetscCall(PetscMallocGetCurrentUsage(&before));
       PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
@@ -144,7 +122,7 @@ static PetscErrorCode TestFuzzFindings(MbsTest *test, const char dir[])
       if (!ierr) PetscCall(MbsCsvReset(&csv));
       PetscCall(PetscMallocGetCurrentUsage(&after));
       PetscCall(PetscSNPrintf(line, sizeof(line), "%s (decimal %s) %s, %g bytes left", found.gl_pathv[i], decimal_comma ? "comma" : "point", ierr ? "refused" : "read", after - before));
-      PetscCall(MbsTestTrue(test, line, (PetscBool)(before > 0 && after == before && NextDescriptor() == fd)));
+      PetscCall(MbsTestTrue(test, line, (PetscBool)(before > 0 && after == before && MbsTestNextDescriptor() == fd)));
     }
   globfree(&found);
   PetscFunctionReturn(0);
@@ -152,7 +130,7 @@ static PetscErrorCode TestFuzzFindings(MbsTest *test, const char dir[])
 
 int main(int argc, char **argv)
 {
-  MbsTest   test = {0, 0};
+  MbsTest   test                    = {0, 0};
   char      dir[PETSC_MAX_PATH_LEN] = "";
   PetscBool fuzz;
 

@@ -8,24 +8,10 @@ static const char help[] = "Round trip of virtual measurements and validation of
      allocated and nothing open; with -corpus PATTERN instead, likewise every file of the bad-input corpus.
 */
 #define _XOPEN_SOURCE 700 /* truncate() */
-#include <fcntl.h>
 #include <glob.h>
 #include <math.h>
-#include <unistd.h>
 #include "mbstest.h"
 #include "models/modelimpl.h"
-
-typedef struct {
-  char message[1024];
-} CapturedError;
-
-static PetscErrorCode CaptureError(MPI_Comm comm, int line, const char *func, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
-{
-  CapturedError *captured = (CapturedError *)ctx;
-
-  if (p == PETSC_ERROR_INITIAL && mess) PetscStrncpy(captured->message, mess, sizeof(captured->message));
-  return n;
-}
 
 static PetscErrorCode CompareExactly(MbsTest *test, const char what[], PetscInt n, const PetscReal got[], PetscInt n_want, const PetscReal want[])
 {
@@ -145,39 +131,30 @@ static PetscErrorCode WriteCorrupted(Corruption bad, const char path[])
   PetscFunctionReturn(0);
 }
 
-/* The descriptor the next open file gets: the lowest free one, so a file left open moves it */
-static int NextDescriptor(void)
-{
-  int fd = open("/dev/null", O_RDONLY);
-
-  if (fd >= 0) close(fd);
-  return fd;
-}
-
 /* The reader refuses the file with a message naming it and containing expect (or, unless must_refuse, reads it: some
    files of the corpus are bad only for the command that uses them), and leaves nothing behind: no bytes allocated
    (PETSc's count, with -malloc_debug), no HDF5 file open, no descriptor */
 static PetscErrorCode CheckRefused(MbsTest *test, const char path[], const char expect[], PetscBool must_refuse)
 {
-  char           line[1400];
-  CapturedError  captured = {""};
-  MbsMeasurement meas;
-  PetscErrorCode ierr;
-  PetscLogDouble before, after;
-  ssize_t        files = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
-  int            fd    = NextDescriptor();
-  PetscBool      answered;
+  char                 line[1400];
+  MbsTestCapturedError captured = {""};
+  MbsMeasurement       meas;
+  PetscErrorCode       ierr;
+  PetscLogDouble       before, after;
+  ssize_t              files = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE);
+  int                  fd    = MbsTestNextDescriptor();
+  PetscBool            answered;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMallocGetCurrentUsage(&before));
-  PetscCall(PetscPushErrorHandler(CaptureError, &captured));
+  PetscCall(PetscPushErrorHandler(MbsTestCaptureError, &captured));
   ierr = MbsMeasurementRead(PETSC_COMM_WORLD, path, &meas);
   PetscCall(PetscPopErrorHandler());
   if (!ierr) PetscCall(MbsMeasurementReset(&meas));
   PetscCall(PetscMallocGetCurrentUsage(&after));
   answered = ierr ? (PetscBool)(strstr(captured.message, path) && strstr(captured.message, expect)) : (PetscBool)!must_refuse;
-  PetscCall(PetscSNPrintf(line, sizeof(line), "%s is %s: \"%s\"; %g bytes, %zd HDF5 files and %d descriptors left", path, ierr ? "rejected" : "read", captured.message, after - before, H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) - files, NextDescriptor() - fd));
-  PetscCall(MbsTestTrue(test, line, (PetscBool)(answered && before > 0 && after == before && H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) == files && NextDescriptor() == fd)));
+  PetscCall(PetscSNPrintf(line, sizeof(line), "%s is %s: \"%s\"; %g bytes, %zd HDF5 files and %d descriptors left", path, ierr ? "rejected" : "read", captured.message, after - before, H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) - files, MbsTestNextDescriptor() - fd));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(answered && before > 0 && after == before && H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_FILE) == files && MbsTestNextDescriptor() == fd)));
   PetscFunctionReturn(0);
 }
 

@@ -32,32 +32,32 @@ typedef struct {
 } MbsUnit;
 
 static const MbsUnit MbsValueUnits[] = {
-  {"rad",     "rad",     1                },
-  {"mrad",    "rad",     1e-3             },
-  {"urad",    "rad",     1e-6             },
-  {"deg",     "rad",     PETSC_PI / 180   },
-  {"m",       "m",       1                },
-  {"mm",      "m",       1e-3             },
-  {"um",      "m",       1e-6             },
-  {"rad/s",   "rad/s",   1                },
-  {"deg/s",   "rad/s",   PETSC_PI / 180   },
-  {"m/s",     "m/s",     1                },
-  {"mm/s",    "m/s",     1e-3             },
-  {"rad/s^2", "rad/s^2", 1                },
-  {"m/s^2",   "m/s^2",   1                },
-  {NULL,      NULL,      0                }
+  {"rad",     "rad",     1             },
+  {"mrad",    "rad",     1e-3          },
+  {"urad",    "rad",     1e-6          },
+  {"deg",     "rad",     PETSC_PI / 180},
+  {"m",       "m",       1             },
+  {"mm",      "m",       1e-3          },
+  {"um",      "m",       1e-6          },
+  {"rad/s",   "rad/s",   1             },
+  {"deg/s",   "rad/s",   PETSC_PI / 180},
+  {"m/s",     "m/s",     1             },
+  {"mm/s",    "m/s",     1e-3          },
+  {"rad/s^2", "rad/s^2", 1             },
+  {"m/s^2",   "m/s^2",   1             },
+  {NULL,      NULL,      0             }
 };
-static const MbsUnit MbsTimeUnits[]  = {
-  {"s",  "s", 1   },
-  {"ms", "s", 1e-3},
-  {"us", "s", 1e-6},
-  {NULL, NULL, 0  }
+static const MbsUnit MbsTimeUnits[] = {
+  {"s",  "s",  1   },
+  {"ms", "s",  1e-3},
+  {"us", "s",  1e-6},
+  {NULL, NULL, 0   }
 };
 static const MbsUnit MbsSpeedUnits[] = {
-  {"rpm",   "rpm", 1                 },
-  {"Hz",    "rpm", 60                },
-  {"rad/s", "rpm", 30 / PETSC_PI     },
-  {NULL,    NULL,  0                 }
+  {"rpm",   "rpm", 1            },
+  {"Hz",    "rpm", 60           },
+  {"rad/s", "rpm", 30 / PETSC_PI},
+  {NULL,    NULL,  0            }
 };
 static const MbsUnit MbsAngleUnits[] = {
   {"rad", "rad", 1             },
@@ -109,7 +109,8 @@ static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, con
     if (increasing && r > 0) {
       PetscReal previous = csv->value[(r - 1) * csv->ncol + c];
 
-      PetscCheck(v != previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s repeats line %" PetscInt_FMT "; each must appear once", csv->path, csv->line[r], where, what, (double)v, unit->name, csv->line[r - 1]);
+      PetscCheck(v != previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s repeats line %" PetscInt_FMT "; each must appear once", csv->path, csv->line[r], where, what, (double)v, unit->name,
+                 csv->line[r - 1]);
       PetscCheck(v > previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s comes after %g on line %" PetscInt_FMT "; they must increase", csv->path, csv->line[r], where, what, (double)v, unit->name, (double)previous,
                  csv->line[r - 1]);
     }
@@ -165,7 +166,8 @@ static PetscErrorCode MbsImportColumns_Private(const MbsImport *im, const MbsCsv
 static PetscErrorCode MbsImportAmplitudes_Private(const MbsImport *im, const MbsCsv *csv, PetscInt nampl, const PetscInt col[], PetscReal **amplitude, PetscReal **a, PetscReal **b)
 {
   PetscFunctionBeginUser;
-  PetscCheck(!im->nphase_columns || im->nphase_columns == nampl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-phase_columns: %" PetscInt_FMT " phase column(s) for %" PetscInt_FMT " amplitude column(s) of CSV file '%s'; give one per amplitude", im->nphase_columns, nampl, csv->path);
+  PetscCheck(!im->nphase_columns || im->nphase_columns == nampl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-phase_columns: %" PetscInt_FMT " phase column(s) for %" PetscInt_FMT " amplitude column(s) of CSV file '%s'; give one per amplitude", im->nphase_columns, nampl,
+             csv->path);
   PetscCall(PetscMalloc1(csv->nrow * nampl, amplitude));
   *a = *b = NULL;
   if (im->nphase_columns) { /* freed one by one with the measurement */
@@ -219,8 +221,8 @@ static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *
     for (PetscInt o = 0; o < meas->norder; o++) {
       if (im->norders) meas->order[o] = im->orders[o];
       else PetscCall(MbsImportOrderFromName_Private(csv, col[o + 1], im->decimal_comma, &meas->order[o]));
-      PetscCheck(meas->order[o] > 0 && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be positive and above the order before it; list the amplitude columns by increasing order", csv->path, (double)meas->order[o],
-                 col[o + 1] + 1);
+      PetscCheck(meas->order[o] > 0 && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be positive and above the order before it; list the amplitude columns by increasing order",
+                 csv->path, (double)meas->order[o], col[o + 1] + 1);
     }
     PetscCall(MbsImportColumn_Private(csv, col[0], im->speed_unit, "speed", 0, PETSC_TRUE, PETSC_TRUE, &meas->speed));
     PetscCall(MbsImportAmplitudes_Private(im, csv, meas->norder, col + 1, &meas->order_amplitude, &meas->order_a, &meas->order_b));

@@ -44,6 +44,11 @@ static PetscErrorCode MbsCsvSplit_Private(char text[], char delimiter, PetscInt 
   PetscFunctionReturn(0);
 }
 
+static const char *MbsCsvDelimiterName_Private(char delimiter)
+{
+  return delimiter == '\t' ? "\\t" : delimiter == ' ' ? "blanks" : delimiter == ';' ? ";" : ",";
+}
+
 /* A field without surrounding blanks and double quotes, in place */
 static char *MbsCsvTrim_Private(char field[])
 {
@@ -108,7 +113,7 @@ static PetscErrorCode MbsCsvAddRow_Private(MbsCsv *csv, PetscInt line, PetscInt 
 {
   PetscFunctionBeginUser;
   PetscCheck(nfield == csv->ncol, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " field(s) where the %s has %" PetscInt_FMT " (delimiter '%s')", csv->path, line, nfield, csv->name ? "header" : "first line",
-             csv->ncol, csv->delimiter == '\t' ? "\\t" : csv->delimiter == ' ' ? "blanks" : (char[]){csv->delimiter, 0});
+             csv->ncol, MbsCsvDelimiterName_Private(csv->delimiter));
   if (csv->nrow == *nalloc) {
     PetscReal *value;
     PetscInt  *row_line;
@@ -131,8 +136,7 @@ static PetscErrorCode MbsCsvAddRow_Private(MbsCsv *csv, PetscInt line, PetscInt 
     MbsCsvNumber_Private(field[c], decimal_comma, value, &ok);
     PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
     PetscCheck(text[0], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the field is empty", csv->path, line, where);
-    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a number%s", csv->path, line, where, text,
-               !decimal_comma && strchr(text, ',') ? " (a decimal comma? give -csv_decimal_comma)" : "");
+    PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a number%s", csv->path, line, where, text, !decimal_comma && strchr(text, ',') ? " (a decimal comma? give -csv_decimal_comma)" : "");
     PetscCheck(!PetscIsInfOrNanReal(*value), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a finite number", csv->path, line, where, text);
   }
   csv->line[csv->nrow++] = line;
@@ -147,7 +151,7 @@ static char MbsCsvDelimiter_Private(const char text[], PetscBool decimal_comma)
 /* A line is a header when one of its fields, split on its own delimiter, is not a number */
 static PetscErrorCode MbsCsvIsHeader_Private(const char text[], PetscBool decimal_comma, PetscBool *header)
 {
-  char   *copy, **field;
+  char    *copy, **field;
   PetscInt n;
 
   PetscFunctionBeginUser;
@@ -183,8 +187,8 @@ static PetscErrorCode MbsCsvSetHeader_Private(MbsCsv *csv, PetscInt header_line,
   } else PetscCall(MbsCsvSplit_Private(header, csv->delimiter, (PetscInt)strlen(header) + 1, &n, field));
   named = n == csv->ncol ? MbsCsvReadHeader_Private(csv, header_line, n, field) : PETSC_ERR_FILE_UNEXPECTED;
   PetscCall(PetscFree(field));
-  PetscCheck(n == csv->ncol, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": the header names %" PetscInt_FMT " column(s), but line %" PetscInt_FMT " has %" PetscInt_FMT " field(s) (delimiter '%s')", csv->path, header_line, n, data_line, csv->ncol,
-             csv->delimiter == '\t' ? "\\t" : csv->delimiter == ' ' ? "blanks" : (char[]){csv->delimiter, 0});
+  PetscCheck(n == csv->ncol, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": the header names %" PetscInt_FMT " column(s), but line %" PetscInt_FMT " has %" PetscInt_FMT " field(s) (delimiter '%s')", csv->path, header_line, n, data_line,
+             csv->ncol, MbsCsvDelimiterName_Private(csv->delimiter));
   PetscCall(named);
   PetscFunctionReturn(0);
 }
@@ -275,7 +279,7 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
 @*/
 PetscErrorCode MbsCsvRead(const char path[], PetscBool decimal_comma, MbsCsv *csv)
 {
-  char         *text, **field = NULL;
+  char          *text, **field = NULL;
   PetscErrorCode parsed;
 
   PetscFunctionBeginUser;
