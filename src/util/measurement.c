@@ -258,18 +258,21 @@ PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasureme
   PetscErrorCode ierr;
   PetscReal      timeout;
   hid_t          opened = H5I_INVALID_HID;
+  PetscBool      no_signal_handler;
   void (*previous)(int);
 
   PetscFunctionBeginUser;
   PetscCall(MbsMeasurementOptions(comm, &timeout));
   PetscCall(PetscSNPrintf(MbsReadTimeoutMessage, sizeof(MbsReadTimeoutMessage), "mbsid: reading measurement file '%s' did not finish within -measurement_read_timeout %g s: the file is damaged (libhdf5 loops on it); check it with h5dump or write it again\n", path, (double)timeout));
-  PetscCall(PetscPushSignalHandler(MbsMeasurementCrash_Private, (void *)path));
+  /* PETSc's -no_signal_handler leaves a crash to the debugger (or to libFuzzer, which then keeps the input) */
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-no_signal_handler", &no_signal_handler));
+  if (!no_signal_handler) PetscCall(PetscPushSignalHandler(MbsMeasurementCrash_Private, (void *)path));
   previous = signal(SIGALRM, MbsMeasurementReadTimeout_Private);
   alarm((unsigned)PetscCeilReal(timeout));
   ierr = MbsMeasurementRead_Private(comm, path, meas, &opened);
   alarm(0);
   signal(SIGALRM, previous);
-  PetscCall(PetscPopSignalHandler());
+  if (!no_signal_handler) PetscCall(PetscPopSignalHandler());
   if (ierr) PetscCall(MbsMeasurementDiscard_Private(opened, meas));
   PetscCall(ierr);
   PetscFunctionReturn(0);
