@@ -151,6 +151,7 @@ static PetscErrorCode MbsImportColumns_Private(const MbsImport *im, const MbsCsv
     *ncol = im->ncolumns;
   } else if (max > 2) { /* order cuts: every column, the first the speed */
     PetscCheck(csv->ncol >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has %" PetscInt_FMT " column; order cuts need a speed and at least one amplitude column", csv->path, csv->ncol);
+    PetscCheck(csv->ncol <= max, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has %" PetscInt_FMT " columns; order cuts take a speed and at most %" PetscInt_FMT " orders: choose them with -columns", csv->path, csv->ncol, max - 1);
     for (PetscInt i = 0; i < csv->ncol; i++) col[i] = i;
     *ncol = csv->ncol;
   } else {
