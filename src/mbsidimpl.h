@@ -57,9 +57,10 @@ typedef struct {
   char       path[PETSC_MAX_PATH_LEN];
   char       delimiter; /* ';', ',', '\t', or ' ' for runs of blanks */
   PetscInt   ncol, nrow;
-  char     **name;  /* ncol names from the header line; NULL when the file has none */
-  PetscReal *value; /* nrow x ncol, row-major */
-  PetscInt  *line;  /* the file's line number of each row, for messages */
+  char     **name;        /* ncol names from the header line; NULL when the file has none */
+  PetscInt   header_line; /* the file's line of the header, 0 without one */
+  PetscReal *value;       /* nrow x ncol, row-major */
+  PetscInt  *line;        /* the file's line number of each row, for messages */
 } MbsCsv;
 
 PETSC_INTERN PetscErrorCode MbsCsvRead(const char[], PetscBool, MbsCsv *);

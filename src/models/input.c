@@ -103,12 +103,15 @@ PetscErrorCode MbsModelInputForce(MbsModel model, PetscReal t, PetscReal *force)
 static PetscErrorCode MbsInputReadText_Private(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F, PetscInt **line)
 {
   MbsCsv   csv;
-  PetscInt ncol;
+  PetscInt ncol, header_line;
 
   PetscFunctionBeginUser;
   PetscCall(MbsCsvRead(path, PETSC_FALSE, &csv));
-  ncol = csv.ncol;
-  if (ncol > 2) PetscCall(MbsCsvReset(&csv));
+  ncol        = csv.ncol;
+  header_line = csv.header_line;
+  if (ncol > 2 || header_line) PetscCall(MbsCsvReset(&csv));
+  /* the specs' input files have no header: a first line that is not numbers is a fault, not names */
+  PetscCheck(!header_line, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s', line %" PetscInt_FMT ": not a line of numbers (expected a force [N], or a time [s] and a force)", path, header_line);
   PetscCheck(ncol <= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': more than two columns (expected a force [N], or a time [s] and a force)", path);
   *n = csv.nrow;
   PetscCall(PetscMalloc1(*n, t));
@@ -134,34 +137,50 @@ static PetscErrorCode MbsInputReadHDF5_Private(const char path[], PetscInt *n, P
   PetscCall(MbsH5ReadReals(file, path, "/input/time", 1, &nt, t, "s", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/input/force", 1, &nF, F, "N", NULL));
   MbsCallHDF5(H5Fclose(file), path, "/");
+  if (nt != nF) {
+    PetscCall(PetscFree(*t));
+    PetscCall(PetscFree(*F));
+  }
   PetscCheck(nt == nF, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': /input/time has %" PetscInt_FMT " values but /input/force %" PetscInt_FMT, path, nt, nF);
   *n = nt;
   PetscFunctionReturn(0);
 }
 
+/* At least two nodes, times increasing strictly and covering [t0, tf] */
+static PetscErrorCode MbsInputCheck_Private(const char path[], PetscReal t0, PetscReal tf, PetscInt n, const PetscReal t[], const PetscInt line[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has %" PetscInt_FMT " node(s); a nodal input needs at least 2", path, n);
+  for (PetscInt k = 1; k < n; k++)
+    PetscCheck(t[k] > t[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': node times must increase strictly, but node %" PetscInt_FMT " (%s %" PetscInt_FMT ") has t = %g s after %g s", path, k, line ? "line" : "index", line ? line[k] : k, (double)t[k], (double)t[k - 1]);
+  PetscCheck(t[0] <= t0 + 1e-12 * PetscAbsReal(t0) && t[n - 1] >= tf - 1e-12 * PetscAbsReal(tf), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' spans [%g, %g] s, which does not cover the simulated interval [%g, %g] s", path, (double)t[0], (double)t[n - 1], (double)t0, (double)tf);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsInputRead - Reads a nodal input (see above); a one-column text file spreads its nodes equally over [t0, tf].
-  The caller frees t and F with PetscFree2(). Not collective.
+  The caller frees t and F with PetscFree2(); a refused file leaves nothing allocated. Not collective.
 @*/
 PetscErrorCode MbsInputRead(const char path[], PetscReal t0, PetscReal tf, PetscInt *n, PetscReal **t, PetscReal **F)
 {
-  PetscReal *t_read = NULL, *F_read = NULL;
-  PetscInt  *line = NULL; /* the text file's line of each node */
+  PetscReal     *t_read = NULL, *F_read = NULL;
+  PetscInt      *line = NULL; /* the text file's line of each node */
+  PetscErrorCode checked;
 
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   if (H5Fis_hdf5(path) > 0) PetscCall(MbsInputReadHDF5_Private(path, n, &t_read, &F_read));
   else PetscCall(MbsInputReadText_Private(path, t0, tf, n, &t_read, &F_read, &line));
-  PetscCheck(*n >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' has %" PetscInt_FMT " node(s); a nodal input needs at least 2", path, *n);
-  PetscCall(PetscMalloc2(*n, t, *n, F));
-  PetscCall(PetscArraycpy(*t, t_read, *n));
-  PetscCall(PetscArraycpy(*F, F_read, *n));
+  checked = MbsInputCheck_Private(path, t0, tf, *n, t_read, line);
+  if (!checked) {
+    PetscCall(PetscMalloc2(*n, t, *n, F));
+    PetscCall(PetscArraycpy(*t, t_read, *n));
+    PetscCall(PetscArraycpy(*F, F_read, *n));
+  }
   PetscCall(PetscFree(t_read));
   PetscCall(PetscFree(F_read));
-  for (PetscInt k = 1; k < *n; k++)
-    PetscCheck((*t)[k] > (*t)[k - 1], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s': node times must increase strictly, but node %" PetscInt_FMT " (%s %" PetscInt_FMT ") has t = %g s after %g s", path, k, line ? "line" : "index", line ? line[k] : k, (double)(*t)[k], (double)(*t)[k - 1]);
   PetscCall(PetscFree(line));
-  PetscCheck((*t)[0] <= t0 + 1e-12 * PetscAbsReal(t0) && (*t)[*n - 1] >= tf - 1e-12 * PetscAbsReal(tf), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Input file '%s' spans [%g, %g] s, which does not cover the simulated interval [%g, %g] s", path, (double)(*t)[0], (double)(*t)[*n - 1], (double)t0, (double)tf);
+  PetscCall(checked);
   PetscFunctionReturn(0);
 }
 

@@ -2,7 +2,7 @@
   Tables of numbers in text files, as test benches export them (CSV, semicolon- or tab-separated, or columns
   separated by blanks). A file is read whole and checked before anything uses it:
 
-    - blank lines and lines whose first non-blank character is '#' are skipped, anywhere in the file;
+    - everything from a '#' to the end of its line is a comment, and blank lines are skipped, anywhere in the file;
     - the delimiter is the first of ';', ',' and TAB found on the first line that is not skipped; without any of
       them, fields are separated by runs of blanks (with a decimal comma, ',' is never the delimiter);
     - that first line is the header when one of its fields is not a number: it names the columns (surrounding
@@ -118,8 +118,8 @@ static PetscErrorCode MbsCsvAddRow_Private(MbsCsv *csv, PetscInt line, PetscInt 
     PetscReal *value;
     PetscInt  *row_line;
 
-    *nalloc = PetscMax(1024, 2 * *nalloc);
-    PetscCheck((double)*nalloc * csv->ncol <= MBS_CSV_MAX_VALUES, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has more than %d values", csv->path, MBS_CSV_MAX_VALUES);
+    PetscCheck((double)(csv->nrow + 1) * csv->ncol <= MBS_CSV_MAX_VALUES, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has more than %d values", csv->path, MBS_CSV_MAX_VALUES);
+    *nalloc = PetscMin(PetscMax(1024, 2 * *nalloc), MBS_CSV_MAX_VALUES / csv->ncol);
     PetscCall(PetscMalloc2(*nalloc * csv->ncol, &value, *nalloc, &row_line));
     PetscCall(PetscArraycpy(value, csv->value, csv->nrow * csv->ncol));
     PetscCall(PetscArraycpy(row_line, csv->line, csv->nrow));
@@ -132,8 +132,10 @@ static PetscErrorCode MbsCsvAddRow_Private(MbsCsv *csv, PetscInt line, PetscInt 
     char       where[128], text[64];
     PetscBool  ok;
 
-    PetscCall(PetscStrncpy(text, MbsCsvTrim_Private(field[c]), sizeof(text)));
-    MbsCsvNumber_Private(field[c], decimal_comma, value, &ok);
+    char *trimmed = MbsCsvTrim_Private(field[c]);
+
+    PetscCall(PetscStrncpy(text, trimmed, sizeof(text)));
+    MbsCsvNumber_Private(trimmed, decimal_comma, value, &ok);
     PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
     PetscCheck(text[0], PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the field is empty", csv->path, line, where);
     PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: '%s' is not a number%s", csv->path, line, where, text, !decimal_comma && strchr(text, ',') ? " (a decimal comma? give -csv_decimal_comma)" : "");
@@ -196,9 +198,10 @@ static PetscErrorCode MbsCsvSetHeader_Private(MbsCsv *csv, PetscInt header_line,
 /* The whole file, NUL-terminated; the file is closed on every path */
 static PetscErrorCode MbsCsvLoad_Private(const char path[], char **buffer)
 {
-  FILE  *file = fopen(path, "rb");
-  size_t size = 0, capacity = 0, got;
-  int    failed;
+  FILE          *file = fopen(path, "rb");
+  size_t         size = 0, capacity = 0, got;
+  int            failed;
+  PetscErrorCode grown;
 
   PetscFunctionBeginUser;
   *buffer = NULL;
@@ -211,7 +214,12 @@ static PetscErrorCode MbsCsvLoad_Private(const char path[], char **buffer)
         PetscCall(PetscFree(*buffer));
         SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' is larger than %g bytes", path, (double)MBS_CSV_MAX_BYTES);
       }
-      PetscCall(PetscRealloc(capacity, buffer));
+      grown = PetscRealloc(capacity, buffer);
+      if (grown) {
+        fclose(file);
+        PetscCall(PetscFree(*buffer));
+        PetscCall(grown);
+      }
     }
     got = fread(*buffer + size, 1, capacity - size - 1, file);
     size += got;
@@ -235,7 +243,7 @@ static PetscErrorCode MbsCsvLoad_Private(const char path[], char **buffer)
 static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool decimal_comma, char ***field)
 {
   char    *header = NULL, *next;
-  PetscInt line = 0, header_line = 0, nalloc = 0;
+  PetscInt line = 0, nalloc = 0;
 
   PetscFunctionBeginUser;
   for (char *row = text; row; row = next) {
@@ -244,6 +252,7 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
 
     next = strchr(row, '\n');
     if (next) *next++ = 0;
+    row[strcspn(row, "#")] = 0;                                         /* a comment after the numbers */
     if (*row && row[strlen(row) - 1] == '\r') row[strlen(row) - 1] = 0; /* CRLF line ends */
     line++;
     if (!*first || *first == '#') continue;
@@ -252,8 +261,8 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
 
       PetscCall(MbsCsvIsHeader_Private(first, decimal_comma, &is_header));
       if (is_header) {
-        header      = row;
-        header_line = line;
+        header           = row;
+        csv->header_line = line;
         continue;
       }
     }
@@ -265,7 +274,7 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
       PetscCall(MbsCsvSplit_Private(row, csv->delimiter, (PetscInt)length + 1, &nfield, *field));
       PetscCheck(nfield <= 1000, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ": %" PetscInt_FMT " columns; is this a table of numbers?", csv->path, line, nfield);
       csv->ncol = nfield;
-      if (header) PetscCall(MbsCsvSetHeader_Private(csv, header_line, header, line));
+      if (header) PetscCall(MbsCsvSetHeader_Private(csv, csv->header_line, header, line));
     } else PetscCall(MbsCsvSplit_Private(row, csv->delimiter, csv->ncol, &nfield, *field));
     PetscCall(MbsCsvAddRow_Private(csv, line, nfield, *field, decimal_comma, &nalloc));
   }
