@@ -11,6 +11,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
   /* a crash must reach libFuzzer, which records the input, not PETSc's signal handler, which aborts */
   if (PetscOptionsSetValue(NULL, "-no_signal_handler", NULL)) return 1;
+  /* the reader's own alarm replaces libFuzzer's -timeout while it reads: a loop in libhdf5 must end as soon */
+  if (PetscOptionsSetValue(NULL, "-measurement_read_timeout", "10")) return 1;
   if (PetscInitializeNoArguments()) return 1;
   if (PetscPushErrorHandler(PetscReturnErrorHandler, NULL)) return 1; /* a refused file is no finding: no tracebacks */
   snprintf(MbsFuzzPath, sizeof(MbsFuzzPath), "%s/mbsid-fuzz-measurement-%d.h5", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
