@@ -43,8 +43,8 @@ static PetscErrorCode TestLayouts(MbsTest *test)
     {"tabs, no header",                       "1\t2\t3\n4\t5\t6\n",                                  PETSC_FALSE, '\t', 3, 2, NULL,             {1, 2, 3, 4, 5, 6},      {1, 2}   },
     {"blanks",                                "  speed   order_2\n 3000   0.25\n3100 0.5\n",         PETSC_FALSE, ' ',  2, 2, "speed,order_2",  {3000, 0.25, 3100, 0.5}, {2, 3}   },
     {"decimal comma",                         "zeit;wert\n0,5;1,25\n1,5;-2,5\n",                     PETSC_TRUE,  ';',  2, 2, "zeit,wert",      {0.5, 1.25, 1.5, -2.5},  {2, 3}   },
-    {"quoted numbers", "\"t\",\"y\"\n\"0.5\",\"1.5\"\n", PETSC_FALSE, ',', 2, 1, "t,y", {0.5, 1.5}, {2}},
-    {"comments after the numbers", "0.0 1 # F0\n0.5 2 # F1\n", PETSC_FALSE, ' ', 2, 2, NULL, {0, 1, 0.5, 2}, {1, 2}},
+    {"quoted numbers",                        "\"t\",\"y\"\n\"0.5\",\"1.5\"\n",                      PETSC_FALSE, ',',  2, 1, "t,y",            {0.5, 1.5},              {2}      },
+    {"comments after the numbers",            "0.0 1 # F0\n0.5 2 # F1\n",                            PETSC_FALSE, ' ',  2, 2, NULL,             {0, 1, 0.5, 2},          {1, 2}   },
     {"one column under a header with blanks", "# 60-2 wheel\npulse time [s]\n0.001\n0.002\n0.003\n", PETSC_FALSE, ' ',  1, 3, "pulse time [s]", {0.001, 0.002, 0.003},   {3, 4, 5}},
   };
 
