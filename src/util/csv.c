@@ -3,10 +3,11 @@
   separated by blanks). A file is read whole and checked before anything uses it:
 
     - everything from a '#' to the end of its line is a comment, and blank lines are skipped, anywhere in the file;
-    - the delimiter is the first of ';', ',' and TAB found on the first line that is not skipped; without any of
-      them, fields are separated by runs of blanks (with a decimal comma, ',' is never the delimiter);
-    - that first line is the header when one of its fields is not a number: it names the columns (surrounding
-      double quotes and blanks are dropped, and names must be unique); otherwise the columns have no names;
+    - the first line that is not skipped is the header when one of its fields is not a number: it names the
+      columns (surrounding double quotes and blanks are dropped, and names must be unique); otherwise the columns
+      have no names;
+    - the delimiter is the first of ';', ',' and TAB found on the first row of numbers (and applies to the header);
+      without any of them, fields are separated by runs of blanks (with a decimal comma, ',' is never the delimiter);
     - every other line has exactly as many fields as the first, and every field is a finite number, read whole.
 
   Each error names the file, the line, the column (with its name) and the text at fault. A column is chosen by
