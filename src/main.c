@@ -16,9 +16,9 @@ static PetscErrorCode CheckUnusedOptions(void)
   PetscMPIInt rank;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Option checking", "mbsid");
+  MbsOptionsBegin(PETSC_COMM_WORLD, NULL, "Option checking", "mbsid");
   PetscCall(PetscOptionsBool("-unused_options_error", "Fail when an option was given but never used (misspelt)", "", error, &error, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!error) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
   PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values)); /* every rank has the same options; rank 0's candidates are asked round */
@@ -40,10 +40,26 @@ static PetscErrorCode CheckUnusedOptions(void)
   PetscFunctionReturn(0);
 }
 
-int main(int argc, char **argv)
+static PetscErrorCode MbsMain(int argc, char **argv)
 {
   PetscBool has_help;
-  char      fault[PETSC_MAX_PATH_LEN + 512];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasHelp(NULL, &has_help));
+  if (argc > 1 && argv[1][0] != '-') PetscCall(MbsCommandRun(PETSC_COMM_WORLD, argv[1]));
+  else {
+    PetscCall(MbsCommandView(PETSC_COMM_WORLD));
+    PetscCheck(has_help, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No command given");
+    PetscCall(MbsCommandRun(PETSC_COMM_WORLD, "simulate"));
+  }
+  PetscCall(CheckUnusedOptions());
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  PetscErrorCode ierr;
+  char           fault[PETSC_MAX_PATH_LEN + 512];
 
   if (MbsYAMLCheckOptionsFiles(argc, argv, fault, sizeof(fault))) { /* before PETSc reads the file, which names no line */
     const char *rank = getenv("OMPI_COMM_WORLD_RANK");
@@ -53,15 +69,12 @@ int main(int argc, char **argv)
   }
   PetscCall(SlepcInitialize(&argc, &argv, NULL, help));
   PetscCall(MbsPushErrorHandler());
-  PetscCall(PetscOptionsHasHelp(NULL, &has_help));
-  if (argc > 1 && argv[1][0] != '-') PetscCall(MbsCommandRun(PETSC_COMM_WORLD, argv[1]));
-  else {
-    PetscCall(MbsCommandView(PETSC_COMM_WORLD));
-    PetscCheck(has_help, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No command given");
-    PetscCall(MbsCommandRun(PETSC_COMM_WORLD, "simulate"));
-  }
-  PetscCall(CheckUnusedOptions());
+  ierr = MbsMain(argc, argv);
+  /* an error that every rank raised has unwound every rank: finalise, so that -malloc_dump shows what it left */
+  if (ierr && !MbsErrorRaisedOnEveryRank()) PetscCall(ierr); /* aborts every rank */
+  if (ierr) PetscCall(MbsOptionsBlocksFree());
   PetscCall(PetscPopErrorHandler());
   PetscCall(SlepcFinalize());
+  if (ierr) return ierr < 256 ? (int)ierr : 1;
   return MbsCommandGetExitStatus();
 }

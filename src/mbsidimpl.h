@@ -14,7 +14,43 @@ PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
+PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
 PETSC_EXTERN PetscErrorCode MbsPushErrorHandler(void);
+PETSC_EXTERN PetscBool      MbsErrorRaisedOnEveryRank(void);
+
+/*
+  MbsCallCleanup - Runs `call`, then `cleanup` whether `call` failed or not, then raises the first error. PETSc does
+  not unwind on an error, so a function that owns objects does its work in `call` and frees them in `cleanup`: a
+  failure then leaves nothing allocated (main() finalises after an error raised on every rank, and -malloc_dump
+  reports what was left).
+*/
+#define MbsCallCleanup(call, cleanup) \
+  do { \
+    PetscErrorCode mbs_call_ierr_ = (call), mbs_cleanup_ierr_ = (cleanup); \
+    PetscCall(mbs_call_ierr_); \
+    PetscCall(mbs_cleanup_ierr_); \
+  } while (0)
+
+/* MbsCallUndo - Runs `call`; if it fails, runs `undo` (whose own error is ignored), then raises the error */
+#define MbsCallUndo(call, undo) \
+  do { \
+    PetscErrorCode mbs_undo_ierr_ = (call); \
+    if (PetscUnlikely(mbs_undo_ierr_)) { \
+      (void)(undo); \
+      PetscCall(mbs_undo_ierr_); \
+    } \
+  } while (0)
+
+/* An options block whose strings main() frees when an error inside it skips its end (options.c) */
+#define MbsOptionsBegin(comm, prefix, title, man) \
+  PetscOptionsBegin(comm, prefix, title, man); \
+  PetscCall(MbsOptionsBlockOpened(PetscOptionsObject))
+#define MbsOptionsEnd() \
+  PetscCall(MbsOptionsBlockClosing(PetscOptionsObject)); \
+  PetscOptionsEnd()
+PETSC_INTERN PetscErrorCode MbsOptionsBlockOpened(PetscOptionItems *);
+PETSC_INTERN PetscErrorCode MbsOptionsBlockClosing(PetscOptionItems *);
+PETSC_EXTERN PetscErrorCode MbsOptionsBlocksFree(void);
 
 /* Stop requests (SIGTERM, SIGUSR1, SIGINT) caught during a long computation; the stop returns as this error code */
 #define MBS_ERR_INTERRUPTED 120

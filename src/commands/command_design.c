@@ -227,10 +227,31 @@ static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, co
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandDesign(MPI_Comm comm)
+typedef struct {
+  MbsDesign     d;
+  MbsDesignCase cases[NCASE];
+  PetscReal    *dJdF, *dTdF;
+} MbsDesignCommand;
+
+static PetscErrorCode MbsDesignCommandDestroy_Private(MbsDesignCommand *dc)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < NCASE; c++) {
+    PetscCall(PetscFree(dc->cases[c].F));
+    PetscCall(PetscFree(dc->cases[c].z_end));
+    PetscCall(PetscFree(dc->cases[c].states));
+    PetscCall(PetscFree(dc->cases[c].state_times));
+    PetscCall(MbsDesignErrorReset(&dc->cases[c].error));
+  }
+  PetscCall(PetscFree2(dc->dJdF, dc->dTdF));
+  PetscCall(MbsDesignDestroy(&dc->d));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
 {
   MbsDesign              d;
-  MbsDesignCase          cases[NCASE];
+  MbsDesignCase         *cases = dc->cases;
   MbsDesignErrorSettings settings;
   char                   output[PETSC_MAX_PATH_LEN] = "design.h5", csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal              print_times[16] = {0}, step = 1e-3, rtol = 1e-6, J_min, J_max;
@@ -247,10 +268,10 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
     PetscCall(PetscOptionsSetValue(NULL, "-ts_rk_type", "tsit5"));
     PetscCall(PetscOptionsSetValue(NULL, "-ts_adapt_type", "none"));
   }
-  PetscCall(MbsDesignCreate(comm, &d));
-  PetscCall(PetscMemzero(cases, sizeof(cases)));
+  PetscCall(MbsDesignCreate(comm, &dc->d));
+  d = dc->d;
   PetscCall(MbsDesignErrorSettingsDefault(d, &settings));
-  PetscOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
+  MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsString("-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", "", csv, csv, sizeof(csv), NULL));
   max_it = d->base->design.max_it;
@@ -262,12 +283,11 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
   PetscCall(PetscOptionsRealArray("-design_print_states", "Times [s] at which to print the extended state z of the initial and sine inputs", "", print_times, &nprint, &times_set));
   PetscCall(PetscOptionsBool("-design_error", "Evaluate the identification error surface E_RMS of every input", "", error, &error, NULL));
   PetscCall(MbsDesignErrorSetFromOptions(d, PetscOptionsObject, &settings));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!times_set) nprint = 0;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscCall(MbsSimulateHelp(d->ext));
-    PetscCall(MbsDesignDestroy(&d));
     PetscFunctionReturn(0);
   }
   PetscCheck(max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_max_it must be >= 0, got %" PetscInt_FMT, max_it);
@@ -292,7 +312,9 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
       PetscReal *dJdF, *dTdF, J;
       PetscBool  ok;
 
-      PetscCall(PetscMalloc2(d->nnodes, &dJdF, d->nnodes, &dTdF));
+      PetscCall(PetscMalloc2(d->nnodes, &dc->dJdF, d->nnodes, &dc->dTdF));
+      dJdF = dc->dJdF;
+      dTdF = dc->dTdF;
       PetscCall(MbsDesignGradient(d, d->F, d->end_weight, &J, dJdF, &ok));
       PetscCall(MbsDesignCheckOk(d, ok));
       PetscCall(MbsDesignGradient(d, d->F, 0, &J, dTdF, &ok)); /* J = -Tr M */
@@ -300,7 +322,6 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
       PetscCall(PetscPrintf(comm, "%-5s %-10s %-22s %-22s %-22s\n", "node", "t [s]", "dJ/du_k (scaled)", "dJ/dF_k", "dTr/dF_k"));
       for (PetscInt k = 0; k < d->nnodes; k++)
         PetscCall(PetscPrintf(comm, "%-5" PetscInt_FMT " %-10g % .14e % .14e % .14e\n", k, (double)d->t_nodes[k], (double)(MbsDesignPsiDerivative(d, MbsDesignPsiInverse(d, d->F[k])) * dJdF[k] / d->cost_scale), (double)dJdF[k], (double)-dTdF[k]));
-      PetscCall(PetscFree2(dJdF, dTdF));
     }
     for (PetscInt c = 0; c < CASE_OPTIMAL; c++) {
       PetscCall(PetscPrintf(comm, "Evaluating input %s\n", MbsDesignCaseNames[c]));
@@ -347,13 +368,15 @@ PetscErrorCode MbsCommandDesign(MPI_Comm comm)
       }
     }
   }
-  for (PetscInt c = 0; c < NCASE; c++) {
-    PetscCall(PetscFree(cases[c].F));
-    PetscCall(PetscFree(cases[c].z_end));
-    PetscCall(PetscFree(cases[c].states));
-    PetscCall(PetscFree(cases[c].state_times));
-    PetscCall(MbsDesignErrorReset(&cases[c].error));
-  }
-  PetscCall(MbsDesignDestroy(&d));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandDesign(MPI_Comm comm)
+{
+  MbsDesignCommand dc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&dc, sizeof(dc)));
+  MbsCallCleanup(MbsDesignRun_Private(comm, &dc), MbsDesignCommandDestroy_Private(&dc));
   PetscFunctionReturn(0);
 }

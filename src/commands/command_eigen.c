@@ -37,11 +37,28 @@ static PetscErrorCode MbsEigenClosedLoop_Private(MPI_Comm comm, MbsModel model, 
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandEigen(MPI_Comm comm)
-{
+typedef struct {
   MbsModel       model;
-  MbsController  controller = NULL;
+  MbsController  controller;
   MbsEigenResult result, closed[2];
+} MbsEigenCommand;
+
+static PetscErrorCode MbsEigenCommandDestroy_Private(MbsEigenCommand *ec)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsEigenResultReset(&ec->closed[0]));
+  PetscCall(MbsEigenResultReset(&ec->closed[1]));
+  PetscCall(MbsEigenResultReset(&ec->result));
+  PetscCall(MbsControllerDestroy(&ec->controller));
+  PetscCall(MbsModelDestroy(&ec->model));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsEigenRun_Private(MPI_Comm comm, MbsEigenCommand *ec)
+{
+  MbsModel        model;
+  MbsController   controller = NULL;
+  MbsEigenResult *result = &ec->result, *closed = ec->closed;
   char           output[PETSC_MAX_PATH_LEN] = "eigen.h5";
   PetscReal      gain[3] = {0, 0, 0}, dt_sample = 0.01, delta = 0.1;
   PetscInt       ngain = 3;
@@ -50,31 +67,29 @@ PetscErrorCode MbsCommandEigen(MPI_Comm comm)
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsHasName(NULL, NULL, "-controller", &closed_loop));
-  PetscOptionsBegin(comm, NULL, "mbsid eigen: modes of the linearised model", "eigen");
+  MbsOptionsBegin(comm, NULL, "mbsid eigen: modes of the linearised model", "eigen");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsRealArray("-controller_gains", "With -controller: K_p, K_i, K_d to use instead of the estimates", "", gain, &ngain, &gains_given));
   PetscCall(PetscOptionsReal("-controller_dt", "With -controller: sample period dt_sim of the estimate [s]", "", dt_sample, &dt_sample, NULL));
   PetscCall(PetscOptionsReal("-perturb_delta", "With -controller: delta, dt_1 = delta dt_sim", "", delta, &delta, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(!gains_given || ngain == 3, comm, PETSC_ERR_ARG_SIZ, "Option -controller_gains needs exactly 3 values (K_p, K_i, K_d), got %" PetscInt_FMT, ngain);
   for (PetscInt i = 0; gains_given && i < 3; i++) PetscCheck(!PetscIsInfOrNanReal(gain[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "Option -controller_gains: value %" PetscInt_FMT " is %g, not a finite number", i + 1, (double)gain[i]);
   PetscCheck(dt_sample > 0 && delta > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-controller_dt and -perturb_delta must be positive, got %g and %g", (double)dt_sample, (double)delta);
-  PetscCall(MbsModelCreate(comm, &model));
+  PetscCall(MbsModelCreate(comm, &ec->model));
+  model = ec->model;
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (closed_loop || help) {
-    PetscCall(MbsControllerCreate(comm, &controller));
+    PetscCall(MbsControllerCreate(comm, &ec->controller));
+    controller = ec->controller;
     PetscCall(MbsControllerSetFromOptions(controller));
   }
-  if (help) {
-    PetscCall(MbsControllerDestroy(&controller));
-    PetscCall(MbsModelDestroy(&model));
-    PetscFunctionReturn(0);
-  }
+  if (help) PetscFunctionReturn(0);
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(MbsEigenCompute(model, NULL, &result));
-  PetscCall(PetscPrintf(comm, "Modes of the linearisation of %s (%" PetscInt_FMT " coordinates):\n", model->type, result.nq));
-  PetscCall(MbsEigenView(comm, &result));
+  PetscCall(MbsEigenCompute(model, NULL, result));
+  PetscCall(PetscPrintf(comm, "Modes of the linearisation of %s (%" PetscInt_FMT " coordinates):\n", model->type, result->nq));
+  PetscCall(MbsEigenView(comm, result));
   if (closed_loop) {
     PetscCall(MbsControllerView(controller, PETSC_VIEWER_STDOUT_(comm)));
     if (!gains_given) {
@@ -82,21 +97,21 @@ PetscErrorCode MbsCommandEigen(MPI_Comm comm)
       PetscCall(PetscPrintf(comm, "Gains estimated by perturbation at t0 = %g s from rest (dt_sim %g s, delta %g):\n", (double)model->t0, (double)dt_sample, (double)delta));
     } else PetscCall(PetscPrintf(comm, "Gains given by -controller_gains:\n"));
     PetscCall(PetscPrintf(comm, "  Kp = %.17g N/m, Ki = %.17g N/(m s), Kd = %.17g N s/m\n", (double)gain[0], (double)gain[1], (double)gain[2]));
-    PetscCall(PetscPrintf(comm, "Open loop (%" PetscInt_FMT " coordinates):\n", result.nq));
-    PetscCall(MbsEigenViewEigenvalues(comm, &result, NULL));
-    PetscCall(MbsEigenClosedLoop_Private(comm, model, gain, PETSC_FALSE, &result, &closed[0]));
-    PetscCall(MbsEigenClosedLoop_Private(comm, model, gain, PETSC_TRUE, &result, &closed[1]));
+    PetscCall(PetscPrintf(comm, "Open loop (%" PetscInt_FMT " coordinates):\n", result->nq));
+    PetscCall(MbsEigenViewEigenvalues(comm, result, NULL));
+    PetscCall(MbsEigenClosedLoop_Private(comm, model, gain, PETSC_FALSE, result, &closed[0]));
+    PetscCall(MbsEigenClosedLoop_Private(comm, model, gain, PETSC_TRUE, result, &closed[1]));
   }
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
     MbsH5Writer writer;
 
     PetscCall(MbsH5WriterOpen(output, &writer));
-    PetscCall(MbsEigenWrite(&writer, "/eigen", &result));
+    PetscCall(MbsEigenWrite(&writer, "/eigen", result));
     if (closed_loop) {
       PetscInt three = 3;
 
-      PetscCall(MbsEigenWrite(&writer, "/eigen/open_loop", &result));
+      PetscCall(MbsEigenWrite(&writer, "/eigen/open_loop", result));
       PetscCall(MbsEigenWrite(&writer, "/eigen/closed_loop", &closed[0]));
       PetscCall(MbsEigenWrite(&writer, "/eigen/closed_loop_integral", &closed[1]));
       PetscCall(MbsH5WriteReals(&writer, "/eigen/controller_gains", 1, &three, gain, "Kp [N/m], Ki [N/(m s)], Kd [N s/m]"));
@@ -108,12 +123,15 @@ PetscErrorCode MbsCommandEigen(MPI_Comm comm)
   }
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-  if (closed_loop) {
-    PetscCall(MbsEigenResultReset(&closed[0]));
-    PetscCall(MbsEigenResultReset(&closed[1]));
-  }
-  PetscCall(MbsEigenResultReset(&result));
-  PetscCall(MbsControllerDestroy(&controller));
-  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandEigen(MPI_Comm comm)
+{
+  MbsEigenCommand ec;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&ec, sizeof(ec)));
+  MbsCallCleanup(MbsEigenRun_Private(comm, &ec), MbsEigenCommandDestroy_Private(&ec));
   PetscFunctionReturn(0);
 }

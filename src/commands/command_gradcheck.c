@@ -47,7 +47,20 @@ static PetscErrorCode MbsCentralDifference_Private(MbsObjective obj, PetscReal x
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
+typedef struct {
+  MbsObjective obj;
+  PetscReal   *x, *grad, *fd, *step_scale, *error, *uncertainty;
+} MbsGradcheck;
+
+static PetscErrorCode MbsGradcheckDestroy_Private(MbsGradcheck *gc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree6(gc->x, gc->grad, gc->fd, gc->step_scale, gc->error, gc->uncertainty));
+  PetscCall(MbsObjectiveDestroy(&gc->obj));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
 {
   MbsObjective   obj;
   PetscBool      help;
@@ -57,21 +70,25 @@ PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
   PetscInt       order = 4, nrefined = 0;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, NULL, "mbsid gradcheck: adjoint gradient against central differences", "gradcheck");
+  MbsOptionsBegin(comm, NULL, "mbsid gradcheck: adjoint gradient against central differences", "gradcheck");
   PetscCall(PetscOptionsReal("-fd_step", "Relative step h/|x| of the central differences", "", step, &step, NULL));
   PetscCall(PetscOptionsInt("-fd_order", "Order of the central differences, 2 or 4", "", order, &order, NULL));
   PetscCall(PetscOptionsReal("-gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_step must lie in (0, 0.1), got %g", (double)step);
   PetscCheck(rtol > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-gradcheck_rtol must be positive, got %g", (double)rtol);
   PetscCheck(order == 2 || order == 4, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_order must be 2 or 4, got %" PetscInt_FMT, order);
-  PetscCall(MbsObjectiveCreate(comm, &obj, &help));
-  if (help) {
-    PetscCall(MbsObjectiveDestroy(&obj));
-    PetscFunctionReturn(0);
-  }
+  PetscCall(MbsObjectiveCreate(comm, &gc->obj, &help));
+  obj = gc->obj;
+  if (help) PetscFunctionReturn(0);
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc6(obj->nid, &x, obj->nid, &grad, obj->nid, &fd, obj->nid, &step_scale, obj->nid, &error, obj->nid, &uncertainty));
+  PetscCall(PetscMalloc6(obj->nid, &gc->x, obj->nid, &gc->grad, obj->nid, &gc->fd, obj->nid, &gc->step_scale, obj->nid, &gc->error, obj->nid, &gc->uncertainty));
+  x           = gc->x;
+  grad        = gc->grad;
+  fd          = gc->fd;
+  step_scale  = gc->step_scale;
+  error       = gc->error;
+  uncertainty = gc->uncertainty;
   PetscCall(MbsObjectiveGetValues(obj, x));
 
   PetscCall(PetscLogStageRegister("Adjoint gradient", &stage_adjoint));
@@ -117,8 +134,14 @@ PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
   PetscCall(PetscPrintf(comm, "Time: adjoint gradient %.3f s, central differences %.3f s (%" PetscInt_FMT " forward solves)\n", t1 - t0, t2 - t1, order * (obj->nid + nrefined)));
   PetscCheck(worst <= rtol, comm, PETSC_ERR_PLIB, "Gradient check FAILED: largest relative error %.3e exceeds -gradcheck_rtol %g", (double)worst, (double)rtol);
   PetscCall(PetscPrintf(comm, "Gradient check passed: largest relative error %.3e <= %g\n", (double)worst, (double)rtol));
+  PetscFunctionReturn(0);
+}
 
-  PetscCall(PetscFree6(x, grad, fd, step_scale, error, uncertainty));
-  PetscCall(MbsObjectiveDestroy(&obj));
+PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
+{
+  MbsGradcheck gc = {NULL};
+
+  PetscFunctionBeginUser;
+  MbsCallCleanup(MbsGradcheckRun_Private(comm, &gc), MbsGradcheckDestroy_Private(&gc));
   PetscFunctionReturn(0);
 }

@@ -50,6 +50,9 @@ typedef struct {
   PetscReal          eigen_expect_hz[2];
   PetscBool          eigen_expect_set, eigen_strict;
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
+  Tao                tao;
+  Vec                X, lower, upper; /* TAO's solution and bounds */
+  PetscReal         *final;           /* the identified values */
 } MbsIdentifyContext;
 
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
@@ -270,7 +273,8 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   PetscBool          ok;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(obj->nid, &final));
+  PetscCall(PetscMalloc1(obj->nid, &ctx->final));
+  final = ctx->final;
   PetscCall(TaoGetConvergedReason(tao, &ctx->reason));
   PetscCall(TaoGetType(tao, &ctx->tao_type));
   PetscCall(TaoGetSolution(tao, &X));
@@ -296,92 +300,108 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   if (ctx->scan) PetscCall(MbsScanRun(ctx->scan));
   PetscCall(MbsObjectiveWriteFile(obj, output, ctx->p0, final, MbsIdentifyWriteIterations_Private, ctx));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-  PetscCall(PetscFree(final));
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
+static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
 {
-  MbsIdentifyContext ctx;
-  MbsObjective       obj;
-  Tao                tao;
-  Vec                X, lower, upper;
-  PetscScalar       *x, *lo, *hi;
-  PetscBool          help, ok;
-  char               output[PETSC_MAX_PATH_LEN] = "identify.h5";
-  PetscLogStage      stage;
-  PetscInt           nexpect;
-  PetscErrorCode     ierr;
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(ctx->final));
+  PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
+  PetscCall(MbsConfidenceReset(&ctx->conf));
+  PetscCall(MbsEigenResultReset(&ctx->eigen[0]));
+  PetscCall(MbsEigenResultReset(&ctx->eigen[1]));
+  PetscCall(PetscFree4(ctx->p0, ctx->p, ctx->g, ctx->x));
+  PetscCall(MbsCheckpointDestroy(&ctx->ck));
+  PetscCall(VecDestroy(&ctx->upper));
+  PetscCall(VecDestroy(&ctx->lower));
+  PetscCall(VecDestroy(&ctx->X));
+  PetscCall(TaoDestroy(&ctx->tao));
+  PetscCall(MbsScanDestroy(&ctx->scan));
+  PetscCall(MbsObjectiveDestroy(&ctx->obj));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *ctx)
+{
+  MbsObjective   obj;
+  Tao            tao;
+  Vec            X, lower, upper;
+  PetscScalar   *x, *lo, *hi;
+  PetscBool      help, ok;
+  char           output[PETSC_MAX_PATH_LEN] = "identify.h5";
+  PetscLogStage  stage;
+  PetscInt       nexpect;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
-  ctx.confidence      = PETSC_TRUE;
-  ctx.confidence_step = 1e-5;
-  PetscOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
+  ctx->confidence      = PETSC_TRUE;
+  ctx->confidence_step = 1e-5;
+  MbsOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
-  PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx.scaling, (PetscEnum *)&ctx.scaling, NULL));
+  PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx->scaling, (PetscEnum *)&ctx->scaling, NULL));
   nexpect = 2;
-  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx.eigen_expect_hz, &nexpect, &ctx.eigen_expect_set));
-  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx.eigen_strict, &ctx.eigen_strict, NULL));
-  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 + 2 n forward solves per experiment)", "MbsObjectiveConfidence", ctx.confidence, &ctx.confidence, NULL));
-  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) [output unit]; 0: estimated from the residual", "MbsObjectiveConfidence", ctx.noise_sigma, &ctx.noise_sigma, NULL));
-  PetscCall(PetscOptionsReal("-confidence_step", "Relative step of the central differences dr/dp of the confidence", "MbsObjectiveConfidence", ctx.confidence_step, &ctx.confidence_step, NULL));
-  PetscOptionsEnd();
-  PetscCheck(ctx.noise_sigma >= 0 && !PetscIsInfOrNanReal(ctx.noise_sigma), comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0 (0: estimated from the residual), got %g", (double)ctx.noise_sigma);
-  PetscCheck(ctx.confidence_step > 0 && ctx.confidence_step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-confidence_step must lie in (0, 0.1), got %g", (double)ctx.confidence_step);
-  PetscCheck(!ctx.eigen_expect_set || (nexpect == 2 && ctx.eigen_expect_hz[1] >= ctx.eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
-  PetscCall(MbsObjectiveCreate(comm, &obj, &help));
-  PetscCall(MbsScanCreate(obj, &ctx.scan));
-  PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, &ctx, &ctx.ck));
+  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
+  PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
+  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 + 2 n forward solves per experiment)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) [output unit]; 0: estimated from the residual", "MbsObjectiveConfidence", ctx->noise_sigma, &ctx->noise_sigma, NULL));
+  PetscCall(PetscOptionsReal("-confidence_step", "Relative step of the central differences dr/dp of the confidence", "MbsObjectiveConfidence", ctx->confidence_step, &ctx->confidence_step, NULL));
+  MbsOptionsEnd();
+  PetscCheck(ctx->noise_sigma >= 0 && !PetscIsInfOrNanReal(ctx->noise_sigma), comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0 (0: estimated from the residual), got %g", (double)ctx->noise_sigma);
+  PetscCheck(ctx->confidence_step > 0 && ctx->confidence_step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-confidence_step must lie in (0, 0.1), got %g", (double)ctx->confidence_step);
+  PetscCheck(!ctx->eigen_expect_set || (nexpect == 2 && ctx->eigen_expect_hz[1] >= ctx->eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
+  PetscCall(MbsObjectiveCreate(comm, &ctx->obj, &help));
+  obj = ctx->obj;
+  PetscCall(MbsScanCreate(obj, &ctx->scan));
+  PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
   {
     PetscBool same;
 
-    PetscCall(PetscStrcmp(output, ctx.ck->path, &same));
+    PetscCall(PetscStrcmp(output, ctx->ck->path, &same));
     PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o and the checkpoint (-checkpoint or -restart) both name '%s': the result would replace the checkpoint", output);
   }
-  ctx.obj = obj;
-  PetscCall(TaoCreate(PETSC_COMM_SELF, &tao));
+  PetscCall(TaoCreate(PETSC_COMM_SELF, &ctx->tao));
+  tao = ctx->tao;
   PetscCall(TaoSetType(tao, TAOBQNKLS));
   PetscCall(TaoSetMaximumIterations(tao, 100));
   if (help) {
     PetscCall(MbsIdentifyTaoHelp_Private(tao));
-    PetscCall(TaoDestroy(&tao));
-    PetscCall(MbsCheckpointDestroy(&ctx.ck));
-    PetscCall(MbsScanDestroy(&ctx.scan));
-    PetscCall(MbsObjectiveDestroy(&obj));
     PetscFunctionReturn(0);
   }
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc4(obj->nid, &ctx.p0, obj->nid, &ctx.p, obj->nid, &ctx.g, obj->nid, &ctx.x));
-  PetscCall(MbsObjectiveGetValues(obj, ctx.p0));
+  PetscCall(PetscMalloc4(obj->nid, &ctx->p0, obj->nid, &ctx->p, obj->nid, &ctx->g, obj->nid, &ctx->x));
+  PetscCall(MbsObjectiveGetValues(obj, ctx->p0));
 
   PetscCall(PetscLogStageRegister("Identify", &stage));
   PetscCall(PetscLogStagePush(stage));
-  PetscCall(MbsObjectiveEvaluate(obj, ctx.p0, &ctx.J0, NULL, &ok));
+  PetscCall(MbsObjectiveEvaluate(obj, ctx->p0, &ctx->J0, NULL, &ok));
   if (!ok) PetscCall(MbsObjectiveRecord(obj, 0)); /* raises the integrator's error with its details */
-  PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", obj->cost->type, (double)ctx.J0));
-  PetscCheck(ctx.J0 > 0, comm, PETSC_ERR_ARG_WRONG, "The cost is zero at the start: the model already reproduces the measurement; nothing to identify");
+  PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", obj->cost->type, (double)ctx->J0));
+  PetscCheck(ctx->J0 > 0, comm, PETSC_ERR_ARG_WRONG, "The cost is zero at the start: the model already reproduces the measurement; nothing to identify");
   PetscCall(MbsObjectiveRecord(obj, 0));
 
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, obj->nid, &X));
-  PetscCall(VecDuplicate(X, &lower));
-  PetscCall(VecDuplicate(X, &upper));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, obj->nid, &ctx->X));
+  PetscCall(VecDuplicate(ctx->X, &ctx->lower));
+  PetscCall(VecDuplicate(ctx->X, &ctx->upper));
+  X     = ctx->X;
+  lower = ctx->lower;
+  upper = ctx->upper;
   PetscCall(VecGetArrayWrite(X, &x));
   PetscCall(VecGetArrayWrite(lower, &lo));
   PetscCall(VecGetArrayWrite(upper, &hi));
   for (PetscInt k = 0; k < obj->nid; k++) {
     const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
 
-    PetscCheck(ctx.p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx.p0[k]);
-    if (ctx.scaling == MBS_SCALING_LOG) {
+    PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx->p0[k]);
+    if (ctx->scaling == MBS_SCALING_LOG) {
       PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
       x[k]  = 0;
-      lo[k] = PetscLogReal(info->lower / ctx.p0[k]);
-      hi[k] = PetscLogReal(info->upper / ctx.p0[k]);
+      lo[k] = PetscLogReal(info->lower / ctx->p0[k]);
+      hi[k] = PetscLogReal(info->upper / ctx->p0[k]);
     } else {
       x[k]  = 1;
-      lo[k] = info->lower / ctx.p0[k];
-      hi[k] = info->upper / ctx.p0[k];
+      lo[k] = info->lower / ctx->p0[k];
+      hi[k] = info->upper / ctx->p0[k];
     }
   }
   PetscCall(VecRestoreArrayWrite(upper, &hi));
@@ -389,31 +409,29 @@ PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
   PetscCall(VecRestoreArrayWrite(X, &x));
   PetscCall(TaoSetSolution(tao, X));
   PetscCall(TaoSetVariableBounds(tao, lower, upper));
-  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, &ctx));
-  PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, &ctx, NULL));
+  PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, ctx));
+  PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, ctx, NULL));
   PetscCall(TaoSetFromOptions(tao));
-  PetscCall(MbsCheckpointStart(ctx.ck, ctx.J0));
+  PetscCall(MbsCheckpointStart(ctx->ck, ctx->J0));
   ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());
   if (ierr == MBS_ERR_INTERRUPTED) {
-    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx.nhist - 1, ctx.ck->n, ctx.ck->path, ctx.ck->path));
+    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, ctx->ck->n, ctx->ck->path, ctx->ck->path));
     PetscCall(MbsCommandSetExitStatus(MBS_EXIT_STOPPED));
   } else {
     PetscCall(ierr);
-    PetscCall(MbsIdentifyFinish_Private(&ctx, tao, output));
+    PetscCall(MbsIdentifyFinish_Private(ctx, tao, output));
   }
 
-  PetscCall(PetscFree4(ctx.hist_J, ctx.hist_gnorm, ctx.hist_p, ctx.hist_time));
-  PetscCall(MbsConfidenceReset(&ctx.conf));
-  PetscCall(MbsEigenResultReset(&ctx.eigen[0]));
-  PetscCall(MbsEigenResultReset(&ctx.eigen[1]));
-  PetscCall(PetscFree4(ctx.p0, ctx.p, ctx.g, ctx.x));
-  PetscCall(MbsCheckpointDestroy(&ctx.ck));
-  PetscCall(VecDestroy(&upper));
-  PetscCall(VecDestroy(&lower));
-  PetscCall(VecDestroy(&X));
-  PetscCall(TaoDestroy(&tao));
-  PetscCall(MbsScanDestroy(&ctx.scan));
-  PetscCall(MbsObjectiveDestroy(&obj));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandIdentify(MPI_Comm comm)
+{
+  MbsIdentifyContext ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&ctx, sizeof(ctx)));
+  MbsCallCleanup(MbsIdentifyRun_Private(comm, &ctx), MbsIdentifyContextDestroy_Private(&ctx));
   PetscFunctionReturn(0);
 }

@@ -93,15 +93,9 @@ typedef struct {
   MbsOrderDomain domain;
 } MbsImport;
 
-/* Column c of the file, converted, into out[]; checked against lower (strictly when strict) and, with increasing, for
-   strict increase, each failure named by file, line and column */
-static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, const MbsUnit *unit, const char what[], PetscReal lower, PetscBool strict, PetscBool increasing, PetscReal **out)
+static PetscErrorCode MbsImportColumnFill_Private(const MbsCsv *csv, PetscInt c, const MbsUnit *unit, const char what[], const char where[], PetscReal lower, PetscBool strict, PetscBool increasing, PetscReal out[])
 {
-  char where[128];
-
   PetscFunctionBeginUser;
-  PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
-  PetscCall(PetscMalloc1(csv->nrow, out));
   for (PetscInt r = 0; r < csv->nrow; r++) {
     PetscReal v = csv->value[r * csv->ncol + c];
 
@@ -114,8 +108,21 @@ static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, con
       PetscCheck(v > previous, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s comes after %g on line %" PetscInt_FMT "; they must increase", csv->path, csv->line[r], where, what, (double)v, unit->name, (double)previous,
                  csv->line[r - 1]);
     }
-    (*out)[r] = v * unit->factor;
+    out[r] = v * unit->factor;
   }
+  PetscFunctionReturn(0);
+}
+
+/* Column c of the file, converted, into out[]; checked against lower (strictly when strict) and, with increasing, for
+   strict increase, each failure named by file, line and column */
+static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, const MbsUnit *unit, const char what[], PetscReal lower, PetscBool strict, PetscBool increasing, PetscReal **out)
+{
+  char where[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCsvColumnName(csv, c, where, sizeof(where)));
+  PetscCall(PetscMalloc1(csv->nrow, out));
+  MbsCallUndo(MbsImportColumnFill_Private(csv, c, unit, what, where, lower, strict, increasing, *out), PetscFree(*out));
   PetscFunctionReturn(0);
 }
 
@@ -182,8 +189,8 @@ static PetscErrorCode MbsImportAmplitudes_Private(const MbsImport *im, const Mbs
     if (im->nphase_columns) {
       PetscInt phase_col;
 
-      PetscCall(MbsCsvFindColumn(csv, im->phase_columns[j], &phase_col));
-      PetscCall(MbsImportColumn_Private(csv, phase_col, im->phase_unit, "phase", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &psi));
+      MbsCallUndo(MbsCsvFindColumn(csv, im->phase_columns[j], &phase_col), PetscFree(x));
+      MbsCallUndo(MbsImportColumn_Private(csv, phase_col, im->phase_unit, "phase", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &psi), PetscFree(x));
     }
     for (PetscInt r = 0; r < csv->nrow; r++) {
       (*amplitude)[r * nampl + j] = x[r];
@@ -253,19 +260,13 @@ static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *
   PetscFunctionReturn(0);
 }
 
-/* The measurement's output and units: those of -model where given, which must then agree with -units and -output */
-static PetscErrorCode MbsImportLabel_Private(MPI_Comm comm, const MbsImport *im, MbsMeasurement *meas)
+static PetscErrorCode MbsImportLabelModel_Private(MPI_Comm comm, const MbsImport *im, MbsModel model, MbsMeasurement *meas)
 {
-  PetscFunctionBeginUser;
-  PetscCall(PetscStrncpy(meas->units, im->value_unit ? im->value_unit->si : "", sizeof(meas->units)));
-  PetscCall(PetscStrncpy(meas->output, im->output_name, sizeof(meas->output)));
-  if (im->model[0]) {
-    MbsModel    model;
-    const char *name, *unit;
-    PetscBool   same;
+  const char *name, *unit;
+  PetscBool   same;
 
-    PetscCall(MbsModelCreate(comm, &model));
-    PetscCall(MbsModelSetType(model, im->model));
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelSetType(model, im->model));
     PetscCall(MbsModelGetOutputInfo(model, &name, &unit));
     PetscCall(PetscStrcmp(meas->units, unit, &same));
     PetscCheck(!im->value_unit || same, comm, PETSC_ERR_ARG_INCOMP, "-units %s gives values in '%s', but the output %s of model %s is in '%s'", im->value_unit->name, im->value_unit->si, name, im->model, unit);
@@ -273,7 +274,20 @@ static PetscErrorCode MbsImportLabel_Private(MPI_Comm comm, const MbsImport *im,
     PetscCheck(!im->output_name[0] || same, comm, PETSC_ERR_ARG_INCOMP, "-output %s: model %s's output is %s", im->output_name, im->model, name);
     PetscCall(PetscStrncpy(meas->model, im->model, sizeof(meas->model)));
     PetscCall(PetscStrncpy(meas->output, name, sizeof(meas->output)));
-    PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+/* The measurement's output and units: those of -model where given, which must then agree with -units and -output */
+static PetscErrorCode MbsImportLabel_Private(MPI_Comm comm, const MbsImport *im, MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrncpy(meas->units, im->value_unit ? im->value_unit->si : "", sizeof(meas->units)));
+  PetscCall(PetscStrncpy(meas->output, im->output_name, sizeof(meas->output)));
+  if (im->model[0]) {
+    MbsModel model;
+
+    PetscCall(MbsModelCreate(comm, &model));
+    MbsCallCleanup(MbsImportLabelModel_Private(comm, im, model, meas), MbsModelDestroy(&model));
   }
   PetscFunctionReturn(0);
 }
@@ -285,10 +299,9 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscBool kind_set, same;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(im, sizeof(*im)));
   PetscCall(PetscStrncpy(im->output, "imported.h5", sizeof(im->output)));
   im->domain = MBS_ORDER_DOMAIN_ANGLE;
-  PetscOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
+  MbsOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
   PetscCall(PetscOptionsString("-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, im->csv, sizeof(im->csv), NULL));
   PetscCall(PetscOptionsEnum("-kind", "What the table holds (README, \"Your own measurements\")", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
   PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
@@ -304,7 +317,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscCall(PetscOptionsString("-model", "Model whose output the values are: checks -units and -output against it, and names it in the file", "", im->model, im->model, sizeof(im->model), NULL));
   PetscCall(PetscOptionsString("-output", "Name of the measured output (default: the model's)", "", im->output_name, im->output_name, sizeof(im->output_name), NULL));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5, measurement schema)", im->output, sizeof(im->output)));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   im->ncolumns       = ncolumns;
   im->nphase_columns = nphase;
   im->norders        = norders;
@@ -327,27 +340,47 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandImport(MPI_Comm comm)
-{
+typedef struct {
   MbsImport      im;
   MbsCsv         csv;
   MbsMeasurement meas;
-  PetscBool      help;
+} MbsImportCommand;
+
+static PetscErrorCode MbsImportCommandDestroy_Private(MbsImportCommand *ic)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsCsvReset(&ic->csv));
+  PetscCall(MbsMeasurementReset(&ic->meas));
+  PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(ic->im.columns), ic->im.columns));
+  PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(ic->im.phase_columns), ic->im.phase_columns));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsImportRun_Private(MPI_Comm comm, MbsImportCommand *ic)
+{
+  MbsImport      *im   = &ic->im;
+  MbsCsv         *csv  = &ic->csv;
+  MbsMeasurement *meas = &ic->meas;
+  PetscBool       help;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsImportSetFromOptions_Private(comm, &im, &help));
-  if (!help) {
-    PetscCall(PetscMemzero(&meas, sizeof(meas)));
-    PetscCall(MbsImportLabel_Private(comm, &im, &meas));
-    PetscCall(MbsCsvRead(im.csv, im.decimal_comma, &csv));
-    PetscCall(MbsImportTable_Private(&im, &csv, &meas));
-    PetscCall(PetscSNPrintf(meas.created_by, sizeof(meas.created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im.kind], im.csv));
-    PetscCall(MbsMeasurementWrite(comm, im.output, &meas));
-    PetscCall(PetscPrintf(comm, "Imported '%s' (%" PetscInt_FMT " rows of %" PetscInt_FMT " columns%s) as %s into %s\n", im.csv, csv.nrow, csv.ncol, csv.name ? " under a header" : "", MbsImportKinds[im.kind], im.output));
-    PetscCall(MbsCsvReset(&csv));
-    PetscCall(MbsMeasurementReset(&meas));
-  }
-  for (PetscInt i = 0; i < im.ncolumns; i++) PetscCall(PetscFree(im.columns[i]));
-  for (PetscInt i = 0; i < im.nphase_columns; i++) PetscCall(PetscFree(im.phase_columns[i]));
+  PetscCall(MbsImportSetFromOptions_Private(comm, im, &help));
+  if (help) PetscFunctionReturn(0);
+  PetscCall(MbsImportLabel_Private(comm, im, meas));
+  PetscCall(MbsCsvRead(im->csv, im->decimal_comma, csv));
+  PetscCall(MbsImportTable_Private(im, csv, meas));
+  PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im->kind], im->csv));
+  PetscCall(MbsMeasurementWrite(comm, im->output, meas));
+  PetscCall(PetscPrintf(comm, "Imported '%s' (%" PetscInt_FMT " rows of %" PetscInt_FMT " columns%s) as %s into %s\n", im->csv, csv->nrow, csv->ncol, csv->name ? " under a header" : "", MbsImportKinds[im->kind], im->output));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandImport(MPI_Comm comm)
+{
+  MbsImportCommand ic;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&ic, sizeof(ic)));
+  MbsCallCleanup(MbsImportRun_Private(comm, &ic), MbsImportCommandDestroy_Private(&ic));
   PetscFunctionReturn(0);
 }

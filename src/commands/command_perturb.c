@@ -204,7 +204,27 @@ static PetscErrorCode MbsPerturbCheckRanks_Private(MPI_Comm comm, const MbsPertu
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
+typedef struct {
+  MbsModel       model;
+  MbsPerturbRun *run, *reference; /* the passes with and without perturbations; they share the controller */
+} MbsPerturbCommand;
+
+static PetscErrorCode MbsPerturbCommandDestroy_Private(MbsPerturbCommand *pc)
+{
+  PetscFunctionBeginUser;
+  for (MbsPerturbRun *pass = pc->run; pass; pass = pass == pc->run ? pc->reference : NULL) {
+    PetscCall(PetscFree(pass->t));
+    PetscCall(PetscFree(pass->y));
+    PetscCall(PetscFree(pass->u));
+  }
+  if (pc->run) PetscCall(MbsControllerDestroy(&pc->run->controller));
+  PetscCall(MbsModelDestroy(&pc->model));
+  PetscCall(PetscFree(pc->run));
+  PetscCall(PetscFree(pc->reference));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc)
 {
   MbsModel       model;
   MbsPerturbRun *run, *reference;
@@ -216,20 +236,23 @@ PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
   PetscMPIInt    rank;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscNew(&run));
-  PetscCall(PetscNew(&reference));
+  PetscCall(PetscNew(&pc->run));
+  PetscCall(PetscNew(&pc->reference));
+  run       = pc->run;
+  reference = pc->reference;
   run->dt_sample         = 0.01;
   run->settings.method   = MBS_PERTURB_PID;
   run->settings.j        = 1;
   run->settings.substeps = 1;
   run->ntimes            = MBS_MAX_PERTURB_TIMES;
   run->times[0]          = 0;
-  PetscCall(MbsModelCreate(comm, &model));
+  PetscCall(MbsModelCreate(comm, &pc->model));
+  model = pc->model;
   PetscCall(MbsModelSetType(model, "pid_sdof"));
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsControllerCreate(comm, &run->controller));
   PetscCall(MbsControllerSetFromOptions(run->controller));
-  PetscOptionsBegin(comm, NULL, "mbsid perturb: gains of a black-box controller by perturbation", "perturb");
+  MbsOptionsBegin(comm, NULL, "mbsid perturb: gains of a black-box controller by perturbation", "perturb");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-perturb_plant", "The loop: the model (its output to its force), or a prescribed motion", "", MbsPlantTypes, (PetscEnum)plant, (PetscEnum *)&plant, NULL));
   PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-prescribed_motion", "Prescribed motion r = A sin(2 pi f t): A [m], f [Hz]", "", 2, motion, NULL));
@@ -243,16 +266,12 @@ PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
   PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controller", "", run->times, &run->ntimes, &times_set));
   PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u", "", output_times, &noutput_times, &output_times_set));
   PetscCall(PetscOptionsBool("-perturb_view_system", "PID: print the system (49) of each estimate", "", view_system, &view_system, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!times_set) run->ntimes = 1; /* t0 */
   if (!output_times_set) noutput_times = 0;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscCall(MbsSimulateHelp(model));
-    PetscCall(MbsControllerDestroy(&run->controller));
-    PetscCall(MbsModelDestroy(&model));
-    PetscCall(PetscFree(run));
-    PetscCall(PetscFree(reference));
     PetscFunctionReturn(0);
   }
   PetscCheck(run->dt_sample > 0 && run->dt_sample <= model->tf - model->t0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-controller_dt must be a positive sample period within the simulated interval [%g, %g] s, got %g", (double)model->t0, (double)model->tf,
@@ -290,14 +309,14 @@ PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
   if (rank == 0) PetscCall(MbsPerturbWrite_Private(comm, output, model, run, reference, plant));
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-  for (MbsPerturbRun *pass = run; pass; pass = pass == run ? reference : NULL) {
-    PetscCall(PetscFree(pass->t));
-    PetscCall(PetscFree(pass->y));
-    PetscCall(PetscFree(pass->u));
-  }
-  PetscCall(MbsControllerDestroy(&run->controller));
-  PetscCall(MbsModelDestroy(&model));
-  PetscCall(PetscFree(run));
-  PetscCall(PetscFree(reference));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
+{
+  MbsPerturbCommand pc = {NULL, NULL, NULL};
+
+  PetscFunctionBeginUser;
+  MbsCallCleanup(MbsPerturbRun_Private(comm, &pc), MbsPerturbCommandDestroy_Private(&pc));
   PetscFunctionReturn(0);
 }

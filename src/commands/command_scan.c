@@ -4,38 +4,51 @@
 */
 #include "commands/commandimpl.h"
 
-PetscErrorCode MbsCommandScan(MPI_Comm comm)
-{
+typedef struct {
   MbsObjective obj;
   MbsScan      scan;
-  PetscBool    help;
   PetscReal   *initial;
-  char         output[PETSC_MAX_PATH_LEN] = "scan.h5";
-  PetscReal    J;
-  PetscBool    ok;
+} MbsScanCommand;
+
+static PetscErrorCode MbsScanCommandDestroy_Private(MbsScanCommand *sc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sc->initial));
+  PetscCall(MbsScanDestroy(&sc->scan));
+  PetscCall(MbsObjectiveDestroy(&sc->obj));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsScanRun_Private(MPI_Comm comm, MbsScanCommand *sc)
+{
+  PetscBool help, ok;
+  char      output[PETSC_MAX_PATH_LEN] = "scan.h5";
+  PetscReal J;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
+  MbsOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
-  PetscOptionsEnd();
-  PetscCall(MbsObjectiveCreate(comm, &obj, &help));
-  PetscCall(MbsScanCreate(obj, &scan));
-  if (help) {
-    PetscCall(MbsScanDestroy(&scan));
-    PetscCall(MbsObjectiveDestroy(&obj));
-    PetscFunctionReturn(0);
-  }
-  PetscCheck(scan, comm, PETSC_ERR_ARG_WRONG, "mbsid scan needs -scan_grid lo1,hi1,n1,lo2,hi2,n2");
-  PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc1(obj->nid, &initial));
-  PetscCall(MbsObjectiveGetValues(obj, initial));
-  PetscCall(MbsObjectiveRecord(obj, 0));
-  PetscCall(MbsScanRun(scan));
-  PetscCall(MbsObjectiveEvaluate(obj, initial, &J, NULL, &ok)); /* the experiments' J at the start, for the file */
-  PetscCall(MbsObjectiveWriteFile(obj, output, initial, NULL, MbsScanWrite, scan));
+  MbsOptionsEnd();
+  PetscCall(MbsObjectiveCreate(comm, &sc->obj, &help));
+  PetscCall(MbsScanCreate(sc->obj, &sc->scan));
+  if (help) PetscFunctionReturn(0);
+  PetscCheck(sc->scan, comm, PETSC_ERR_ARG_WRONG, "mbsid scan needs -scan_grid lo1,hi1,n1,lo2,hi2,n2");
+  PetscCall(MbsModelView(sc->obj->model, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(PetscMalloc1(sc->obj->nid, &sc->initial));
+  PetscCall(MbsObjectiveGetValues(sc->obj, sc->initial));
+  PetscCall(MbsObjectiveRecord(sc->obj, 0));
+  PetscCall(MbsScanRun(sc->scan));
+  PetscCall(MbsObjectiveEvaluate(sc->obj, sc->initial, &J, NULL, &ok)); /* the experiments' J at the start, for the file */
+  PetscCall(MbsObjectiveWriteFile(sc->obj, output, sc->initial, NULL, MbsScanWrite, sc->scan));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-  PetscCall(PetscFree(initial));
-  PetscCall(MbsScanDestroy(&scan));
-  PetscCall(MbsObjectiveDestroy(&obj));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandScan(MPI_Comm comm)
+{
+  MbsScanCommand sc = {NULL, NULL, NULL};
+
+  PetscFunctionBeginUser;
+  MbsCallCleanup(MbsScanRun_Private(comm, &sc), MbsScanCommandDestroy_Private(&sc));
   PetscFunctionReturn(0);
 }

@@ -107,6 +107,109 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
   PetscFunctionReturn(0);
 }
 
+typedef struct {
+  PetscInt       nexp;
+  MbsExperiment *exps;
+  MbsFourier     fourier;
+  MbsSignal      signal;
+  MbsMeasurement table;
+  PetscReal     *local;
+} MbsSweep;
+
+static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < sw->nexp; e++) {
+    PetscCall(MbsModelDestroy(&sw->exps[e].model));
+    PetscCall(MbsExperimentOptionsDestroy(&sw->exps[e]));
+  }
+  PetscCall(PetscFree(sw->exps));
+  PetscCall(MbsFourierDestroy(&sw->fourier));
+  PetscCall(MbsSignalDestroy(&sw->signal));
+  PetscCall(PetscFree(sw->local));
+  PetscCall(MbsMeasurementReset(&sw->table));
+  PetscFunctionReturn(0);
+}
+
+/* The models of the sweep points, within each point's options */
+static PetscErrorCode MbsSweepModelCreate_Private(MPI_Comm comm, MbsExperiment *exp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelCreate(comm, &exp->model));
+  PetscCall(MbsModelSetFromOptions(exp->model));
+  exp->steps = (exp->model->tf - exp->model->t0) / exp->model->dt;
+  PetscFunctionReturn(0);
+}
+
+/* The order amplitudes of one sweep point, within its options, into the gathered table */
+static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscInt e)
+{
+  MbsExperiment   *exp   = &sw->exps[e];
+  MbsMeasurement  *table = &sw->table;
+  const PetscReal *A, *B, *speed, *orders;
+  PetscInt         offset, nspeed, norder;
+  PetscMPIInt      rank;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(MbsFourierCreate(&sw->fourier));
+  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model->t0, exp->model->tf));
+  PetscCall(MbsFourierGetOrderLayout(sw->fourier, &offset, &nspeed, &speed, &norder, &orders));
+  PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
+  if (!table->order) {
+    table->norder = norder;
+    PetscCall(PetscMalloc1(norder, &table->order));
+    PetscCall(PetscArraycpy(table->order, orders, norder));
+    PetscCall(PetscCalloc1(sw->nexp * norder, &sw->local));
+    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_amplitude));
+  }
+  table->speed[e] = speed[0];
+  if (exp->rank == rank) {
+    PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &sw->signal));
+    PetscCall(MbsFourierCheckSignal(sw->fourier, &sw->signal, "simulate -sweep_rpm"));
+    PetscCall(MbsFourierComputeSignal(sw->fourier, &sw->signal));
+    PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
+    for (PetscInt o = 0; o < norder; o++) sw->local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+    PetscCall(MbsSignalDestroy(&sw->signal));
+  }
+  PetscCall(MbsFourierDestroy(&sw->fourier));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char output[], const char save[], MbsSweep *sw)
+{
+  MbsMeasurement *table = &sw->table;
+  PetscMPIInt     size;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCall(MbsExperimentsCreate(comm, &sw->nexp, &sw->exps));
+  for (PetscInt e = 0; e < sw->nexp; e++) { /* the cost of each point, for dealing them out */
+    PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
+    MbsCallCleanup(MbsSweepModelCreate_Private(comm, &sw->exps[e]), MbsExperimentOptionsPop(&sw->exps[e]));
+  }
+  PetscCall(MbsExperimentsDistribute(sw->nexp, sw->exps, size));
+  table->nspeed = sw->nexp;
+  PetscCall(PetscMalloc1(sw->nexp, &table->speed));
+  for (PetscInt e = 0; e < sw->nexp; e++) {
+    PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
+    MbsCallCleanup(MbsSweepPoint_Private(comm, sw, e), MbsExperimentOptionsPop(&sw->exps[e]));
+  }
+  PetscCall(MPIU_Allreduce(sw->local, table->order_amplitude, sw->nexp * table->norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
+  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder));
+  PetscCall(PetscStrncpy(table->model, sw->exps[0].model->type, sizeof(table->model)));
+  PetscCall(PetscStrncpy(table->output, sw->exps[0].model->output_name, sizeof(table->output)));
+  PetscCall(PetscStrncpy(table->units, sw->exps[0].model->output_unit, sizeof(table->units)));
+  PetscCall(PetscSNPrintf(table->created_by, sizeof(table->created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
+  PetscCall(MbsMeasurementWrite(comm, output, table));
+  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
+  if (save[0]) {
+    PetscCall(MbsMeasurementWrite(comm, save, table));
+    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
   A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
   amplitudes of -orders on each point's last -window_cycles revolutions are gathered into one order table
@@ -114,79 +217,41 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
 */
 static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
 {
-  MbsExperiment *exps;
-  MbsMeasurement table;
-  PetscInt       nexp, norder = 0;
-  PetscMPIInt    rank, size;
-  PetscReal     *amplitude, *local, *order = NULL;
+  MbsSweep sw;
 
   PetscFunctionBeginUser;
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  PetscCallMPI(MPI_Comm_size(comm, &size));
-  PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
-  for (PetscInt e = 0; e < nexp; e++) { /* the cost of each point, for dealing them out */
-    PetscCall(MbsExperimentOptionsPush(&exps[e]));
-    PetscCall(MbsModelCreate(comm, &exps[e].model));
-    PetscCall(MbsModelSetFromOptions(exps[e].model));
-    PetscCall(MbsExperimentOptionsPop(&exps[e]));
-    exps[e].steps = (exps[e].model->tf - exps[e].model->t0) / exps[e].model->dt;
-  }
-  PetscCall(MbsExperimentsDistribute(nexp, exps, size));
-  PetscCall(PetscMemzero(&table, sizeof(table)));
-  table.nspeed = nexp;
-  PetscCall(PetscMalloc1(nexp, &table.speed));
-  for (PetscInt e = 0; e < nexp; e++) {
-    MbsExperiment   *exp = &exps[e];
-    MbsFourier       fourier;
-    MbsSignal        signal;
-    const PetscReal *A, *B, *speed, *orders;
-    PetscInt         offset, nspeed;
+  PetscCall(PetscMemzero(&sw, sizeof(sw)));
+  MbsCallCleanup(MbsSimulateSweepRun_Private(comm, output, save, &sw), MbsSweepDestroy_Private(&sw));
+  PetscFunctionReturn(0);
+}
 
-    PetscCall(MbsExperimentOptionsPush(exp));
-    PetscCall(MbsFourierCreate(&fourier));
-    PetscCall(MbsFourierSetFromOptions(fourier, exp->model->t0, exp->model->tf));
-    PetscCall(MbsFourierGetOrderLayout(fourier, &offset, &nspeed, &speed, &norder, &orders));
-    PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
-    if (!order) {
-      PetscCall(PetscMalloc1(norder, &order));
-      PetscCall(PetscArraycpy(order, orders, norder));
-      PetscCall(PetscCalloc2(nexp * norder, &local, nexp * norder, &amplitude));
-    }
-    table.speed[e] = speed[0];
-    if (exp->rank == rank) {
-      PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-      PetscCall(MbsFourierCheckSignal(fourier, &signal, "simulate -sweep_rpm"));
-      PetscCall(MbsFourierComputeSignal(fourier, &signal));
-      PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
-      for (PetscInt o = 0; o < norder; o++) local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
-      PetscCall(MbsSignalDestroy(&signal));
-    }
-    PetscCall(MbsFourierDestroy(&fourier));
-    PetscCall(MbsExperimentOptionsPop(exp));
-  }
-  PetscCall(MPIU_Allreduce(local, amplitude, nexp * norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
-  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", nexp, (double)table.speed[0], (double)table.speed[nexp - 1], size, norder));
-  PetscCall(PetscStrncpy(table.model, exps[0].model->type, sizeof(table.model)));
-  PetscCall(PetscStrncpy(table.output, exps[0].model->output_name, sizeof(table.output)));
-  PetscCall(PetscStrncpy(table.units, exps[0].model->output_unit, sizeof(table.units)));
-  PetscCall(PetscSNPrintf(table.created_by, sizeof(table.created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
-  table.norder          = norder;
-  table.order           = order;
-  table.order_amplitude = amplitude;
-  PetscCall(MbsMeasurementWrite(comm, output, &table));
-  PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
-  if (save[0]) {
-    PetscCall(MbsMeasurementWrite(comm, save, &table));
-    PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
-  }
-  for (PetscInt e = 0; e < nexp; e++) {
-    PetscCall(MbsModelDestroy(&exps[e].model));
-    PetscCall(PetscOptionsDestroy(&exps[e].options));
-  }
-  PetscCall(PetscFree(exps));
-  PetscCall(PetscFree(table.speed));
-  PetscCall(PetscFree(order));
-  PetscCall(PetscFree2(local, amplitude));
+typedef struct {
+  MbsModel       model;
+  MbsFourier     fourier;
+  MbsSignal      signal;
+  MbsMeasurement result, meas, virtual_meas; /* result and virtual_meas share the signal's arrays */
+} MbsSimulation;
+
+static PetscErrorCode MbsSimulationDestroy_Private(MbsSimulation *sim)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsSimulationMeasurementFree_Private(&sim->virtual_meas));
+  PetscCall(MbsSimulationMeasurementFree_Private(&sim->result));
+  PetscCall(MbsMeasurementReset(&sim->meas));
+  PetscCall(MbsSignalDestroy(&sim->signal));
+  PetscCall(MbsFourierDestroy(&sim->fourier));
+  PetscCall(MbsModelDestroy(&sim->model));
+  PetscFunctionReturn(0);
+}
+
+/* The options of a sweep too, for -help */
+static PetscErrorCode MbsSimulateHelpSweep_Private(MPI_Comm comm)
+{
+  MbsSweep sw;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&sw, sizeof(sw)));
+  MbsCallCleanup(MbsExperimentsCreate(comm, &sw.nexp, &sw.exps), MbsSweepDestroy_Private(&sw));
   PetscFunctionReturn(0);
 }
 
@@ -194,27 +259,27 @@ static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[
   Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
   alike; rank 0 writes.
 */
-PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
+static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
 {
-  MbsModel       model;
-  MbsFourier     fourier;
-  MbsSignal      signal;
-  MbsMeasurement result, meas;
-  char           output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
-  PetscReal      sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
-  PetscInt       seed = 12345;
-  PetscBool      help, sweep;
-  PetscLogStage  stage;
+  MbsModel        model;
+  MbsFourier      fourier;
+  MbsSignal      *signal = &sim->signal;
+  MbsMeasurement *result = &sim->result;
+  char            output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  PetscReal       sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
+  PetscInt        seed = 12345;
+  PetscBool       help, sweep;
+  PetscLogStage   stage;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
+  MbsOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", save, sizeof(save)));
   PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
   PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
   PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
   PetscCheck(amplitude_rel >= 0 && amplitude_rel < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_amplitude_rel must lie in [0, 1), got %g", (double)amplitude_rel);
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
@@ -225,70 +290,67 @@ PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
     PetscFunctionReturn(0);
   }
 
-  PetscCall(MbsModelCreate(comm, &model));
+  PetscCall(MbsModelCreate(comm, &sim->model));
+  model = sim->model;
   PetscCall(MbsModelSetFromOptions(model));
-  PetscCall(MbsFourierCreate(&fourier));
+  PetscCall(MbsFourierCreate(&sim->fourier));
+  fourier = sim->fourier;
   PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
-  if (help) { /* the options of a sweep too */
-    PetscInt       nexp;
-    MbsExperiment *exps;
-    PetscReal      timeout;
+  if (help) {
+    PetscReal timeout;
 
-    PetscCall(MbsExperimentsCreate(comm, &nexp, &exps));
-    for (PetscInt e = 0; e < nexp; e++) PetscCall(PetscOptionsDestroy(&exps[e].options));
-    PetscCall(PetscFree(exps));
+    PetscCall(MbsSimulateHelpSweep_Private(comm));
     PetscCall(MbsMeasurementOptions(comm, &timeout));
     PetscCall(MbsSimulateHelp(model));
-    PetscCall(MbsFourierDestroy(&fourier));
-    PetscCall(MbsModelDestroy(&model));
     PetscFunctionReturn(0);
   }
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
-  if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &meas)); /* a bad file fails before the work */
+  if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &sim->meas)); /* a bad file fails before the work */
 
   PetscCall(PetscLogStageRegister("Forward", &stage));
   PetscCall(PetscLogStagePush(stage));
-  PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
+  PetscCall(MbsSimulate(model, NULL, NULL, NULL, signal));
   PetscCall(PetscLogStagePop());
-  PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal.steps, signal.rejects));
+  PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal->steps, signal->rejects));
 
-  PetscCall(MbsFourierCheckSignal(fourier, &signal, "simulate (-band_hz, -orders)"));
-  PetscCall(MbsFourierComputeSignal(fourier, &signal));
-  PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &result));
-  for (PetscInt j = 0; j < result.nfreq; j++) {
-    if (result.amplitude[j] > peak) {
-      peak    = result.amplitude[j];
-      peak_hz = result.frequency[j];
+  PetscCall(MbsFourierCheckSignal(fourier, signal, "simulate (-band_hz, -orders)"));
+  PetscCall(MbsFourierComputeSignal(fourier, signal));
+  PetscCall(MbsSimulationToMeasurement_Private(model, fourier, signal, result));
+  for (PetscInt j = 0; j < result->nfreq; j++) {
+    if (result->amplitude[j] > peak) {
+      peak    = result->amplitude[j];
+      peak_hz = result->frequency[j];
     }
   }
-  if (result.nfreq)
-    PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result.nfreq, (double)result.frequency[0], (double)result.frequency[result.nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
-  if (compare[0]) { /* before writing: a comparison that fails leaves no result file behind */
-    PetscCall(MbsCompareSpectra_Private(comm, compare, &result, &meas));
-    PetscCall(MbsMeasurementReset(&meas));
-  }
-  PetscCall(MbsWriteSimulation_Private(comm, output, model, &result));
+  if (result->nfreq)
+    PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result->nfreq, (double)result->frequency[0], (double)result->frequency[result->nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
+  if (compare[0]) PetscCall(MbsCompareSpectra_Private(comm, compare, result, &sim->meas)); /* before writing: a comparison that fails leaves no result file behind */
+  PetscCall(MbsWriteSimulation_Private(comm, output, model, result));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
 
   if (save[0]) {
-    MbsMeasurement virtual_meas;
+    MbsMeasurement *virtual_meas = &sim->virtual_meas;
 
     if (sigma > 0) { /* without noise the coefficients computed above are the measurement's */
-      PetscCall(MbsSignalAddNoise(&signal, sigma, seed));
-      PetscCall(MbsFourierComputeSignal(fourier, &signal));
+      PetscCall(MbsSignalAddNoise(signal, sigma, seed));
+      PetscCall(MbsFourierComputeSignal(fourier, signal));
     }
-    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &signal, &virtual_meas));
-    PetscCall(MbsMeasurementScaleNoise(&virtual_meas, amplitude_rel, seed));
-    PetscCall(PetscSNPrintf(virtual_meas.created_by, sizeof(virtual_meas.created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
-    PetscCall(MbsMeasurementWrite(comm, save, &virtual_meas));
-    PetscCall(MbsSimulationMeasurementFree_Private(&virtual_meas));
+    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, signal, virtual_meas));
+    PetscCall(MbsMeasurementScaleNoise(virtual_meas, amplitude_rel, seed));
+    PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
+    PetscCall(MbsMeasurementWrite(comm, save, virtual_meas));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
   }
+  PetscFunctionReturn(0);
+}
 
-  PetscCall(MbsSimulationMeasurementFree_Private(&result));
-  PetscCall(MbsSignalDestroy(&signal));
-  PetscCall(MbsFourierDestroy(&fourier));
-  PetscCall(MbsModelDestroy(&model));
+PetscErrorCode MbsCommandSimulate(MPI_Comm comm)
+{
+  MbsSimulation sim;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&sim, sizeof(sim)));
+  MbsCallCleanup(MbsSimulateRun_Private(comm, &sim), MbsSimulationDestroy_Private(&sim));
   PetscFunctionReturn(0);
 }

@@ -20,22 +20,14 @@ typedef enum {
 } MbsSpeedSource;
 static const char *const MbsSpeedSources[] = {"tacho", "channel", "ramp", "MbsSpeedSource", "MBS_SPEED_SOURCE_", NULL};
 
-/*
-  The speed table of a toothed wheel: pulse k at angle advance 2 pi/N per pulse, M + 1 pitches across the gap. A gap
-  is an interval longer than (M + 2)/2 times the one before it (the mean of a tooth pitch and of the gap); gaps must
-  come every N - M pulses, else the wheel or its signal is not what the options say. The rows are the pulses with
-  their exact angles; the speed at a pulse is the derivative of the quartic through the five nearest pulses, whose
-  error is of fourth order in the pitch (a mean over one pitch, assigned to its middle, would be of second order).
-*/
-static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal **rpm, PetscReal **angle)
+/* The angles of the pulses and the speed at each, into rpm[] and angle[] */
+static PetscErrorCode MbsTachoSpeedFill_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal rpm[], PetscReal angle[])
 {
   PetscInt  per_revolution = teeth - missing, last_gap = -1, gaps = 0;
   PetscReal threshold = 0.5 * (missing + 2), pitch = 2 * PETSC_PI / teeth;
 
   PetscFunctionBeginUser;
-  PetscCheck(np >= 2 * per_revolution + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': %" PetscInt_FMT " pulses are fewer than two revolutions of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel", path, np, teeth, missing);
-  PetscCall(PetscMalloc2(np, rpm, np, angle));
-  (*angle)[0] = 0;
+
   for (PetscInt i = 0; i + 1 < np; i++) {
     PetscBool gap = (PetscBool)(missing > 0 && i > 0 && pulse[i + 1] - pulse[i] > threshold * (pulse[i] - pulse[i - 1]));
 
@@ -45,7 +37,7 @@ static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np,
       gaps++;
     }
     PetscCheck(!(missing > 0 && last_gap >= 0 && i - last_gap >= per_revolution), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth within %" PetscInt_FMT " pulses after pulse %" PetscInt_FMT " (t = %.9g s); check -tacho_teeth and -tacho_missing", path, missing, per_revolution, last_gap, (double)pulse[last_gap]);
-    (*angle)[i + 1] = (*angle)[i] + (gap ? missing + 1 : 1) * pitch;
+    angle[i + 1] = angle[i] + (gap ? missing + 1 : 1) * pitch;
   }
   PetscCheck(missing == 0 || gaps > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth found in %" PetscInt_FMT " pulses; check -tacho_teeth and -tacho_missing", path, missing, np);
   for (PetscInt i = 0; i < np; i++) {
@@ -62,26 +54,37 @@ static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np,
         for (PetscInt k = first; k < first + 5; k++)
           if (k != i && k != j) weight *= (pulse[i] - pulse[k]) / (pulse[j] - pulse[k]);
       }
-      rate += weight * ((*angle)[j] - (*angle)[i]);
+      rate += weight * (angle[j] - angle[i]);
     }
-    (*rpm)[i] = rate * 60 / (2 * PETSC_PI);
+    rpm[i] = rate * 60 / (2 * PETSC_PI);
   }
   PetscFunctionReturn(0);
 }
 
-/* The coefficients of every measured sample, as a signal whose quadrature is the trapezoidal rule on the samples */
-static PetscErrorCode MbsTrackOrders_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier)
+/*
+  The speed table of a toothed wheel: pulse k at angle advance 2 pi/N per pulse, M + 1 pitches across the gap. A gap
+  is an interval longer than (M + 2)/2 times the one before it (the mean of a tooth pitch and of the gap); gaps must
+  come every N - M pulses, else the wheel or its signal is not what the options say. The rows are the pulses with
+  their exact angles; the speed at a pulse is the derivative of the quartic through the five nearest pulses, whose
+  error is of fourth order in the pitch (a mean over one pitch, assigned to its middle, would be of second order).
+*/
+static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal **rpm, PetscReal **angle)
 {
-  MbsSignal  signal = {0};
-  PetscInt   nspeed;
-  PetscReal *speed, *weight;
+  PetscInt per_revolution = teeth - missing;
 
   PetscFunctionBeginUser;
-  PetscCheck(opts->norder > 0 && opts->nspeed_range == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "mbsid track needs the orders and speeds to track: -orders o1,o2,... -speed_rpm lo,hi,step");
-  PetscCheck(opts->speed_range[2] > 0 && opts->speed_range[1] >= opts->speed_range[0] && opts->speed_range[0] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-speed_rpm needs lo,hi,step with 0 < lo <= hi and step > 0, got %g,%g,%g", (double)opts->speed_range[0],
-             (double)opts->speed_range[1], (double)opts->speed_range[2]);
-  nspeed = (PetscInt)PetscFloorReal((opts->speed_range[1] - opts->speed_range[0]) / opts->speed_range[2] + 1e-9) + 1;
-  PetscCall(PetscMalloc2(nspeed, &speed, raw->nsignal, &weight));
+  PetscCheck(np >= 2 * per_revolution + 1, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': %" PetscInt_FMT " pulses are fewer than two revolutions of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel", path, np, teeth, missing);
+  PetscCall(PetscMalloc2(np, rpm, np, angle));
+  MbsCallUndo(MbsTachoSpeedFill_Private(path, np, pulse, teeth, missing, *rpm, *angle), PetscFree2(*rpm, *angle));
+  PetscFunctionReturn(0);
+}
+
+/* The coefficients of every measured sample, as a signal whose quadrature is the trapezoidal rule on the samples */
+static PetscErrorCode MbsTrackOrdersOn_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier, PetscInt nspeed, PetscReal speed[], PetscReal weight[])
+{
+  MbsSignal signal = {0};
+
+  PetscFunctionBeginUser;
   for (PetscInt s = 0; s < nspeed; s++) speed[s] = opts->speed_range[0] + s * opts->speed_range[2];
   PetscCall(MbsFourierSetWindowGain(fourier, opts->gain));
   PetscCall(MbsFourierAddOrders(fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
@@ -92,7 +95,21 @@ static PetscErrorCode MbsTrackOrders_Private(const MbsMeasurement *raw, const Mb
   signal.wq            = weight;
   PetscCall(MbsFourierCheckSignal(fourier, &signal, source));
   PetscCall(MbsFourierComputeSignal(fourier, &signal));
-  PetscCall(PetscFree2(speed, weight));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsTrackOrders_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier)
+{
+  PetscInt   nspeed;
+  PetscReal *speed, *weight;
+
+  PetscFunctionBeginUser;
+  PetscCheck(opts->norder > 0 && opts->nspeed_range == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "mbsid track needs the orders and speeds to track: -orders o1,o2,... -speed_rpm lo,hi,step");
+  PetscCheck(opts->speed_range[2] > 0 && opts->speed_range[1] >= opts->speed_range[0] && opts->speed_range[0] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-speed_rpm needs lo,hi,step with 0 < lo <= hi and step > 0, got %g,%g,%g", (double)opts->speed_range[0],
+             (double)opts->speed_range[1], (double)opts->speed_range[2]);
+  nspeed = (PetscInt)PetscFloorReal((opts->speed_range[1] - opts->speed_range[0]) / opts->speed_range[2] + 1e-9) + 1;
+  PetscCall(PetscMalloc2(nspeed, &speed, raw->nsignal, &weight));
+  MbsCallCleanup(MbsTrackOrdersOn_Private(raw, opts, source, fourier, nspeed, speed, weight), PetscFree2(speed, weight));
   PetscFunctionReturn(0);
 }
 
@@ -128,77 +145,100 @@ static PetscErrorCode MbsTrackResult_Private(const MbsMeasurement *raw, const Mb
   PetscFunctionReturn(0);
 }
 
-PetscErrorCode MbsCommandTrack(MPI_Comm comm)
-{
-  char              input[PETSC_MAX_PATH_LEN] = "", tacho[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "tracked.h5", source_text[2 * PETSC_MAX_PATH_LEN + 64];
-  MbsSpeedSource    source = MBS_SPEED_SOURCE_RAMP;
-  PetscInt          teeth = 60, missing = 2;
-  PetscBool         source_set, help;
-  MbsMeasurement    raw, result;
+typedef struct {
+  MbsMeasurement    raw, pulses, result; /* result shares arrays of the Fourier object and of opts */
   MbsFourierOptions opts;
   MbsFourier        fourier;
+  PetscReal        *rpm, *angle;
+} MbsTrackCommand;
+
+static PetscErrorCode MbsTrackCommandDestroy_Private(MbsTrackCommand *tc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree3(tc->result.order_amplitude, tc->result.order_a, tc->result.order_b));
+  PetscCall(PetscFree2(tc->rpm, tc->angle));
+  PetscCall(MbsFourierDestroy(&tc->fourier));
+  PetscCall(MbsMeasurementReset(&tc->pulses));
+  PetscCall(MbsMeasurementReset(&tc->raw));
+  PetscCall(MbsFourierOptionsReset(&tc->opts));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
+{
+  char               input[PETSC_MAX_PATH_LEN] = "", tacho[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "tracked.h5", source_text[2 * PETSC_MAX_PATH_LEN + 64];
+  MbsSpeedSource     source = MBS_SPEED_SOURCE_RAMP;
+  PetscInt           teeth = 60, missing = 2;
+  PetscBool          source_set, help;
+  MbsMeasurement    *raw = &tc->raw, *result = &tc->result;
+  MbsFourierOptions *opts = &tc->opts;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(comm, NULL, "mbsid track: engine orders of a measured raw signal", "track");
+  MbsOptionsBegin(comm, NULL, "mbsid track: engine orders of a measured raw signal", "track");
   PetscCall(PetscOptionsString("-measurement", "Measurement file with the raw signal /signal/t, /signal/y (mbsid import -kind signal)", "", input, input, sizeof(input), NULL));
   PetscCall(PetscOptionsString("-tacho", "Measurement file with the tachometer pulse times /tacho/t (mbsid import -kind tacho)", "", tacho, tacho, sizeof(tacho), NULL));
   PetscCall(PetscOptionsEnum("-speed_source", "Speed that places the windows: tacho pulses, the speed channel /signal/speed, or the ideal ramp (default: tacho with -tacho)", "", MbsSpeedSources, (PetscEnum)source, (PetscEnum *)&source, &source_set));
   PetscCall(PetscOptionsInt("-tacho_teeth", "Teeth of the tachometer wheel, the missing ones included", "", teeth, &teeth, NULL));
   PetscCall(PetscOptionsInt("-tacho_missing", "Missing teeth of the wheel's reference gap (0: none)", "", missing, &missing, NULL));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file: the tracked orders, and the speed table /speed_profile (HDF5, measurement schema)", output, sizeof(output)));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!source_set && tacho[0]) source = MBS_SPEED_SOURCE_TACHO;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
-    PetscCall(MbsFourierOptionsRead(0, 1, &opts));
-    PetscCall(MbsFourierOptionsReset(&opts));
+    PetscCall(MbsFourierOptionsRead(0, 1, opts));
     PetscFunctionReturn(0);
   }
   PetscCheck(teeth >= 2 && missing >= 0 && missing <= teeth - 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tacho_teeth %" PetscInt_FMT " -tacho_missing %" PetscInt_FMT ": need at least 2 teeth, and at least 2 of them present", teeth, missing);
   PetscCheck(input[0], comm, PETSC_ERR_ARG_WRONG, "mbsid track needs the raw signal: -measurement FILE with /signal/t, /signal/y");
   PetscCheck(source != MBS_SPEED_SOURCE_TACHO || tacho[0], comm, PETSC_ERR_ARG_WRONG, "-speed_source tacho needs -tacho FILE with /tacho/t");
-  PetscCall(MbsMeasurementRead(comm, input, &raw));
-  PetscCheck(raw.nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
-  PetscCall(MbsFourierOptionsRead(raw.t[0], raw.t[raw.nsignal - 1], &opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
-  PetscCheck(!opts.speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
+  PetscCall(MbsMeasurementRead(comm, input, raw));
+  PetscCheck(raw->nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
+  PetscCall(MbsFourierOptionsRead(raw->t[0], raw->t[raw->nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
+  PetscCheck(!opts->speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
 
   if (source == MBS_SPEED_SOURCE_TACHO) {
-    MbsMeasurement pulses;
-    PetscReal     *rpm, *angle;
+    MbsMeasurement *pulses = &tc->pulses;
+    PetscReal      *rpm, *angle;
 
-    PetscCall(MbsMeasurementRead(comm, tacho, &pulses));
-    PetscCheck(pulses.ntacho > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no tachometer pulses /tacho/t (-tacho)", tacho);
-    PetscCall(MbsTachoSpeedTable_Private(tacho, pulses.ntacho, pulses.tacho, teeth, missing, &rpm, &angle));
+    PetscCall(MbsMeasurementRead(comm, tacho, pulses));
+    PetscCheck(pulses->ntacho > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no tachometer pulses /tacho/t (-tacho)", tacho);
+    PetscCall(MbsTachoSpeedTable_Private(tacho, pulses->ntacho, pulses->tacho, teeth, missing, &tc->rpm, &tc->angle));
+    rpm   = tc->rpm;
+    angle = tc->angle;
     PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the tachometer pulses of '%s'", tacho));
-    PetscCall(MbsSpeedProfileSetTable(&opts.speed, pulses.ntacho, pulses.tacho, rpm, angle, source_text));
-    PetscCall(PetscPrintf(comm, "Tachometer '%s': %" PetscInt_FMT " pulses of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel over t = [%g, %g] s, speed %g to %g rpm\n", tacho, pulses.ntacho, teeth, missing, (double)pulses.tacho[0],
-                          (double)pulses.tacho[pulses.ntacho - 1], (double)rpm[0], (double)rpm[pulses.ntacho - 1]));
-    PetscCall(PetscFree2(rpm, angle));
-    PetscCall(MbsMeasurementReset(&pulses));
+    PetscCall(MbsSpeedProfileSetTable(&opts->speed, pulses->ntacho, pulses->tacho, rpm, angle, source_text));
+    PetscCall(PetscPrintf(comm, "Tachometer '%s': %" PetscInt_FMT " pulses of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel over t = [%g, %g] s, speed %g to %g rpm\n", tacho, pulses->ntacho, teeth, missing, (double)pulses->tacho[0],
+                          (double)pulses->tacho[pulses->ntacho - 1], (double)rpm[0], (double)rpm[pulses->ntacho - 1]));
   } else if (source == MBS_SPEED_SOURCE_CHANNEL) {
-    PetscCheck(raw.signal_speed, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed channel /signal/speed (-speed_source channel)", input);
+    PetscCheck(raw->signal_speed, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed channel /signal/speed (-speed_source channel)", input);
     PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the speed channel /signal/speed of '%s'", input));
-    PetscCall(MbsSpeedProfileSetTable(&opts.speed, raw.nsignal, raw.t, raw.signal_speed, NULL, source_text));
+    PetscCall(MbsSpeedProfileSetTable(&opts->speed, raw->nsignal, raw->t, raw->signal_speed, NULL, source_text));
   }
-  if (opts.speed.ntable) {
+  if (opts->speed.ntable) {
     PetscBool domain_set;
 
     PetscCall(PetscOptionsHasName(NULL, NULL, "-order_domain", &domain_set));
-    if (!domain_set) opts.domain = MBS_ORDER_DOMAIN_ANGLE; /* as for -speed_profile */
-    PetscCheck(opts.domain == MBS_ORDER_DOMAIN_ANGLE, comm, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up; a measured speed (-speed_source %s) needs -order_domain angle", MbsSpeedSources[source]);
+    if (!domain_set) opts->domain = MBS_ORDER_DOMAIN_ANGLE; /* as for -speed_profile */
+    PetscCheck(opts->domain == MBS_ORDER_DOMAIN_ANGLE, comm, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up; a measured speed (-speed_source %s) needs -order_domain angle", MbsSpeedSources[source]);
   } else
-    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the ideal run-up -ramp_rpm %g,%g -ramp_time %g,%g", (double)opts.speed.ramp_rpm[0], (double)opts.speed.ramp_rpm[1], (double)opts.speed.ramp_time[0], (double)opts.speed.ramp_time[1]));
+    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the ideal run-up -ramp_rpm %g,%g -ramp_time %g,%g", (double)opts->speed.ramp_rpm[0], (double)opts->speed.ramp_rpm[1], (double)opts->speed.ramp_time[0], (double)opts->speed.ramp_time[1]));
 
-  PetscCall(MbsFourierCreate(&fourier));
-  PetscCall(PetscPrintf(comm, "Tracking orders of '%s' (%" PetscInt_FMT " samples over t = [%g, %g] s) in the %s domain of %s\n", input, raw.nsignal, (double)raw.t[0], (double)raw.t[raw.nsignal - 1], MbsOrderDomains[opts.domain], source_text));
-  PetscCall(MbsTrackOrders_Private(&raw, &opts, input, fourier));
-  PetscCall(MbsTrackResult_Private(&raw, &opts, fourier, &result));
-  PetscCall(PetscSNPrintf(result.created_by, sizeof(result.created_by), "mbsid %s track (%s domain, %s)", MBSID_VERSION, MbsOrderDomains[opts.domain], MbsSpeedSources[source]));
-  PetscCall(MbsMeasurementWrite(comm, output, &result));
-  PetscCall(PetscPrintf(comm, "Wrote %s: %" PetscInt_FMT " orders at %" PetscInt_FMT " speeds from %g to %g rpm%s\n", output, result.norder, result.nspeed, (double)result.speed[0], (double)result.speed[result.nspeed - 1], result.nprofile ? ", and the speed table /speed_profile for -speed_profile" : ""));
-  PetscCall(PetscFree3(result.order_amplitude, result.order_a, result.order_b));
-  PetscCall(MbsFourierDestroy(&fourier));
-  PetscCall(MbsMeasurementReset(&raw));
-  PetscCall(MbsFourierOptionsReset(&opts));
+  PetscCall(MbsFourierCreate(&tc->fourier));
+  PetscCall(PetscPrintf(comm, "Tracking orders of '%s' (%" PetscInt_FMT " samples over t = [%g, %g] s) in the %s domain of %s\n", input, raw->nsignal, (double)raw->t[0], (double)raw->t[raw->nsignal - 1], MbsOrderDomains[opts->domain], source_text));
+  PetscCall(MbsTrackOrders_Private(raw, opts, input, tc->fourier));
+  PetscCall(MbsTrackResult_Private(raw, opts, tc->fourier, result));
+  PetscCall(PetscSNPrintf(result->created_by, sizeof(result->created_by), "mbsid %s track (%s domain, %s)", MBSID_VERSION, MbsOrderDomains[opts->domain], MbsSpeedSources[source]));
+  PetscCall(MbsMeasurementWrite(comm, output, result));
+  PetscCall(PetscPrintf(comm, "Wrote %s: %" PetscInt_FMT " orders at %" PetscInt_FMT " speeds from %g to %g rpm%s\n", output, result->norder, result->nspeed, (double)result->speed[0], (double)result->speed[result->nspeed - 1], result->nprofile ? ", and the speed table /speed_profile for -speed_profile" : ""));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsCommandTrack(MPI_Comm comm)
+{
+  MbsTrackCommand tc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&tc, sizeof(tc)));
+  MbsCallCleanup(MbsTrackRun_Private(comm, &tc), MbsTrackCommandDestroy_Private(&tc));
   PetscFunctionReturn(0);
 }

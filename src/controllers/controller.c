@@ -109,7 +109,7 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c)
   char source[PETSC_MAX_PATH_LEN] = "pid", prefix[128] = "pid", text[512] = "";
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(c->comm, NULL, "Black-box controller", "controller");
+  MbsOptionsBegin(c->comm, NULL, "Black-box controller", "controller");
   PetscCall(PetscOptionsString("-controller", "Built-in controller (pid pid_switch integrator1 integrator2 integrator3 derivative1 derivative2) or path of a shared library", "", source, source, sizeof(source), NULL));
   PetscCall(PetscOptionsString("-controller_symbol", "Prefix of the library's entry function <prefix>_controller", "", prefix, prefix, sizeof(prefix), NULL));
   PetscCall(MbsControllerLoad(c, source, prefix));
@@ -120,7 +120,7 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c)
     PetscCall(PetscStrlcat(text, value, sizeof(text)));
   }
   if (c->plugin->nparams) PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-controller_params", text, "", c->plugin->nparams, c->params, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscFunctionReturn(0);
 }
 

@@ -419,7 +419,7 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   opts->norder                                 = PETSC_STATIC_ARRAY_LENGTH(opts->order);
   opts->nspeed_range                           = 3;
   opts->window_cycles                          = 4;
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
+  MbsOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
   PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", opts->interval, &ninterval, &set));
   PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
@@ -437,7 +437,7 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
                              (PetscEnum)opts->domain, (PetscEnum *)&opts->domain, NULL));
   PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, opts->order_window, opts->order_window, sizeof(opts->order_window), NULL));
   PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis (-stationary_rpm)", "MbsFourierAddStationaryOrders", opts->window_cycles, &opts->window_cycles, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-window_cycles must be positive, got %g", (double)opts->window_cycles);
   PetscCheck(!(opts->speed.ntable && opts->domain == MBS_ORDER_DOMAIN_TIME), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up -ramp_rpm; the measured speed -speed_profile %s needs -order_domain angle",
              opts->speed.table_path);
@@ -454,6 +454,24 @@ PetscErrorCode MbsFourierOptionsReset(MbsFourierOptions *opts)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MbsFourierAddFromOptions_Private(MbsFourier fourier, PetscReal tf, const MbsFourierOptions *opts)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierSetWindowGain(fourier, opts->gain));
+  PetscCall(MbsFourierAddHarmonics(fourier, opts->window, opts->interval[0], opts->interval[1], opts->band[0], opts->band[1]));
+  if (opts->norder && opts->speed.stationary_rpm > 0) {
+    PetscCall(MbsFourierAddStationaryOrders(fourier, opts->order_window, tf - opts->window_cycles * 60 / opts->speed.stationary_rpm, tf, opts->speed.stationary_rpm, opts->norder, opts->order));
+  } else if (opts->norder) {
+    PetscInt   nspeed;
+    PetscReal *speed;
+
+    PetscCheck(opts->nspeed_range == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-orders needs -speed_rpm lo,hi,step");
+    PetscCall(MbsParseRange_Private("-speed_rpm", opts->speed_range, &nspeed, &speed));
+    MbsCallCleanup(MbsFourierAddOrders(fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed), PetscFree(speed));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsFourierSetFromOptions - Adds the coefficients that the options ask for, for a signal on [t0, tf] [s]:
   the harmonics of -spectrum_window over -spectrum_interval in -band_hz, and with -orders the engine
@@ -465,20 +483,7 @@ PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscR
 
   PetscFunctionBeginUser;
   PetscCall(MbsFourierOptionsRead(t0, tf, &opts));
-  PetscCall(MbsFourierSetWindowGain(fourier, opts.gain));
-  PetscCall(MbsFourierAddHarmonics(fourier, opts.window, opts.interval[0], opts.interval[1], opts.band[0], opts.band[1]));
-  if (opts.norder && opts.speed.stationary_rpm > 0) {
-    PetscCall(MbsFourierAddStationaryOrders(fourier, opts.order_window, tf - opts.window_cycles * 60 / opts.speed.stationary_rpm, tf, opts.speed.stationary_rpm, opts.norder, opts.order));
-  } else if (opts.norder) {
-    PetscInt   nspeed;
-    PetscReal *speed;
-
-    PetscCheck(opts.nspeed_range == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-orders needs -speed_rpm lo,hi,step");
-    PetscCall(MbsParseRange_Private("-speed_rpm", opts.speed_range, &nspeed, &speed));
-    PetscCall(MbsFourierAddOrders(fourier, opts.order_window, &opts.speed, opts.domain, opts.norder, opts.order, nspeed, speed));
-    PetscCall(PetscFree(speed));
-  }
-  PetscCall(MbsFourierOptionsReset(&opts));
+  MbsCallCleanup(MbsFourierAddFromOptions_Private(fourier, tf, &opts), MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }
 

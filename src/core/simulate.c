@@ -28,6 +28,13 @@ typedef struct {
   const PetscReal *b, *c;
 } MbsSimContext;
 
+typedef struct {
+  MbsSimContext sim;
+  TS            ts;
+  Vec           U, Udot;
+  Mat           J;
+} MbsSimObjects;
+
 /*
   Tsitouras's 5(4) pair (Comput. Math. Appl. 62 (2011) 770-775), FSAL, registered as -ts_rk_type tsit5. Of PETSc's
   fifth-order pairs (5dp, 5f, 5bs) every one has b_i = 0 on an inner stage, where PETSc 3.18's adjoint gets dJ/dp
@@ -399,47 +406,41 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscFunctionReturn(0);
 }
 
-/*
-  Integrates the model and records its output. setup (may be NULL) configures the TS before the options are
-  read, e.g. for an adjoint solve; with ts_keep the TS is returned after the solve (caller destroys it),
-  otherwise destroyed. A failed integration is not an error here: signal->reason < 0 says so.
-*/
-PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal, TS *ts_keep)
+/* The work of MbsSimulate_Private(): every object it creates is in o, which the caller frees */
+static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsSignal *signal)
 {
-  MbsSimContext sim;
-  TS            ts;
-  TSAdapt       adapt;
-  SNES          snes;
-  Vec           U, Udot;
-  Mat           J;
-  PetscScalar  *u, *udot;
-  char          type[64] = TSCN;
-  TSType        chosen;
-  PetscBool     explicit_form, refused;
+  MbsSimContext *sim = &o->sim;
+  TS             ts;
+  TSAdapt        adapt;
+  SNES           snes;
+  Vec            U, Udot;
+  Mat            J;
+  PetscScalar   *u, *udot;
+  char           type[64] = TSCN;
+  TSType         chosen;
+  PetscBool      explicit_form, refused;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(&sim, sizeof(sim)));
-  sim.model       = model;
-  sim.signal      = signal;
-  sim.monitor     = monitor;
-  sim.monitor_ctx = monitor_ctx;
-  PetscCall(PetscMemzero(signal, sizeof(*signal)));
   /* the method decides the form the TS sees, so it is read before the TS is configured */
   PetscCall(PetscOptionsGetString(NULL, prefix, "-ts_type", type, sizeof(type), NULL));
   explicit_form = MbsTSTypeIsExplicit(type);
-  PetscCall(PetscTime(&sim.last_progress));
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &U));
-  PetscCall(VecDuplicate(U, &Udot));
+  PetscCall(PetscTime(&sim->last_progress));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->U));
+  PetscCall(VecDuplicate(o->U, &o->Udot));
+  U    = o->U;
+  Udot = o->Udot;
   PetscCall(VecGetArrayWrite(U, &u));
   PetscCall(VecGetArrayWrite(Udot, &udot));
   PetscCall(MbsModelInitialState(model, model->t0, u, udot));
-  if (model->sparse_jacobian && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &J));
-  else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &J));
+  if (model->sparse_jacobian && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &o->J));
+  else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &o->J));
+  J = o->J;
   PetscCall(VecRestoreArrayWrite(Udot, &udot));
   PetscCall(VecRestoreArrayWrite(U, &u));
 
   PetscCall(MbsTSRKRegisterTsit5_Private());
-  PetscCall(TSCreate(PETSC_COMM_SELF, &ts));
+  PetscCall(TSCreate(PETSC_COMM_SELF, &o->ts));
+  ts = o->ts;
   PetscCall(TSSetOptionsPrefix(ts, prefix));
   PetscCall(TSSetType(ts, type));
   PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
@@ -472,7 +473,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   }
   PetscCall(TSGetAdapt(ts, &adapt));
   if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
-  PetscCall(TSMonitorSet(ts, MbsRecordOutput, &sim, NULL));
+  PetscCall(TSMonitorSet(ts, MbsRecordOutput, sim, NULL));
   if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
   if (model->nfrozen) { /* the steps of the recorded run, whatever the adaptivity would choose now */
@@ -485,7 +486,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(MbsCheckTimeStep_Private(model, ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
-  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim.rk));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));
 
   refused = (PetscBool)(model->refuse_index >= 0 && model->p[model->refuse_index] >= model->refuse[0] && model->p[model->refuse_index] <= model->refuse[1]);
   if (!refused) PetscCall(TSSolve(ts, U));
@@ -494,20 +495,50 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(TSGetTime(ts, &signal->t_end));
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
-  if (!sim.rk) PetscCall(MbsStepPointNodes_Private(ts, signal));
+  if (!sim->rk) PetscCall(MbsStepPointNodes_Private(ts, signal));
   if (model->freeze_steps && !model->nfrozen && signal->reason >= 0) {
     PetscCall(PetscMalloc1(signal->n, &model->frozen_t));
     PetscCall(PetscArraycpy(model->frozen_t, signal->t, signal->n));
     model->nfrozen = signal->n;
   }
-  PetscCall(TSMonitorCancel(ts)); /* its context lives on this stack */
-  PetscCall(PetscFree(sim.stage_order));
+  PetscFunctionReturn(0);
+}
 
-  if (ts_keep) *ts_keep = ts;
-  else PetscCall(TSDestroy(&ts));
-  PetscCall(MatDestroy(&J));
-  PetscCall(VecDestroy(&Udot));
-  PetscCall(VecDestroy(&U));
+/* Frees what a solve created, on success as on failure; a kept TS only after a success */
+static PetscErrorCode MbsSimulateEnd_Private(MbsSimObjects *o, PetscErrorCode failed, MbsSignal *signal, TS *ts_keep)
+{
+  PetscFunctionBeginUser;
+  if (o->ts) PetscCall(TSMonitorCancel(o->ts)); /* its context lives on the caller's stack */
+  PetscCall(PetscFree(o->sim.stage_order));
+  if (ts_keep && !failed) *ts_keep = o->ts;
+  else PetscCall(TSDestroy(&o->ts));
+  PetscCall(MatDestroy(&o->J));
+  PetscCall(VecDestroy(&o->Udot));
+  PetscCall(VecDestroy(&o->U));
+  if (failed) PetscCall(MbsSignalDestroy(signal));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Integrates the model and records its output. setup (may be NULL) configures the TS before the options are
+  read, e.g. for an adjoint solve; with ts_keep the TS is returned after the solve (caller destroys it),
+  otherwise destroyed. A failed integration is not an error here: signal->reason < 0 says so. An error leaves
+  nothing allocated, no signal either.
+*/
+PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal, TS *ts_keep)
+{
+  MbsSimObjects  o;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&o, sizeof(o)));
+  o.sim.model       = model;
+  o.sim.signal      = signal;
+  o.sim.monitor     = monitor;
+  o.sim.monitor_ctx = monitor_ctx;
+  PetscCall(PetscMemzero(signal, sizeof(*signal)));
+  ierr = MbsSimulateSolve_Private(&o, model, prefix, setup, setup_ctx, signal);
+  MbsCallCleanup(ierr, MbsSimulateEnd_Private(&o, ierr, signal, ts_keep));
   PetscFunctionReturn(0);
 }
 
@@ -585,13 +616,13 @@ PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)
 /*@C
   MbsSimulate - Integrates the model over its time span and records the output; monitor (may be NULL) sees the
   state after every accepted step. The TS reads the options with the given prefix (NULL: -ts_*). A failed
-  integration is an error. Not collective (a TS on PETSC_COMM_SELF).
+  integration is an error, and leaves no signal. Not collective (a TS on PETSC_COMM_SELF).
 @*/
 PetscErrorCode MbsSimulate(MbsModel model, const char prefix[], MbsStateMonitor monitor, void *monitor_ctx, MbsSignal *signal)
 {
   PetscFunctionBeginUser;
   PetscCall(MbsSimulate_Private(model, prefix, NULL, NULL, monitor, monitor_ctx, signal, NULL));
-  PetscCall(MbsSignalCheck(model, signal));
+  MbsCallUndo(MbsSignalCheck(model, signal), MbsSignalDestroy(signal));
   PetscFunctionReturn(0);
 }
 

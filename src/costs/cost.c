@@ -61,8 +61,9 @@ PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
   PetscErrorCode (*create)(MbsCost) = NULL;
 
   PetscFunctionBeginUser;
-  PetscOptionsBegin(cost->model->comm, NULL, "Cost", "MbsCost");
+  MbsOptionsBegin(cost->model->comm, NULL, "Cost", "MbsCost");
   PetscCall(PetscOptionsFList("-cost", "Cost compared with the measurement", "MbsCostSetFromOptions", MbsCostList, type, type, sizeof(type), NULL));
+  MbsOptionsEnd();
   PetscCall(PetscFunctionListFind(MbsCostList, type, &create));
   if (!create) {
     char known[256];
@@ -70,7 +71,6 @@ PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
     PetscCall(MbsFunctionListNames(MbsCostList, known, sizeof(known)));
     SETERRQ(cost->model->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown cost '%s' (-cost); known costs: %s", type, known);
   }
-  PetscOptionsEnd();
   PetscCall(PetscStrncpy(cost->type, type, sizeof(cost->type)));
   PetscCall(create(cost));
   if (cost->ops.set_from_options) PetscCall(cost->ops.set_from_options(cost));

@@ -69,6 +69,20 @@ static PetscErrorCode MbsCostSpectrumAddLines_Private(MbsCost cost, const char p
   PetscFunctionReturn(0);
 }
 
+/* The model's and the measurement's order coefficients at the nspeed measured speeds of the range */
+static PetscErrorCode MbsCostSpectrumAddMeasuredOrders_Private(MbsCost cost, const char path[], const MbsFourierOptions *opts, PetscInt nspeed, const PetscReal speed[])
+{
+  MbsCostSpectrum      *ctx  = (MbsCostSpectrum *)cost->data;
+  const MbsMeasurement *meas = ctx->meas;
+
+  PetscFunctionBeginUser;
+  PetscCheck(nspeed > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no speed in -speed_rpm %g,%g (its speeds: %g to %g rpm)", path, (double)ctx->speed_range[0], (double)ctx->speed_range[1], (double)meas->speed[0],
+             (double)meas->speed[meas->nspeed - 1]);
+  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, &opts->speed, opts->domain, meas->norder, meas->order, nspeed, speed));
+  PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
+  PetscFunctionReturn(0);
+}
+
 /* Orders -orders at the measured speeds within -speed_rpm lo,hi; every requested order must have been measured. */
 static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char path[], const MbsFourierOptions *opts, PetscInt order_index[])
 {
@@ -100,16 +114,12 @@ static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char 
     PetscCall(MbsFourierAddStationaryOrders(ctx->fourier, opts->order_window, t_l, t_u, n, opts->norder, opts->order));
     PetscFunctionReturn(0);
   }
+  PetscCheck(!strcmp(meas->order_domain, MbsOrderDomains[opts->domain]), cost->model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' holds orders analysed in the %s domain, but the model's would be analysed in the %s domain: give -order_domain %s (a measured -speed_profile implies angle)", path,
+             meas->order_domain, MbsOrderDomains[opts->domain], meas->order_domain);
   PetscCall(PetscMalloc1(meas->nspeed, &speed));
   for (PetscInt s = 0; s < meas->nspeed; s++)
     if (meas->speed[s] >= ctx->speed_range[0] && meas->speed[s] <= ctx->speed_range[1]) speed[nspeed++] = meas->speed[s];
-  PetscCheck(nspeed > 0, cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s' has no speed in -speed_rpm %g,%g (its speeds: %g to %g rpm)", path, (double)ctx->speed_range[0], (double)ctx->speed_range[1], (double)meas->speed[0],
-             (double)meas->speed[meas->nspeed - 1]);
-  PetscCheck(!strcmp(meas->order_domain, MbsOrderDomains[opts->domain]), cost->model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' holds orders analysed in the %s domain, but the model's would be analysed in the %s domain: give -order_domain %s (a measured -speed_profile implies angle)", path,
-             meas->order_domain, MbsOrderDomains[opts->domain], meas->order_domain);
-  PetscCall(MbsFourierAddOrders(ctx->display, opts->order_window, &opts->speed, opts->domain, meas->norder, meas->order, nspeed, speed));
-  PetscCall(MbsFourierAddOrders(ctx->fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
-  PetscCall(PetscFree(speed));
+  MbsCallCleanup(MbsCostSpectrumAddMeasuredOrders_Private(cost, path, opts, nspeed, speed), PetscFree(speed));
   PetscFunctionReturn(0);
 }
 
@@ -129,9 +139,9 @@ static PetscErrorCode MbsCostSetFromOptions_Spectrum(MbsCost cost)
 
   PetscFunctionBeginUser;
   PetscCall(MbsFourierOptionsRead(cost->model->t0, cost->model->tf, &ctx->opts));
-  PetscOptionsBegin(cost->model->comm, NULL, "Spectrum cost", "MbsCost");
+  MbsOptionsBegin(cost->model->comm, NULL, "Spectrum cost", "MbsCost");
   PetscCall(PetscOptionsEnum("-cost_form", "squared: 1/4 sum (|X|^2 - |X_meas|^2)^2; amplitude: 1/2 sum (|X| - |X_meas|)^2", "MbsCostSetFromOptions", MbsSpectrumForms, (PetscEnum)ctx->form, (PetscEnum *)&ctx->form, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCall(MbsFourierSetWindowGain(ctx->fourier, ctx->opts.gain));
   PetscCall(MbsFourierSetWindowGain(ctx->display, ctx->opts.gain));
   PetscFunctionReturn(0);

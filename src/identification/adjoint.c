@@ -185,37 +185,50 @@ static PetscErrorCode MbsAdjointCheckTableau_Private(TS ts)
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsIntegralGradient - Integrates the model with the integrals Q = int r(t, U) dt of the integral cost (ncomp
-  components, by the integrator's own rule; Q and U_end may be NULL) and, when grad is not NULL, the gradient of
-  J = Q_0 + w(U(tf)) with respect to the parameters id[0..nid-1] by one discrete adjoint solve. A failed forward
-  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone.
-  The TS reads the options -ts_*. Not collective.
-@*/
-PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
-{
-  MbsAdjointContext adj = {model, integral, nid, id, NULL, NULL, NULL, NULL, 0};
+typedef struct {
+  MbsAdjointContext adj;
   MbsSignal         signal;
-  TS                ts = NULL;
+  TS                ts;
+  Vec               lambda, mu;
+} MbsGradientObjects;
+
+static PetscErrorCode MbsGradientObjectsDestroy_Private(MbsGradientObjects *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(VecDestroy(&o->mu));
+  PetscCall(VecDestroy(&o->lambda));
+  PetscCall(TSDestroy(&o->ts));
+  PetscCall(MbsSignalDestroy(&o->signal));
+  PetscCall(PetscFree(o->adj.jp_all));
+  PetscCall(MatDestroy(&o->adj.DRDU));
+  PetscCall(MatDestroy(&o->adj.DRDP));
+  PetscCall(MatDestroy(&o->adj.Jp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
+{
+  MbsAdjointContext *adj    = &o->adj;
+  MbsSignal         *signal = &o->signal;
 
   PetscFunctionBeginUser;
   PetscCheck(integral->ncomp >= 1 && (!grad || integral->ncomp == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "An integral cost with a gradient has one component, got %" PetscInt_FMT, integral->ncomp);
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj.DRDU));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj->DRDU));
   if (grad) {
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj.Jp));
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj.DRDP));
-    PetscCall(PetscMalloc1(model->n * model->np, &adj.jp_all));
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj->Jp));
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj->DRDP));
+    PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
-  PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, &adj, monitor, monitor_ctx, &signal, &ts));
-  *ok = (PetscBool)(signal.reason >= 0 && !signal.nonfinite);
-  if (*ok && integral->prepare) PetscCall(integral->prepare(model, &signal, integral->ctx));
+  PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, adj, monitor, monitor_ctx, signal, &o->ts));
+  *ok = (PetscBool)(signal->reason >= 0 && !signal->nonfinite);
+  if (*ok && integral->prepare) PetscCall(integral->prepare(model, signal, integral->ctx));
   if (*ok && Q && integral->forward) {
     TS                 quadts;
     Vec                q;
     const PetscScalar *values;
 
-    PetscCall(TSGetQuadratureTS(ts, NULL, &quadts));
+    PetscCall(TSGetQuadratureTS(o->ts, NULL, &quadts));
     PetscCall(TSGetSolution(quadts, &q));
     PetscCall(VecGetArrayRead(q, &values));
     PetscCall(PetscArraycpy(Q, values, integral->ncomp));
@@ -225,7 +238,7 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
     Vec                U;
     const PetscScalar *u;
 
-    PetscCall(TSGetSolution(ts, &U));
+    PetscCall(TSGetSolution(o->ts, &U));
     PetscCall(VecGetArrayRead(U, &u));
     PetscCall(PetscArraycpy(U_end, u, model->n));
     PetscCall(VecRestoreArrayRead(U, &u));
@@ -237,42 +250,57 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
     SNES               snes;
     PetscInt           lag;
 
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &lambda));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &mu));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->lambda));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &o->mu));
+    lambda = o->lambda;
+    mu     = o->mu;
     PetscCall(VecSet(lambda, 0));
     PetscCall(VecSet(mu, 0));
     if (integral->terminal) { /* lambda(tf) = dw/dU */
-      PetscCall(TSGetSolution(ts, &U));
+      PetscCall(TSGetSolution(o->ts, &U));
       PetscCall(VecGetArrayRead(U, &u));
       PetscCall(VecGetArrayWrite(lambda, &l));
       PetscCall(integral->terminal(model, u, NULL, l, integral->ctx));
       PetscCall(VecRestoreArrayWrite(lambda, &l));
       PetscCall(VecRestoreArrayRead(U, &u));
     }
-    PetscCall(TSSetCostGradients(ts, 1, &lambda, &mu));
-    PetscCall(PetscTime(&adj.last_progress));
-    PetscCall(TSAdjointMonitorSet(ts, MbsAdjointProgress, &adj, NULL));
+    PetscCall(TSSetCostGradients(o->ts, 1, &lambda, &mu));
+    PetscCall(PetscTime(&adj->last_progress));
+    PetscCall(TSAdjointMonitorSet(o->ts, MbsAdjointProgress, adj, NULL));
     /* measured: a forward solve with a lagged Jacobian leaves the adjoint solves a stale factorisation, and the
        gradient comes out wrong by orders of magnitude (a lagged forward solve alone is fine) */
-    PetscCall(TSGetSNES(ts, &snes));
+    PetscCall(TSGetSNES(o->ts, &snes));
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
-    PetscCall(MbsAdjointCheckTableau_Private(ts));
-    PetscCall(TSAdjointSolve(ts));
+    PetscCall(MbsAdjointCheckTableau_Private(o->ts));
+    PetscCall(TSAdjointSolve(o->ts));
     PetscCall(VecGetArrayRead(mu, &g));
     for (PetscInt k = 0; k < nid; k++)
       PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of %s with respect to parameter %s of model %s is %g: the adjoint solve overflowed", integral->name, model->param_info[id[k]].name, model->type, (double)g[k]);
     PetscCall(PetscArraycpy(grad, g, nid));
     PetscCall(VecRestoreArrayRead(mu, &g));
-    PetscCall(VecDestroy(&mu));
-    PetscCall(VecDestroy(&lambda));
   }
-  PetscCall(TSDestroy(&ts));
-  PetscCall(MbsSignalDestroy(&signal));
-  PetscCall(PetscFree(adj.jp_all));
-  PetscCall(MatDestroy(&adj.DRDU));
-  PetscCall(MatDestroy(&adj.DRDP));
-  PetscCall(MatDestroy(&adj.Jp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsIntegralGradient - Integrates the model with the integrals Q = int r(t, U) dt of the integral cost (ncomp
+  components, by the integrator's own rule; Q and U_end may be NULL) and, when grad is not NULL, the gradient of
+  J = Q_0 + w(U(tf)) with respect to the parameters id[0..nid-1] by one discrete adjoint solve. A failed forward
+  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone.
+  The TS reads the options -ts_*. Not collective.
+@*/
+PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
+{
+  MbsGradientObjects o;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&o, sizeof(o)));
+  o.adj.model    = model;
+  o.adj.integral = integral;
+  o.adj.nid      = nid;
+  o.adj.id       = id;
+  MbsCallCleanup(MbsIntegralGradient_Private(&o, model, integral, nid, id, monitor, monitor_ctx, Q, U_end, grad, ok), MbsGradientObjectsDestroy_Private(&o));
   PetscFunctionReturn(0);
 }
 

@@ -255,11 +255,11 @@ PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history
   ck->obj         = obj;
   ck->history     = history;
   ck->history_ctx = history_ctx;
-  PetscOptionsBegin(obj->comm, NULL, "Checkpoint and restart", "identify");
+  MbsOptionsBegin(obj->comm, NULL, "Checkpoint and restart", "identify");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-checkpoint", "Checkpoint file (HDF5), rewritten after every iteration and on SIGTERM/SIGUSR1/SIGINT (default: the -restart file, else none)", ck->path, sizeof(ck->path)));
   write_set = (PetscBool)(ck->path[0] != 0);
   PetscCall(PetscOptionsString("-restart", "Continue the identification saved in this checkpoint file (default: start afresh)", "", ck->restart, ck->restart, sizeof(ck->restart), NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) PetscFunctionReturn(0);
   if (!write_set && ck->restart[0]) PetscCall(PetscStrncpy(ck->path, ck->restart, sizeof(ck->path)));

@@ -14,6 +14,21 @@
 #include "identification/identificationimpl.h"
 #include <petscblaslapack.h>
 
+static PetscErrorCode MbsDesignParameters_Private(MbsDesign d, PetscToken token)
+{
+  char *name;
+
+  PetscFunctionBeginUser;
+  d->nb = 0;
+  for (;;) {
+    PetscCall(PetscTokenFind(token, &name));
+    if (!name) break;
+    PetscCheck(d->nb < MBS_DESIGN_MAX_PARAMETERS, d->comm, PETSC_ERR_ARG_SIZ, "-design_parameters: at most %d parameters", MBS_DESIGN_MAX_PARAMETERS);
+    PetscCall(MbsModelGetParameterIndex(d->base, name, &d->b[d->nb++]));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsDesignCreate - Reads the model and its design problem from the options (-model, -design_*, -input_file) and
   builds the sensitivity-extended system. Collective.
@@ -28,6 +43,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&d));
+  *design = d; /* partly built on an error: the caller's MbsDesignDestroy() frees it */
   d->comm = comm;
   PetscCall(MbsModelCreate(comm, &d->base));
   PetscCall(MbsModelSetType(d->base, "oscillator2")); /* the default model of a design */
@@ -40,7 +56,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   d->cost_scale = spec->cost_scale > 0 ? spec->cost_scale : 1;
   d->nend       = spec->nend;
   PetscCall(PetscArraycpy(d->end, spec->end, spec->nend));
-  PetscOptionsBegin(comm, NULL, "Optimal input design (mbsid design; the model's spec, sections 4-8)", "MbsDesign");
+  MbsOptionsBegin(comm, NULL, "Optimal input design (mbsid design; the model's spec, sections 4-8)", "MbsDesign");
   PetscCall(PetscOptionsStringArray("-design_parameters", "Parameters b of the Fisher information, comma separated (default: the model's)", "MbsDesignCreate", names, &nnames, &set));
   if (set) {
     parameters[0] = 0;
@@ -56,7 +72,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   if (set) d->nend = nend;
   PetscCall(PetscOptionsReal("-design_end_weight", "Weight rho of the terminal penalty rho/2 sum U_i(tf)^2", "MbsDesignCreate", d->end_weight, &d->end_weight, NULL));
   PetscCall(PetscOptionsReal("-design_cost_scale", "The optimiser sees J/scale (T_ref of the spec)", "MbsDesignCreate", d->cost_scale, &d->cost_scale, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(parameters[0], comm, PETSC_ERR_ARG_WRONG, "Model %s has no input design problem of its own: give -design_parameters and -design_force_max", d->base->type);
   PetscCheck(d->nnodes >= 2 && d->nnodes <= 100000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_nodes must lie in [2, 100000], got %" PetscInt_FMT, d->nnodes);
   PetscCheck(d->force_max > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_force_max must be a positive force [N], got %g", (double)d->force_max);
@@ -67,17 +83,9 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
 
   { /* the parameters by name */
     PetscToken token;
-    char      *name;
 
     PetscCall(PetscTokenCreate(parameters, ',', &token));
-    d->nb = 0;
-    for (;;) {
-      PetscCall(PetscTokenFind(token, &name));
-      if (!name) break;
-      PetscCheck(d->nb < MBS_DESIGN_MAX_PARAMETERS, comm, PETSC_ERR_ARG_SIZ, "-design_parameters: at most %d parameters", MBS_DESIGN_MAX_PARAMETERS);
-      PetscCall(MbsModelGetParameterIndex(d->base, name, &d->b[d->nb++]));
-    }
-    PetscCall(PetscTokenDestroy(&token));
+    MbsCallCleanup(MbsDesignParameters_Private(d, token), PetscTokenDestroy(&token));
   }
 
   /* the nodes, and the input to start from: -input_file, or F0 = F_max/2 */
@@ -106,7 +114,6 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
     PetscCall(MbsModelOutput(d->base, d->base->t0, u, &y, d->dydu));
     PetscCall(PetscFree(u));
   }
-  *design = d;
   PetscFunctionReturn(0);
 }
 

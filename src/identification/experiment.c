@@ -76,14 +76,11 @@ static PetscErrorCode MbsExperimentAdd_Private(PetscInt *n, PetscInt *nalloc, Mb
   PetscFunctionReturn(0);
 }
 
-/* "lo:hi:step" or "lo,hi,step" */
-static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], PetscReal range[3])
+static PetscErrorCode MbsParseSweepCopy_Private(MPI_Comm comm, const char text[], char copy[], PetscReal range[3])
 {
-  char *copy, *token, *rest;
+  char *token, *rest = copy;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscStrallocpy(text, &copy));
-  rest = copy;
   for (PetscInt i = 0; i < 3; i++) {
     PetscBool ok;
 
@@ -94,8 +91,65 @@ static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], Pe
     PetscCheck(ok && token[0], comm, PETSC_ERR_ARG_WRONG, "-sweep_rpm needs lo:hi:step [rpm], got '%s'", text);
     range[i] = atof(token);
   }
-  PetscCall(PetscFree(copy));
+  PetscFunctionReturn(0);
+}
+
+/* "lo:hi:step" or "lo,hi,step" */
+static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], PetscReal range[3])
+{
+  char *copy;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrallocpy(text, &copy));
+  MbsCallCleanup(MbsParseSweepCopy_Private(comm, text, copy, range), PetscFree(copy));
   PetscCheck(range[0] > 0 && range[1] >= range[0] && range[2] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-sweep_rpm %s: needs 0 < lo <= hi and step > 0 [rpm]", text);
+  PetscFunctionReturn(0);
+}
+
+/* The segments of a measured run-up, by its speeds meas->speed in the range of opts */
+static PetscErrorCode MbsSegmentsCut_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], const char path[], const MbsFourierOptions *opts, const MbsMeasurement *meas, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+{
+  PetscInt first = -1, last = -1, nsel;
+
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nspeed > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders to cut into -segments", path);
+  for (PetscInt s = 0; s < meas->nspeed; s++) {
+    if (opts->nspeed_range >= 2 && (meas->speed[s] < opts->speed_range[0] || meas->speed[s] > opts->speed_range[1])) continue;
+    if (first < 0) first = s;
+    last = s;
+  }
+  nsel = first < 0 ? 0 : last - first + 1;
+  PetscCheck(K >= 1 && K <= nsel, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments %" PetscInt_FMT ": must lie in [1, %" PetscInt_FMT "], the measured speeds of file '%s' in the range", K, nsel, path);
+  for (PetscInt k = 0; k < K; k++) {
+    PetscInt     s0 = first + k * nsel / K, s1 = first + (k + 1) * nsel / K - 1;
+    PetscReal    n0 = meas->speed[s0], n1 = meas->speed[s1], t_first, t_last, t_start, t_end, t_ignored;
+    PetscOptions options;
+    char         name[64], value[128];
+
+    PetscCall(MbsFourierOrderWindow(&opts->speed, opts->domain, n0, &t_first, &t_ignored));
+    PetscCall(MbsFourierOrderWindow(&opts->speed, opts->domain, n1, &t_ignored, &t_last));
+    t_start = t_first - warmup * 60 / n0;
+    t_end   = t_last;
+    PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)t_start, (double)t_end));
+    PetscCall(PetscOptionsSetValue(options, "-time_span", value));
+    /* the cost selects the speeds by range: the midpoints to the neighbouring segments */
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)(s0 > first ? 0.5 * (meas->speed[s0 - 1] + n0) : n0), (double)(s1 < last ? 0.5 * (n1 + meas->speed[s1 + 1]) : n1)));
+    PetscCall(PetscOptionsSetValue(options, "-speed_rpm", value));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "segment%" PetscInt_FMT, k));
+    PetscCall(MbsExperimentAdd_Private(n, nalloc, experiments, name, options));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSegmentsRead_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], const char path[], const MbsFourierOptions *opts, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+{
+  MbsMeasurement meas;
+
+  PetscFunctionBeginUser;
+  PetscCheck(opts->speed.ntable || opts->speed.ramp_rpm[0] != opts->speed.ramp_rpm[1], comm, PETSC_ERR_ARG_WRONG, "-segments needs the run-up: -ramp_rpm n0,n1 -ramp_time t0,t1, or -speed_profile");
+  PetscCall(MbsMeasurementRead(comm, path, &meas));
+  MbsCallCleanup(MbsSegmentsCut_Private(comm, K, warmup, all, path, opts, &meas, n, nalloc, experiments), MbsMeasurementReset(&meas));
   PetscFunctionReturn(0);
 }
 
@@ -106,73 +160,57 @@ static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], Pe
 static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
 {
   MbsFourierOptions opts;
-  MbsMeasurement    meas;
   char              path[PETSC_MAX_PATH_LEN] = "";
-  PetscInt          first = -1, last = -1, nsel;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-measurement", path, sizeof(path), NULL));
   PetscCheck(path[0], comm, PETSC_ERR_ARG_WRONG, "-segments cuts the run-up of the measurement: give -measurement");
   PetscCall(MbsFourierOptionsRead(0, 1, &opts));
-  PetscCheck(opts.speed.ntable || opts.speed.ramp_rpm[0] != opts.speed.ramp_rpm[1], comm, PETSC_ERR_ARG_WRONG, "-segments needs the run-up: -ramp_rpm n0,n1 -ramp_time t0,t1, or -speed_profile");
-  PetscCall(MbsMeasurementRead(comm, path, &meas));
-  PetscCheck(meas.nspeed > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders to cut into -segments", path);
-  for (PetscInt s = 0; s < meas.nspeed; s++) {
-    if (opts.nspeed_range >= 2 && (meas.speed[s] < opts.speed_range[0] || meas.speed[s] > opts.speed_range[1])) continue;
-    if (first < 0) first = s;
-    last = s;
-  }
-  nsel = first < 0 ? 0 : last - first + 1;
-  PetscCheck(K >= 1 && K <= nsel, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments %" PetscInt_FMT ": must lie in [1, %" PetscInt_FMT "], the measured speeds of file '%s' in the range", K, nsel, path);
-  for (PetscInt k = 0; k < K; k++) {
-    PetscInt     s0 = first + k * nsel / K, s1 = first + (k + 1) * nsel / K - 1;
-    PetscReal    n0 = meas.speed[s0], n1 = meas.speed[s1], t_first, t_last, t_start, t_end, t_ignored;
-    PetscOptions options;
-    char         name[64], value[128];
-
-    PetscCall(MbsFourierOrderWindow(&opts.speed, opts.domain, n0, &t_first, &t_ignored));
-    PetscCall(MbsFourierOrderWindow(&opts.speed, opts.domain, n1, &t_ignored, &t_last));
-    t_start = t_first - warmup * 60 / n0;
-    t_end   = t_last;
-    PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
-    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)t_start, (double)t_end));
-    PetscCall(PetscOptionsSetValue(options, "-time_span", value));
-    /* the cost selects the speeds by range: the midpoints to the neighbouring segments */
-    PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)(s0 > first ? 0.5 * (meas.speed[s0 - 1] + n0) : n0), (double)(s1 < last ? 0.5 * (n1 + meas.speed[s1 + 1]) : n1)));
-    PetscCall(PetscOptionsSetValue(options, "-speed_rpm", value));
-    PetscCall(PetscSNPrintf(name, sizeof(name), "segment%" PetscInt_FMT, k));
-    PetscCall(MbsExperimentAdd_Private(n, nalloc, experiments, name, options));
-  }
-  PetscCall(MbsMeasurementReset(&meas));
-  PetscCall(MbsFourierOptionsReset(&opts));
+  MbsCallCleanup(MbsSegmentsRead_Private(comm, K, warmup, all, path, &opts, n, nalloc, experiments), MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsExperimentsCreate - The experiments the options declare, each with its own options database. Collective.
-@*/
-PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **experiments)
-{
-  char          sweep[128] = "", *names[256], *all;
-  PetscInt      nnames = PETSC_STATIC_ARRAY_LENGTH(names), nsegments = 0, nalloc = 0, modes = 0;
-  PetscReal     warmup = 10, window = 4;
+/* What the options declare: names, a sweep or segments, and the global options they start from */
+typedef struct {
+  char         *names[256];
+  PetscInt      nnames, nsegments;
+  char          sweep[128];
+  PetscReal     warmup, window;
   PetscBool     set_names, set_sweep, set_segments;
   MbsOptionList list;
+  char         *all;
+} MbsExperimentsSpec;
+
+static PetscErrorCode MbsExperimentsSpecReset_Private(MbsExperimentsSpec *spec)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(spec->names), spec->names));
+  PetscCall(PetscStrToArrayDestroy(spec->list.argc, spec->list.argv));
+  PetscCall(PetscFree(spec->all));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperimentsSpec *spec, PetscInt *n, MbsExperiment **experiments)
+{
+  char   **names = spec->names;
+  PetscInt nnames, nalloc = 0, modes = 0;
 
   PetscFunctionBeginUser;
-  *n           = 0;
-  *experiments = NULL;
-  PetscOptionsBegin(comm, NULL, "Experiments", "MbsExperiment");
-  PetscCall(PetscOptionsStringArray("-experiments", "Named experiments a,b,...; -a_X v sets option -X for experiment a (default: one experiment)", "MbsExperimentsCreate", names, &nnames, &set_names));
-  PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", sweep, sweep, sizeof(sweep), &set_sweep));
-  PetscCall(PetscOptionsInt("-segments", "Cut the measured run-up into this many segments, one experiment each", "MbsExperimentsCreate", nsegments, &nsegments, &set_segments));
-  PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", warmup, &warmup, NULL));
-  PetscOptionsEnd();
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-window_cycles", &window, NULL)); /* listed in -help with the order analysis, which reads it too */
-  modes = (PetscInt)set_names + (PetscInt)set_sweep + (PetscInt)set_segments;
+  spec->nnames = PETSC_STATIC_ARRAY_LENGTH(spec->names);
+  spec->warmup = 10;
+  spec->window = 4;
+  MbsOptionsBegin(comm, NULL, "Experiments", "MbsExperiment");
+  PetscCall(PetscOptionsStringArray("-experiments", "Named experiments a,b,...; -a_X v sets option -X for experiment a (default: one experiment)", "MbsExperimentsCreate", names, &spec->nnames, &spec->set_names));
+  PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", spec->sweep, spec->sweep, sizeof(spec->sweep), &spec->set_sweep));
+  PetscCall(PetscOptionsInt("-segments", "Cut the measured run-up into this many segments, one experiment each", "MbsExperimentsCreate", spec->nsegments, &spec->nsegments, &spec->set_segments));
+  PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", spec->warmup, &spec->warmup, NULL));
+  MbsOptionsEnd();
+  nnames = spec->nnames;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-window_cycles", &spec->window, NULL)); /* listed in -help with the order analysis, which reads it too */
+  modes = (PetscInt)spec->set_names + (PetscInt)spec->set_sweep + (PetscInt)spec->set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
-  PetscCheck(warmup >= 0 && window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
-  PetscCheck(!set_segments || nsegments >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments must be at least 1, got %" PetscInt_FMT, nsegments);
+  PetscCheck(spec->warmup >= 0 && spec->window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCheck(!spec->set_segments || spec->nsegments >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments must be at least 1, got %" PetscInt_FMT, spec->nsegments);
   for (PetscInt e = 0; e < nnames; e++) {
     PetscBool identifier = (PetscBool)((names[e][0] >= 'a' && names[e][0] <= 'z') || (names[e][0] >= 'A' && names[e][0] <= 'Z'));
 
@@ -187,47 +225,60 @@ PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **
       PetscCall(PetscStrcmp(names[e], names[f], &same));
       PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-experiments names experiment '%s' twice: the names must be unique (their options are -%s_X)", names[e], names[e]);
     }
-  PetscCall(MbsOptionListGet_Private(&list, &all));
+  PetscCall(MbsOptionListGet_Private(&spec->list, &spec->all));
 
-  if (set_names) {
+  if (spec->set_names) {
     for (PetscInt e = 0; e < nnames; e++) {
       PetscOptions options;
       char         prefix[80];
 
       PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", names[e]));
-      PetscCall(MbsExperimentOptionsCreate_Private(all, &list, prefix, &options));
+      PetscCall(MbsExperimentOptionsCreate_Private(spec->all, &spec->list, prefix, &options));
       PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, names[e], options));
-      PetscCall(PetscFree(names[e]));
     }
-  } else if (set_sweep) {
+  } else if (spec->set_sweep) {
     PetscReal range[3];
     PetscInt  count;
 
-    PetscCall(MbsParseSweep_Private(comm, sweep, range));
+    PetscCall(MbsParseSweep_Private(comm, spec->sweep, range));
     count = (PetscInt)PetscFloorReal((range[1] - range[0]) / range[2] + 1e-9) + 1;
     for (PetscInt s = 0; s < count; s++) {
       PetscReal    speed = range[0] + s * range[2];
       PetscOptions options;
       char         name[64], value[64];
 
-      PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+      PetscCall(MbsExperimentOptionsCreate_Private(spec->all, NULL, NULL, &options));
       PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g", (double)speed));
       PetscCall(PetscOptionsSetValue(options, "-stationary_rpm", value));
-      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((warmup + window) * 60 / speed)));
+      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((spec->warmup + spec->window) * 60 / speed)));
       PetscCall(PetscOptionsSetValue(options, "-time_span", value));
       PetscCall(PetscSNPrintf(name, sizeof(name), "sweep_%grpm", (double)speed));
       PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, name, options));
     }
-  } else if (set_segments) {
-    PetscCall(MbsSegmentsCreate_Private(comm, nsegments, warmup, all, n, &nalloc, experiments));
+  } else if (spec->set_segments) {
+    PetscCall(MbsSegmentsCreate_Private(comm, spec->nsegments, spec->warmup, spec->all, n, &nalloc, experiments));
   } else {
     PetscOptions options;
 
-    PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
+    PetscCall(MbsExperimentOptionsCreate_Private(spec->all, NULL, NULL, &options));
     PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, "experiment", options));
   }
-  PetscCall(PetscStrToArrayDestroy(list.argc, list.argv));
-  PetscCall(PetscFree(all));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentsCreate - The experiments the options declare, each with its own options database. On an error the
+  experiments made so far are in *n, *experiments, for the caller to free. Collective.
+@*/
+PetscErrorCode MbsExperimentsCreate(MPI_Comm comm, PetscInt *n, MbsExperiment **experiments)
+{
+  MbsExperimentsSpec spec;
+
+  PetscFunctionBeginUser;
+  *n           = 0;
+  *experiments = NULL;
+  PetscCall(PetscMemzero(&spec, sizeof(spec)));
+  MbsCallCleanup(MbsExperimentsCreateFrom_Private(comm, &spec, n, experiments), MbsExperimentsSpecReset_Private(&spec));
   PetscFunctionReturn(0);
 }
 
@@ -318,6 +369,7 @@ PetscErrorCode MbsExperimentOptionsPush(MbsExperiment *exp)
   }
   PetscCall(PetscOptionsLeftRestore(exp->options, &n, &names, &values));
   PetscCall(PetscOptionsPush(exp->options));
+  exp->pushed = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -328,6 +380,19 @@ PetscErrorCode MbsExperimentOptionsPop(MbsExperiment *exp)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsPop());
+  exp->pushed = PETSC_FALSE;
   PetscCall(MbsExperimentMarkUsed_Private(exp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsExperimentOptionsDestroy - Frees the experiment's options, popping them first where an error left them the
+  default database. Not collective.
+@*/
+PetscErrorCode MbsExperimentOptionsDestroy(MbsExperiment *exp)
+{
+  PetscFunctionBeginUser;
+  if (exp->pushed) PetscCall(MbsExperimentOptionsPop(exp));
+  PetscCall(PetscOptionsDestroy(&exp->options));
   PetscFunctionReturn(0);
 }

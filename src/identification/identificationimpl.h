@@ -77,6 +77,7 @@ PETSC_INTERN PetscErrorCode MbsDesignErrorReset(MbsDesignError *);
 typedef struct {
   char           name[64];
   PetscOptions   options; /* the global options with this experiment's overrides */
+  PetscBool      pushed;  /* options are the default database (MbsExperimentOptionsPush()) */
   MbsModel       model;
   MbsCost        cost;
   MbsMeasurement meas;
@@ -91,6 +92,7 @@ PETSC_INTERN PetscErrorCode MbsExperimentsCreate(MPI_Comm, PetscInt *, MbsExperi
 PETSC_INTERN PetscErrorCode MbsExperimentsDistribute(PetscInt, MbsExperiment[], PetscMPIInt);
 PETSC_INTERN PetscErrorCode MbsExperimentOptionsPush(MbsExperiment *);
 PETSC_INTERN PetscErrorCode MbsExperimentOptionsPop(MbsExperiment *);
+PETSC_INTERN PetscErrorCode MbsExperimentOptionsDestroy(MbsExperiment *);
 
 /* The identification problem of the commands gradcheck, identify and scan (objective.c) */
 typedef struct _p_MbsObjective *MbsObjective;

@@ -34,20 +34,19 @@ static PetscErrorCode MbsMeasurementCheckModel_Private(const MbsExperiment *exp,
   PetscFunctionReturn(0);
 }
 
-/* Creates the experiment's model, cost and measurement within its own options */
-static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
+/* Creates the experiment's model, cost and measurement; its options are the default database */
+static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
 {
   PetscReal dt;
   PetscBool set, allow_other_model = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsExperimentOptionsPush(exp));
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
   PetscCall(MbsModelSetFromOptions(exp->model));
-  PetscOptionsBegin(obj->comm, NULL, "Measurement", "MbsObjective");
+  MbsOptionsBegin(obj->comm, NULL, "Measurement", "MbsObjective");
   PetscCall(PetscOptionsString("-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, exp->measurement, sizeof(exp->measurement), NULL));
   PetscCall(PetscOptionsBool("-measurement_allow_model_mismatch", "Accept a measurement whose 'model' attribute names another model (never other units)", "MbsObjectiveCreate", allow_other_model, &allow_other_model, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCall(MbsCostCreate(exp->model, &exp->cost));
   PetscCall(MbsCostSetFromOptions(exp->cost));
   PetscCall(PetscMalloc1(nlist, &exp->id));
@@ -70,9 +69,48 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
     PetscCall(MbsMeasurementOptions(obj->comm, &timeout));
     PetscCall(MbsSimulateHelp(exp->model));
   }
-  PetscCall(MbsExperimentOptionsPop(exp));
   PetscFunctionReturn(0);
 }
+
+/* Creates the experiment's model, cost and measurement within its own options */
+static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsExperimentOptionsPush(exp));
+  MbsCallCleanup(MbsExperimentSetUpWithin_Private(obj, exp, nlist, list, help), MbsExperimentOptionsPop(exp));
+  PetscFunctionReturn(0);
+}
+
+/* The identifiable parameters of the first experiment's model, comma-separated: the default of -identify */
+static PetscErrorCode MbsIdentifiableNames_Private(MbsModel first, char names[], size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelSetFromOptions(first));
+  for (PetscInt i = 0; i < first->np; i++) {
+    if (!first->param_info[i].identifiable) continue;
+    if (names[0]) PetscCall(PetscStrlcat(names, ",", size));
+    PetscCall(PetscStrlcat(names, first->param_info[i].name, size));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIdentifiableNamesEnd_Private(MbsObjective obj, MbsModel *first)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelDestroy(first));
+  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsExperimentsSetUp_Private(MbsObjective obj, PetscInt nlist, char *list[], PetscBool help)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(nlist > 0, obj->comm, PETSC_ERR_ARG_WRONG, "Nothing to identify: the model has no identifiable parameter and -identify is empty");
+  obj->nid = nlist;
+  for (PetscInt e = 0; e < obj->nexp; e++) PetscCall(MbsExperimentSetUp_Private(obj, &obj->exp[e], nlist, list, help));
+  PetscFunctionReturn(0);
+}
+
 
 /*@C
   MbsObjectiveCreate - Reads the experiments, their models, measurements and costs, and -identify from the options.
@@ -97,17 +135,10 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
   /* the default -identify: every identifiable parameter of the (first experiment's) model */
   PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
   PetscCall(MbsModelCreate(comm, &first));
-  PetscCall(MbsModelSetFromOptions(first));
-  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
-  for (PetscInt i = 0; i < first->np; i++) {
-    if (!first->param_info[i].identifiable) continue;
-    if (names[0]) PetscCall(PetscStrlcat(names, ",", sizeof(names)));
-    PetscCall(PetscStrlcat(names, first->param_info[i].name, sizeof(names)));
-  }
-  PetscCall(MbsModelDestroy(&first));
-  PetscOptionsBegin(comm, NULL, "Identification problem", "MbsObjective");
+  MbsCallCleanup(MbsIdentifiableNames_Private(first, names, sizeof(names)), MbsIdentifiableNamesEnd_Private(obj, &first));
+  MbsOptionsBegin(comm, NULL, "Identification problem", "MbsObjective");
   PetscCall(PetscOptionsStringArray("-identify", "Parameters to identify, e.g. cf,df (default: every identifiable parameter)", "MbsObjectiveCreate", list, &nlist, &set));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!set) {
     char **defaults;
     int    ndefaults;
@@ -117,10 +148,7 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
     for (PetscInt k = 0; k < nlist; k++) PetscCall(PetscStrallocpy(defaults[k], &list[k]));
     PetscCall(PetscStrToArrayDestroy(ndefaults, defaults));
   }
-  PetscCheck(nlist > 0, comm, PETSC_ERR_ARG_WRONG, "Nothing to identify: the model has no identifiable parameter and -identify is empty");
-  obj->nid = nlist;
-  for (PetscInt e = 0; e < obj->nexp; e++) PetscCall(MbsExperimentSetUp_Private(obj, &obj->exp[e], nlist, list, *help));
-  for (PetscInt k = 0; k < nlist; k++) PetscCall(PetscFree(list[k]));
+  MbsCallCleanup(MbsExperimentsSetUp_Private(obj, nlist, list, *help), MbsStringsFree(nlist, list));
   obj->model = obj->exp[0].model;
   obj->cost  = obj->exp[0].cost;
   obj->id    = obj->exp[0].id;
@@ -147,7 +175,7 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
     PetscCall(MbsMeasurementReset(&exp->meas));
     PetscCall(MbsModelDestroy(&exp->model));
     PetscCall(PetscFree(exp->id));
-    PetscCall(PetscOptionsDestroy(&exp->options));
+    PetscCall(MbsExperimentOptionsDestroy(exp));
   }
   PetscCall(PetscFree(obj->exp));
   PetscCall(PetscFree2(obj->J_exp, obj->g_exp));

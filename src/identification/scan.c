@@ -28,10 +28,10 @@ PetscErrorCode MbsScanCreate(MbsObjective obj, MbsScan *scan)
 
   PetscFunctionBeginUser;
   *scan = NULL;
-  PetscOptionsBegin(obj->comm, NULL, "Cost scan", "MbsScan");
+  MbsOptionsBegin(obj->comm, NULL, "Cost scan", "MbsScan");
   PetscCall(PetscOptionsRealArray("-scan_grid", "Grid lo1,hi1,n1,lo2,hi2,n2 of the two identified parameters (default: no scan)", "MbsScanRun", grid, &ngrid, &set));
   PetscCall(PetscOptionsBool("-scan_gradient", "Also the adjoint gradient at every grid point", "MbsScanRun", gradient, &gradient, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   if (!set) PetscFunctionReturn(0);
   PetscCheck(ngrid == 6, obj->comm, PETSC_ERR_ARG_SIZ, "-scan_grid needs six values lo1,hi1,n1,lo2,hi2,n2, got %" PetscInt_FMT, ngrid);
   PetscCheck(obj->nid == 2, obj->comm, PETSC_ERR_ARG_WRONG, "-scan_grid scans two parameters; -identify names %" PetscInt_FMT, obj->nid);

@@ -36,15 +36,21 @@ static void MbsSpeedTableEvaluate_Private(const MbsSpeedProfile *profile, PetscR
   }
 }
 
+static PetscErrorCode MbsSpeedProfileSetMeasured_Private(MbsSpeedProfile *profile, const MbsMeasurement *meas, const char path[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(meas->nprofile >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-speed_profile: file '%s' has no speed table /speed_profile/t, /speed_profile/rpm of at least 2 rows (mbsid import -kind speed_profile or mbsid track write one)", path);
+  PetscCall(MbsSpeedProfileSetTable(profile, meas->nprofile, meas->profile_t, meas->profile_rpm, meas->profile_angle, path));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsSpeedProfileLoad_Private(MbsSpeedProfile *profile, const char path[])
 {
   MbsMeasurement meas;
 
   PetscFunctionBeginUser;
   PetscCall(MbsMeasurementRead(PETSC_COMM_SELF, path, &meas));
-  PetscCheck(meas.nprofile >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "-speed_profile: file '%s' has no speed table /speed_profile/t, /speed_profile/rpm of at least 2 rows (mbsid import -kind speed_profile or mbsid track write one)", path);
-  PetscCall(MbsSpeedProfileSetTable(profile, meas.nprofile, meas.profile_t, meas.profile_rpm, meas.profile_angle, path));
-  PetscCall(MbsMeasurementReset(&meas));
+  MbsCallCleanup(MbsSpeedProfileSetMeasured_Private(profile, &meas, path), MbsMeasurementReset(&meas));
   PetscFunctionReturn(0);
 }
 

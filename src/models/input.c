@@ -199,8 +199,7 @@ PetscErrorCode MbsModelInputSetFromOptions(MbsModel model, PetscOptionItems *Pet
     PetscReal *t, *F;
 
     PetscCall(MbsInputRead(path, model->t0, model->tf, &n, &t, &F));
-    PetscCall(MbsModelSetNodalInput(model, n, t, F));
-    PetscCall(PetscFree2(t, F));
+    MbsCallCleanup(MbsModelSetNodalInput(model, n, t, F), PetscFree2(t, F));
   }
   PetscFunctionReturn(0);
 }

@@ -139,6 +139,23 @@ static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, PetscInt i,
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MbsModelParseRefuse_Private(MbsModel model, PetscInt n, char *refuse[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(n == 3, model->comm, PETSC_ERR_ARG_SIZ, "Option -solve_refuse needs NAME,lo,hi, got %" PetscInt_FMT " values", n);
+  PetscCall(MbsModelGetParameterIndex(model, refuse[0], &model->refuse_index));
+  for (PetscInt i = 0; i < 2; i++) PetscCall(PetscOptionsStringToReal(refuse[i + 1], &model->refuse[i]));
+  PetscFunctionReturn(0);
+}
+
+/* -solve_refuse NAME,lo,hi; frees the strings read */
+static PetscErrorCode MbsModelSetRefuse_Private(MbsModel model, PetscInt n, char *refuse[])
+{
+  PetscFunctionBeginUser;
+  MbsCallCleanup(MbsModelParseRefuse_Private(model, n, refuse), MbsStringsFree(n, refuse));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelSetFromOptions - Reads -model, the parameters -p_<name> and the model's own options. Collective.
 @*/
@@ -149,12 +166,12 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 
   PetscFunctionBeginUser;
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
-  PetscOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
+  MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCall(MbsModelSetType(model, type));
 
-  PetscOptionsBegin(model->comm, NULL, "Model parameters (SI units)", "MbsModel");
+  MbsOptionsBegin(model->comm, NULL, "Model parameters (SI units)", "MbsModel");
   for (PetscInt i = 0; i < model->np; i++) {
     const MbsParameterInfo *info = &model->param_info[i];
     char                    option[80], text[256];
@@ -181,11 +198,8 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(PetscOptionsStringArray("-solve_refuse", "Fail every forward solve whose parameter NAME lies in [lo, hi], as a diverged integration: NAME,lo,hi (to try an identification's failure paths)", "MbsSimulate", refuse, &nrefuse, &set));
     model->refuse_index = -1;
     if (set) {
-      PetscCheck(nrefuse == 3, model->comm, PETSC_ERR_ARG_SIZ, "Option -solve_refuse needs NAME,lo,hi, got %" PetscInt_FMT " values", nrefuse);
-      PetscCall(MbsModelGetParameterIndex(model, refuse[0], &model->refuse_index));
-      for (PetscInt i = 0; i < 2; i++) PetscCall(PetscOptionsStringToReal(refuse[i + 1], &model->refuse[i]));
+      PetscCall(MbsModelSetRefuse_Private(model, nrefuse, refuse));
     }
-    for (PetscInt i = 0; i < nrefuse; i++) PetscCall(PetscFree(refuse[i]));
   }
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
@@ -194,15 +208,15 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_q", "Initial coordinates, one per coordinate of the model [m or rad] (default: all 0)", "MbsModelInitialState", model->nq, model->q0, NULL));
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_v", "Initial rates, one per coordinate of the model [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->nq, model->v0, NULL));
   }
-  PetscOptionsEnd();
+  MbsOptionsEnd();
 
   if (model->ops.set_from_options) {
     char title[128];
 
     PetscCall(PetscSNPrintf(title, sizeof(title), "Options of model %s", model->type));
-    PetscOptionsBegin(model->comm, NULL, title, "MbsModel");
+    MbsOptionsBegin(model->comm, NULL, title, "MbsModel");
     PetscCall(model->ops.set_from_options(model, PetscOptionsObject));
-    PetscOptionsEnd();
+    MbsOptionsEnd();
   }
   PetscFunctionReturn(0);
 }

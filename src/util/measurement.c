@@ -242,9 +242,9 @@ PetscErrorCode MbsMeasurementOptions(MPI_Comm comm, PetscReal *timeout)
 {
   PetscFunctionBeginUser;
   *timeout = 300;
-  PetscOptionsBegin(comm, NULL, "Measurement files", "MbsMeasurementRead");
+  MbsOptionsBegin(comm, NULL, "Measurement files", "MbsMeasurementRead");
   PetscCall(PetscOptionsReal("-measurement_read_timeout", "Longest time reading a measurement file may take [s] (a damaged file can make libhdf5 loop)", "MbsMeasurementRead", *timeout, timeout, NULL));
-  PetscOptionsEnd();
+  MbsOptionsEnd();
   PetscCheck(*timeout > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-measurement_read_timeout must be positive, got %g", (double)*timeout);
   PetscFunctionReturn(0);
 }

@@ -7,18 +7,12 @@
 #include "mbsidimpl.h"
 #include <libgen.h>
 
-/*@C
-  MbsOptionsRealArrayExact - Inside a PetscOptionsBegin() block: reads the option name into values[0..n-1] (which
-  hold the defaults), listed in -help with text; when given, it must have exactly n finite values. Collective.
-@*/
-PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal values[], PetscBool *set)
+static PetscErrorCode MbsOptionsRealArrayRead_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal read[], PetscReal values[], PetscBool *set)
 {
-  PetscReal *read;
-  PetscInt   count = n + 1;
-  PetscBool  given;
+  PetscInt  count = n + 1;
+  PetscBool given;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(n + 1, &read));
   PetscCall(PetscArraycpy(read, values, n));
   read[n] = 0;
   PetscCall(PetscOptionsRealArray(name, text, man, read, &count, &given));
@@ -28,12 +22,84 @@ PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *PetscOptionsObject, co
     PetscCall(PetscArraycpy(values, read, n));
   }
   if (set) *set = given;
-  PetscCall(PetscFree(read));
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsOptionsOutputFile - Inside a PetscOptionsBegin() block: reads the result file option name into path (which
+  MbsOptionsRealArrayExact - Inside an options block (MbsOptionsBegin()): reads the option name into values[0..n-1] (which
+  hold the defaults), listed in -help with text; when given, it must have exactly n finite values. Collective.
+@*/
+PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal values[], PetscBool *set)
+{
+  PetscReal *read;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(n + 1, &read));
+  MbsCallUndo(MbsOptionsRealArrayRead_Private(PetscOptionsObject, name, text, man, n, read, values, set), PetscFree(read));
+  PetscCall(PetscFree(read));
+  PetscFunctionReturn(0);
+}
+
+/*
+  A PETSc options block allocates its title and prefix in PetscOptionsBegin() and frees them in PetscOptionsEnd(),
+  which an error inside the block skips. mbsid's blocks (MbsOptionsBegin(), MbsOptionsEnd()) record the two strings
+  while they are open, so that main() can free what an error left open before it finalises.
+*/
+static struct {
+  char *title, *prefix;
+} MbsOpenBlocks[16];
+static int MbsNumOpenBlocks = 0;
+
+/*@C
+  MbsOptionsBlockOpened - Records the strings of an options block just begun (MbsOptionsBegin()). Not collective.
+@*/
+PetscErrorCode MbsOptionsBlockOpened(PetscOptionItems *items)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(MbsNumOpenBlocks < (int)PETSC_STATIC_ARRAY_LENGTH(MbsOpenBlocks), PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d nested options blocks", (int)PETSC_STATIC_ARRAY_LENGTH(MbsOpenBlocks));
+  MbsOpenBlocks[MbsNumOpenBlocks].title  = items->title;
+  MbsOpenBlocks[MbsNumOpenBlocks].prefix = items->prefix;
+  MbsNumOpenBlocks++;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsBlockClosing - Forgets the innermost open options block, which PetscOptionsEnd() frees next. Not collective.
+@*/
+PetscErrorCode MbsOptionsBlockClosing(PetscOptionItems *items)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(MbsNumOpenBlocks > 0 && MbsOpenBlocks[MbsNumOpenBlocks - 1].title == items->title, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Options block '%s' closed out of order", items->title);
+  MbsNumOpenBlocks--;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsBlocksFree - Frees the strings of the options blocks that an error left open. Not collective.
+@*/
+PetscErrorCode MbsOptionsBlocksFree(void)
+{
+  PetscFunctionBeginUser;
+  while (MbsNumOpenBlocks > 0) {
+    MbsNumOpenBlocks--;
+    PetscCall(PetscFree(MbsOpenBlocks[MbsNumOpenBlocks].title));
+    PetscCall(PetscFree(MbsOpenBlocks[MbsNumOpenBlocks].prefix));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsStringsFree - Frees the n strings of list, e.g. those read by PetscOptionsStringArray(). Not collective.
+@*/
+PetscErrorCode MbsStringsFree(PetscInt n, char *list[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < n; k++) PetscCall(PetscFree(list[k]));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsOutputFile - Inside an options block (MbsOptionsBegin()): reads the result file option name into path (which
   holds the default); a non-empty path must lie in an existing, writable directory. Collective.
 @*/
 PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], char path[], size_t size)
@@ -89,6 +155,22 @@ PetscErrorCode MbsHelpMute(PetscBool mute)
 }
 
 /*
+  Whether the last error was raised on a communicator that spans every rank. By PETSc's convention every rank of that
+  communicator raises it, so every rank returns to main() and can finalise; an error on fewer ranks must abort the
+  others, which would wait for it forever.
+*/
+static PetscBool MbsErrorOnEveryRank = PETSC_FALSE;
+
+/*@C
+  MbsErrorRaisedOnEveryRank - Whether the last error was raised collectively on every rank, so that main() may destroy
+  what is left and finalise instead of aborting. Not collective.
+@*/
+PetscBool MbsErrorRaisedOnEveryRank(void)
+{
+  return MbsErrorOnEveryRank;
+}
+
+/*
   mbsid's error handler. PETSc's message for an option value that is not a number, "Input string abc has no numeric
   value", names no option: the handler adds the option whose value (or one of whose comma-separated values) is that
   string. A stop request (MBS_ERR_INTERRUPTED, interrupt.c) is no fault: it returns through the callers silently.
@@ -123,6 +205,13 @@ static PetscErrorCode MbsErrorHandler(MPI_Comm comm, int line, const char *fun, 
   char        token[256], option[512]                                           = "", text[1024];
   size_t      length;
 
+  if (p == PETSC_ERROR_INITIAL) {
+    PetscMPIInt size = 0, world_size = -1;
+
+    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
+    MPI_Comm_size(PETSC_COMM_WORLD, &world_size);
+    MbsErrorOnEveryRank = (PetscBool)(size == world_size);
+  }
   if (n == MBS_ERR_INTERRUPTED) return n;
   for (size_t i = 0; p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
     if (!strncmp(mess, prefixes[i], strlen(prefixes[i]))) start = mess + strlen(prefixes[i]);
