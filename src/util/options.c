@@ -161,6 +161,12 @@ PetscErrorCode MbsHelpMute(PetscBool mute)
 */
 static PetscBool MbsErrorOnEveryRank = PETSC_FALSE;
 
+/*
+  Whether this rank keeps quiet about the last error: rank 0 of the communicator reports an error that all its ranks
+  raise. PETSc's own handler would instead hold the other ranks for ten seconds and exit them without finalising.
+*/
+static PetscBool MbsErrorQuiet = PETSC_FALSE;
+
 /*@C
   MbsErrorRaisedOnEveryRank - Whether the last error was raised collectively on every rank, so that main() may destroy
   what is left and finalise instead of aborting. Not collective.
@@ -173,7 +179,8 @@ PetscBool MbsErrorRaisedOnEveryRank(void)
 /*
   mbsid's error handler. PETSc's message for an option value that is not a number, "Input string abc has no numeric
   value", names no option: the handler adds the option whose value (or one of whose comma-separated values) is that
-  string. A stop request (MBS_ERR_INTERRUPTED, interrupt.c) is no fault: it returns through the callers silently.
+  string. A stop request (MBS_ERR_INTERRUPTED, interrupt.c) is no fault: it returns through the callers silently, as
+  does an error on the ranks other than the first of its communicator.
 */
 static PetscErrorCode MbsFindOptionWithValue_Private(const char token[], char option[], size_t size)
 {
@@ -206,13 +213,17 @@ static PetscErrorCode MbsErrorHandler(MPI_Comm comm, int line, const char *fun, 
   size_t      length;
 
   if (p == PETSC_ERROR_INITIAL) {
-    PetscMPIInt size = 0, world_size = -1;
+    PetscMPIInt size = 0, world_size = -1, rank = 0;
 
-    if (comm != MPI_COMM_NULL) MPI_Comm_size(comm, &size);
+    if (comm != MPI_COMM_NULL) {
+      MPI_Comm_size(comm, &size);
+      MPI_Comm_rank(comm, &rank);
+    }
     MPI_Comm_size(PETSC_COMM_WORLD, &world_size);
     MbsErrorOnEveryRank = (PetscBool)(size == world_size);
+    MbsErrorQuiet       = (PetscBool)(rank > 0);
   }
-  if (n == MBS_ERR_INTERRUPTED) return n;
+  if (n == MBS_ERR_INTERRUPTED || MbsErrorQuiet) return n;
   for (size_t i = 0; p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
     if (!strncmp(mess, prefixes[i], strlen(prefixes[i]))) start = mess + strlen(prefixes[i]);
   if (!start) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
