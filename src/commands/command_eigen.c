@@ -59,11 +59,11 @@ static PetscErrorCode MbsEigenRun_Private(MPI_Comm comm, MbsEigenCommand *ec)
   MbsModel        model;
   MbsController   controller = NULL;
   MbsEigenResult *result = &ec->result, *closed = ec->closed;
-  char           output[PETSC_MAX_PATH_LEN] = "eigen.h5";
-  PetscReal      gain[3] = {0, 0, 0}, dt_sample = 0.01, delta = 0.1;
-  PetscInt       ngain = 3;
-  PetscBool      help, closed_loop, gains_given;
-  PetscMPIInt    rank;
+  char            output[PETSC_MAX_PATH_LEN] = "eigen.h5";
+  PetscReal       gain[3] = {0, 0, 0}, dt_sample = 0.01, delta = 0.1;
+  PetscInt        ngain = 3;
+  PetscBool       help, closed_loop, gains_given;
+  PetscMPIInt     rank;
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsHasName(NULL, NULL, "-controller", &closed_loop));

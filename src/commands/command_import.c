@@ -267,13 +267,13 @@ static PetscErrorCode MbsImportLabelModel_Private(MPI_Comm comm, const MbsImport
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetType(model, im->model));
-    PetscCall(MbsModelGetOutputInfo(model, &name, &unit));
-    PetscCall(PetscStrcmp(meas->units, unit, &same));
-    PetscCheck(!im->value_unit || same, comm, PETSC_ERR_ARG_INCOMP, "-units %s gives values in '%s', but the output %s of model %s is in '%s'", im->value_unit->name, im->value_unit->si, name, im->model, unit);
-    PetscCall(PetscStrcmp(meas->output, name, &same));
-    PetscCheck(!im->output_name[0] || same, comm, PETSC_ERR_ARG_INCOMP, "-output %s: model %s's output is %s", im->output_name, im->model, name);
-    PetscCall(PetscStrncpy(meas->model, im->model, sizeof(meas->model)));
-    PetscCall(PetscStrncpy(meas->output, name, sizeof(meas->output)));
+  PetscCall(MbsModelGetOutputInfo(model, &name, &unit));
+  PetscCall(PetscStrcmp(meas->units, unit, &same));
+  PetscCheck(!im->value_unit || same, comm, PETSC_ERR_ARG_INCOMP, "-units %s gives values in '%s', but the output %s of model %s is in '%s'", im->value_unit->name, im->value_unit->si, name, im->model, unit);
+  PetscCall(PetscStrcmp(meas->output, name, &same));
+  PetscCheck(!im->output_name[0] || same, comm, PETSC_ERR_ARG_INCOMP, "-output %s: model %s's output is %s", im->output_name, im->model, name);
+  PetscCall(PetscStrncpy(meas->model, im->model, sizeof(meas->model)));
+  PetscCall(PetscStrncpy(meas->output, name, sizeof(meas->output)));
   PetscFunctionReturn(0);
 }
 

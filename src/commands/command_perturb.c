@@ -238,8 +238,8 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&pc->run));
   PetscCall(PetscNew(&pc->reference));
-  run       = pc->run;
-  reference = pc->reference;
+  run                    = pc->run;
+  reference              = pc->reference;
   run->dt_sample         = 0.01;
   run->settings.method   = MBS_PERTURB_PID;
   run->settings.j        = 1;

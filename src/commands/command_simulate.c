@@ -263,8 +263,8 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
 {
   MbsModel        model;
   MbsFourier      fourier;
-  MbsSignal      *signal = &sim->signal;
-  MbsMeasurement *result = &sim->result;
+  MbsSignal      *signal                     = &sim->signal;
+  MbsMeasurement *result                     = &sim->result;
   char            output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
   PetscReal       sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
   PetscInt        seed = 12345;

@@ -111,7 +111,6 @@ static PetscErrorCode MbsExperimentsSetUp_Private(MbsObjective obj, PetscInt nli
   PetscFunctionReturn(0);
 }
 
-
 /*@C
   MbsObjectiveCreate - Reads the experiments, their models, measurements and costs, and -identify from the options.
   With -help only the options are listed and *help is set (no measurement is read). Collective.

@@ -197,9 +197,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 
     PetscCall(PetscOptionsStringArray("-solve_refuse", "Fail every forward solve whose parameter NAME lies in [lo, hi], as a diverged integration: NAME,lo,hi (to try an identification's failure paths)", "MbsSimulate", refuse, &nrefuse, &set));
     model->refuse_index = -1;
-    if (set) {
-      PetscCall(MbsModelSetRefuse_Private(model, nrefuse, refuse));
-    }
+    if (set) { PetscCall(MbsModelSetRefuse_Private(model, nrefuse, refuse)); }
   }
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
