@@ -27,7 +27,7 @@ static PetscErrorCode MbsTachoSpeedFill_Private(const char path[], PetscInt np, 
   PetscReal threshold = 0.5 * (missing + 2), pitch = 2 * PETSC_PI / teeth;
 
   PetscFunctionBeginUser;
-
+  angle[0] = 0;
   for (PetscInt i = 0; i + 1 < np; i++) {
     PetscBool gap = (PetscBool)(missing > 0 && i > 0 && pulse[i + 1] - pulse[i] > threshold * (pulse[i] - pulse[i - 1]));
 
