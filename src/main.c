@@ -56,9 +56,29 @@ static PetscErrorCode MbsMain(int argc, char **argv)
   PetscFunctionReturn(0);
 }
 
+/*
+  Whether every rank came back with the error, asked without blocking on a communicator of its own: a rank that did
+  not fail (still computing, or waiting in a collective that the failed ranks left) does not answer within the time,
+  and the run is then aborted rather than left waiting.
+*/
+static PetscBool MbsEveryRankFailed(MPI_Comm agreement)
+{
+  MPI_Request request;
+  int         done  = 0;
+  double      start = MPI_Wtime();
+
+  if (!MbsErrorRaisedOnEveryRank() || MPI_Ibarrier(agreement, &request) != MPI_SUCCESS) return PETSC_FALSE;
+  while (!done && MPI_Wtime() - start < 30) {
+    if (MPI_Test(&request, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) return PETSC_FALSE;
+    if (!done) (void)PetscSleep(1e-3);
+  }
+  return (PetscBool)done;
+}
+
 int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
+  MPI_Comm       agreement;
   char           fault[PETSC_MAX_PATH_LEN + 512];
 
   if (MbsYAMLCheckOptionsFiles(argc, argv, fault, sizeof(fault))) { /* before PETSc reads the file, which names no line */
@@ -69,10 +89,12 @@ int main(int argc, char **argv)
   }
   PetscCall(SlepcInitialize(&argc, &argv, NULL, help));
   PetscCall(MbsPushErrorHandler());
+  PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agreement));
   ierr = MbsMain(argc, argv);
   /* an error that every rank raised has unwound every rank: finalise, so that -malloc_dump shows what it left */
-  if (ierr && !MbsErrorRaisedOnEveryRank()) PetscCall(ierr); /* aborts every rank */
+  if (ierr && !MbsEveryRankFailed(agreement)) PetscCall(ierr); /* aborts every rank */
   if (ierr) PetscCall(MbsOptionsBlocksFree());
+  PetscCallMPI(MPI_Comm_free(&agreement));
   PetscCall(PetscPopErrorHandler());
   PetscCall(SlepcFinalize());
   if (ierr) return ierr < 256 ? (int)ierr : 1;

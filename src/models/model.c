@@ -128,13 +128,14 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, PetscInt i, PetscReal value)
+/* comm: the model's while the options are read on every rank, PETSC_COMM_SELF for the values of one rank's solve */
+static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm comm, PetscInt i, PetscReal value)
 {
   const MbsParameterInfo *info = &model->param_info[i];
 
   PetscFunctionBeginUser;
-  PetscCheck(PetscIsNormalReal(value) || value == 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
-  PetscCheck(value >= info->lower && value <= info->upper, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g %s, outside its physical bounds [%g, %g] (-p_%s)", info->name, model->type, (double)value, info->unit, (double)info->lower,
+  PetscCheck(PetscIsNormalReal(value) || value == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
+  PetscCheck(value >= info->lower && value <= info->upper, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g %s, outside its physical bounds [%g, %g] (-p_%s)", info->name, model->type, (double)value, info->unit, (double)info->lower,
              (double)info->upper, info->name);
   PetscFunctionReturn(0);
 }
@@ -179,7 +180,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(PetscSNPrintf(option, sizeof(option), "-p_%s", info->name));
     PetscCall(PetscSNPrintf(text, sizeof(text), "%s [%s], bounds [%g, %g]%s", info->description, info->unit, (double)info->lower, (double)info->upper, info->identifiable ? ", identifiable" : ""));
     PetscCall(PetscOptionsReal(option, text, "MbsModelSetParameters", model->p[i], &model->p[i], NULL));
-    PetscCall(MbsModelCheckParameter_Private(model, i, model->p[i]));
+    PetscCall(MbsModelCheckParameter_Private(model, model->comm, i, model->p[i]));
   }
   {
     PetscReal span[2] = {model->t0, model->tf};
@@ -305,7 +306,7 @@ PetscErrorCode MbsModelGetParameters(MbsModel model, PetscReal p[])
 PetscErrorCode MbsModelSetParameters(MbsModel model, const PetscReal p[])
 {
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < model->np; i++) PetscCall(MbsModelCheckParameter_Private(model, i, p[i]));
+  for (PetscInt i = 0; i < model->np; i++) PetscCall(MbsModelCheckParameter_Private(model, PETSC_COMM_SELF, i, p[i]));
   PetscCall(PetscArraycpy(model->p, p, model->np));
   PetscFunctionReturn(0);
 }
@@ -455,7 +456,22 @@ PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], 
   PetscCall(PetscMalloc1(n, &pivots));
   PetscCallBLAS("LAPACKgesv", LAPACKgesv_(&bn, &one, A, &bn, pivots, b, &bn, &info));
   PetscCall(PetscFree(pivots));
-  PetscCheck(info == 0, model->comm, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: dF/dU' is singular at the initial state (LAPACK info %d); a DAE model must provide its own consistent initial state", model->type, (int)info);
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: dF/dU' is singular at the initial state (LAPACK info %d); a DAE model must provide its own consistent initial state", model->type, (int)info);
+  PetscFunctionReturn(0);
+}
+
+/* The rates udot of the state u at t0, F(t0, u, udot) = 0, with the work arrays E = dF/dU' and J0 (n x n each) */
+static PetscErrorCode MbsModelInitialRates_Private(MbsModel model, PetscReal t0, const PetscReal u[], PetscReal udot[], PetscReal E[], PetscReal J0[])
+{
+  PetscInt n = model->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelJacobian(model, t0, u, udot, 1.0, E));
+  PetscCall(MbsModelJacobian(model, t0, u, udot, 0.0, J0));
+  for (PetscInt i = 0; i < n * n; i++) E[i] -= J0[i];
+  PetscCall(MbsModelResidual(model, t0, u, udot, udot));
+  for (PetscInt i = 0; i < n; i++) udot[i] = -udot[i];
+  PetscCall(MbsDenseSolve_Private(model, n, E, udot));
   PetscFunctionReturn(0);
 }
 
@@ -477,13 +493,7 @@ PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[],
   PetscCall(PetscArraycpy(u, model->q0, model->nq));
   PetscCall(PetscArraycpy(u + model->nq, model->v0, model->nq));
   PetscCall(PetscMalloc2(n * n, &E, n * n, &J0));
-  PetscCall(MbsModelJacobian(model, t0, u, udot, 1.0, E));
-  PetscCall(MbsModelJacobian(model, t0, u, udot, 0.0, J0));
-  for (PetscInt i = 0; i < n * n; i++) E[i] -= J0[i];
-  PetscCall(MbsModelResidual(model, t0, u, udot, udot));
-  for (PetscInt i = 0; i < n; i++) udot[i] = -udot[i];
-  PetscCall(MbsDenseSolve_Private(model, n, E, udot));
-  PetscCall(PetscFree2(E, J0));
+  MbsCallCleanup(MbsModelInitialRates_Private(model, t0, u, udot, E, J0), PetscFree2(E, J0));
   PetscFunctionReturn(0);
 }
 

@@ -376,7 +376,7 @@ static PetscErrorCode Engine4PreloadTwist(MbsModel model, PetscReal t, const Eng
     phi -= (T - load) / dT;
   }
   MbsDmfTorque(&e->laws, phi, &T, NULL);
-  PetscCheck(PetscAbsReal(T - load) <= 1e-9 * PetscMax(1, PetscAbsReal(load)), model->comm, PETSC_ERR_NOT_CONVERGED, "engine4: no DMF twist carries the mean load %g N m (-engine4_preload)", (double)load);
+  PetscCheck(PetscAbsReal(T - load) <= 1e-9 * PetscMax(1, PetscAbsReal(load)), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "engine4: no DMF twist carries the mean load %g N m (-engine4_preload)", (double)load);
   for (PetscInt k = 0; k < NC; k++)
     if (Rotating(k)) U[k] = phi;
   PetscFunctionReturn(0);
