@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A checkpoint is refused for another problem, with a message naming the difference, on every rank (no rank waits).
+# A checkpoint is refused for another problem, with a message naming the difference, on every rank (no rank waits),
+# leaving no memory allocated (the tests' PETSC_OPTIONS hold -malloc_dump).
 # Usage: check_restart_refusals.sh NPROCS MBSID MEASUREMENT.h5
 set -uo pipefail
 np=$1
@@ -46,6 +47,7 @@ for case in "${cases[@]}"; do
   [ $status -ne 0 ] || { echo "$output"; fail "$name: the restart was accepted"; }
   [ $status -ne 124 ] || { echo "$output"; fail "$name: no exit within 60 s (a rank waiting?)"; }
   grep -Eq -- "$message" <<< "$output" || { echo "$output"; fail "$name: exit status $status, but no line matches: $message"; }
+  ! grep -Eq -- "^\[ *[0-9]+\] [0-9]+ bytes " <<< "$output" || { echo "$output"; fail "$name: memory left allocated (-malloc_dump)"; }
   [ ! -e ${tag}_refused.h5 ] || fail "$name: a result was written"
   echo "ok  $name: $(grep -Eo -- "$message" <<< "$output" | head -1)"
 done

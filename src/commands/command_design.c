@@ -143,10 +143,10 @@ static PetscErrorCode MbsDesignGradcheck_Private(MbsDesign d, const PetscReal F0
       kworst = k;
     }
   }
+  PetscCall(PetscFree2(F, g));
   PetscCall(PetscPrintf(d->comm, "Gradient check of J (rho = %g) in all %" PetscInt_FMT " nodes, central differences with h = %g N: largest relative error %.3e at node %" PetscInt_FMT "\n", (double)rho, d->nnodes, (double)(step * d->force_max), (double)worst, kworst));
   PetscCheck(worst <= rtol, d->comm, PETSC_ERR_PLIB, "Design gradient check FAILED: largest relative error %.3e exceeds -design_gradcheck_rtol %g", (double)worst, (double)rtol);
   PetscCall(PetscPrintf(d->comm, "Design gradient check passed: %.3e <= %g\n", (double)worst, (double)rtol));
-  PetscCall(PetscFree2(F, g));
   PetscFunctionReturn(0);
 }
 

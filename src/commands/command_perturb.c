@@ -66,11 +66,15 @@ static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant,
   run->next_time = 0;
   run->nresult   = 0;
   if (plant == MBS_PLANT_MODEL) {
-    MbsSignal signal;
+    MbsSignal         signal;
+    TSConvergedReason reason;
+    PetscReal         t_end;
 
     PetscCall(MbsSimulateClosedLoop(model, NULL, run->dt_sample, MbsPerturbSample, run, &signal));
-    PetscCheck(signal.reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s)", model->type, (double)signal.t_end, TSConvergedReasons[signal.reason]);
+    reason = signal.reason;
+    t_end  = signal.t_end;
     PetscCall(MbsSignalDestroy(&signal));
+    PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s)", model->type, (double)t_end, TSConvergedReasons[reason]);
   } else {
     PetscInt samples = (PetscInt)PetscFloorReal((model->tf - model->t0) / run->dt_sample * (1 + 1e-12));
 

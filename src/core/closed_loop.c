@@ -62,6 +62,15 @@ static PetscErrorCode MbsClosedLoopSetUp(TS ts, void *ctx)
   PetscFunctionReturn(0);
 }
 
+/* The first sample: the initial state's output, in the work arrays u, udot */
+static PetscErrorCode MbsClosedLoopStart_Private(MbsClosedLoop *loop, PetscReal u[], PetscReal udot[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelInitialState(loop->model, loop->model->t0, u, udot));
+  PetscCall(MbsClosedLoopSample_Private(loop, loop->model->t0, u));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsSimulateClosedLoop - Simulates the model with the sampler closing the loop every dt_sample seconds from t0 on;
   the first sample is the initial state's output. Not collective.
@@ -76,9 +85,7 @@ PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscR
              (double)model->t0, (double)model->tf);
   PetscCall(MbsModelSetControlForce(model, 0));
   PetscCall(PetscMalloc2(model->n, &u, model->n, &udot));
-  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
-  PetscCall(MbsClosedLoopSample_Private(&loop, model->t0, u));
-  PetscCall(PetscFree2(u, udot));
+  MbsCallCleanup(MbsClosedLoopStart_Private(&loop, u, udot), PetscFree2(u, udot));
   PetscCall(MbsSimulate_Private(model, prefix, MbsClosedLoopSetUp, &loop, NULL, NULL, signal, NULL));
   PetscCall(MbsModelSetControlForce(model, 0));
   PetscFunctionReturn(0);

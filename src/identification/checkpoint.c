@@ -173,6 +173,14 @@ static PetscErrorCode MbsCheckpointGrow_Private(MbsCheckpoint ck, PetscInt n)
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode MbsCheckpointCopyLog_Private(MbsCheckpoint ck, const char path[], PetscInt rows, PetscInt cols, const PetscInt dims[2], const PetscReal data[], PetscReal dest[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(dims[0] == rows && dims[1] == cols, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': dataset '%s' has %" PetscInt_FMT " x %" PetscInt_FMT " values, expected %" PetscInt_FMT " x %" PetscInt_FMT " (a damaged checkpoint?)", ck->restart, path, dims[0], dims[1], rows, cols);
+  PetscCall(PetscArraycpy(dest, data, rows * cols));
+  PetscFunctionReturn(0);
+}
+
 /* A log dataset of the restart file, with the length it must have (rows x cols) */
 static PetscErrorCode MbsCheckpointReadLog_Private(MbsCheckpoint ck, hid_t file, const char path[], PetscInt rows, PetscInt cols, PetscReal dest[])
 {
@@ -181,29 +189,53 @@ static PetscErrorCode MbsCheckpointReadLog_Private(MbsCheckpoint ck, hid_t file,
 
   PetscFunctionBeginUser;
   PetscCall(MbsH5ReadReals(file, ck->restart, path, cols > 1 ? 2 : 1, dims, &data, NULL, NULL));
-  PetscCheck(dims[0] == rows && dims[1] == cols, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': dataset '%s' has %" PetscInt_FMT " x %" PetscInt_FMT " values, expected %" PetscInt_FMT " x %" PetscInt_FMT " (a damaged checkpoint?)", ck->restart, path, dims[0], dims[1], rows, cols);
-  PetscCall(PetscArraycpy(dest, data, rows * cols));
-  PetscCall(PetscFree(data));
+  MbsCallCleanup(MbsCheckpointCopyLog_Private(ck, path, rows, cols, dims, data, dest), PetscFree(data));
   PetscFunctionReturn(0);
 }
 
-/* Reads the restart file and refuses it when it was made for another problem */
-static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
+/* The fingerprints of the restart file (options and measurements) against this run's, read into saved[len] */
+static PetscErrorCode MbsCheckpointCompareFingerprints_Private(MbsCheckpoint ck, hid_t file, char saved[], size_t len)
+{
+  const char *what[2] = {"option", "measurement of experiment"};
+  char        difference[2048];
+
+  PetscFunctionBeginUser;
+  for (int i = 0; i < 2; i++) {
+    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_measurements", saved, len, NULL));
+    PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->measurements, difference, sizeof(difference)));
+    PetscCheck(!difference[0], ck->obj->comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: %s", ck->restart, difference);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The log of evaluations of the restart file, whose length is that of /evaluations/J */
+static PetscErrorCode MbsCheckpointReadEvaluations_Private(MbsCheckpoint ck, hid_t file, const PetscReal J[], PetscInt n)
+{
+  PetscInt nid = ck->obj->nid;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCheckpointGrow_Private(ck, n));
+  PetscCall(PetscArraycpy(ck->J, J, n));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/x", n, nid, ck->x));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/gradient", n, nid, ck->g));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/ok", n, 1, ck->ok));
+  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/time", n, 1, ck->time));
+  ck->n = ck->nreplay = n;
+  PetscFunctionReturn(0);
+}
+
+/* Reads the open restart file and refuses it when it was made for another problem */
+static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file)
 {
   MbsObjective obj  = ck->obj;
   MPI_Comm     comm = obj->comm;
-  hid_t        file;
-  char         format[64], model[64], names[1024], saved_names[1024], difference[2048], *saved;
-  PetscInt     dims[1], nid = obj->nid, n;
+  char         format[64], model[64], names[1024], saved_names[1024], *saved;
+  PetscInt     dims[1];
   PetscReal   *J0, *J;
   PetscBool    found;
-  size_t       len     = 1 << 20;
-  const char  *what[2] = {"option", "measurement of experiment"};
+  size_t       len = 1 << 20;
 
   PetscFunctionBeginUser;
-  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  file = H5Fopen(ck->restart, H5F_ACC_RDONLY, H5P_DEFAULT);
-  PetscCheck(file >= 0, comm, PETSC_ERR_FILE_OPEN, "Cannot open the checkpoint '%s' (-restart): missing, unreadable or not HDF5", ck->restart);
   PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "checkpoint_format", format, sizeof(format), &found));
   PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "File '%s' (-restart) is not an identification checkpoint (no attribute checkpoint_format); write one with identify -checkpoint FILE", ck->restart);
   PetscCall(PetscStrcmp(format, MBS_CHECKPOINT_FORMAT, &found));
@@ -216,26 +248,32 @@ static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
   PetscCall(PetscStrcmp(saved_names, names, &found));
   PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' identifies %s; this run identifies %s", ck->restart, saved_names, names);
   PetscCall(PetscMalloc1(len, &saved));
-  for (int i = 0; i < 2; i++) {
-    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_measurements", saved, len, NULL));
-    PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->measurements, difference, sizeof(difference)));
-    PetscCheck(!difference[0], comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: %s", ck->restart, difference);
-  }
-  PetscCall(PetscFree(saved));
+  MbsCallCleanup(MbsCheckpointCompareFingerprints_Private(ck, file, saved, len), PetscFree(saved));
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));
   ck->J0_saved = J0[0];
   PetscCall(PetscFree(J0));
-  PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, NULL)); /* its length is the log's */
-  n = dims[0];
-  PetscCall(MbsCheckpointGrow_Private(ck, n));
-  PetscCall(PetscArraycpy(ck->J, J, n));
-  PetscCall(PetscFree(J));
-  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/x", n, nid, ck->x));
-  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/gradient", n, nid, ck->g));
-  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/ok", n, 1, ck->ok));
-  PetscCall(MbsCheckpointReadLog_Private(ck, file, "/evaluations/time", n, 1, ck->time));
+  PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, NULL));
+  MbsCallCleanup(MbsCheckpointReadEvaluations_Private(ck, file, J, dims[0]), PetscFree(J));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckpointClose_Private(MbsCheckpoint ck, hid_t file)
+{
+  PetscFunctionBeginUser;
   MbsCallHDF5(H5Fclose(file), ck->restart, "/");
-  ck->n = ck->nreplay = n;
+  PetscFunctionReturn(0);
+}
+
+/* Reads the restart file and refuses it when it was made for another problem */
+static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
+{
+  hid_t file;
+
+  PetscFunctionBeginUser;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  file = H5Fopen(ck->restart, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(file >= 0, ck->obj->comm, PETSC_ERR_FILE_OPEN, "Cannot open the checkpoint '%s' (-restart): missing, unreadable or not HDF5", ck->restart);
+  MbsCallCleanup(MbsCheckpointReadFile_Private(ck, file), MbsCheckpointClose_Private(ck, file));
   PetscFunctionReturn(0);
 }
 
@@ -267,6 +305,7 @@ PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history
   PetscCall(MbsCheckpointFingerprint_Private(ck));
   if (ck->restart[0]) PetscCall(MbsCheckpointRead_Private(ck));
   if (ck->path[0]) PetscCall(MbsInterruptCatch(PETSC_TRUE));
+  ck->catching = (PetscBool)(ck->path[0] != 0);
   PetscFunctionReturn(0);
 }
 
@@ -402,7 +441,7 @@ PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *checkpoint)
 
   PetscFunctionBeginUser;
   if (!ck) PetscFunctionReturn(0);
-  if (ck->path[0]) PetscCall(MbsInterruptCatch(PETSC_FALSE));
+  if (ck->catching) PetscCall(MbsInterruptCatch(PETSC_FALSE));
   PetscCall(PetscFree5(ck->x, ck->J, ck->g, ck->ok, ck->time));
   PetscCall(PetscFree(ck->options));
   PetscCall(PetscFree(ck->measurements));

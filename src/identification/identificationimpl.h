@@ -146,6 +146,7 @@ typedef struct _p_MbsCheckpoint *MbsCheckpoint;
 struct _p_MbsCheckpoint {
   MbsObjective        obj;
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
+  PetscBool           catching;                    /* stop requests are caught (MbsInterruptCatch()) */
   char                restart[PETSC_MAX_PATH_LEN]; /* read ("" for none) */
   char               *options, *measurements;      /* what the numbers depend on, as "key value" lines */
   PetscReal           J0, J0_saved;                /* J at the start: of this run, of the restart file */

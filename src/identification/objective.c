@@ -330,8 +330,7 @@ PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
     if (exp->rank != rank) continue;
     PetscCall(MbsExperimentOptionsPush(exp));
     PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-    PetscCall(MbsCostRecord(exp->cost, &signal, slot));
-    PetscCall(MbsSignalDestroy(&signal));
+    MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
     PetscCall(MbsExperimentOptionsPop(exp));
   }
   PetscCallMPI(MPI_Barrier(obj->comm));
