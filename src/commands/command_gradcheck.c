@@ -139,9 +139,10 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
 
 PetscErrorCode MbsCommandGradcheck(MPI_Comm comm)
 {
-  MbsGradcheck gc = {NULL};
+  MbsGradcheck gc;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&gc, sizeof(gc)));
   MbsCallCleanup(MbsGradcheckRun_Private(comm, &gc), MbsGradcheckDestroy_Private(&gc));
   PetscFunctionReturn(0);
 }
