@@ -49,6 +49,7 @@ PETSC_EXTERN PetscErrorCode MbsModelInitialState(MbsModel, PetscReal, PetscReal[
 PETSC_EXTERN PetscErrorCode MbsModelResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelMass(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);

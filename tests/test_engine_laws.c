@@ -164,6 +164,19 @@ int main(int argc, char **argv)
       PetscCall(MbsTestClose(&test, "y' against central differences [m/rad]", sc.dy, (sp.y - sm.y) / (2 * h), 1e-7, 1e-10));
       PetscCall(MbsTestClose(&test, "z' against the closed form [m/rad]", sc.dz, PistonVelocityRatio(&laws, theta), 1e-12, 1e-15));
     }
+    /* the minimal form's J_rec, J_rec', J_rec'', z', z'' against J_rec and z' and their central differences */
+    for (PetscReal theta = -3; theta < 10; theta += 0.35) {
+      PetscReal jet[3], jp[3], jm[3], dz[2], dzp[2], dzm[2], h = 1e-5;
+
+      MbsReducedInertiaDerivatives(&laws, theta, jet, dz);
+      MbsReducedInertiaDerivatives(&laws, theta + h, jp, dzp);
+      MbsReducedInertiaDerivatives(&laws, theta - h, jm, dzm);
+      PetscCall(MbsTestClose(&test, "J_rec of the derivatives = J_rec [kg m^2]", jet[0], MbsReducedInertia(&laws, theta), 1e-14, 0));
+      PetscCall(MbsTestClose(&test, "J_rec' against central differences of J_rec [kg m^2/rad]", jet[1], (MbsReducedInertia(&laws, theta + h) - MbsReducedInertia(&laws, theta - h)) / (2 * h), 1e-7, 1e-12));
+      PetscCall(MbsTestClose(&test, "J_rec'' against central differences of J_rec' [kg m^2/rad^2]", jet[2], (jp[1] - jm[1]) / (2 * h), 1e-7, 1e-12));
+      PetscCall(MbsTestClose(&test, "z' of the derivatives = z' [m/rad]", dz[0], PistonVelocityRatio(&laws, theta), 1e-12, 1e-15));
+      PetscCall(MbsTestClose(&test, "z'' against central differences of z' [m/rad^2]", dz[1], (dzp[0] - dzm[0]) / (2 * h), 1e-7, 1e-12));
+    }
   }
   {
     MbsSpeedProfile profile = {

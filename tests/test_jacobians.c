@@ -126,7 +126,7 @@ int main(int argc, char **argv)
   PetscInt                n, nq_model, np, nstates = 5;
   PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE;
   PetscReal               state_scale = 1;
-  PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *Jp, *col, *dydu, t, y, yp, ym;
+  PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *E, *Jp, *col, *dydu, t, y, yp, ym;
   const MbsParameterInfo *info;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -170,7 +170,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsModelGetSizes(model, &n, &nq_model, &np));
   PetscCall(MbsModelGetParameterInfo(model, &info));
-  PetscCall(PetscMalloc5(n, &u, n, &udot, np, &p, np, &p0, n * n, &J));
+  PetscCall(PetscMalloc6(n, &u, n, &udot, np, &p, np, &p0, n * n, &J, n * n, &E));
   PetscCall(PetscMalloc5(n * n, &J0, n * n, &J1, n * np, &Jp, n, &col, n, &dydu));
   PetscCall(MbsModelGetParameters(model, p0));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -204,6 +204,10 @@ int main(int argc, char **argv)
       PetscCall(CompareColumn(&test, "dF/dU", j, n, &J0[j * n], col, MaxAbs(n * n, J0)));
       PetscCall(ResidualDifference(model, WRT_UDOT, j, t, u, udot, p, col));
       PetscCall(CompareColumn(&test, "dF/dU'", j, n, &J[j * n], col, MaxAbs(n * n, J)));
+    }
+    if (!integration_form && !rate_form) { /* the mass matrix the explicit form factors: the model's own where it has one */
+      PetscCall(MbsModelMass(model, t, u, udot, E, J1));
+      PetscCall(CompareColumn(&test, "mass matrix dF/dU'", 0, n * n, E, J, MaxAbs(n * n, J)));
     }
     /* a shift other than 1 must combine the two linearly */
     PetscCall(Jacobian(model, t, u, udot, 37.5, J1));
@@ -261,7 +265,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscRandomDestroy(&rnd));
-  PetscCall(PetscFree5(u, udot, p, p0, J));
+  PetscCall(PetscFree6(u, udot, p, p0, J, E));
   PetscCall(PetscFree5(J0, J1, Jp, col, dydu));
   PetscCall(MbsModelDestroy(&model));
   PetscCall(MbsModelDestroy(&base));

@@ -64,9 +64,7 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   PetscCall(PetscArrayzero(form->work, n)); /* U' = 0: the residual is R(U) */
   PetscCall(MbsModelResidual(model, t, u, form->work, form->rate));
   for (PetscInt i = 0; i < n; i++) form->rate[i] = -form->rate[i];
-  PetscCall(MbsModelJacobian(model, t, u, form->rate, 1.0, form->E));
-  PetscCall(MbsModelJacobian(model, t, u, form->rate, 0.0, form->work));
-  for (PetscInt i = 0; i < n * n; i++) form->E[i] -= form->work[i];
+  PetscCall(MbsModelMass(model, t, u, form->rate, form->E, form->work));
   PetscCallBLAS("LAPACKgetrf", LAPACKgetrf_(&form->n, &form->n, form->E, &form->n, form->pivots, &info));
   PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: the mass matrix dF/dU' is singular at t = %g s (LAPACK info %d)", model->type, (double)t, (int)info);
   PetscCallBLAS("LAPACKgetrs", LAPACKgetrs_("N", &form->n, &one, form->E, &form->n, form->pivots, form->rate, &form->n, &info));

@@ -123,6 +123,33 @@ PetscReal MbsReducedInertia(const MbsEngineLaws *laws, PetscReal theta)
 }
 
 /*@C
+  MbsReducedInertiaDerivatives - J_rec(theta) with dJ_rec/dtheta and d2J_rec/dtheta2 (jet[0..2]) [kg m^2/rad^k], and the
+  piston's dz/dtheta and d2z/dtheta2 (dz[0..1]) [m/rad^k], for the minimal-coordinate equations of engine4 and their
+  Jacobian. With w = cos(beta) = sqrt(h), h = 1 - lambda^2 sin^2(theta), every coordinate of the slider crank is a
+  function of sin(theta), cos(theta) and w, so its derivatives up to the third are closed forms. Not collective.
+@*/
+void MbsReducedInertiaDerivatives(const MbsEngineLaws *laws, PetscReal theta, PetscReal jet[3], PetscReal dz[2])
+{
+  const PetscReal r = laws->r_cs, l = laws->l_cr, s = laws->s_cr, lambda = r / l, st = PetscSinReal(theta), ct = PetscCosReal(theta);
+  const PetscReal s2 = 2 * st * ct, c2 = ct * ct - st * st, w = PetscSqrtReal(1 - lambda * lambda * st * st);
+  const PetscReal h1 = -lambda * lambda * s2, h2 = -2 * lambda * lambda * c2, h3 = 4 * lambda * lambda * s2; /* derivatives of h */
+  const PetscReal w1 = h1 / (2 * w), w2 = h2 / (2 * w) - h1 * h1 / (4 * w * w * w);
+  const PetscReal w3 = h3 / (2 * w) - 3 * h1 * h2 / (4 * w * w * w) + 3 * h1 * h1 * h1 / (8 * w * w * w * w * w);
+  /* first, second and third derivatives of x, y, z and beta */
+  const PetscReal x[3] = {(s * lambda - r) * ct, -(s * lambda - r) * st, -(s * lambda - r) * ct};
+  const PetscReal y[3] = {-r * st + s * w1, -r * ct + s * w2, r * st + s * w3};
+  const PetscReal z[3] = {-r * st + l * w1, -r * ct + l * w2, r * st + l * w3};
+  const PetscReal b[3] = {lambda * ct / w, -lambda * st / w - lambda * ct * w1 / (w * w), -lambda * ct / w + 2 * lambda * st * w1 / (w * w) - lambda * ct * w2 / (w * w) + 2 * lambda * ct * w1 * w1 / (w * w * w)};
+  const PetscReal m_cr = laws->m_cr, J_cr = laws->J_cr, m_p = laws->m_p;
+
+  jet[0] = m_cr * (x[0] * x[0] + y[0] * y[0]) + J_cr * b[0] * b[0] + m_p * z[0] * z[0];
+  jet[1] = 2 * (m_cr * (x[0] * x[1] + y[0] * y[1]) + J_cr * b[0] * b[1] + m_p * z[0] * z[1]);
+  jet[2] = 2 * (m_cr * (x[1] * x[1] + x[0] * x[2] + y[1] * y[1] + y[0] * y[2]) + J_cr * (b[1] * b[1] + b[0] * b[2]) + m_p * (z[1] * z[1] + z[0] * z[2]));
+  dz[0]  = z[0];
+  dz[1]  = z[1];
+}
+
+/*@C
   MbsReducedInertiaMean - The cycle mean of J_rec [kg m^2]: J_rec is smooth and 2 pi periodic, so the trapezoidal rule on
   a uniform grid converges geometrically. Not collective.
 @*/

@@ -351,6 +351,26 @@ PetscErrorCode MbsModelJacobian(MbsModel model, PetscReal t, const PetscReal u[]
 }
 
 /*@C
+  MbsModelMass - The mass matrix E = dF/dU' (n x n, column-major) at (t, U): the model's own, or J(shift 1) - J(shift 0) at
+  U' = udot with the n x n scratch work. Not collective.
+@*/
+PetscErrorCode MbsModelMass(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal E[], PetscReal work[])
+{
+  PetscInt n = model->n;
+
+  PetscFunctionBeginUser;
+  if (model->ops.mass) {
+    PetscCall(PetscArrayzero(E, n * n));
+    PetscCall(model->ops.mass(model, t, u, E));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsModelJacobian(model, t, u, udot, 1.0, E));
+  PetscCall(MbsModelJacobian(model, t, u, udot, 0.0, work));
+  for (PetscInt i = 0; i < n * n; i++) E[i] -= work[i];
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelJacobianP - dF/dp (n x np, column-major). Not collective.
 @*/
 PetscErrorCode MbsModelJacobianP(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal Jp[])
@@ -466,12 +486,22 @@ static PetscErrorCode MbsModelInitialRates_Private(MbsModel model, PetscReal t0,
   PetscInt n = model->n;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelJacobian(model, t0, u, udot, 1.0, E));
-  PetscCall(MbsModelJacobian(model, t0, u, udot, 0.0, J0));
-  for (PetscInt i = 0; i < n * n; i++) E[i] -= J0[i];
+  PetscCall(MbsModelMass(model, t0, u, udot, E, J0));
   PetscCall(MbsModelResidual(model, t0, u, udot, udot));
   for (PetscInt i = 0; i < n; i++) udot[i] = -udot[i];
   PetscCall(MbsDenseSolve_Private(model, n, E, udot));
+  PetscFunctionReturn(0);
+}
+
+/* The rates udot (zero on entry) of an ODE model's state u at t0, from F(t0, u, udot) = 0 */
+PetscErrorCode MbsModelInitialRates(MbsModel model, PetscReal t0, const PetscReal u[], PetscReal udot[])
+{
+  PetscInt   n = model->n;
+  PetscReal *E, *J0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc2(n * n, &E, n * n, &J0));
+  MbsCallCleanup(MbsModelInitialRates_Private(model, t0, u, udot, E, J0), PetscFree2(E, J0));
   PetscFunctionReturn(0);
 }
 
@@ -480,8 +510,7 @@ static PetscErrorCode MbsModelInitialRates_Private(MbsModel model, PetscReal t0,
 @*/
 PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[], PetscReal udot[])
 {
-  PetscInt   n = model->n;
-  PetscReal *E, *J0;
+  PetscInt n = model->n;
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(u, n));
@@ -492,8 +521,7 @@ PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[],
   }
   PetscCall(PetscArraycpy(u, model->q0, model->nq));
   PetscCall(PetscArraycpy(u + model->nq, model->v0, model->nq));
-  PetscCall(PetscMalloc2(n * n, &E, n * n, &J0));
-  MbsCallCleanup(MbsModelInitialRates_Private(model, t0, u, udot, E, J0), PetscFree2(E, J0));
+  PetscCall(MbsModelInitialRates(model, t0, u, udot));
   PetscFunctionReturn(0);
 }
 

@@ -102,7 +102,16 @@ typedef struct {
 
 #define NELEMENT 18
 
+/* The coordinates the model is integrated in: the spec's redundant DAE, or the exact elimination of section 8 */
+typedef enum {
+  ENGINE4_DAE,
+  ENGINE4_MINIMAL
+} Engine4Formulation;
+
+static const char *const Engine4Formulations[] = {"dae", "minimal", "Engine4Formulation", "ENGINE4_", NULL};
+
 typedef struct {
+  Engine4Formulation formulation;
   MbsEngineLaws   laws;
   MbsSpeedProfile speed;
   PetscReal       J_crank[6];
@@ -361,24 +370,24 @@ static PetscErrorCode Engine4Output(MbsModel model, PetscReal t, const PetscReal
   T_DMF(phi) = (cycle-mean gas torque at N) - (rotating inertia) q0'', at the speed q0', with q0'' averaged over the
   revolution centred at t: a measured speed (-speed_profile) carries a ripple whose acceleration is no load.
 */
-static PetscErrorCode Engine4PreloadTwist(MbsModel model, PetscReal t, const Engine4Drive *drive, PetscReal U[])
+static PetscErrorCode Engine4PreloadTwist(MbsModel model, PetscReal t, PetscReal *twist)
 {
-  const Engine4 *e = (const Engine4 *)model->data;
-  PetscReal      m[NC], inertia = 4 * MbsReducedInertiaMean(&e->laws), half = 30 / drive->N, load, phi = 0, T, dT;
+  const Engine4     *e     = (const Engine4 *)model->data;
+  const Engine4Drive drive = Engine4DriveAt(e, t);
+  PetscReal          m[NC], inertia = 4 * MbsReducedInertiaMean(&e->laws), half = 30 / drive.N, load, phi = 0, T, dT;
 
   PetscFunctionBeginUser;
   Engine4Mass(e, model->p, m);
   for (PetscInt k = 0; k < NC; k++)
     if (Rotating(k)) inertia += m[k];
-  load = MbsGasTorqueMean(&e->laws, drive->N) - inertia * (Engine4DriveAt(e, t + half).v0 - Engine4DriveAt(e, t - half).v0) / (2 * half);
+  load = MbsGasTorqueMean(&e->laws, drive.N) - inertia * (Engine4DriveAt(e, t + half).v0 - Engine4DriveAt(e, t - half).v0) / (2 * half);
   for (PetscInt it = 0; it < 50; it++) { /* T_DMF is smooth, odd and increasing */
     MbsDmfTorque(&e->laws, phi, &T, &dT);
     phi -= (T - load) / dT;
   }
   MbsDmfTorque(&e->laws, phi, &T, NULL);
   PetscCheck(PetscAbsReal(T - load) <= 1e-9 * PetscMax(1, PetscAbsReal(load)), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "engine4: no DMF twist carries the mean load %g N m (-engine4_preload)", (double)load);
-  for (PetscInt k = 0; k < NC; k++)
-    if (Rotating(k)) U[k] = phi;
+  *twist = phi;
   PetscFunctionReturn(0);
 }
 
@@ -395,7 +404,13 @@ static PetscErrorCode Engine4InitialState(MbsModel model, PetscReal t0, PetscRea
   PetscReal          q[NC], v[NC], m[NC], f[NC], *A, *b;
 
   PetscFunctionBeginUser;
-  if (e->preload) PetscCall(Engine4PreloadTwist(model, t0, &drive, U));
+  if (e->preload) {
+    PetscReal phi;
+
+    PetscCall(Engine4PreloadTwist(model, t0, &phi));
+    for (PetscInt k = 0; k < NC; k++)
+      if (Rotating(k)) U[k] = phi;
+  }
   for (PetscInt i = 0; i < 4; i++) {
     MbsSliderCrank sc;
 
@@ -442,6 +457,214 @@ static PetscErrorCode Engine4InitialState(MbsModel model, PetscReal t0, PetscRea
   PetscFunctionReturn(0);
 }
 
+/*
+  The minimal formulation (-engine4_formulation minimal): the exact elimination of section 8. Each throw carries its
+  crank drive's reduced inertia J_rec(theta), the term 1/2 J_rec'(theta) theta'^2 and the gas torque
+  -(p - p_cc) A_P z'(theta); the massless Maxwell nodes keep their first-order law 0 = f24, f25. The state is
+
+    U = (u of q1..q6, q23, q26; w of the same; u of q24, q25),   18 unknowns,
+
+  with the deviation variables of the redundant form. It is an ODE with a state-dependent, diagonal mass matrix, so
+  explicit Runge-Kutta methods take it (integration_form.c), stability-limited at h of about 1e-4 s (section 13).
+*/
+#define NMIN      18
+#define MIN_W     8  /* first rate w */
+#define MIN_NODES 16 /* the two Maxwell nodes */
+#define HUB       5  /* q6, where the Maxwell dampers attach */
+
+/* Index in the minimal state of a rotating coordinate's deviation u (the massless nodes last) */
+static PetscInt MinimalIndex(PetscInt k)
+{
+  if (k < CONROD) return k;
+  if (k == RING) return 6;
+  if (k == PULLEY) return 7;
+  return MIN_NODES + k - NODE1;
+}
+
+static PetscBool Massless(PetscInt k)
+{
+  return (PetscBool)(k == NODE1 || k == NODE2);
+}
+
+/* The row of coordinate k's equation: the rate row of a mass, the node's own row */
+static PetscInt MinimalRow(PetscInt k)
+{
+  return MinimalIndex(k) + (Massless(k) ? 0 : MIN_W);
+}
+
+/*
+  The rows an element's load acts on, with signs (f_a += load, f_b -= load). The hub's equation takes the nodes' laws
+  0 = f24, f25 added to it: the damper force d*_i (v_node - v6) then leaves it, and each Maxwell spring acts on the hub
+  as c*_i (q23 - q_node), as in section 5.2. The hub's equation holds no node rate, and the mass matrix is diagonal.
+*/
+static PetscInt MinimalElementRows(const Engine4Element *el, PetscInt rows[3], PetscReal signs[3])
+{
+  if (el->b == GROUND) {
+    rows[0]  = MinimalRow(el->a);
+    signs[0] = 1;
+    return 1;
+  }
+  rows[0]  = MinimalRow(el->b);
+  signs[0] = -1;
+  if (Massless(el->b) && el->damper) return 1;
+  rows[1]  = MinimalRow(el->a);
+  signs[1] = 1;
+  if (!Massless(el->b)) return 2;
+  rows[2]  = MinimalRow(HUB);
+  signs[2] = -1;
+  return 3;
+}
+
+/* The state's column of an element end's displacement (spring) or rate (damper), and its factor: a node's rate is
+   shift times its deviation */
+static PetscInt MinimalElementColumn(const Engine4Element *el, PetscInt k, PetscReal shift, PetscReal *factor)
+{
+  *factor = 1;
+  if (!el->damper) return MinimalIndex(k);
+  if (!Massless(k)) return MIN_W + MinimalIndex(k);
+  *factor = shift;
+  return MinimalIndex(k);
+}
+
+/* An element end's displacement or rate deviation */
+static PetscReal MinimalElementEnd(const Engine4Element *el, PetscInt k, const PetscReal U[], const PetscReal Udot[])
+{
+  if (k == GROUND) return 0;
+  if (!el->damper) return U[MinimalIndex(k)];
+  return Massless(k) ? Udot[MinimalIndex(k)] : U[MIN_W + MinimalIndex(k)];
+}
+
+static PetscErrorCode Engine4MinimalResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
+{
+  const Engine4     *e     = (const Engine4 *)model->data;
+  const Engine4Drive drive = Engine4DriveAt(e, t);
+  PetscReal          m[NC], T;
+
+  PetscFunctionBeginUser;
+  Engine4Mass(e, model->p, m);
+  for (PetscInt k = 0; k < NC; k++) {
+    PetscInt j = MinimalIndex(k);
+
+    if (!Rotating(k) || Massless(k)) continue;
+    F[j]         = Udot[j] - U[MIN_W + j];
+    F[MIN_W + j] = m[k] * (Udot[MIN_W + j] + drive.a0);
+  }
+  for (PetscInt k = 0; k < NELEMENT; k++) { /* rows of -f */
+    const Engine4Element *el = &e->element[k];
+    PetscInt              rows[3];
+    PetscReal             signs[3], load = ElementValue(el, model->p) * (MinimalElementEnd(el, el->b, U, Udot) - MinimalElementEnd(el, el->a, U, Udot));
+
+    for (PetscInt r = 0; r < MinimalElementRows(el, rows, signs); r++) F[rows[r]] -= signs[r] * load;
+  }
+  MbsDmfTorque(&e->laws, U[0], &T, NULL);
+  F[MIN_W] += T;
+  for (PetscInt i = 0; i < 4; i++) {
+    const PetscReal theta = drive.q0 + CrankOffset[1 + i] + U[1 + i], rate = drive.v0 + U[MIN_W + 1 + i];
+    PetscReal       jet[3], dz[2], p;
+
+    MbsReducedInertiaDerivatives(&e->laws, theta, jet, dz);
+    MbsCylinderPressure(&e->laws, theta, drive.N, &p, NULL);
+    F[MIN_W + 1 + i] += jet[0] * (Udot[MIN_W + 1 + i] + drive.a0) + 0.5 * jet[1] * rate * rate + (p - e->laws.p_cc) * e->laws.A_P * dz[0];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Engine4MinimalJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+{
+  const Engine4     *e     = (const Engine4 *)model->data;
+  const Engine4Drive drive = Engine4DriveAt(e, t);
+  PetscReal          m[NC], T, dT;
+
+  PetscFunctionBeginUser;
+  Engine4Mass(e, model->p, m);
+  for (PetscInt k = 0; k < NC; k++) {
+    PetscInt j = MinimalIndex(k);
+
+    if (!Rotating(k) || Massless(k)) continue;
+    MBS_IJ(J, j, j, NMIN)                 = shift;
+    MBS_IJ(J, j, MIN_W + j, NMIN)         = -1;
+    MBS_IJ(J, MIN_W + j, MIN_W + j, NMIN) = shift * m[k];
+  }
+  for (PetscInt k = 0; k < NELEMENT; k++) {
+    const Engine4Element *el = &e->element[k];
+    PetscReal             c  = ElementValue(el, model->p), signs[3], fa, fb;
+    PetscInt              rows[3], ca = MinimalElementColumn(el, el->a, shift, &fa), cb = el->b == GROUND ? -1 : MinimalElementColumn(el, el->b, shift, &fb);
+
+    for (PetscInt r = 0; r < MinimalElementRows(el, rows, signs); r++) {
+      MBS_IJ(J, rows[r], ca, NMIN) += signs[r] * c * fa;
+      if (cb >= 0) MBS_IJ(J, rows[r], cb, NMIN) -= signs[r] * c * fb;
+    }
+  }
+  MbsDmfTorque(&e->laws, U[0], &T, &dT);
+  MBS_IJ(J, MIN_W, 0, NMIN) += dT;
+  for (PetscInt i = 0; i < 4; i++) {
+    const PetscInt  row = MIN_W + 1 + i;
+    const PetscReal theta = drive.q0 + CrankOffset[1 + i] + U[1 + i], rate = drive.v0 + U[row];
+    PetscReal       jet[3], dz[2], p, dp;
+
+    MbsReducedInertiaDerivatives(&e->laws, theta, jet, dz);
+    MbsCylinderPressure(&e->laws, theta, drive.N, &p, &dp);
+    MBS_IJ(J, row, 1 + i, NMIN) += jet[1] * (Udot[row] + drive.a0) + 0.5 * jet[2] * rate * rate + e->laws.A_P * (dp * dz[0] + (p - e->laws.p_cc) * dz[1]);
+    MBS_IJ(J, row, row, NMIN) += jet[1] * rate + shift * jet[0];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* dF/dU': diagonal, as the hub's equation holds no node rate */
+static PetscErrorCode Engine4MinimalMass(MbsModel model, PetscReal t, const PetscReal U[], PetscReal E[])
+{
+  const Engine4     *e     = (const Engine4 *)model->data;
+  const Engine4Drive drive = Engine4DriveAt(e, t);
+  PetscReal          m[NC], jet[3], dz[2];
+
+  PetscFunctionBeginUser;
+  Engine4Mass(e, model->p, m);
+  for (PetscInt k = 0; k < NC; k++) {
+    PetscInt j = MinimalIndex(k);
+
+    if (!Rotating(k) || Massless(k)) continue;
+    MBS_IJ(E, j, j, NMIN)                 = 1;
+    MBS_IJ(E, MIN_W + j, MIN_W + j, NMIN) = m[k];
+  }
+  for (PetscInt i = 0; i < 4; i++) {
+    MbsReducedInertiaDerivatives(&e->laws, drive.q0 + CrankOffset[1 + i] + U[1 + i], jet, dz);
+    MBS_IJ(E, MIN_W + 1 + i, MIN_W + 1 + i, NMIN) += jet[0];
+  }
+  for (PetscInt i = 0; i < 2; i++) MBS_IJ(E, MIN_NODES + i, MIN_NODES + i, NMIN) = model->p[DS1 + i];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode Engine4MinimalJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
+{
+  const Engine4 *e = (const Engine4 *)model->data;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < NELEMENT; k++) {
+    const Engine4Element *el = &e->element[k];
+    PetscInt              rows[3];
+    PetscReal             signs[3], stretch;
+
+    if (el->param < 0) continue;
+    stretch = MinimalElementEnd(el, el->b, U, Udot) - MinimalElementEnd(el, el->a, U, Udot);
+    for (PetscInt r = 0; r < MinimalElementRows(el, rows, signs); r++) MBS_IJ(Jp, rows[r], el->param, NMIN) -= signs[r] * stretch;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Section 9 in the minimal coordinates: zero twist (or the preload) at the speed q0'(t0); the rates from F = 0 */
+static PetscErrorCode Engine4MinimalInitialState(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[])
+{
+  const Engine4 *e   = (const Engine4 *)model->data;
+  PetscReal      phi = 0;
+
+  PetscFunctionBeginUser;
+  if (e->preload) PetscCall(Engine4PreloadTwist(model, t0, &phi));
+  for (PetscInt k = 0; k < NC; k++)
+    if (Rotating(k)) U[MinimalIndex(k)] = phi;
+  PetscCall(MbsModelInitialRates(model, t0, U, Udot));
+  PetscFunctionReturn(0);
+}
+
 /* Standstill, no gas force, zero twist (or the DMF at -engine4_modal_dmf_twist), constraints eliminated exactly */
 static PetscErrorCode Engine4Linearize(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[])
 {
@@ -476,6 +699,7 @@ static PetscErrorCode Engine4SetFromOptions(MbsModel model, PetscOptionItems *Pe
 
   PetscFunctionBeginUser;
   PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &e->speed));
+  PetscCall(PetscOptionsEnum("-engine4_formulation", "Coordinates of the integration: dae (the spec's 26 redundant coordinates with 16 constraints, implicit methods only) or minimal (the exact elimination, an ODE of 18 states for any method)", "", Engine4Formulations, (PetscEnum)e->formulation, (PetscEnum *)&e->formulation, NULL));
   PetscCall(PetscOptionsBool("-engine4_preload", "Start with the DMF twisted by the mean load (a segment of a run-up) instead of the spec's zero twist", "", e->preload, &e->preload, NULL));
   PetscCall(PetscOptionsReal("-engine4_modal_angle", "Crank angle phi_ref [rad] of the linearisation (with -engine4_modal_mean_inertia false)", "", e->modal_angle, &e->modal_angle, NULL));
   PetscCall(PetscOptionsBool("-engine4_modal_mean_inertia", "Linearise with the cycle-mean inertia of the crank drives", "", e->modal_mean_inertia, &e->modal_mean_inertia, NULL));
@@ -525,20 +749,31 @@ PetscErrorCode MbsModelCreate_Engine4(MbsModel model)
   PetscCall(PetscArraycpy(e->element + 10, tvd, 8));
   e->element[17].value = e->laws.d_DMF;
   model->data          = e;
-  PetscCall(MbsModelSetUp_Private(model, NSTATE, NMODAL, NP, Engine4Parameters));
-  for (PetscInt k = NC + NODE1; k <= NC + NODE2; k++) model->differential[k] = PETSC_FALSE;
-  for (PetscInt k = 2 * NC; k < NSTATE; k++) model->differential[k] = PETSC_FALSE;
-  model->ops.residual         = Engine4Residual;
-  model->ops.jacobian         = Engine4Jacobian;
-  model->ops.jacobian_p       = Engine4JacobianP;
+  /* the state's size is fixed here, before the model's options block, which lists the option for -help */
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-engine4_formulation", Engine4Formulations, (PetscEnum *)&e->formulation, NULL));
+  if (e->formulation == ENGINE4_MINIMAL) {
+    PetscCall(MbsModelSetUp_Private(model, NMIN, NMODAL, NP, Engine4Parameters));
+    model->ops.residual      = Engine4MinimalResidual;
+    model->ops.jacobian      = Engine4MinimalJacobian;
+    model->ops.mass          = Engine4MinimalMass;
+    model->ops.jacobian_p    = Engine4MinimalJacobianP;
+    model->ops.initial_state = Engine4MinimalInitialState;
+  } else {
+    PetscCall(MbsModelSetUp_Private(model, NSTATE, NMODAL, NP, Engine4Parameters));
+    for (PetscInt k = NC + NODE1; k <= NC + NODE2; k++) model->differential[k] = PETSC_FALSE;
+    for (PetscInt k = 2 * NC; k < NSTATE; k++) model->differential[k] = PETSC_FALSE;
+    model->ops.residual      = Engine4Residual;
+    model->ops.jacobian      = Engine4Jacobian;
+    model->ops.jacobian_p    = Engine4JacobianP;
+    model->ops.initial_state = Engine4InitialState;
+    model->constant_mass     = PETSC_TRUE;
+  }
   model->ops.output           = Engine4Output;
-  model->ops.initial_state    = Engine4InitialState;
   model->ops.linearize        = Engine4Linearize;
   model->ops.set_from_options = Engine4SetFromOptions;
   model->ops.destroy          = Engine4Destroy;
   model->output_name          = "twist";
   model->output_unit          = "rad";
-  model->constant_mass        = PETSC_TRUE;
   model->t0                   = 0;
   model->tf                   = 6.5;
   model->dt                   = 1e-5;

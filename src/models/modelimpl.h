@@ -13,6 +13,8 @@ typedef struct {
   PetscErrorCode (*residual)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* dF/dU + shift dF/dU', n x n */
   PetscErrorCode (*jacobian)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+  /* dF/dU' (t, U), n x n, where it does not depend on U' (ODE models); NULL: J(shift 1) - J(shift 0) */
+  PetscErrorCode (*mass)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
   /* dF/dp, n x np; columns of parameters that are not identifiable may stay zero */
   PetscErrorCode (*jacobian_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* the second derivatives of the sensitivity equations (sensitivity.c): for the direction (S, S') and identifiable
@@ -95,6 +97,7 @@ struct _p_MbsModel {
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
@@ -166,4 +169,5 @@ typedef struct {
 PETSC_INTERN void      MbsSliderCrankPosition(const MbsEngineLaws *, PetscReal, MbsSliderCrank *);
 PETSC_INTERN PetscReal MbsReducedInertia(const MbsEngineLaws *, PetscReal);
 PETSC_INTERN PetscReal MbsReducedInertiaMean(const MbsEngineLaws *);
+PETSC_INTERN void      MbsReducedInertiaDerivatives(const MbsEngineLaws *, PetscReal, PetscReal[3], PetscReal[2]);
 PETSC_INTERN PetscReal MbsGasTorqueMean(const MbsEngineLaws *, PetscReal);
