@@ -258,6 +258,30 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
   PetscFunctionReturn(0);
 }
 
+
+/*
+  PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones overrun its stack), and
+  its recomputed Runge-Kutta steps give first-same-as-last tableaus (tsit5) a wrong adjoint: both are refused.
+*/
+static PetscErrorCode MbsCheckCheckpointing_Private(TS ts)
+{
+  TSTrajectory trajectory;
+  TSAdaptType  adapt_type;
+  TSAdapt      adapt;
+  PetscBool    stride, fixed, rk;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetTrajectory(ts, &trajectory));
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-ts_trajectory_stride", &stride));
+  if (!trajectory || !stride) PetscFunctionReturn(0);
+  PetscCall(TSGetAdapt(ts, &adapt));
+  PetscCall(TSAdaptGetType(adapt, &adapt_type));
+  PetscCall(PetscStrcmp(adapt_type, TSADAPTNONE, &fixed));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCheck(!rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) recomputes Runge-Kutta steps, where PETSc 3.18's adjoint is wrong for tsit5; with -ts_type rk keep the trajectory in memory (drop -ts_trajectory_stride)");
+  PetscCheck(fixed, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) needs fixed steps (-ts_adapt_type none); with adaptive steps keep the trajectory in memory (drop -ts_trajectory_stride)");
+  PetscFunctionReturn(0);
+}
 /* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
    report an amplitude of 0 with success) */
 static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
@@ -484,6 +508,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
+  PetscCall(MbsCheckCheckpointing_Private(ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));
