@@ -258,7 +258,6 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
   PetscFunctionReturn(0);
 }
 
-
 /*
   PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones overrun its stack), and
   its recomputed Runge-Kutta steps give first-same-as-last tableaus (tsit5) a wrong adjoint: both are refused.

@@ -112,13 +112,13 @@ static const char *const Engine4Formulations[] = {"dae", "minimal", "Engine4Form
 
 typedef struct {
   Engine4Formulation formulation;
-  MbsEngineLaws   laws;
-  MbsSpeedProfile speed;
-  PetscReal       J_crank[6];
-  Engine4Element  element[NELEMENT];
-  PetscReal       modal_angle, modal_dmf_twist;
-  PetscBool       modal_mean_inertia;
-  PetscBool       preload; /* start with the DMF twisted by the mean torque, not at zero twist */
+  MbsEngineLaws      laws;
+  MbsSpeedProfile    speed;
+  PetscReal          J_crank[6];
+  Engine4Element     element[NELEMENT];
+  PetscReal          modal_angle, modal_dmf_twist;
+  PetscBool          modal_mean_inertia;
+  PetscBool          preload; /* start with the DMF twisted by the mean torque, not at zero twist */
 } Engine4;
 
 /* The prescribed secondary side at time t: angle q0 [rad], rate q0' and q0'' [rad/s, rad/s^2], speed N [rpm] */
@@ -598,7 +598,7 @@ static PetscErrorCode Engine4MinimalJacobian(MbsModel model, PetscReal t, const 
   MbsDmfTorque(&e->laws, U[0], &T, &dT);
   MBS_IJ(J, MIN_W, 0, NMIN) += dT;
   for (PetscInt i = 0; i < 4; i++) {
-    const PetscInt  row = MIN_W + 1 + i;
+    const PetscInt  row   = MIN_W + 1 + i;
     const PetscReal theta = drive.q0 + CrankOffset[1 + i] + U[1 + i], rate = drive.v0 + U[row];
     PetscReal       jet[3], dz[2], p, dp;
 
@@ -699,7 +699,8 @@ static PetscErrorCode Engine4SetFromOptions(MbsModel model, PetscOptionItems *Pe
 
   PetscFunctionBeginUser;
   PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &e->speed));
-  PetscCall(PetscOptionsEnum("-engine4_formulation", "Coordinates of the integration: dae (the spec's 26 redundant coordinates with 16 constraints, implicit methods only) or minimal (the exact elimination, an ODE of 18 states for any method)", "", Engine4Formulations, (PetscEnum)e->formulation, (PetscEnum *)&e->formulation, NULL));
+  PetscCall(PetscOptionsEnum("-engine4_formulation", "Coordinates of the integration: dae (the spec's 26 redundant coordinates with 16 constraints, implicit methods only) or minimal (the exact elimination, an ODE of 18 states for any method)", "", Engine4Formulations,
+                             (PetscEnum)e->formulation, (PetscEnum *)&e->formulation, NULL));
   PetscCall(PetscOptionsBool("-engine4_preload", "Start with the DMF twisted by the mean load (a segment of a run-up) instead of the spec's zero twist", "", e->preload, &e->preload, NULL));
   PetscCall(PetscOptionsReal("-engine4_modal_angle", "Crank angle phi_ref [rad] of the linearisation (with -engine4_modal_mean_inertia false)", "", e->modal_angle, &e->modal_angle, NULL));
   PetscCall(PetscOptionsBool("-engine4_modal_mean_inertia", "Linearise with the cycle-mean inertia of the crank drives", "", e->modal_mean_inertia, &e->modal_mean_inertia, NULL));
