@@ -69,27 +69,43 @@ static PetscErrorCode ChainExcitation(MbsModel model, PetscReal t, PetscReal *fo
   PetscFunctionReturn(0);
 }
 
+/* The sines and cosines of the link angles and of their differences (s_ij = -s_ji, c_ij = c_ji), the differences by the
+   addition theorems: three sincos per call instead of one per term, as the explicit form evaluates the residual and
+   the mass matrix at every stage */
+typedef struct {
+  PetscReal s[3], c[3], sd[3][3], cd[3][3];
+} ChainTrig;
+
+static void ChainTrigCompute(const PetscReal phi[], ChainTrig *tr)
+{
+  for (PetscInt i = 0; i < 3; i++) {
+    tr->s[i] = PetscSinReal(phi[i]);
+    tr->c[i] = PetscCosReal(phi[i]);
+  }
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) {
+      tr->sd[i][j] = i == j ? 0 : tr->s[i] * tr->c[j] - tr->c[i] * tr->s[j];
+      tr->cd[i][j] = i == j ? 1 : tr->c[i] * tr->c[j] + tr->s[i] * tr->s[j];
+    }
+}
+
 static PetscErrorCode ChainResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
 {
   const PetscReal *p = model->p, *phi = u + 1, *w = u + 5, *acc = udot + 5;
   ChainInertia     in;
+  ChainTrig        tr;
   PetscReal        force;
 
   PetscFunctionBeginUser;
   ChainInertiaCompute(p, &in);
+  ChainTrigCompute(phi, &tr);
   PetscCall(MbsModelExcitation(model, t, &force));
   for (PetscInt k = 0; k < 4; k++) f[k] = udot[k] - u[4 + k];
   f[4] = in.Mxx * udot[4] - force + p[DC] * u[4];
   for (PetscInt i = 0; i < 3; i++) {
-    PetscReal si = PetscSinReal(phi[i]), ci = PetscCosReal(phi[i]);
-
-    f[4] += in.b[i] * (ci * acc[i] - si * w[i] * w[i]);
-    f[5 + i] = in.b[i] * ci * udot[4] + p[G] * in.b[i] * si;
-    for (PetscInt j = 0; j < 3; j++) {
-      PetscReal sij = PetscSinReal(phi[i] - phi[j]), cij = PetscCosReal(phi[i] - phi[j]);
-
-      f[5 + i] += in.Gm[i][j] * (cij * acc[j] + sij * w[j] * w[j]) + Ks[i][j] * (p[CF] * phi[j] + p[DF] * w[j]);
-    }
+    f[4] += in.b[i] * (tr.c[i] * acc[i] - tr.s[i] * w[i] * w[i]);
+    f[5 + i] = in.b[i] * tr.c[i] * udot[4] + p[G] * in.b[i] * tr.s[i];
+    for (PetscInt j = 0; j < 3; j++) f[5 + i] += in.Gm[i][j] * (tr.cd[i][j] * acc[j] + tr.sd[i][j] * w[j] * w[j]) + Ks[i][j] * (p[CF] * phi[j] + p[DF] * w[j]);
   }
   PetscFunctionReturn(0);
 }
@@ -98,23 +114,25 @@ static PetscErrorCode ChainJacobian(MbsModel model, PetscReal t, const PetscReal
 {
   const PetscReal *p = model->p, *phi = u + 1, *w = u + 5, *acc = udot + 5;
   ChainInertia     in;
+  ChainTrig        tr;
 
   PetscFunctionBeginUser;
   ChainInertiaCompute(p, &in);
+  ChainTrigCompute(phi, &tr);
   for (PetscInt k = 0; k < 4; k++) {
     MBS_IJ(J, k, k, 8)     = shift;
     MBS_IJ(J, k, 4 + k, 8) = -1;
   }
   MBS_IJ(J, 4, 4, 8) = p[DC] + shift * in.Mxx;
   for (PetscInt i = 0; i < 3; i++) {
-    PetscReal si = PetscSinReal(phi[i]), ci = PetscCosReal(phi[i]);
+    PetscReal si = tr.s[i], ci = tr.c[i];
 
     MBS_IJ(J, 4, 1 + i, 8) = -in.b[i] * (si * acc[i] + ci * w[i] * w[i]);
     MBS_IJ(J, 4, 5 + i, 8) = shift * in.b[i] * ci - 2 * in.b[i] * si * w[i];
     MBS_IJ(J, 5 + i, 4, 8) = shift * in.b[i] * ci;
     MBS_IJ(J, 5 + i, 1 + i, 8) += -in.b[i] * si * udot[4] + p[G] * in.b[i] * ci;
     for (PetscInt j = 0; j < 3; j++) {
-      PetscReal sij = PetscSinReal(phi[i] - phi[j]), cij = PetscCosReal(phi[i] - phi[j]);
+      PetscReal sij = tr.sd[i][j], cij = tr.cd[i][j];
       /* d/dphi_i of G_ij (c_ij a_j + s_ij w_j^2) is the negative of d/dphi_j */
       PetscReal dphi = in.Gm[i][j] * (-sij * acc[j] + cij * w[j] * w[j]);
 
@@ -122,6 +140,24 @@ static PetscErrorCode ChainJacobian(MbsModel model, PetscReal t, const PetscReal
       MBS_IJ(J, 5 + i, 1 + j, 8) += -dphi + p[CF] * Ks[i][j];
       MBS_IJ(J, 5 + i, 5 + j, 8) += shift * in.Gm[i][j] * cij + 2 * in.Gm[i][j] * sij * w[j] + p[DF] * Ks[i][j];
     }
+  }
+  PetscFunctionReturn(0);
+}
+
+/* dF/dU' = diag(I, M(q)), without the rest of the Jacobian the explicit form would otherwise evaluate twice per stage */
+static PetscErrorCode ChainMass(MbsModel model, PetscReal t, const PetscReal u[], PetscReal E[])
+{
+  ChainInertia in;
+  ChainTrig    tr;
+
+  PetscFunctionBeginUser;
+  ChainInertiaCompute(model->p, &in);
+  ChainTrigCompute(u + 1, &tr);
+  for (PetscInt k = 0; k < 4; k++) MBS_IJ(E, k, k, 8) = 1;
+  MBS_IJ(E, 4, 4, 8) = in.Mxx;
+  for (PetscInt i = 0; i < 3; i++) {
+    MBS_IJ(E, 4, 5 + i, 8) = MBS_IJ(E, 5 + i, 4, 8) = in.b[i] * tr.c[i];
+    for (PetscInt j = 0; j < 3; j++) MBS_IJ(E, 5 + i, 5 + j, 8) = in.Gm[i][j] * tr.cd[i][j];
   }
   PetscFunctionReturn(0);
 }
@@ -188,6 +224,7 @@ PetscErrorCode MbsModelCreate_CartPendulumChain(MbsModel model)
   model->ops.residual   = ChainResidual;
   model->ops.jacobian   = ChainJacobian;
   model->ops.jacobian_p = ChainJacobianP;
+  model->ops.mass       = ChainMass;
   model->ops.output     = ChainOutput;
   model->ops.linearize  = ChainLinearize;
   model->ops.excitation = ChainExcitation;
