@@ -233,6 +233,21 @@ int main(int argc, char **argv)
       col[j] = (yp - ym) / (2 * h);
     }
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
+
+    if (rate_form) { /* the rate solves F(U, g(U)) = 0: the explicit form's own factorisation against the model's residual */
+      PetscReal scale;
+
+      PetscCall(PetscArrayzero(J0, n));
+      PetscCall(MbsModelResidual(model, t, u, J0, J1));
+      scale = PetscMax(MaxAbs(n, J1), 1);
+      PetscCall(MbsModelRate(model, t, u, J0));
+      PetscCall(MbsModelResidual(model, t, u, J0, J1));
+      test.checks++;
+      if (MaxAbs(n, J1) > 1e-10 * scale) {
+        test.failures++;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL F(U, g(U)) = %.3e, not 0 to 1e-10 of |F(U, 0)| = %.3e\n", (double)MaxAbs(n, J1), (double)scale));
+      }
+    }
   }
   if (!integration_form && !rate_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
     PetscInt   nq;
