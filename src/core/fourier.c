@@ -90,6 +90,12 @@ typedef struct {
   MbsWindowFn window;
 } MbsFourierLine;
 
+/* Coefficients first .. first + count - 1, w_{first+m} = w_first + m dw up to rounding */
+typedef struct {
+  PetscInt  first, count;
+  PetscReal dw;
+} MbsFourierRun;
+
 struct _p_MbsFourier {
   PetscInt        n, nalloc;
   MbsFourierLine *line;
@@ -99,6 +105,11 @@ struct _p_MbsFourier {
   /* orders, when added: coefficient (s, o) of speed s and order o at index order_offset + s*norder + o */
   PetscInt   nspeed, norder, order_offset;
   PetscReal *speed_rpm, *order;
+  /* runs of consecutive coefficients with one time window and equally spaced frequencies (the lines of a spectrum, the
+     orders at a speed), built for the first n_runs_of coefficients; kc, ks: their kernels at one time */
+  PetscInt       nrun, n_runs_of;
+  MbsFourierRun *run;
+  PetscReal     *kc, *ks;
 };
 
 /*@C
@@ -119,6 +130,7 @@ PetscErrorCode MbsFourierDestroy(MbsFourier *fourier)
   if (!*fourier) PetscFunctionReturn(0);
   PetscCall(PetscFree4((*fourier)->line, (*fourier)->omega, (*fourier)->A, (*fourier)->B));
   PetscCall(PetscFree2((*fourier)->speed_rpm, (*fourier)->order));
+  PetscCall(PetscFree3((*fourier)->run, (*fourier)->kc, (*fourier)->ks));
   PetscCall(MbsSpeedProfileReset(&(*fourier)->angle));
   PetscCall(PetscFree(*fourier));
   PetscFunctionReturn(0);
@@ -531,6 +543,72 @@ static inline PetscBool MbsFourierKernel_Private(MbsFourier fourier, PetscInt j,
   return PETSC_TRUE;
 }
 
+/* A run's kernels are rotated from one coefficient to the next, cos and sin of (w + dw) tau from those of w tau and dw
+   tau, and evaluated afresh every MBS_FOURIER_ANCHOR coefficients so that rounding cannot build up: two sine-cosine
+   pairs per node instead of one per coefficient, for a spectrum of hundreds of lines over 10^4 quadrature nodes. */
+#define MBS_FOURIER_ANCHOR 64
+
+static inline PetscBool MbsFourierSameWindow_Private(const MbsFourierLine *a, const MbsFourierLine *b)
+{
+  return (PetscBool)(a->order == 0 && b->order == 0 && a->t_l == b->t_l && a->t_u == b->t_u && a->t_p == b->t_p && a->window == b->window);
+}
+
+static PetscErrorCode MbsFourierSetUpRuns_Private(MbsFourier fourier)
+{
+  PetscFunctionBeginUser;
+  if (fourier->n_runs_of == fourier->n) PetscFunctionReturn(0);
+  PetscCall(PetscFree3(fourier->run, fourier->kc, fourier->ks));
+  PetscCall(PetscMalloc3(fourier->n, &fourier->run, fourier->n, &fourier->kc, fourier->n, &fourier->ks));
+  fourier->nrun = 0;
+  for (PetscInt j = 0; j < fourier->n; j++) {
+    MbsFourierRun *run = fourier->nrun ? &fourier->run[fourier->nrun - 1] : NULL;
+    PetscBool      extends;
+
+    extends = (PetscBool)(run && MbsFourierSameWindow_Private(&fourier->line[run->first], &fourier->line[j]));
+    if (extends && run->count == 1) run->dw = fourier->omega[j] - fourier->omega[run->first];
+    else if (extends) extends = (PetscBool)(PetscAbsReal(fourier->omega[run->first] + run->count * run->dw - fourier->omega[j]) <= 1e-13 * PetscAbsReal(fourier->omega[j]));
+    if (extends) run->count++;
+    else fourier->run[fourier->nrun++] = (MbsFourierRun){.first = j, .count = 1, .dw = 0};
+  }
+  fourier->n_runs_of = fourier->n;
+  PetscFunctionReturn(0);
+}
+
+/* Whether t lies in the window of the run's coefficients; then their kernels in fourier->kc, ks */
+static inline PetscBool MbsFourierRunKernels_Private(MbsFourier fourier, const MbsFourierRun *run, PetscReal t)
+{
+  const MbsFourierLine *line = &fourier->line[run->first];
+  PetscReal            *kc = fourier->kc, *ks = fourier->ks, L = line->t_u - line->t_l, tau = t - line->t_p, scale, c = 0, s = 0, c_step, s_step;
+
+  if (run->count == 1) return MbsFourierKernel_Private(fourier, run->first, t, kc, ks);
+  if (t < line->t_l - MbsWindowTolerance(L) || t > line->t_u + MbsWindowTolerance(L)) return PETSC_FALSE;
+  scale  = 2.0 / L * line->window((t - line->t_l) / L, fourier->gain);
+  c_step = PetscCosReal(run->dw * tau);
+  s_step = PetscSinReal(run->dw * tau);
+  for (PetscInt m = 0; m < run->count; m++) {
+    if (m % MBS_FOURIER_ANCHOR == 0) {
+      c = PetscCosReal(fourier->omega[run->first + m] * tau);
+      s = PetscSinReal(fourier->omega[run->first + m] * tau);
+    } else {
+      PetscReal c_next = c * c_step - s * s_step;
+
+      s = s * c_step + c * s_step;
+      c = c_next;
+    }
+    kc[m] = scale * c;
+    ks[m] = scale * s;
+  }
+  return PETSC_TRUE;
+}
+
+/* The first node of the run's window */
+static inline PetscInt MbsFourierRunStart_Private(MbsFourier fourier, const MbsFourierRun *run, PetscInt n, const PetscReal t[])
+{
+  const MbsFourierLine *line = &fourier->line[run->first];
+
+  return MbsLowerBound(t, n, line->t_l - MbsWindowTolerance(line->t_u - line->t_l));
+}
+
 /* The coefficients from quadrature nodes t (non-decreasing) with weights c on the simulated interval [t_a, t_b] */
 static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_a, PetscReal t_b, PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
 {
@@ -538,16 +616,25 @@ static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
   for (PetscInt i = 1; i < n; i++) PetscCheck(t[i] >= t[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Quadrature nodes must not decrease: t[%" PetscInt_FMT "] = %.17g < t[%" PetscInt_FMT "] = %.17g", i, (double)t[i], i - 1, (double)t[i - 1]);
   for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal t_l = fourier->line[j].t_l, t_u = fourier->line[j].t_u, tol = MbsWindowTolerance(t_u - t_l), A = 0, B = 0, kc, ks;
+    PetscReal t_l = fourier->line[j].t_l, t_u = fourier->line[j].t_u, tol = MbsWindowTolerance(t_u - t_l);
 
     PetscCheck(t_l >= t_a - tol && t_u <= t_b + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s of coefficient %" PetscInt_FMT " (%g Hz) is not inside the simulated interval [%g, %g] s", (double)t_l, (double)t_u, j,
                (double)(fourier->omega[j] / (2 * PETSC_PI)), (double)t_a, (double)t_b);
-    for (PetscInt i = MbsLowerBound(t, n, t_l - tol); i < n && MbsFourierKernel_Private(fourier, j, t[i], &kc, &ks); i++) {
-      A += c[i] * kc * y[i];
-      B += c[i] * ks * y[i];
+    fourier->A[j] = fourier->B[j] = 0;
+  }
+  PetscCall(MbsFourierSetUpRuns_Private(fourier));
+  for (PetscInt r = 0; r < fourier->nrun; r++) {
+    const MbsFourierRun *run = &fourier->run[r];
+    PetscReal           *A = fourier->A + run->first, *B = fourier->B + run->first;
+
+    for (PetscInt i = MbsFourierRunStart_Private(fourier, run, n, t); i < n && MbsFourierRunKernels_Private(fourier, run, t[i]); i++) {
+      PetscReal cy = c[i] * y[i];
+
+      for (PetscInt m = 0; m < run->count; m++) {
+        A[m] += cy * fourier->kc[m];
+        B[m] += cy * fourier->ks[m];
+      }
     }
-    fourier->A[j] = A;
-    fourier->B[j] = B;
   }
   PetscFunctionReturn(0);
 }
@@ -633,12 +720,7 @@ PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal
 PetscErrorCode MbsFourierAdjointDensity(MbsFourier fourier, const PetscReal alpha[], const PetscReal beta[], PetscReal t, PetscReal *G)
 {
   PetscFunctionBeginUser;
-  *G = 0;
-  for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal kc, ks;
-
-    if ((alpha[j] != 0 || beta[j] != 0) && MbsFourierKernel_Private(fourier, j, t, &kc, &ks)) *G += alpha[j] * kc + beta[j] * ks;
-  }
+  PetscCall(MbsFourierAdjointDensitySamples(fourier, alpha, beta, 1, &t, G));
   PetscFunctionReturn(0);
 }
 
@@ -650,11 +732,16 @@ PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier fourier, const PetscRe
 {
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(G, n));
-  for (PetscInt j = 0; j < fourier->n; j++) {
-    PetscReal kc, ks;
+  PetscCall(MbsFourierSetUpRuns_Private(fourier));
+  for (PetscInt r = 0; r < fourier->nrun; r++) {
+    const MbsFourierRun *run = &fourier->run[r];
+    const PetscReal     *a = alpha + run->first, *b = beta + run->first;
+    PetscBool            forced = PETSC_FALSE;
 
-    if (alpha[j] == 0 && beta[j] == 0) continue;
-    for (PetscInt i = MbsLowerBound(t, n, fourier->line[j].t_l - MbsWindowTolerance(fourier->line[j].t_u - fourier->line[j].t_l)); i < n && MbsFourierKernel_Private(fourier, j, t[i], &kc, &ks); i++) G[i] += alpha[j] * kc + beta[j] * ks;
+    for (PetscInt m = 0; m < run->count && !forced; m++) forced = (PetscBool)(a[m] != 0 || b[m] != 0);
+    if (!forced) continue;
+    for (PetscInt i = MbsFourierRunStart_Private(fourier, run, n, t); i < n && MbsFourierRunKernels_Private(fourier, run, t[i]); i++)
+      for (PetscInt m = 0; m < run->count; m++) G[i] += a[m] * fourier->kc[m] + b[m] * fourier->ks[m];
   }
   PetscFunctionReturn(0);
 }

@@ -30,6 +30,7 @@ typedef struct {
   /* the adjoint density at the samples of the last evaluation: the adjoint asks for it there, several times */
   PetscInt   nsample, nsample_alloc;
   PetscReal *sample_t, *sample_G;
+  PetscBool  density_ready; /* sample_G belongs to the last evaluation */
   /* every measured line and order, for the result file: lines first, then speed-major orders */
   const MbsMeasurement *meas;
   MbsFourier            display;
@@ -214,7 +215,7 @@ static PetscErrorCode MbsCostEvaluate_Spectrum(MbsCost cost, const MbsSignal *si
   }
   ctx->nsample = signal->nq;
   PetscCall(PetscArraycpy(ctx->sample_t, signal->tq, signal->nq));
-  PetscCall(MbsFourierAdjointDensitySamples(ctx->fourier, ctx->alpha, ctx->beta, signal->nq, signal->tq, ctx->sample_G));
+  ctx->density_ready = PETSC_FALSE; /* an adjoint's first request computes it: a forward solve alone does not need it */
   PetscFunctionReturn(0);
 }
 
@@ -226,6 +227,10 @@ static PetscErrorCode MbsCostDensity_Spectrum(MbsCost cost, PetscReal t, PetscRe
   PetscInt  i   = MbsLowerBound(ctx->sample_t, ctx->nsample, t - tol);
 
   PetscFunctionBeginUser;
+  if (!ctx->density_ready) {
+    PetscCall(MbsFourierAdjointDensitySamples(ctx->fourier, ctx->alpha, ctx->beta, ctx->nsample, ctx->sample_t, ctx->sample_G));
+    ctx->density_ready = PETSC_TRUE;
+  }
   if (i < ctx->nsample && ctx->sample_t[i] <= t + tol) *drdy = ctx->sample_G[i];
   else PetscCall(MbsFourierAdjointDensity(ctx->fourier, ctx->alpha, ctx->beta, t, drdy));
   PetscFunctionReturn(0);

@@ -105,11 +105,10 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
-/* No cost depends on the parameters but through the output */
+/* No cost depends on the parameters but through the output: dr/dp stays the zero it was created with */
 static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
 {
   PetscFunctionBeginUser;
-  PetscCall(MatZeroEntries(A));
   PetscFunctionReturn(0);
 }
 
@@ -217,6 +216,9 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
   if (grad) {
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj->Jp));
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj->DRDP));
+    PetscCall(MatZeroEntries(adj->DRDP));
+    PetscCall(MatAssemblyBegin(adj->DRDP, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
