@@ -353,6 +353,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(MbsObjectiveCreate(comm, &ctx->obj, &help));
   obj = ctx->obj;
   PetscCall(MbsScanCreate(obj, &ctx->scan));
+  if (ctx->scan) PetscCall(MbsObjectiveSetIdleWork(obj, MbsScanWorkAhead, ctx->scan)); /* ranks without an experiment scan meanwhile */
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
   {
     PetscBool same;

@@ -107,6 +107,9 @@ struct _p_MbsObjective {
   PetscInt       nevals; /* evaluations of J so far */
   PetscReal     *J_exp;  /* per-experiment cost and gradient of the last evaluation (nexp, nexp x nid) */
   PetscReal     *g_exp;
+  /* work a rank that computes no experiment does while it waits for the others' evaluation (MbsObjectiveSetIdleWork) */
+  PetscErrorCode (*idle_work)(void *, PetscBool *);
+  void *idle_ctx;
 };
 
 typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void *);
@@ -117,6 +120,7 @@ PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective, PetscErrorCode (*)(void *, PetscBool *), void *);
 PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
@@ -172,5 +176,6 @@ typedef struct _p_MbsScan *MbsScan;
 
 PETSC_INTERN PetscErrorCode MbsScanCreate(MbsObjective, MbsScan *);
 PETSC_INTERN PetscErrorCode MbsScanRun(MbsScan);
+PETSC_INTERN PetscErrorCode MbsScanWorkAhead(void *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsScanWrite(MbsObjective, MbsH5Writer *, void *);
 PETSC_INTERN PetscErrorCode MbsScanDestroy(MbsScan *);

@@ -239,40 +239,62 @@ static void MbsObjectiveSum_Private(MbsObjective obj, PetscReal *J, PetscReal gr
 }
 
 /*@C
+  MbsObjectiveSetIdleWork - Work for a rank that computes no experiment, done in pieces while it waits for the others'
+  evaluations (the cost scan of a single experiment, say): work(ctx, &more) does one piece and says whether more is
+  left. The parameters are set back to the evaluation's after each piece. Not collective.
+@*/
+PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective obj, PetscErrorCode (*work)(void *, PetscBool *), void *ctx)
+{
+  PetscFunctionBeginUser;
+  obj->idle_work = work;
+  obj->idle_ctx  = ctx;
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsObjectiveEvaluate - J and (grad not NULL) dJ/dx at the identified parameter values x, every rank computing its
   experiments. A failed forward integration sets *ok = PETSC_FALSE instead of raising an error. Collective.
 @*/
 PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   PetscMPIInt rank;
-  PetscInt    nvalues = obj->nexp * (1 + obj->nid);
-  PetscReal  *local;
-  int         ok_local = 1, ok_all;
+  PetscInt    nvalues = obj->nexp * (1 + obj->nid), nmine = 0;
+  PetscReal  *local, *global;
+  MPI_Request request;
+  int         reduced = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
   PetscCall(MbsObjectiveSetValues(obj, x));
-  PetscCall(PetscArrayzero(obj->J_exp, obj->nexp));
-  PetscCall(PetscArrayzero(obj->g_exp, obj->nexp * obj->nid));
+  PetscCall(PetscCalloc2(nvalues + 1, &local, nvalues + 1, &global));
   for (PetscInt e = 0; e < obj->nexp; e++) {
     PetscBool ok_e;
 
     if (obj->exp[e].rank != rank) continue;
+    nmine++;
     PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), &ok_e));
-    if (!ok_e) {
-      ok_local      = 0;
-      obj->J_exp[e] = 0; /* the sum must stay finite; ok says it failed */
-    }
+    if (ok_e) {
+      local[e] = obj->J_exp[e];
+      PetscCall(PetscArraycpy(local + obj->nexp + e * obj->nid, obj->g_exp + e * obj->nid, obj->nid));
+    } else local[nvalues] += 1; /* J_e stays 0, so that the sum stays finite; the count of failures says it failed */
   }
-  /* gather: one non-zero contribution per entry, so the sum is exact whatever the reduction order */
-  PetscCall(PetscMalloc1(nvalues, &local));
-  PetscCall(PetscArraycpy(local, obj->J_exp, obj->nexp));
-  PetscCall(PetscArraycpy(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid));
-  PetscCall(MPIU_Allreduce(local, obj->J_exp, obj->nexp, MPIU_REAL, MPIU_SUM, obj->comm));
-  PetscCall(MPIU_Allreduce(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid, MPIU_REAL, MPIU_SUM, obj->comm));
-  PetscCall(PetscFree(local));
-  PetscCallMPI(MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, obj->comm));
-  *ok = (PetscBool)ok_all;
+  /* one non-zero contribution per entry, so the sum is exact whatever the reduction order */
+  PetscCallMPI(MPI_Iallreduce(local, global, nvalues + 1, MPIU_REAL, MPIU_SUM, obj->comm, &request));
+  if (!nmine && obj->idle_work) {
+    PetscBool more = PETSC_TRUE;
+
+    PetscCallMPI(MPI_Test(&request, &reduced, MPI_STATUS_IGNORE));
+    while (!reduced && more) {
+      PetscCall(obj->idle_work(obj->idle_ctx, &more));
+      PetscCallMPI(MPI_Test(&request, &reduced, MPI_STATUS_IGNORE));
+    }
+    PetscCall(MbsObjectiveSetValues(obj, x));
+  }
+  if (!reduced) PetscCallMPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  PetscCall(PetscArraycpy(obj->J_exp, global, obj->nexp));
+  PetscCall(PetscArraycpy(obj->g_exp, global + obj->nexp, obj->nexp * obj->nid));
+  *ok = (PetscBool)(global[nvalues] == 0);
+  PetscCall(PetscFree2(local, global));
   MbsObjectiveSum_Private(obj, J, grad);
   if (!*ok) *J = PETSC_INFINITY;
   obj->nevals++;
