@@ -251,6 +251,26 @@ PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective obj, PetscErrorCode (*work)(
   PetscFunctionReturn(0);
 }
 
+/* Sums local (n values) over the ranks into global; a rank without an experiment does its idle work until the sum is in */
+static PetscErrorCode MbsObjectiveReduce_Private(MbsObjective obj, const PetscReal x[], PetscBool idle, PetscInt n, const PetscReal local[], PetscReal global[])
+{
+  MPI_Request request;
+  int         reduced = 0;
+  PetscBool   more    = idle;
+
+  PetscFunctionBeginUser;
+  /* one non-zero contribution per entry, so the sum is exact whatever the reduction order */
+  PetscCallMPI(MPI_Iallreduce(local, global, n, MPIU_REAL, MPIU_SUM, obj->comm, &request));
+  while (more) {
+    PetscCallMPI(MPI_Test(&request, &reduced, MPI_STATUS_IGNORE));
+    if (reduced) break;
+    PetscCall(obj->idle_work(obj->idle_ctx, &more));
+  }
+  if (!reduced) PetscCallMPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  if (idle) PetscCall(MbsObjectiveSetValues(obj, x));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsObjectiveEvaluate - J and (grad not NULL) dJ/dx at the identified parameter values x, every rank computing its
   experiments. A failed forward integration sets *ok = PETSC_FALSE instead of raising an error. Collective.
@@ -259,41 +279,33 @@ PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], Petsc
 {
   PetscMPIInt rank;
   PetscInt    nvalues = obj->nexp * (1 + obj->nid), nmine = 0;
-  PetscReal  *local, *global;
-  MPI_Request request;
-  int         reduced = 0;
+  PetscReal  *local, *global, failures = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
   PetscCall(MbsObjectiveSetValues(obj, x));
-  PetscCall(PetscCalloc2(nvalues + 1, &local, nvalues + 1, &global));
+  PetscCall(PetscArrayzero(obj->J_exp, obj->nexp));
+  PetscCall(PetscArrayzero(obj->g_exp, obj->nexp * obj->nid));
   for (PetscInt e = 0; e < obj->nexp; e++) {
     PetscBool ok_e;
 
     if (obj->exp[e].rank != rank) continue;
     nmine++;
     PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), &ok_e));
-    if (ok_e) {
-      local[e] = obj->J_exp[e];
-      PetscCall(PetscArraycpy(local + obj->nexp + e * obj->nid, obj->g_exp + e * obj->nid, obj->nid));
-    } else local[nvalues] += 1; /* J_e stays 0, so that the sum stays finite; the count of failures says it failed */
-  }
-  /* one non-zero contribution per entry, so the sum is exact whatever the reduction order */
-  PetscCallMPI(MPI_Iallreduce(local, global, nvalues + 1, MPIU_REAL, MPIU_SUM, obj->comm, &request));
-  if (!nmine && obj->idle_work) {
-    PetscBool more = PETSC_TRUE;
-
-    PetscCallMPI(MPI_Test(&request, &reduced, MPI_STATUS_IGNORE));
-    while (!reduced && more) {
-      PetscCall(obj->idle_work(obj->idle_ctx, &more));
-      PetscCallMPI(MPI_Test(&request, &reduced, MPI_STATUS_IGNORE));
+    if (!ok_e) { /* J_e and its gradient count as 0, so that the sum stays finite; the count of failures says it failed */
+      failures += 1;
+      obj->J_exp[e] = 0;
+      PetscCall(PetscArrayzero(obj->g_exp + e * obj->nid, obj->nid));
     }
-    PetscCall(MbsObjectiveSetValues(obj, x));
   }
-  if (!reduced) PetscCallMPI(MPI_Wait(&request, MPI_STATUS_IGNORE));
+  PetscCall(PetscMalloc2(nvalues + 1, &local, nvalues + 1, &global));
+  PetscCall(PetscArraycpy(local, obj->J_exp, obj->nexp));
+  PetscCall(PetscArraycpy(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid));
+  local[nvalues] = failures;
+  MbsCallUndo(MbsObjectiveReduce_Private(obj, x, (PetscBool)(!nmine && obj->idle_work), nvalues + 1, local, global), PetscFree2(local, global));
+  *ok = (PetscBool)(global[nvalues] == 0);
   PetscCall(PetscArraycpy(obj->J_exp, global, obj->nexp));
   PetscCall(PetscArraycpy(obj->g_exp, global + obj->nexp, obj->nexp * obj->nid));
-  *ok = (PetscBool)(global[nvalues] == 0);
   PetscCall(PetscFree2(local, global));
   MbsObjectiveSum_Private(obj, J, grad);
   if (!*ok) *J = PETSC_INFINITY;
