@@ -118,7 +118,8 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   PetscBool same;
 
   PetscFunctionBeginUser;
-  PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)", model->type);
+  PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)%s%s%s", model->type, model->ode_form_option ? ", or take its ODE form (" : "",
+             model->ode_form_option ? model->ode_form_option : "", model->ode_form_option ? ")" : "");
   if (!model->form_work) {
     PetscCall(PetscMalloc2(3 * n * n + 1 + n + np, &model->form_work, 3 * n, &model->form_pivots));
     model->form_work[3 * n * n] = PETSC_MAX_REAL; /* no (t, U, p) yet */

@@ -78,9 +78,10 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   model->nfrozen      = 0;
   model->freeze_steps = PETSC_FALSE;
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
-  model->data          = NULL;
-  model->type[0]       = 0;
-  model->constant_mass = PETSC_FALSE;
+  model->data            = NULL;
+  model->type[0]         = 0;
+  model->constant_mass   = PETSC_FALSE;
+  model->ode_form_option = NULL;
   PetscFunctionReturn(0);
 }
 

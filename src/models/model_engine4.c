@@ -768,6 +768,7 @@ PetscErrorCode MbsModelCreate_Engine4(MbsModel model)
     model->ops.jacobian_p    = Engine4JacobianP;
     model->ops.initial_state = Engine4InitialState;
     model->constant_mass     = PETSC_TRUE;
+    model->ode_form_option   = "-engine4_formulation minimal";
   }
   model->ops.output           = Engine4Output;
   model->ops.linearize        = Engine4Linearize;

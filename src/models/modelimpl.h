@@ -76,6 +76,7 @@ struct _p_MbsModel {
   PetscReal               dt_max;           /* step cap for adaptive integration [s], 0: none */
   PetscBool              *differential;     /* n flags, PETSC_FALSE for algebraic components of a DAE */
   PetscBool               constant_mass;    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  const char             *ode_form_option;  /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
   PetscReal              *q0, *v0;          /* nq initial coordinates and rates of an ODE model */
   PetscInt                force_coordinate; /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscReal               control_force;    /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
