@@ -17,84 +17,10 @@
 #include "core/coreimpl.h"
 
 typedef struct {
-  PetscReal *E, *rate, *work;   /* LU of dF/dU', g(U), n x n scratch */
-  PetscReal *key;               /* t, U, p of E and rate: 1 + n + np */
-  PetscInt   n, *pivots, *rows; /* MbsSmallLUFactor() */
+  PetscReal *E, *rate, *work; /* LU of dF/dU', g(U), n x n scratch */
+  PetscReal *key;             /* t, U, p of E and rate: 1 + n + np */
+  PetscInt   n, *pivots;      /* MbsDenseLUFactor(): 3n */
 } MbsExplicitForm;
-
-/*
-  LU with partial pivoting of the n x n column-major A in place, as LAPACK's getrf (same pivot choice, 0-based pivots).
-  The explicit form factors E at every stage of every step, and E has 8 to 20 rows and is mostly zero (the unit rows
-  q' - v, diagonal blocks): LAPACK's per-call overhead and its dense updates cost more than the arithmetic that is
-  left when zeros are skipped. rows[k] = [l_end, u_begin]: the multipliers of column k are in rows k+1 .. l_end-1, the
-  entries of U above its diagonal in rows u_begin .. k-1. Returns the index of the first zero pivot, or -1.
-*/
-static PetscInt MbsSmallLUFactor(PetscInt n, PetscReal A[], PetscInt pivots[], PetscInt rows[])
-{
-  for (PetscInt k = 0; k < n; k++) {
-    PetscInt  p = k, l_end = k + 1;
-    PetscReal inverse;
-
-    for (PetscInt i = k + 1; i < n; i++) {
-      PetscReal a = PetscAbsReal(MBS_IJ(A, i, k, n));
-
-      if (a == 0) continue;
-      l_end = i + 1;
-      if (a > PetscAbsReal(MBS_IJ(A, p, k, n))) p = i;
-    }
-    pivots[k] = p;
-    if (MBS_IJ(A, p, k, n) == 0) return k;
-    if (p != k) {
-      for (PetscInt j = 0; j < n; j++) {
-        PetscReal swap = MBS_IJ(A, k, j, n);
-
-        MBS_IJ(A, k, j, n) = MBS_IJ(A, p, j, n);
-        MBS_IJ(A, p, j, n) = swap;
-      }
-      for (PetscInt j = 0; j < k; j++) /* a multiplier of an earlier column may have moved down to row p */
-        if (MBS_IJ(A, p, j, n) != 0) rows[2 * j] = PetscMax(rows[2 * j], p + 1);
-    }
-    rows[2 * k] = l_end;
-    inverse     = 1 / MBS_IJ(A, k, k, n);
-    for (PetscInt i = k + 1; i < l_end; i++) MBS_IJ(A, i, k, n) *= inverse;
-    for (PetscInt j = k + 1; j < n && l_end > k + 1; j++) {
-      PetscReal u_kj = MBS_IJ(A, k, j, n);
-
-      if (u_kj == 0) continue;
-      for (PetscInt i = k + 1; i < l_end; i++) MBS_IJ(A, i, j, n) -= MBS_IJ(A, i, k, n) * u_kj;
-    }
-  }
-  for (PetscInt k = 0; k < n; k++) {
-    PetscInt u_begin = 0;
-
-    while (u_begin < k && MBS_IJ(A, u_begin, k, n) == 0) u_begin++;
-    rows[2 * k + 1] = u_begin;
-  }
-  return -1;
-}
-
-/* B <- A^{-1} B for the ncol columns of B, A factored by MbsSmallLUFactor() */
-static void MbsSmallLUSolve(PetscInt n, const PetscReal LU[], const PetscInt pivots[], const PetscInt rows[], PetscInt ncol, PetscReal B[])
-{
-  for (PetscInt c = 0; c < ncol; c++) {
-    PetscReal *b = B + c * n;
-
-    for (PetscInt k = 0; k < n; k++) {
-      PetscReal swap = b[k];
-
-      b[k]         = b[pivots[k]];
-      b[pivots[k]] = swap;
-    }
-    for (PetscInt k = 0; k < n; k++)
-      if (b[k] != 0)
-        for (PetscInt i = k + 1; i < rows[2 * k]; i++) b[i] -= MBS_IJ(LU, i, k, n) * b[k];
-    for (PetscInt k = n - 1; k >= 0; k--) {
-      if (b[k] == 0) continue;
-      b[k] /= MBS_IJ(LU, k, k, n);
-      for (PetscInt i = rows[2 * k + 1]; i < k; i++) b[i] -= MBS_IJ(LU, i, k, n) * b[k];
-    }
-  }
-}
 
 static PetscBool MbsModelAllDifferential(MbsModel model)
 {
@@ -114,7 +40,7 @@ static PetscBool MbsModelUsesExplicitForm(MbsModel model)
 */
 static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, const PetscReal u[], MbsExplicitForm *form)
 {
-  PetscInt  n = model->n, np = model->np, zero_pivot;
+  PetscInt  n = model->n, np = model->np;
   PetscBool same;
 
   PetscFunctionBeginUser;
@@ -130,18 +56,11 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   form->rate   = model->form_work + 2 * n * n;
   form->key    = model->form_work + 3 * n * n;
   form->pivots = model->form_pivots;
-  form->rows   = model->form_pivots + n;
   same         = (PetscBool)(form->key[0] == t);
   if (same) PetscCall(PetscArraycmp(form->key + 1, u, n, &same));
   if (same) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, np, &same));
   if (same) PetscFunctionReturn(0);
-  PetscCall(PetscArrayzero(form->work, n)); /* U' = 0: the residual is R(U) */
-  PetscCall(MbsModelResidual(model, t, u, form->work, form->rate));
-  for (PetscInt i = 0; i < n; i++) form->rate[i] = -form->rate[i];
-  PetscCall(MbsModelMass(model, t, u, form->rate, form->E, form->work));
-  zero_pivot = MbsSmallLUFactor(n, form->E, form->pivots, form->rows);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: the mass matrix dF/dU' is singular at t = %g s (zero pivot in column %" PetscInt_FMT ")", model->type, (double)t, zero_pivot);
-  MbsSmallLUSolve(n, form->E, form->pivots, form->rows, 1, form->rate);
+  PetscCall(MbsModelExplicitRate(model, t, u, form->E, form->work, form->pivots, form->rate));
   form->key[0] = t;
   PetscCall(PetscArraycpy(form->key + 1, u, n));
   PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
@@ -152,7 +71,7 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
 static PetscErrorCode MbsExplicitFormSolve_Private(MbsExplicitForm *form, PetscInt ncol, PetscReal B[])
 {
   PetscFunctionBeginUser;
-  MbsSmallLUSolve(form->n, form->E, form->pivots, form->rows, ncol, B);
+  MbsDenseLUSolve(form->n, form->E, form->pivots, ncol, B);
   PetscFunctionReturn(0);
 }
 

@@ -8,7 +8,6 @@
   own initial state.
 */
 #include "models/modelimpl.h"
-#include <petscblaslapack.h>
 
 static PetscFunctionList MbsModelList              = NULL;
 static PetscBool         MbsModelRegisterAllCalled = PETSC_FALSE;
@@ -467,42 +466,127 @@ PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, const PetscReal gain[
   PetscFunctionReturn(0);
 }
 
+/*
+  LU with partial pivoting of the n x n column-major A in place, as LAPACK's getrf (same pivot choice). pivots has 3n
+  entries: the 0-based pivots, then for each column k the rows k+1 .. l_end-1 of its multipliers and u_begin .. k-1 of
+  its entries of U above the diagonal (l_end, u_begin). The explicit form factors E at every stage of every step, and
+  E has 8 to 20 rows and is mostly zero (the unit rows q' - v, diagonal blocks): LAPACK's per-call overhead and its
+  dense updates cost more than the arithmetic that is left when zeros are skipped. Returns the index of the first
+  zero pivot, or -1.
+*/
+PetscInt MbsDenseLUFactor(PetscInt n, PetscReal A[], PetscInt pivots[])
+{
+  PetscInt *rows = pivots + n;
+
+  for (PetscInt k = 0; k < n; k++) {
+    PetscInt  p = k, l_end = k + 1;
+    PetscReal inverse;
+
+    for (PetscInt i = k + 1; i < n; i++) {
+      PetscReal a = PetscAbsReal(MBS_IJ(A, i, k, n));
+
+      if (a == 0) continue;
+      l_end = i + 1;
+      if (a > PetscAbsReal(MBS_IJ(A, p, k, n))) p = i;
+    }
+    pivots[k] = p;
+    if (MBS_IJ(A, p, k, n) == 0) return k;
+    if (p != k) {
+      for (PetscInt j = 0; j < n; j++) {
+        PetscReal swap = MBS_IJ(A, k, j, n);
+
+        MBS_IJ(A, k, j, n) = MBS_IJ(A, p, j, n);
+        MBS_IJ(A, p, j, n) = swap;
+      }
+      for (PetscInt j = 0; j < k; j++) /* a multiplier of an earlier column may have moved down to row p */
+        if (MBS_IJ(A, p, j, n) != 0) rows[2 * j] = PetscMax(rows[2 * j], p + 1);
+    }
+    rows[2 * k] = l_end;
+    inverse     = 1 / MBS_IJ(A, k, k, n);
+    for (PetscInt i = k + 1; i < l_end; i++) MBS_IJ(A, i, k, n) *= inverse;
+    for (PetscInt j = k + 1; j < n && l_end > k + 1; j++) {
+      PetscReal u_kj = MBS_IJ(A, k, j, n);
+
+      if (u_kj == 0) continue;
+      for (PetscInt i = k + 1; i < l_end; i++) MBS_IJ(A, i, j, n) -= MBS_IJ(A, i, k, n) * u_kj;
+    }
+  }
+  for (PetscInt k = 0; k < n; k++) {
+    PetscInt u_begin = 0;
+
+    while (u_begin < k && MBS_IJ(A, u_begin, k, n) == 0) u_begin++;
+    rows[2 * k + 1] = u_begin;
+  }
+  return -1;
+}
+
+/* B <- A^{-1} B for the ncol columns of B (n x ncol, column-major), A factored by MbsDenseLUFactor() */
+void MbsDenseLUSolve(PetscInt n, const PetscReal LU[], const PetscInt pivots[], PetscInt ncol, PetscReal B[])
+{
+  const PetscInt *rows = pivots + n;
+
+  for (PetscInt c = 0; c < ncol; c++) {
+    PetscReal *b = B + c * n;
+
+    for (PetscInt k = 0; k < n; k++) {
+      PetscReal swap = b[k];
+
+      b[k]         = b[pivots[k]];
+      b[pivots[k]] = swap;
+    }
+    for (PetscInt k = 0; k < n; k++)
+      if (b[k] != 0)
+        for (PetscInt i = k + 1; i < rows[2 * k]; i++) b[i] -= MBS_IJ(LU, i, k, n) * b[k];
+    for (PetscInt k = n - 1; k >= 0; k--) {
+      if (b[k] == 0) continue;
+      b[k] /= MBS_IJ(LU, k, k, n);
+      for (PetscInt i = rows[2 * k + 1]; i < k; i++) b[i] -= MBS_IJ(LU, i, k, n) * b[k];
+    }
+  }
+}
+
 /* Solves A x = b in place (A n x n column-major, overwritten), reporting a singular A. */
 PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], PetscReal b[])
 {
-  PetscBLASInt bn, one = 1, info, *pivots;
+  PetscInt *pivots, zero_pivot;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscBLASIntCast(n, &bn));
-  PetscCall(PetscMalloc1(n, &pivots));
-  PetscCallBLAS("LAPACKgesv", LAPACKgesv_(&bn, &one, A, &bn, pivots, b, &bn, &info));
+  PetscCall(PetscMalloc1(3 * n, &pivots));
+  zero_pivot = MbsDenseLUFactor(n, A, pivots);
+  if (zero_pivot < 0) MbsDenseLUSolve(n, A, pivots, 1, b);
   PetscCall(PetscFree(pivots));
-  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: dF/dU' is singular at the initial state (LAPACK info %d); a DAE model must provide its own consistent initial state", model->type, (int)info);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: the system of its initial state is singular (zero pivot in column %" PetscInt_FMT "); a DAE model must provide its own consistent initial state", model->type, zero_pivot);
   PetscFunctionReturn(0);
 }
 
-/* The rates udot of the state u at t0, F(t0, u, udot) = 0, with the work arrays E = dF/dU' and J0 (n x n each) */
-static PetscErrorCode MbsModelInitialRates_Private(MbsModel model, PetscReal t0, const PetscReal u[], PetscReal udot[], PetscReal E[], PetscReal J0[])
+/*
+  The explicit rate g(U) = -E(U)^{-1} R(U), R the residual at U' = 0, with E = dF/dU' left factored in E for further
+  solves (MbsDenseLUSolve with pivots, 3n entries); work is n x n scratch.
+*/
+PetscErrorCode MbsModelExplicitRate(MbsModel model, PetscReal t, const PetscReal u[], PetscReal E[], PetscReal work[], PetscInt pivots[], PetscReal rate[])
 {
-  PetscInt n = model->n;
+  PetscInt n = model->n, zero_pivot;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelMass(model, t0, u, udot, E, J0));
-  PetscCall(MbsModelResidual(model, t0, u, udot, udot));
-  for (PetscInt i = 0; i < n; i++) udot[i] = -udot[i];
-  PetscCall(MbsDenseSolve_Private(model, n, E, udot));
+  PetscCall(PetscArrayzero(work, n));
+  PetscCall(MbsModelResidual(model, t, u, work, rate));
+  for (PetscInt i = 0; i < n; i++) rate[i] = -rate[i];
+  PetscCall(MbsModelMass(model, t, u, rate, E, work));
+  zero_pivot = MbsDenseLUFactor(n, E, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: the mass matrix dF/dU' is singular at t = %g s (zero pivot in column %" PetscInt_FMT ")", model->type, (double)t, zero_pivot);
+  MbsDenseLUSolve(n, E, pivots, 1, rate);
   PetscFunctionReturn(0);
 }
 
-/* The rates udot (zero on entry) of an ODE model's state u at t0, from F(t0, u, udot) = 0 */
+/* The rates udot of an ODE model's state u at t0, from F(t0, u, udot) = 0 */
 PetscErrorCode MbsModelInitialRates(MbsModel model, PetscReal t0, const PetscReal u[], PetscReal udot[])
 {
-  PetscInt   n = model->n;
-  PetscReal *E, *J0;
+  PetscInt   n = model->n, *pivots;
+  PetscReal *E, *work;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc2(n * n, &E, n * n, &J0));
-  MbsCallCleanup(MbsModelInitialRates_Private(model, t0, u, udot, E, J0), PetscFree2(E, J0));
+  PetscCall(PetscMalloc3(n * n, &E, n * n, &work, 3 * n, &pivots));
+  MbsCallCleanup(MbsModelExplicitRate(model, t0, u, E, work, pivots, udot), PetscFree3(E, work, pivots));
   PetscFunctionReturn(0);
 }
 

@@ -85,7 +85,7 @@ struct _p_MbsModel {
   PetscReal               refuse[2];
   PetscReal              *jacobian_work; /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
-  PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors (MbsSmallLUFactor) */
+  PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool     freeze_steps;
   PetscInt      nfrozen;
@@ -97,7 +97,10 @@ struct _p_MbsModel {
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
+PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
