@@ -79,6 +79,7 @@ PETSC_INTERN PetscErrorCode MbsH5WriterOpen(const char[], MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriterClose(MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriterSuspend(MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriterResume(MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsH5WriterRemoveStale(const char[], long *);
 PETSC_INTERN PetscErrorCode MbsH5WriteReals(MbsH5Writer *, const char[], PetscInt, const PetscInt[], const PetscReal[], const char[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteStrings(MbsH5Writer *, const char[], PetscInt, const char *const[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *, const char[], const char[], const char[]);

@@ -35,27 +35,37 @@ for signal in "${signals[@]}"; do
     sleep 0.02
   done
   case $signal in
-    KILL) kill -KILL -- -$pid ;;
+    KILL) pkill -KILL -s $pid ;; # Open MPI puts each rank in a process group of its own, but not in a session of its own
     TERM) pkill -TERM -P $pid ;;
     USR1) kill -USR1 $pid ;;
     *) fail "unknown signal $signal" ;;
   esac
   wait $pid
   status=$?
+  # the ranks are not children of this shell: wait until none of the job's processes runs (zombies cannot write)
+  for (( tries = 0; tries < 600; tries++ )); do
+    ps -o stat= -s $pid | grep -qv '^Z' || break
+    sleep 0.05
+  done
+  ! ps -o stat= -s $pid | grep -qv '^Z' || { ps -o pid,stat,args -s $pid; fail "processes of the job still run 30 s after SIG$signal"; }
   cat "$log"
   ! grep -q "^Wrote" "$log" || fail "the run finished before SIG$signal arrived: nothing was tested"
   cmp -s "$tag"_reference.h5 "$tag"_$signal.h5 || fail "the stopped run changed the existing result file ${tag}_$signal.h5"
-  for left in "$checkpoint".tmp.*; do # SIGKILL while the checkpoint was being written: the previous one is whole
-    [ ! -e "$left" ] || { echo "check_restart: removing $left, a checkpoint being written when SIGKILL came"; rm -f "$left"; }
-  done
   [ -f "$checkpoint" ] || fail "no checkpoint $checkpoint after SIG$signal"
+  # what SIGKILL leaves when it comes while a checkpoint is written: -restart removes it, since its writer is gone
+  dead_writer=$(bash -c 'echo $$')
+  echo "partial" > "$checkpoint.tmp.$dead_writer"
   if [ "$signal" != KILL ]; then
     [ "$status" -eq 3 ] || fail "after SIG$signal the exit status is $status, expected 3"
     grep -q "Stopped after .* checkpoint '$checkpoint' written" "$log" || fail "after SIG$signal no line says the checkpoint was written"
     ! grep -Eq "PETSC ERROR|\[ *[0-9]+\] [0-9]+ bytes " "$log" || fail "the run stopped by SIG$signal reported an error or a leak"
   fi
   "${run[@]}" -restart "$checkpoint" -o "$tag"_$signal.h5 > "$log.resumed" 2>&1 || { cat "$log.resumed"; fail "the resumed run failed"; }
-  grep -E "Restart|TAO" "$log.resumed"
+  grep -E "Restart|TAO|Removed" "$log.resumed"
+  grep -q "^Removed '$checkpoint.tmp.$dead_writer': a temporary file of process $dead_writer, which ended" "$log.resumed" || fail "the resumed run did not remove and name the temporary checkpoint of process $dead_writer"
+  for left in "$checkpoint".tmp.* "$tag"_$signal.h5.tmp.*; do
+    [ ! -e "$left" ] || fail "$left is left after the resumed run"
+  done
   /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/compare_results.py" "$tag"_reference.h5 "$tag"_$signal.h5 || fail "the resumed run after SIG$signal differs from the uninterrupted one"
 done
 echo "check_restart: resumed runs equal the uninterrupted one bitwise on $np rank(s)"

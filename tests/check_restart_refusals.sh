@@ -34,12 +34,20 @@ cases=(
   "not a checkpoint|-restart ${tag}_result.h5|is not an identification checkpoint \(no attribute checkpoint_format\)"
   "missing|-restart ${tag}_missing.h5|Cannot open the checkpoint '${tag}_missing.h5' \(-restart\)"
   "truncated|-restart ${tag}_truncated.h5|Cannot open the checkpoint '${tag}_truncated.h5' \(-restart\): missing, unreadable or not HDF5"
+  "live writer|-restart $checkpoint|Checkpoint '$checkpoint' is still being written by process [0-9]+ \('$checkpoint.tmp.[0-9]+'\), a rank of the run that was stopped: wait until that run has ended"
   "measurement changed|-restart $checkpoint|measurement of experiment experiment: the checkpoint has ${tag}_meas.h5 \(checksum [0-9a-f]+\), this run ${tag}_meas.h5 \(checksum [0-9a-f]+\)"
 )
 for case in "${cases[@]}"; do
   IFS='|' read -r name options message <<< "$case"
   if [ "$name" = "measurement changed" ]; then
     /usr/bin/python3 "$tests/edit_h5.py" "$3" "$measurement" scale /spectrum/amplitude 1.001 > /dev/null || fail "cannot edit $measurement"
+  fi
+  if [ "$name" = "live writer" ]; then # a stopped mbsid process stands for a rank of a killed run still writing
+    "$mbsid" simulate -time_span 0,1e6 > /dev/null 2>&1 &
+    writer=$!
+    until [ "$(readlink /proc/$writer/exe)" = "$(readlink -f "$mbsid")" ]; do sleep 0.02; done
+    kill -STOP $writer
+    touch "$checkpoint.tmp.$writer"
   fi
   # shellcheck disable=SC2086 # the options are words
   output=$(timeout 60 mpiexec -n "$np" "$mbsid" "${base[@]}" $options -o ${tag}_refused.h5 2>&1)
@@ -49,6 +57,12 @@ for case in "${cases[@]}"; do
   grep -Eq -- "$message" <<< "$output" || { echo "$output"; fail "$name: exit status $status, but no line matches: $message"; }
   ! grep -Eq -- "^\[ *[0-9]+\] [0-9]+ bytes " <<< "$output" || { echo "$output"; fail "$name: memory left allocated (-malloc_dump)"; }
   [ ! -e ${tag}_refused.h5 ] || fail "$name: a result was written"
+  if [ "$name" = "live writer" ]; then
+    [ -e "$checkpoint.tmp.$writer" ] || fail "$name: the temporary file of a live writer was removed"
+    kill -KILL $writer
+    wait $writer 2> /dev/null
+    rm -f "$checkpoint.tmp.$writer"
+  fi
   echo "ok  $name: $(grep -Eo -- "$message" <<< "$output" | head -1)"
 done
 echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s)"

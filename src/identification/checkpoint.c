@@ -277,6 +277,31 @@ static PetscErrorCode MbsCheckpointRead_Private(MbsCheckpoint ck)
   PetscFunctionReturn(0);
 }
 
+/*
+  Before a restart, rank 0 (the writer of checkpoints) removes the temporary checkpoints a killed run left beside the
+  restart file and the checkpoint to write. A rank of the stopped run that still lives may yet rename its temporary
+  file over the restart file: the restart is refused until that run has ended.
+*/
+static PetscErrorCode MbsCheckpointRemoveStale_Private(MbsCheckpoint ck)
+{
+  PetscMPIInt rank;
+  long        live_writer[2] = {0, 0};
+  const char *names[2]       = {ck->restart, ck->path};
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(ck->obj->comm, &rank));
+  if (rank == 0) {
+    PetscBool same;
+
+    PetscCall(PetscStrcmp(ck->restart, ck->path, &same));
+    for (int i = 0; i < (same ? 1 : 2); i++) PetscCall(MbsH5WriterRemoveStale(names[i], &live_writer[i]));
+  }
+  PetscCallMPI(MPI_Bcast(live_writer, 2, MPI_LONG, 0, ck->obj->comm));
+  for (int i = 0; i < 2; i++)
+    PetscCheck(!live_writer[i], ck->obj->comm, PETSC_ERR_ARG_WRONGSTATE, "Checkpoint '%s' is still being written by process %ld ('%s.tmp.%ld'), a rank of the run that was stopped: wait until that run has ended (or kill it) before -restart", names[i], live_writer[i], names[i], live_writer[i]);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCheckpointCreate - Reads -checkpoint and -restart; with -restart, reads the log and checks that it belongs to this
   problem; with a checkpoint to write, catches stop requests. 'history' (may be NULL) adds the iteration history
@@ -303,7 +328,10 @@ PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history
   if (!write_set && ck->restart[0]) PetscCall(PetscStrncpy(ck->path, ck->restart, sizeof(ck->path)));
   if (!ck->path[0] && !ck->restart[0]) PetscFunctionReturn(0);
   PetscCall(MbsCheckpointFingerprint_Private(ck));
-  if (ck->restart[0]) PetscCall(MbsCheckpointRead_Private(ck));
+  if (ck->restart[0]) {
+    PetscCall(MbsCheckpointRemoveStale_Private(ck));
+    PetscCall(MbsCheckpointRead_Private(ck));
+  }
   if (ck->path[0]) PetscCall(MbsInterruptCatch(PETSC_TRUE));
   ck->catching = (PetscBool)(ck->path[0] != 0);
   PetscFunctionReturn(0);

@@ -7,8 +7,11 @@
 #define _POSIX_C_SOURCE 200809L /* fsync, O_DIRECTORY: mbsid builds as strict C17 */
 #include "mbsidimpl.h"
 #include <slepcsys.h>
+#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -85,6 +88,65 @@ PetscErrorCode MbsH5WriterOpen(const char path[], MbsH5Writer *writer)
   writer->file = H5Fcreate(writer->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create HDF5 file '%s' (for '%s'): check that the directory exists and is writable", writer->tmp_path, path);
   PetscCall(MbsPendingTmpSet_Private("", writer->tmp_path));
+  PetscFunctionReturn(0);
+}
+
+/* Whether process 'pid' of this host runs the same executable as this process (a rank of an earlier mbsid run) */
+static PetscBool MbsProcessIsMbsid_Private(long pid)
+{
+  char    link[64], exe[PETSC_MAX_PATH_LEN], self[PETSC_MAX_PATH_LEN];
+  ssize_t len, self_len;
+
+  (void)snprintf(link, sizeof(link), "/proc/%ld/exe", pid);
+  len      = readlink(link, exe, sizeof(exe) - 1);
+  self_len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  /* without /proc the process cannot be told from another program that got its pid: take it for a writer */
+  if (len < 0 || self_len < 0) return (PetscBool)(errno != ENOENT);
+  exe[len]       = 0;
+  self[self_len] = 0;
+  return (PetscBool)(strcmp(exe, self) == 0);
+}
+
+/*@C
+  MbsH5WriterRemoveStale - Removes the temporary files "<path>.tmp.<pid>" whose writer is gone: a process killed while
+  it wrote them (SIGKILL, a node failure, a time limit without grace) cannot remove them itself. A file whose writer
+  still runs on this host, an mbsid process, is left alone and its pid returned in *live_writer (0: none), so that the
+  caller can refuse to read 'path' while it is being replaced. Pids are only checked on this host: a file written on
+  another node is taken as stale. Not collective.
+@*/
+PetscErrorCode MbsH5WriterRemoveStale(const char path[], long *live_writer)
+{
+  char           directory[PETSC_MAX_PATH_LEN], base[PETSC_MAX_PATH_LEN], prefix[PETSC_MAX_PATH_LEN + 8];
+  size_t         prefix_len;
+  DIR           *dir;
+  struct dirent *entry;
+
+  PetscFunctionBeginUser;
+  *live_writer = 0;
+  PetscCall(PetscStrncpy(directory, path, sizeof(directory)));
+  PetscCall(PetscStrncpy(base, path, sizeof(base)));
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s.tmp.", basename(base)));
+  PetscCall(PetscStrlen(prefix, &prefix_len));
+  dir = opendir(dirname(directory));
+  if (!dir) PetscFunctionReturn(0); /* an unreadable directory: the caller's own open names the problem */
+  while ((entry = readdir(dir))) {
+    char  stale[PETSC_MAX_PATH_LEN + 32], *end;
+    long  pid;
+    pid_t self = getpid();
+
+    if (strncmp(entry->d_name, prefix, prefix_len)) continue;
+    errno = 0;
+    pid   = strtol(entry->d_name + prefix_len, &end, 10);
+    if (errno || *end || end == entry->d_name + prefix_len || pid <= 0 || pid == (long)self) continue;
+    if ((kill((pid_t)pid, 0) == 0 || errno == EPERM) && MbsProcessIsMbsid_Private(pid)) {
+      *live_writer = pid;
+      continue;
+    }
+    PetscCall(PetscSNPrintf(stale, sizeof(stale), "%s.tmp.%ld", path, pid));
+    PetscCheck(unlink(stale) == 0 || errno == ENOENT, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot remove '%s', a temporary file left by process %ld: %s", stale, pid, strerror(errno));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "Removed '%s': a temporary file of process %ld, which ended before it renamed the file to '%s'\n", stale, pid, path));
+  }
+  PetscCheck(closedir(dir) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot close the directory of '%s'", path);
   PetscFunctionReturn(0);
 }
 
