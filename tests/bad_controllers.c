@@ -2,7 +2,7 @@
   Controllers that break the contract of mbs_controller.h, for the error cases of the bad-input corpus: built for
   another ABI version, without a step function, returning NaN, declaring parameters without names.
 */
-#include "controllers/mbs_controller.h"
+#include "mbs_controller.h"
 #include <math.h>
 
 typedef struct {

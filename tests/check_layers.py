@@ -8,7 +8,7 @@ import re
 import sys
 
 LAYERS = ["util", "controllers", "models", "core", "costs", "identification", "commands"]
-HEADERS = {"mbsid.h": "util", "mbsidimpl.h": "util"}  # the top-level headers belong to the foundation
+HEADERS = {"mbsid.h": "util", "mbsidimpl.h": "util", "mbs_controller.h": "controllers"}  # installed headers, included by name
 
 
 def layer_of(path, src):

@@ -12,7 +12,7 @@
   The PID's integral is exact for the first-order-hold input (trapezoid), its derivative the backward difference
   over the last step; the integrator chain integrates the linear input exactly (the spec's update order x3, x2, x1).
 */
-#include "controllers/mbs_controller.h"
+#include "mbs_controller.h" /* as a plug-in author includes it: pkg-config --cflags mbsid */
 #include <math.h>
 
 typedef struct {
