@@ -10,7 +10,8 @@
   The output is recorded at every accepted step, and at the nodes of the integrator's own quadrature rule
   (mbsid.h, MbsSignal): the step points for theta methods, the stages for Runge-Kutta methods, which are what
   TSAdjoint integrates a cost with. Costs summed over these nodes are the exact discrete functions the adjoint
-  differentiates.
+  differentiates. When the model has sample times (a measured signal a cost compares with), every step sequence,
+  fixed or adaptive, lands on each of them: the output there is a step point, whatever the integrator.
 */
 #include "core/coreimpl.h"
 #include <petsctime.h>
@@ -313,6 +314,35 @@ static PetscErrorCode MbsReplayStep(TS ts)
   PetscFunctionReturn(0);
 }
 
+/*
+  The step from t to take instead of dt: one that ends on the next sample time (model->sample_t) or tf rather than pass
+  it; a step that would end within 0.1 % of it is stretched onto it (up to the model's step cap), so that no sliver of
+  a step follows.
+*/
+static PetscReal MbsStepOntoSample_Private(MbsModel model, PetscReal t, PetscReal dt)
+{
+  PetscReal tol    = MBS_SAMPLE_RTOL * (model->tf - model->t0);
+  PetscInt  k      = MbsLowerBound(model->sample_t, model->nsample, t + tol);
+  PetscReal target = k < model->nsample ? model->sample_t[k] : model->tf;
+  PetscReal reach  = model->dt_max > 0 ? PetscMin(dt * (1 + 1e-3), PetscMax(dt, model->dt_max)) : dt * (1 + 1e-3);
+
+  return target - t > tol && t + reach >= target ? target - t : dt;
+}
+
+/* Steps onto the measured samples: the next step ends on the next one it would pass (the fixed step resumes after it) */
+static PetscErrorCode MbsSampleStep(TS ts)
+{
+  MbsModel  model;
+  PetscReal t, dt;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &model));
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, t, model->sample_dt > 0 ? model->sample_dt : dt)));
+  PetscFunctionReturn(0);
+}
+
 /* Records y at every accepted step (and the stages of a Runge-Kutta step), and prints a progress line at most every
    10 s of wall time. */
 static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, void *ctx)
@@ -507,6 +537,17 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
+  if (model->nsample && !model->nfrozen) { /* frozen steps already land on the samples */
+    PetscReal dt;
+    PetscBool fixed;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
+    PetscCall(TSGetTimeStep(ts, &dt));
+    model->sample_dt = fixed ? dt : 0;
+    PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, model->t0, dt)));
+    PetscCall(TSSetApplicationContext(ts, model));
+    PetscCall(TSSetPostStep(ts, MbsSampleStep));
+  }
   PetscCall(MbsCheckCheckpointing_Private(ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
