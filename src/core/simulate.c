@@ -323,7 +323,7 @@ static PetscReal MbsStepOntoSample_Private(MbsModel model, PetscReal t, PetscRea
 {
   PetscReal tol    = MBS_SAMPLE_RTOL * (model->tf - model->t0);
   PetscInt  k      = MbsLowerBound(model->sample_t, model->nsample, t + tol);
-  PetscReal target = k < model->nsample ? model->sample_t[k] : model->tf;
+  PetscReal target = k < model->nsample ? PetscMin(model->sample_t[k], model->tf) : model->tf;
   PetscReal reach  = model->dt_max > 0 ? PetscMin(dt * (1 + 1e-3), PetscMax(dt, model->dt_max)) : dt * (1 + 1e-3);
 
   return target - t > tol && t + reach >= target ? target - t : dt;
