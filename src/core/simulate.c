@@ -260,15 +260,17 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
 }
 
 /*
-  PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones overrun its stack), and
-  its recomputed Runge-Kutta steps give first-same-as-last tableaus (tsit5) a wrong adjoint: both are refused.
+  PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones, and the extra steps that
+  end on measured samples between them, overrun its stack), and its recomputed Runge-Kutta steps give first-same-as-last
+  tableaus (tsit5) a wrong adjoint: all are refused.
 */
-static PetscErrorCode MbsCheckCheckpointing_Private(TS ts)
+static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
 {
   TSTrajectory trajectory;
   TSAdaptType  adapt_type;
   TSAdapt      adapt;
   PetscBool    stride, fixed, rk;
+  PetscReal    dt;
 
   PetscFunctionBeginUser;
   PetscCall(TSGetTrajectory(ts, &trajectory));
@@ -280,6 +282,13 @@ static PetscErrorCode MbsCheckCheckpointing_Private(TS ts)
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
   PetscCheck(!rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) recomputes Runge-Kutta steps, where PETSc 3.18's adjoint is wrong for tsit5; with -ts_type rk keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCheck(fixed, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) needs fixed steps (-ts_adapt_type none); with adaptive steps keep the trajectory in memory (drop -ts_trajectory_stride)");
+  PetscCall(TSGetTimeStep(ts, &dt));
+  for (PetscInt i = 0; i < model->nsample; i++) { /* a sample between the fixed steps adds a step there */
+    PetscReal k = (model->sample_t[i] - model->t0) / dt;
+
+    PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt,
+               (double)model->sample_t[i]);
+  }
   PetscFunctionReturn(0);
 }
 /* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
@@ -548,7 +557,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(TSSetApplicationContext(ts, model));
     PetscCall(TSSetPostStep(ts, MbsSampleStep));
   }
-  PetscCall(MbsCheckCheckpointing_Private(ts));
+  PetscCall(MbsCheckCheckpointing_Private(model, ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));

@@ -35,7 +35,7 @@ static PetscErrorCode MbsCostSetUp_Time(MbsCost cost, const char path[], const M
   ctx->first = MbsLowerBound(meas->t, meas->nsignal, model->t0 - tol);
   last       = MbsLowerBound(meas->t, meas->nsignal, model->tf + tol);
   ctx->m     = last - ctx->first;
-  PetscCheck(ctx->m >= 2, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s': /signal has %" PetscInt_FMT " sample(s) inside the simulated interval [%g, %g] s (-time_span); -cost time needs at least 2", path, ctx->m, (double)model->t0,
+  PetscCheck(ctx->m >= 2, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s': /signal has %" PetscInt_FMT " sample(s) inside the simulated interval [%.9g, %.9g] s (-time_span); -cost time needs at least 2", path, ctx->m, (double)model->t0,
              (double)model->tf);
   PetscCall(PetscFree2(ctx->w, ctx->step));
   PetscCall(PetscMalloc2(ctx->m, &ctx->w, ctx->m, &ctx->step));

@@ -8,8 +8,10 @@
   integrates it with the integrator's own rule (nodes and weights c_n of mbsid.h, MbsSignal: step points of a
   theta method, stages of a Runge-Kutta method), which is exactly dJ/dy_n of the discrete cost; the parameters
   enter through dF/dp of the implicit form (TSSetIJacobianP) or dg/dp of the explicit rate (TSSetRHSJacobianP,
-  Runge-Kutta). The trajectory is kept in memory by default; -ts_trajectory_type and its checkpointing options
-  are honoured.
+  Runge-Kutta). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
+  back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
+  and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
+  checkpointing options are honoured.
 
   PETSc 3.18's TSRK adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc
   3.21.4), which the tableaus 5dp, 5f and 5bs have: gradients refuse them and name the tableaus that work.
