@@ -546,6 +546,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
+  PetscCall(MbsCheckCheckpointing_Private(model, ts));
   if (model->nsample && !model->nfrozen) { /* frozen steps already land on the samples */
     PetscReal dt;
     PetscBool fixed;
@@ -557,7 +558,6 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(TSSetApplicationContext(ts, model));
     PetscCall(TSSetPostStep(ts, MbsSampleStep));
   }
-  PetscCall(MbsCheckCheckpointing_Private(model, ts));
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));
