@@ -10,7 +10,8 @@
   The output is recorded at every accepted step, and at the nodes of the integrator's own quadrature rule
   (mbsid.h, MbsSignal): the step points for theta methods, the stages for Runge-Kutta methods, which are what
   TSAdjoint integrates a cost with. Costs summed over these nodes are the exact discrete functions the adjoint
-  differentiates.
+  differentiates. When the model has sample times (a measured signal a cost compares with), every step sequence,
+  fixed or adaptive, lands on each of them: the output there is a step point, whatever the integrator.
 */
 #include "core/coreimpl.h"
 #include <petsctime.h>
@@ -259,15 +260,17 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
 }
 
 /*
-  PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones overrun its stack), and
-  its recomputed Runge-Kutta steps give first-same-as-last tableaus (tsit5) a wrong adjoint: both are refused.
+  PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones, and the extra steps that
+  end on measured samples between them, overrun its stack), and its recomputed Runge-Kutta steps give first-same-as-last
+  tableaus (tsit5) a wrong adjoint: all are refused.
 */
-static PetscErrorCode MbsCheckCheckpointing_Private(TS ts)
+static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
 {
   TSTrajectory trajectory;
   TSAdaptType  adapt_type;
   TSAdapt      adapt;
   PetscBool    stride, fixed, rk;
+  PetscReal    dt;
 
   PetscFunctionBeginUser;
   PetscCall(TSGetTrajectory(ts, &trajectory));
@@ -279,6 +282,13 @@ static PetscErrorCode MbsCheckCheckpointing_Private(TS ts)
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
   PetscCheck(!rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) recomputes Runge-Kutta steps, where PETSc 3.18's adjoint is wrong for tsit5; with -ts_type rk keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCheck(fixed, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) needs fixed steps (-ts_adapt_type none); with adaptive steps keep the trajectory in memory (drop -ts_trajectory_stride)");
+  PetscCall(TSGetTimeStep(ts, &dt));
+  for (PetscInt i = 0; i < model->nsample; i++) { /* a sample between the fixed steps adds a step there */
+    PetscReal k = (model->sample_t[i] - model->t0) / dt;
+
+    PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt,
+               (double)model->sample_t[i]);
+  }
   PetscFunctionReturn(0);
 }
 /* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
@@ -310,6 +320,35 @@ static PetscErrorCode MbsReplayStep(TS ts)
   PetscCall(TSGetApplicationContext(ts, &model));
   PetscCall(TSGetStepNumber(ts, &step));
   if (step + 1 < model->nfrozen) PetscCall(TSSetTimeStep(ts, model->frozen_t[step + 1] - model->frozen_t[step]));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The step from t to take instead of dt: one that ends on the next sample time (model->sample_t) or tf rather than pass
+  it; a step that would end within 0.1 % of it is stretched onto it (up to the model's step cap), so that no sliver of
+  a step follows.
+*/
+static PetscReal MbsStepOntoSample_Private(MbsModel model, PetscReal t, PetscReal dt)
+{
+  PetscReal tol    = MBS_SAMPLE_RTOL * (model->tf - model->t0);
+  PetscInt  k      = MbsLowerBound(model->sample_t, model->nsample, t + tol);
+  PetscReal target = k < model->nsample ? PetscMin(model->sample_t[k], model->tf) : model->tf;
+  PetscReal reach  = model->dt_max > 0 ? PetscMin(dt * (1 + 1e-3), PetscMax(dt, model->dt_max)) : dt * (1 + 1e-3);
+
+  return target - t > tol && t + reach >= target ? target - t : dt;
+}
+
+/* Steps onto the measured samples: the next step ends on the next one it would pass (the fixed step resumes after it) */
+static PetscErrorCode MbsSampleStep(TS ts)
+{
+  MbsModel  model;
+  PetscReal t, dt;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetApplicationContext(ts, &model));
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(TSGetTimeStep(ts, &dt));
+  PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, t, model->sample_dt > 0 ? model->sample_dt : dt)));
   PetscFunctionReturn(0);
 }
 
@@ -507,7 +546,18 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
-  PetscCall(MbsCheckCheckpointing_Private(ts));
+  PetscCall(MbsCheckCheckpointing_Private(model, ts));
+  if (model->nsample && !model->nfrozen) { /* frozen steps already land on the samples */
+    PetscReal dt;
+    PetscBool fixed;
+
+    PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
+    PetscCall(TSGetTimeStep(ts, &dt));
+    model->sample_dt = fixed ? dt : 0;
+    PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, model->t0, dt)));
+    PetscCall(TSSetApplicationContext(ts, model));
+    PetscCall(TSSetPostStep(ts, MbsSampleStep));
+  }
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));

@@ -3,7 +3,7 @@
   type is one file and one MbsCostRegister line:
 
     spectrum  J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2 over a band or engine orders (cost_spectrum.c)
-    time      J = int (y - y_meas)^2 dt (cost_time.c)
+    time      J = sum_i w_i (y(t_i) - y_i)^2 over the measured samples, w_i their trapezoid weights (cost_time.c)
 */
 #include "costs/costimpl.h"
 
@@ -110,12 +110,26 @@ PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal 
 }
 
 /*@C
-  MbsCostDensity - r'(t, y) with dJ/dy_n = c_n r'(t_n, y_n) for the signal of the last MbsCostEvaluate(). Not collective.
+  MbsCostDensity - r'(t, y) with dJ/dy_n = c_n r'(t_n, y_n) for the signal of the last MbsCostEvaluate(); 0 for a
+  cost on step points (MbsCostStepPoint()). Not collective.
 @*/
 PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, PetscReal y, PetscReal *drdy)
 {
   PetscFunctionBeginUser;
-  PetscCall(cost->ops.density(cost, t, y, drdy));
+  *drdy = 0;
+  if (cost->ops.density) PetscCall(cost->ops.density(cost, t, y, drdy));
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostStepPoint - dJ/dy_n at step point n (time t_n) of the signal of the last MbsCostEvaluate(), beyond what the
+  density gives; 0 for an integral cost. Not collective.
+*/
+PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, PetscReal *dJdy)
+{
+  PetscFunctionBeginUser;
+  *dJdy = 0;
+  if (cost->ops.step_point) PetscCall(cost->ops.step_point(cost, n, t, dJdy));
   PetscFunctionReturn(0);
 }
 

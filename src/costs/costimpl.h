@@ -4,9 +4,12 @@
 #include "core/coreimpl.h"
 
 /*
-  What a cost implements. The discrete cost J depends on the output samples y_n only, and its derivative is
-  dJ/dy_n = c_n r'(t_n, y_n), c_n the sample's quadrature weight and r' the cost's adjoint density: the
-  adjoint solve integrates r' with the integrator's own rule, so the gradient is exact for the discrete J.
+  What a cost implements. The discrete cost J depends on the output y_n at the nodes of the signal only, in one of
+  two ways. An integral cost (spectrum) has dJ/dy_n = c_n r'(t_n, y_n) on the integrator's quadrature nodes, c_n
+  their weights and r' the cost's adjoint density: the adjoint solve integrates r' with the integrator's own rule. A
+  cost on measured samples (time) reads y at step points only, which the integrator lands on (MbsModelSetSampleTimes),
+  and gives dJ/dy_n there: the adjoint solve adds it to dJ/dU_n at that step. Either way the gradient is exact for
+  the discrete J.
 */
 #define MBS_COST_SLOTS 2 /* recorded comparisons: 0 initial, 1 identified */
 typedef struct {
@@ -16,8 +19,10 @@ typedef struct {
   PetscErrorCode (*set_up)(MbsCost, const char[], const MbsMeasurement *);
   /* J of a simulated signal; keeps what the adjoint density needs */
   PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
-  /* r'(t, y) after evaluate */
+  /* r'(t, y) after evaluate; NULL for a cost on step points */
   PetscErrorCode (*density)(MbsCost, PetscReal, PetscReal, PetscReal *);
+  /* dJ/dy_n at step point n (time t_n) of the signal of the last evaluate; NULL for an integral cost */
+  PetscErrorCode (*step_point)(MbsCost, PetscInt, PetscReal, PetscReal *);
   /* after evaluate: J = sum_i w_i r_i^2 as m residuals r_i with weights w_i, and how each residual moves with the
      measured values d_l that carry the noise, r_i += dr_dd[2i] dd_{data[2i]} + dr_dd[2i+1] dd_{data[2i+1]} (two
      values at most: an interpolation between samples; an unused entry has weight 0). ndata bounds the indices.
@@ -42,4 +47,5 @@ struct _p_MbsCost {
 PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);

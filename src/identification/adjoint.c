@@ -8,8 +8,10 @@
   integrates it with the integrator's own rule (nodes and weights c_n of mbsid.h, MbsSignal: step points of a
   theta method, stages of a Runge-Kutta method), which is exactly dJ/dy_n of the discrete cost; the parameters
   enter through dF/dp of the implicit form (TSSetIJacobianP) or dg/dp of the explicit rate (TSSetRHSJacobianP,
-  Runge-Kutta). The trajectory is kept in memory by default; -ts_trajectory_type and its checkpointing options
-  are honoured.
+  Runge-Kutta). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
+  back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
+  and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
+  checkpointing options are honoured.
 
   PETSc 3.18's TSRK adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc
   3.21.4), which the tableaus 5dp, 5f and 5bs have: gradients refuse them and name the tableaus that work.
@@ -112,14 +114,28 @@ static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A
   PetscFunctionReturn(0);
 }
 
-/* The backward sweep of a long run-up takes minutes without a word otherwise */
-static PetscErrorCode MbsAdjointProgress(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
+/*
+  Before the adjoint step back from step point n, lambda is dJ/dU_n of the terms after it: a term of J at this step
+  point adds its own derivative there. The backward sweep of a long run-up takes minutes without a word otherwise: a
+  progress line.
+*/
+static PetscErrorCode MbsAdjointMonitor(TS ts, PetscInt step, PetscReal t, Vec U, PetscInt ncost, Vec *lambda, Vec *mu, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   PetscReal          t0 = adj->model->t0, tf = adj->model->tf;
   PetscBool          due;
 
   PetscFunctionBeginUser;
+  if (adj->integral->step_point) {
+    const PetscScalar *u;
+    PetscScalar       *l;
+
+    PetscCall(VecGetArrayRead(U, &u));
+    PetscCall(VecGetArray(lambda[0], &l));
+    PetscCall(adj->integral->step_point(adj->model, step, t, u, l, adj->integral->ctx));
+    PetscCall(VecRestoreArray(lambda[0], &l));
+    PetscCall(VecRestoreArrayRead(U, &u));
+  }
   PetscCall(MbsProgressDue(&adj->last_progress, &due));
   if (due) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  adjoint %s: t = %g s of [%g, %g] (%.0f %% done), step %" PetscInt_FMT "\n", adj->model->type, (double)t, (double)t0, (double)tf, (double)(100 * (tf - t) / (tf - t0)), step));
   PetscFunctionReturn(0);
@@ -151,6 +167,7 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
     if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
     else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   }
+  if (!adj->integral->integrand) PetscFunctionReturn(0); /* a cost on step points only: no quadrature */
   PetscCall(TSCreateQuadratureTS(ts, adj->integral->forward, &quadts));
   if (adj->integral->ncomp > 1) { /* PETSc sizes the quadrature by the number of cost gradients, 1 without */
     Vec Q;
@@ -268,7 +285,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     }
     PetscCall(TSSetCostGradients(o->ts, 1, &lambda, &mu));
     PetscCall(PetscTime(&adj->last_progress));
-    PetscCall(TSAdjointMonitorSet(o->ts, MbsAdjointProgress, adj, NULL));
+    PetscCall(TSAdjointMonitorSet(o->ts, MbsAdjointMonitor, adj, NULL));
     /* measured: a forward solve with a lagged Jacobian leaves the adjoint solves a stale factorisation, and the
        gradient comes out wrong by orders of magnitude (a lagged forward solve alone is fine) */
     PetscCall(TSGetSNES(o->ts, &snes));
@@ -307,8 +324,9 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
 }
 
 typedef struct {
-  MbsCost   cost;
-  PetscReal J;
+  MbsCost    cost;
+  PetscReal  J;
+  PetscReal *dydu; /* n */
 } MbsCostIntegral;
 
 /* The cost's density needs the forward signal before the adjoint sweep: J is evaluated there */
@@ -336,6 +354,21 @@ static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const
   PetscFunctionReturn(0);
 }
 
+/* dJ/dU_n += dJ/dy_n dy/dU_n at a step point the cost reads */
+static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], PetscReal dJdu[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+  PetscReal        y, dJdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostStepPoint(c->cost, step, t, &dJdy));
+  if (dJdy == 0) PetscFunctionReturn(0);
+  PetscCall(PetscArrayzero(c->dydu, model->n));
+  PetscCall(MbsModelOutput(model, t, u, &y, c->dydu));
+  for (PetscInt i = 0; i < model->n; i++) dJdu[i] += dJdy * c->dydu[i];
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
   id[0..nid-1] by one adjoint solve. A failed forward integration is not an error: *ok is PETSC_FALSE, J is
@@ -343,11 +376,12 @@ static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const
 @*/
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
-  MbsCostIntegral c        = {cost, PETSC_INFINITY};
-  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, MbsCostDensityIntegrand, NULL, MbsCostPrepare, &c};
+  MbsCostIntegral c        = {cost, PETSC_INFINITY, NULL};
+  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, cost->ops.density ? MbsCostDensityIntegrand : NULL, NULL, MbsCostPrepare, &c, cost->ops.step_point ? MbsCostStepPointDerivative : NULL};
 
   PetscFunctionBeginUser;
-  PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
+  PetscCall(PetscMalloc1(model->n, &c.dydu));
+  MbsCallCleanup(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok), PetscFree(c.dydu));
   *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);
 }

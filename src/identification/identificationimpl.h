@@ -4,8 +4,8 @@
 #include "costs/costimpl.h"
 
 /*
-  An integral cost J = int r(t, U) dt + w(U(tf)) of a model's state, integrated with the integrator's own rule and
-  differentiated by one discrete adjoint solve (adjoint.c). r may have several components when no gradient is asked
+  An integral cost J = int r(t, U) dt + w(U(tf)) (+ terms at step points) of a model's state, integrated with the
+  integrator's own rule and differentiated by one discrete adjoint solve (adjoint.c). r may have several components when no gradient is asked
   (e.g. a Fisher matrix); the first is the cost.
 */
 typedef struct {
@@ -19,6 +19,8 @@ typedef struct {
   /* sees the forward signal before the adjoint solve; may be NULL */
   PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *);
   void *ctx;
+  /* adds to dJ/dU (n) the derivative of a term of J at step point step (time t, state U); NULL: none */
+  PetscErrorCode (*step_point)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
 } MbsIntegralCost;
 
 PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);

@@ -63,6 +63,7 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
+    exp->steps = PetscMax(exp->steps, exp->model->nsample + 1); /* the steps end on every sample a cost reads */
   } else if (exp == &obj->exp[0]) {
     PetscReal timeout;
 

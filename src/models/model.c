@@ -72,6 +72,8 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscFree2(model->form_work, model->form_pivots));
   PetscCall(PetscFree(model->frozen_t));
+  PetscCall(PetscFree(model->sample_t));
+  model->nsample = 0;
   PetscCall(MbsModelClearInput(model));
   PetscCall(PetscMemzero(&model->design, sizeof(model->design)));
   model->nfrozen      = 0;
@@ -217,6 +219,22 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(model->ops.set_from_options(model, PetscOptionsObject));
     MbsOptionsEnd();
   }
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelSetSampleTimes - The times (increasing, inside the simulated interval) every later solve steps onto, so that
+  the output there is a state of the integrator and not an interpolation between its steps; n = 0 drops them. Not
+  collective.
+*/
+PetscErrorCode MbsModelSetSampleTimes(MbsModel model, PetscInt n, const PetscReal t[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(model->sample_t));
+  model->nsample = n;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(n, &model->sample_t));
+  PetscCall(PetscArraycpy(model->sample_t, t, n));
   PetscFunctionReturn(0);
 }
 

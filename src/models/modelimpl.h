@@ -63,6 +63,9 @@ typedef struct {
   PetscReal   grid[6]; /* E_RMS grid: lo, hi, count per parameter */
 } MbsDesignSpec;
 
+/* a step point within this fraction of the time span of a sample time is that sample */
+#define MBS_SAMPLE_RTOL 1e-9
+
 struct _p_MbsModel {
   MPI_Comm                comm;
   char                    type[64];
@@ -87,15 +90,20 @@ struct _p_MbsModel {
   PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
-  PetscBool     freeze_steps;
-  PetscInt      nfrozen;
-  PetscReal    *frozen_t;
+  PetscBool  freeze_steps;
+  PetscInt   nfrozen;
+  PetscReal *frozen_t;
+  /* measured sample times inside (t0, tf) that every step sequence lands on (a cost compares there; simulate.c), and the
+     fixed step between them (0: adaptive steps), set by each solve */
+  PetscInt      nsample;
+  PetscReal    *sample_t, sample_dt;
   MbsInput      input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
   MbsDesignSpec design; /* set by the models that have an input design problem */
   MbsModelOps   ops;
   void         *data;
 };
 
+PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
