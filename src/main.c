@@ -46,6 +46,7 @@ static PetscErrorCode MbsMain(int argc, char **argv)
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsHasHelp(NULL, &has_help));
+  PetscCall(MbsOptionsFilesDeclare(PETSC_COMM_WORLD, argc, argv));
   if (argc > 1 && argv[1][0] != '-') PetscCall(MbsCommandRun(PETSC_COMM_WORLD, argv[1]));
   else {
     PetscCall(MbsCommandView(PETSC_COMM_WORLD));

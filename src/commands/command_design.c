@@ -273,7 +273,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   PetscCall(MbsDesignErrorSettingsDefault(d, &settings));
   MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
-  PetscCall(PetscOptionsString("-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", "", csv, csv, sizeof(csv), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", csv, sizeof(csv)));
   max_it = d->base->design.max_it;
   PetscCall(PetscOptionsInt("-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", "", max_it, &max_it, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));

@@ -355,12 +355,6 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(MbsScanCreate(obj, &ctx->scan));
   if (ctx->scan) PetscCall(MbsObjectiveSetIdleWork(obj, MbsScanWorkAhead, ctx->scan)); /* ranks without an experiment scan meanwhile */
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
-  {
-    PetscBool same;
-
-    PetscCall(PetscStrcmp(output, ctx->ck->path, &same));
-    PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o and the checkpoint (-checkpoint or -restart) both name '%s': the result would replace the checkpoint", output);
-  }
   PetscCall(TaoCreate(PETSC_COMM_SELF, &ctx->tao));
   tao = ctx->tao;
   PetscCall(TaoSetType(tao, TAOBQNKLS));

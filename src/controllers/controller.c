@@ -112,6 +112,7 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c)
   MbsOptionsBegin(c->comm, NULL, "Black-box controller", "controller");
   PetscCall(PetscOptionsString("-controller", "Built-in controller (pid pid_switch integrator1 integrator2 integrator3 derivative1 derivative2) or path of a shared library", "", source, source, sizeof(source), NULL));
   PetscCall(PetscOptionsString("-controller_symbol", "Prefix of the library's entry function <prefix>_controller", "", prefix, prefix, sizeof(prefix), NULL));
+  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, "-controller", source, PETSC_FALSE, NULL));
   PetscCall(MbsControllerLoad(c, source, prefix));
   for (int i = 0; i < c->plugin->nparams; i++) {
     char value[64];

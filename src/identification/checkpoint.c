@@ -297,6 +297,7 @@ PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-checkpoint", "Checkpoint file (HDF5), rewritten after every iteration and on SIGTERM/SIGUSR1/SIGINT (default: the -restart file, else none)", ck->path, sizeof(ck->path)));
   write_set = (PetscBool)(ck->path[0] != 0);
   PetscCall(PetscOptionsString("-restart", "Continue the identification saved in this checkpoint file (default: start afresh)", "", ck->restart, ck->restart, sizeof(ck->restart), NULL));
+  PetscCall(MbsFileDeclare(obj->comm, "-restart", ck->restart, PETSC_FALSE, "-checkpoint")); /* a checkpoint may be rewritten in place of its restart file */
   MbsOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) PetscFunctionReturn(0);
