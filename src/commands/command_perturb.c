@@ -233,7 +233,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   MbsModel       model;
   MbsPerturbRun *run, *reference;
   MbsPlantType   plant     = MBS_PLANT_MODEL;
-  PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES];
+  PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES] = {0};
   PetscInt       noutput_times              = MBS_MAX_PERTURB_TIMES;
   char           output[PETSC_MAX_PATH_LEN] = "perturb.h5";
   PetscBool      help, view_system = PETSC_FALSE, same, times_set, output_times_set;
@@ -268,7 +268,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCall(PetscOptionsInt("-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", "", run->settings.substeps, &run->settings.substeps, NULL));
   PetscCall(PetscOptionsBool("-perturb_separate", "PID: each perturbation after its own flat step of dt_j (the protocol of separate simulations)", "", run->settings.separate, &run->settings.separate, NULL));
   PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controller", "", run->times, &run->ntimes, &times_set));
-  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u", "", output_times, &noutput_times, &output_times_set));
+  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u (default: none)", "", output_times, &noutput_times, &output_times_set));
   PetscCall(PetscOptionsBool("-perturb_view_system", "PID: print the system (49) of each estimate", "", view_system, &view_system, NULL));
   MbsOptionsEnd();
   if (!times_set) run->ntimes = 1; /* t0 */
