@@ -19,7 +19,7 @@ edit() { /usr/bin/python3 "$tests/edit_h5.py" "$checkpoint" "$1" "${@:2}" > /dev
 edit ${tag}_model.h5 attr model bushing2
 edit ${tag}_J0.h5 set "/checkpoint/J0[0]" 1e-3
 edit ${tag}_path.h5 set_log "/evaluations/x[0]" 1.5
-edit ${tag}_gradient.h5 set "/evaluations/gradient[0]" 0.5
+edit ${tag}_gradient.h5 set "/evaluations/gradient[-1]" 0.5 # the last: replayed, TAO would leave the path unseen
 edit ${tag}_fingerprint.h5 attr fingerprint_options "-p_cf"
 head -c 2000 "$checkpoint" > ${tag}_truncated.h5
 
