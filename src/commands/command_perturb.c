@@ -74,7 +74,8 @@ static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant,
     reason = signal.reason;
     t_end  = signal.t_end;
     PetscCall(MbsSignalDestroy(&signal));
-    PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s)", model->type, (double)t_end, TSConvergedReasons[reason]);
+    PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s); the controller's last output was u = %g at t = %g s", model->type, (double)t_end, TSConvergedReasons[reason],
+               (double)run->u[run->nsample - 1], (double)run->t[run->nsample - 1]);
   } else {
     PetscInt samples = (PetscInt)PetscFloorReal((model->tf - model->t0) / run->dt_sample * (1 + 1e-12));
 
