@@ -363,6 +363,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     PetscCall(MbsIdentifyTaoHelp_Private(tao));
     PetscFunctionReturn(0);
   }
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscMalloc4(obj->nid, &ctx->p0, obj->nid, &ctx->p, obj->nid, &ctx->g, obj->nid, &ctx->x));
   PetscCall(MbsObjectiveGetValues(obj, ctx->p0));

@@ -367,6 +367,7 @@ static PetscErrorCode MbsImportRun_Private(MPI_Comm comm, MbsImportCommand *ic)
   PetscCall(MbsImportSetFromOptions_Private(comm, im, &help));
   if (help) PetscFunctionReturn(0);
   PetscCall(MbsImportLabel_Private(comm, im, meas));
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsCsvRead(im->csv, im->decimal_comma, csv));
   PetscCall(MbsImportTable_Private(im, csv, meas));
   PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im->kind], im->csv));

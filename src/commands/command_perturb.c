@@ -289,6 +289,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCheck(run->settings.dy > 0 && run->settings.dy < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "-perturb_dy must be positive, got %g", (double)run->settings.dy);
   PetscCall(MbsPerturbCheckTimes_Private(model, "-perturb_times", run->dt_sample, run->ntimes, run->times));
   PetscCall(MbsPerturbCheckTimes_Private(model, "-print_output_times", run->dt_sample, noutput_times, output_times));
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
   PetscCall(MbsControllerView(run->controller, PETSC_VIEWER_STDOUT_(comm)));
   if (plant == MBS_PLANT_MODEL)

@@ -305,6 +305,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
     PetscCall(MbsSimulateHelp(model));
     PetscFunctionReturn(0);
   }
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &sim->meas)); /* a bad file fails before the work */
 

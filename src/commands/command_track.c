@@ -195,6 +195,7 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
   PetscCheck(raw->nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
   PetscCall(MbsFourierOptionsRead(raw->t[0], raw->t[raw->nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
   PetscCheck(!opts->speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
   if (source == MBS_SPEED_SOURCE_TACHO) {
     MbsMeasurement *pulses = &tc->pulses;

@@ -246,6 +246,60 @@ PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm comm, int argc, char **argv)
 }
 
 /*
+  An option that nothing read is most likely misspelt: with -unused_options_error it fails the run. mbsid reads its
+  own options before any work, so a command checks them before its first solve (and before writing anything); the
+  options of PETSc's solvers are read when a solve sets its solver up, and are checked at the end. An option counts
+  as used when any rank used it: a rank without an experiment of its own never reads the integrator's options.
+*/
+static PetscBool MbsIsSolverOption_Private(const char name[])
+{
+  const char *solvers[] = {"ts_", "snes_", "ksp_", "pc_", "tao_", "mat_", "vec_", "pep_", "eps_", "st_", "bv_", "ds_", "rg_", "fn_", "log_", "malloc", "options_", "viewer", "draw", "info"};
+  const char *rest      = strchr(name, '_');
+
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(solvers); k++) /* also under an experiment's prefix: -a_ts_rtol */
+    if (!strncmp(name, solvers[k], strlen(solvers[k])) || (rest && !strncmp(rest + 1, solvers[k], strlen(solvers[k])))) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/*@C
+  MbsOptionsCheckUnused - With -unused_options_error, fails when an option was given but not used: before the first
+  solve (solvers_set_up false) mbsid's own options, at the end every option. Collective on PETSC_COMM_WORLD (comm
+  must span it).
+@*/
+PetscErrorCode MbsOptionsCheckUnused(MPI_Comm comm, PetscBool solvers_set_up)
+{
+  PetscBool   error = PETSC_FALSE;
+  PetscInt    n, unused = 0;
+  char      **names, **values;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  MbsOptionsBegin(comm, NULL, "Option checking", "mbsid");
+  PetscCall(PetscOptionsBool("-unused_options_error", "Fail when an option was given but never used (misspelt)", "", error, &error, NULL));
+  MbsOptionsEnd();
+  if (!error) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values)); /* every rank has the same options; rank 0's candidates are asked round */
+  PetscCallMPI(MPI_Bcast(&n, 1, MPIU_INT, 0, comm));
+  for (PetscInt i = 0; i < n; i++) {
+    char      name[256] = "";
+    PetscBool used      = PETSC_FALSE, used_anywhere;
+
+    if (rank == 0) PetscCall(PetscStrncpy(name, names[i], sizeof(name)));
+    PetscCallMPI(MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, comm));
+    if (!solvers_set_up && MbsIsSolverOption_Private(name)) continue;
+    if (rank) PetscCall(PetscOptionsUsed(NULL, name, &used));
+    PetscCall(MPIU_Allreduce(&used, &used_anywhere, 1, MPIU_BOOL, MPI_LOR, comm));
+    if (used_anywhere) continue;
+    PetscCall(PetscPrintf(comm, "Unused option -%s %s\n", name, rank == 0 && values[i] ? values[i] : ""));
+    unused++;
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscCheck(unused == 0, comm, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " option(s) were given but not used; check their spelling%s", unused, solvers_set_up ? "" : " (found before the first solve: nothing was computed or written)");
+  PetscFunctionReturn(0);
+}
+
+/*
   -help of a PETSc solver prints the options of every object inside it, each nested solver again under its own prefix
   (TAO's quasi-Newton matrix alone brings hundreds of KSP, PC and viewer lines), in blocks nested without an end
   marker. A command mutes that while it sets a solver up for -help, and lists the solver options it honours itself.
