@@ -296,7 +296,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
 {
   char      value_unit[32] = "", time_unit[32] = "s", speed_unit[32] = "rpm", phase_unit[32] = "rad", angle_unit[32] = "rad";
   PetscInt  ncolumns = 64, nphase = 64, norders = 64;
-  PetscBool kind_set, same;
+  PetscBool kind_set;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(im->output, "imported.h5", sizeof(im->output)));
@@ -326,8 +326,6 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
 
   PetscCheck(im->csv[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import needs the table: -csv FILE");
   PetscCheck(kind_set, comm, PETSC_ERR_ARG_WRONG, "mbsid import needs -kind: signal, orders, spectrum, tacho or speed_profile");
-  PetscCall(PetscStrcmp(im->csv, im->output, &same));
-  PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o %s would replace the CSV file it imports; name another result file", im->output);
   PetscCall(MbsUnitFind_Private(MbsTimeUnits, "-time_units", time_unit, &im->time_unit));
   PetscCall(MbsUnitFind_Private(MbsSpeedUnits, "-speed_units", speed_unit, &im->speed_unit));
   PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-phase_units", phase_unit, &im->phase_unit));
