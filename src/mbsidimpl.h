@@ -12,6 +12,10 @@
 
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
+PETSC_INTERN PetscErrorCode MbsOptionsInputFile(PetscOptionItems *, const char[], const char[], const char[], char[], size_t, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsFileDeclare(MPI_Comm, const char[], const char[], PetscBool, const char[]);
+PETSC_EXTERN PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm, int, char **);
+PETSC_EXTERN PetscErrorCode MbsOptionsCheckUnused(MPI_Comm, PetscBool);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);

@@ -8,6 +8,8 @@
       the closed-loop eigenvalues (with and without the integral coordinate) and the open loop's equal the roots of
       the characteristic polynomials m l^3 + (c + Kd) l^2 + (k + Kp) l + Ki, m l^2 + (c + Kd) l + (k + Kp) and
       m l^2 + c l + k (numpy.roots), with the gains the file reports
+  --samples N --sample-dt dt (gains): the controller was sampled N times, at exactly t_n = n dt (n = 0..N-1, in
+      double precision), with and without perturbations
 """
 import argparse
 import sys
@@ -38,6 +40,15 @@ def check_gains(f, args, faults):
             faults.append("signal/%s differs from reference/%s" % (name, name))
     if np.ptp(g["signal/u"][()]) == 0:
         faults.append("the controller output never changes: nothing was compared")
+    if args.samples:
+        t, want = g["signal/t"][()], np.arange(args.samples) * args.sample_dt
+        if t.shape != want.shape:
+            faults.append("%d samples, want %d" % (len(t), args.samples))
+        elif not np.array_equal(t, want):
+            n = int(np.argmax(t != want))
+            faults.append("sample %d at t = %.17g s, want %.17g s = %d x %g s" % (n, t[n], want[n], n, args.sample_dt))
+        else:
+            print("%d samples at exactly n x %g s, the last at %.17g s" % (len(t), args.sample_dt, t[-1]))
     print("%d estimates checked against %s; signal and reference equal bit for bit over %d samples" % (len(times), args.truth, len(g["signal/u"])))
 
 
@@ -72,6 +83,8 @@ def main():
     parser.add_argument("--zero-times", default="")
     parser.add_argument("--plant", default="1,1,100")
     parser.add_argument("--rtol", type=float, default=1e-9)
+    parser.add_argument("--samples", type=int, default=0)
+    parser.add_argument("--sample-dt", type=float, default=0.0)
     args = parser.parse_args()
     faults = []
     with h5py.File(args.file, "r") as f:

@@ -18,7 +18,8 @@ mpiexec -n "$np" "$mbsid" "${base[@]}" -checkpoint "$checkpoint" -o ${tag}_resul
 edit() { /usr/bin/python3 "$tests/edit_h5.py" "$checkpoint" "$1" "${@:2}" > /dev/null || fail "edit_h5.py $*"; }
 edit ${tag}_model.h5 attr model bushing2
 edit ${tag}_J0.h5 set "/checkpoint/J0[0]" 1e-3
-edit ${tag}_path.h5 set "/evaluations/x[0]" 1.5
+edit ${tag}_path.h5 set_log "/evaluations/x[0]" 1.5
+edit ${tag}_gradient.h5 set "/evaluations/gradient[-1]" 0.5 # the last: replayed, TAO would leave the path unseen
 edit ${tag}_fingerprint.h5 attr fingerprint_options "-p_cf"
 head -c 2000 "$checkpoint" > ${tag}_truncated.h5
 
@@ -31,6 +32,7 @@ cases=(
   "start cost|-restart ${tag}_J0.h5|J at the start is 0.001 there, [0-9.e-]+ in this run"
   "damaged fingerprint|-restart ${tag}_fingerprint.h5|option -p_cf: the checkpoint has , this run 8.5"
   "path|-restart ${tag}_path.h5|left its path at evaluation 0: TAO asks for x\[0\] = 1, the checkpoint has 1.5"
+  "edited log|-restart ${tag}_gradient.h5|the log /evaluations does not match its checksum \(log_checksum [0-9a-f]{16}, the log gives [0-9a-f]{16}\): the file was edited or damaged"
   "not a checkpoint|-restart ${tag}_result.h5|is not an identification checkpoint \(no attribute checkpoint_format\)"
   "missing|-restart ${tag}_missing.h5|Cannot open the checkpoint '${tag}_missing.h5' \(-restart\)"
   "truncated|-restart ${tag}_truncated.h5|Cannot open the checkpoint '${tag}_truncated.h5' \(-restart\): missing, unreadable or not HDF5"

@@ -273,7 +273,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   PetscCall(MbsDesignErrorSettingsDefault(d, &settings));
   MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
-  PetscCall(PetscOptionsString("-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", "", csv, csv, sizeof(csv), NULL));
+  PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", csv, sizeof(csv)));
   max_it = d->base->design.max_it;
   PetscCall(PetscOptionsInt("-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", "", max_it, &max_it, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));
@@ -292,6 +292,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   }
   PetscCheck(max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_max_it must be >= 0, got %" PetscInt_FMT, max_it);
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_gradcheck_step must lie in (0, 0.1), got %g", (double)step);
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(d->base, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscPrintf(comm, "Design of %s: b = (", d->base->type));
   for (PetscInt j = 0; j < d->nb; j++) PetscCall(PetscPrintf(comm, "%s%s", j ? ", " : "", d->base->param_info[d->b[j]].name));

@@ -86,6 +86,7 @@ static PetscErrorCode MbsEigenRun_Private(MPI_Comm comm, MbsEigenCommand *ec)
     PetscCall(MbsControllerSetFromOptions(controller));
   }
   if (help) PetscFunctionReturn(0);
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(MbsEigenCompute(model, NULL, result));
   PetscCall(PetscPrintf(comm, "Modes of the linearisation of %s (%" PetscInt_FMT " coordinates):\n", model->type, result->nq));

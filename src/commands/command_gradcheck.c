@@ -81,6 +81,7 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
   PetscCall(MbsObjectiveCreate(comm, &gc->obj, &help));
   obj = gc->obj;
   if (help) PetscFunctionReturn(0);
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscMalloc6(obj->nid, &gc->x, obj->nid, &gc->grad, obj->nid, &gc->fd, obj->nid, &gc->step_scale, obj->nid, &gc->error, obj->nid, &gc->uncertainty));
   x           = gc->x;

@@ -355,12 +355,6 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(MbsScanCreate(obj, &ctx->scan));
   if (ctx->scan) PetscCall(MbsObjectiveSetIdleWork(obj, MbsScanWorkAhead, ctx->scan)); /* ranks without an experiment scan meanwhile */
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
-  {
-    PetscBool same;
-
-    PetscCall(PetscStrcmp(output, ctx->ck->path, &same));
-    PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o and the checkpoint (-checkpoint or -restart) both name '%s': the result would replace the checkpoint", output);
-  }
   PetscCall(TaoCreate(PETSC_COMM_SELF, &ctx->tao));
   tao = ctx->tao;
   PetscCall(TaoSetType(tao, TAOBQNKLS));
@@ -369,6 +363,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     PetscCall(MbsIdentifyTaoHelp_Private(tao));
     PetscFunctionReturn(0);
   }
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscMalloc4(obj->nid, &ctx->p0, obj->nid, &ctx->p, obj->nid, &ctx->g, obj->nid, &ctx->x));
   PetscCall(MbsObjectiveGetValues(obj, ctx->p0));

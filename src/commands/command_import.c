@@ -296,13 +296,13 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
 {
   char      value_unit[32] = "", time_unit[32] = "s", speed_unit[32] = "rpm", phase_unit[32] = "rad", angle_unit[32] = "rad";
   PetscInt  ncolumns = 64, nphase = 64, norders = 64;
-  PetscBool kind_set, same;
+  PetscBool kind_set;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(im->output, "imported.h5", sizeof(im->output)));
   im->domain = MBS_ORDER_DOMAIN_ANGLE;
   MbsOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
-  PetscCall(PetscOptionsString("-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, im->csv, sizeof(im->csv), NULL));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, sizeof(im->csv), NULL));
   PetscCall(PetscOptionsEnum("-kind", "What the table holds (README, \"Your own measurements\")", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
   PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
   PetscCall(PetscOptionsString("-units", "Unit of the values (signal, amplitudes): rad, mrad, urad, deg, m, mm, um, rad/s, deg/s, m/s, mm/s, rad/s^2, m/s^2", "", value_unit, value_unit, sizeof(value_unit), NULL));
@@ -326,8 +326,6 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
 
   PetscCheck(im->csv[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import needs the table: -csv FILE");
   PetscCheck(kind_set, comm, PETSC_ERR_ARG_WRONG, "mbsid import needs -kind: signal, orders, spectrum, tacho or speed_profile");
-  PetscCall(PetscStrcmp(im->csv, im->output, &same));
-  PetscCheck(!same, comm, PETSC_ERR_ARG_WRONG, "-o %s would replace the CSV file it imports; name another result file", im->output);
   PetscCall(MbsUnitFind_Private(MbsTimeUnits, "-time_units", time_unit, &im->time_unit));
   PetscCall(MbsUnitFind_Private(MbsSpeedUnits, "-speed_units", speed_unit, &im->speed_unit));
   PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-phase_units", phase_unit, &im->phase_unit));
@@ -367,6 +365,7 @@ static PetscErrorCode MbsImportRun_Private(MPI_Comm comm, MbsImportCommand *ic)
   PetscCall(MbsImportSetFromOptions_Private(comm, im, &help));
   if (help) PetscFunctionReturn(0);
   PetscCall(MbsImportLabel_Private(comm, im, meas));
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsCsvRead(im->csv, im->decimal_comma, csv));
   PetscCall(MbsImportTable_Private(im, csv, meas));
   PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im->kind], im->csv));

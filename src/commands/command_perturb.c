@@ -74,7 +74,8 @@ static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant,
     reason = signal.reason;
     t_end  = signal.t_end;
     PetscCall(MbsSignalDestroy(&signal));
-    PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s)", model->type, (double)t_end, TSConvergedReasons[reason]);
+    PetscCheck(reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The closed-loop simulation of %s failed at t = %g s (%s); the controller's last output was u = %g at t = %g s", model->type, (double)t_end, TSConvergedReasons[reason],
+               (double)run->u[run->nsample - 1], (double)run->t[run->nsample - 1]);
   } else {
     PetscInt samples = (PetscInt)PetscFloorReal((model->tf - model->t0) / run->dt_sample * (1 + 1e-12));
 
@@ -233,7 +234,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   MbsModel       model;
   MbsPerturbRun *run, *reference;
   MbsPlantType   plant     = MBS_PLANT_MODEL;
-  PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES];
+  PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES] = {0};
   PetscInt       noutput_times              = MBS_MAX_PERTURB_TIMES;
   char           output[PETSC_MAX_PATH_LEN] = "perturb.h5";
   PetscBool      help, view_system = PETSC_FALSE, same, times_set, output_times_set;
@@ -268,7 +269,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCall(PetscOptionsInt("-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", "", run->settings.substeps, &run->settings.substeps, NULL));
   PetscCall(PetscOptionsBool("-perturb_separate", "PID: each perturbation after its own flat step of dt_j (the protocol of separate simulations)", "", run->settings.separate, &run->settings.separate, NULL));
   PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controller", "", run->times, &run->ntimes, &times_set));
-  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u", "", output_times, &noutput_times, &output_times_set));
+  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u (default: none)", "", output_times, &noutput_times, &output_times_set));
   PetscCall(PetscOptionsBool("-perturb_view_system", "PID: print the system (49) of each estimate", "", view_system, &view_system, NULL));
   MbsOptionsEnd();
   if (!times_set) run->ntimes = 1; /* t0 */
@@ -288,6 +289,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCheck(run->settings.dy > 0 && run->settings.dy < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "-perturb_dy must be positive, got %g", (double)run->settings.dy);
   PetscCall(MbsPerturbCheckTimes_Private(model, "-perturb_times", run->dt_sample, run->ntimes, run->times));
   PetscCall(MbsPerturbCheckTimes_Private(model, "-print_output_times", run->dt_sample, noutput_times, output_times));
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
   PetscCall(MbsControllerView(run->controller, PETSC_VIEWER_STDOUT_(comm)));
   if (plant == MBS_PLANT_MODEL)

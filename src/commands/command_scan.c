@@ -33,6 +33,7 @@ static PetscErrorCode MbsScanRun_Private(MPI_Comm comm, MbsScanCommand *sc)
   PetscCall(MbsScanCreate(sc->obj, &sc->scan));
   if (help) PetscFunctionReturn(0);
   PetscCheck(sc->scan, comm, PETSC_ERR_ARG_WRONG, "mbsid scan needs -scan_grid lo1,hi1,n1,lo2,hi2,n2");
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(sc->obj->model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscMalloc1(sc->obj->nid, &sc->initial));
   PetscCall(MbsObjectiveGetValues(sc->obj, sc->initial));

@@ -278,7 +278,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
   PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(PetscOptionsInt("-noise_seed", "Seed of the noise sequence", "MbsSignalAddNoise", seed, &seed, NULL));
-  PetscCall(PetscOptionsString("-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, compare, sizeof(compare), NULL));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, sizeof(compare), NULL));
   MbsOptionsEnd();
   PetscCheck(sigma >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0, got %g", (double)sigma);
   PetscCheck(amplitude_rel >= 0 && amplitude_rel < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_amplitude_rel must lie in [0, 1), got %g", (double)amplitude_rel);
@@ -305,6 +305,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
     PetscCall(MbsSimulateHelp(model));
     PetscFunctionReturn(0);
   }
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &sim->meas)); /* a bad file fails before the work */
 

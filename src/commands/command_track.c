@@ -175,8 +175,8 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid track: engine orders of a measured raw signal", "track");
-  PetscCall(PetscOptionsString("-measurement", "Measurement file with the raw signal /signal/t, /signal/y (mbsid import -kind signal)", "", input, input, sizeof(input), NULL));
-  PetscCall(PetscOptionsString("-tacho", "Measurement file with the tachometer pulse times /tacho/t (mbsid import -kind tacho)", "", tacho, tacho, sizeof(tacho), NULL));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file with the raw signal /signal/t, /signal/y (mbsid import -kind signal)", "", input, sizeof(input), NULL));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-tacho", "Measurement file with the tachometer pulse times /tacho/t (mbsid import -kind tacho)", "", tacho, sizeof(tacho), NULL));
   PetscCall(PetscOptionsEnum("-speed_source", "Speed that places the windows: tacho pulses, the speed channel /signal/speed, or the ideal ramp (default: tacho with -tacho)", "", MbsSpeedSources, (PetscEnum)source, (PetscEnum *)&source, &source_set));
   PetscCall(PetscOptionsInt("-tacho_teeth", "Teeth of the tachometer wheel, the missing ones included", "", teeth, &teeth, NULL));
   PetscCall(PetscOptionsInt("-tacho_missing", "Missing teeth of the wheel's reference gap (0: none)", "", missing, &missing, NULL));
@@ -195,6 +195,7 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
   PetscCheck(raw->nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
   PetscCall(MbsFourierOptionsRead(raw->t[0], raw->t[raw->nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
   PetscCheck(!opts->speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
   if (source == MBS_SPEED_SOURCE_TACHO) {
     MbsMeasurement *pulses = &tc->pulses;

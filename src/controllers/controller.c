@@ -5,8 +5,47 @@
   its state as bytes; every output is checked to be finite, so a misbehaving black box stops the run with its
   library, symbol, time and input named instead of poisoning the simulation.
 */
+#define _GNU_SOURCE /* dladdr1: the type of the entry symbol */
 #include "controllers/controllerimpl.h"
 #include <dlfcn.h>
+#include <link.h>
+
+/* Outputs beyond this magnitude are refused: no force a simulation can take, and their squares overflow */
+#define MBS_CONTROLLER_MAX_OUTPUT 1e150
+
+/*
+  A plug-in that calls exit() ends mbsid with the plug-in's status (0 says success) without a result or a word. While
+  mbsid is inside a plug-in's function, an atexit handler turns such an exit into a failure naming the controller.
+*/
+static struct {
+  const char *call; /* the plug-in's function mbsid is inside, NULL outside */
+  const char *symbol, *source;
+  PetscReal   t;
+} MbsControllerInside;
+
+static void MbsControllerExitGuard(void)
+{
+  if (!MbsControllerInside.call) return;
+  fprintf(stderr, "mbsid: controller %s of %s called exit() inside %s at t = %.9g s: the run stops without a result\n", MbsControllerInside.symbol, MbsControllerInside.source, MbsControllerInside.call, (double)MbsControllerInside.t);
+  fflush(stderr);
+  _exit(PETSC_ERR_LIB);
+}
+
+static void MbsControllerEnter_Private(MbsController c, const char call[], PetscReal t)
+{
+  static PetscBool guarded = PETSC_FALSE;
+
+  if (!guarded) guarded = (PetscBool)(atexit(MbsControllerExitGuard) == 0);
+  MbsControllerInside.call   = call;
+  MbsControllerInside.symbol = c->symbol;
+  MbsControllerInside.source = c->source;
+  MbsControllerInside.t      = t;
+}
+
+static void MbsControllerLeave_Private(void)
+{
+  MbsControllerInside.call = NULL;
+}
 
 static PetscFunctionList MbsControllerList = NULL;
 
@@ -58,6 +97,24 @@ static PetscErrorCode MbsControllerCheckPlugin_Private(MbsController c)
   PetscCheck(plugin->controller.state_bytes > 0 && plugin->controller.state_bytes <= (1 << 20), c->comm, PETSC_ERR_LIB, "Controller %s of %s declares a state of %zu bytes; it must be between 1 byte and 1 MiB", c->symbol, where, plugin->controller.state_bytes);
   PetscCheck(plugin->nparams >= 0 && plugin->nparams <= 64 && (plugin->nparams == 0 || (plugin->param_names && plugin->param_defaults)), c->comm, PETSC_ERR_LIB, "Controller %s of %s declares %d parameters without names and defaults for each (at most 64)", c->symbol, where,
              plugin->nparams);
+  for (int i = 0; i < plugin->nparams; i++)
+    PetscCheck(plugin->param_names[i] && plugin->param_names[i][0], c->comm, PETSC_ERR_LIB, "Controller %s of %s declares parameter %d of %d without a name (param_names[%d] is %s); every parameter needs one", c->symbol, where, i + 1, plugin->nparams, i,
+               plugin->param_names[i] ? "empty" : "NULL");
+  PetscFunctionReturn(0);
+}
+
+/* The entry symbol must be a function: calling a data object would jump into data (a crash) */
+static PetscErrorCode MbsControllerCheckEntry_Private(MbsController c, const char prefix[], mbs_controller_entry entry)
+{
+  Dl_info info;
+  const ElfW(Sym) *symbol = NULL;
+  void *address;
+
+  PetscFunctionBeginUser;
+  *(mbs_controller_entry *)&address = entry;
+  if (!dladdr1(address, &info, (void **)&symbol, RTLD_DL_SYMENT) || !symbol) PetscFunctionReturn(0); /* no symbol table to ask */
+  PetscCheck(ELF64_ST_TYPE(symbol->st_info) == STT_FUNC || ELF64_ST_TYPE(symbol->st_info) == STT_GNU_IFUNC, c->comm, PETSC_ERR_LIB, "Controller library %s: symbol %s (-controller_symbol %s) is not a function but %s; it must be const mbs_controller_plugin *%s(void)", c->source, c->symbol, prefix,
+             ELF64_ST_TYPE(symbol->st_info) == STT_OBJECT ? "a data object" : "no function", c->symbol);
   PetscFunctionReturn(0);
 }
 
@@ -84,6 +141,7 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
     *(void **)&entry = dlsym(c->library, c->symbol);
     error            = dlerror();
     PetscCheck(entry && !error, c->comm, PETSC_ERR_LIB, "Controller library %s has no symbol %s (-controller_symbol %s): %s", source, c->symbol, prefix, error ? error : "it is NULL");
+    PetscCall(MbsControllerCheckEntry_Private(c, prefix, entry));
   } else {
     char names[256];
 
@@ -93,7 +151,9 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
     PetscCall(MbsFunctionListNames(MbsControllerList, names, sizeof(names)));
     PetscCheck(entry, c->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown controller '%s' (-controller): built-in controllers are %s; a shared library is given by its path (with a '/', e.g. ./libmine.so)", source, names);
   }
+  MbsControllerEnter_Private(c, c->symbol, 0);
   c->plugin = entry();
+  MbsControllerLeave_Private();
   PetscCall(MbsControllerCheckPlugin_Private(c));
   PetscCall(PetscCalloc1(c->plugin->controller.state_bytes, &c->state));
   PetscCall(PetscMalloc1(c->plugin->nparams, &c->params));
@@ -112,6 +172,7 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c)
   MbsOptionsBegin(c->comm, NULL, "Black-box controller", "controller");
   PetscCall(PetscOptionsString("-controller", "Built-in controller (pid pid_switch integrator1 integrator2 integrator3 derivative1 derivative2) or path of a shared library", "", source, source, sizeof(source), NULL));
   PetscCall(PetscOptionsString("-controller_symbol", "Prefix of the library's entry function <prefix>_controller", "", prefix, prefix, sizeof(prefix), NULL));
+  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, "-controller", source, PETSC_FALSE, NULL));
   PetscCall(MbsControllerLoad(c, source, prefix));
   for (int i = 0; i < c->plugin->nparams; i++) {
     char value[64];
@@ -139,6 +200,7 @@ static PetscErrorCode MbsControllerCheckOutput_Private(MbsController c, const ch
 {
   PetscFunctionBeginUser;
   PetscCheck(!PetscIsInfOrNanReal(u), c->comm, PETSC_ERR_FP, "Controller %s of %s returned u = %g from %s at t = %.9g s with input y = %.9g", c->symbol, c->source, (double)u, call, (double)t, (double)y);
+  PetscCheck(PetscAbsReal(u) <= MBS_CONTROLLER_MAX_OUTPUT, c->comm, PETSC_ERR_FP, "Controller %s of %s returned u = %g from %s at t = %.9g s with input y = %.9g: beyond %g in magnitude, no force a simulation can take", c->symbol, c->source, (double)u, call, (double)t, (double)y, MBS_CONTROLLER_MAX_OUTPUT);
   PetscFunctionReturn(0);
 }
 
@@ -149,7 +211,9 @@ PetscErrorCode MbsControllerInit(MbsController c, PetscReal t0, PetscReal y0, Pe
 {
   PetscFunctionBeginUser;
   PetscCheck(!PetscIsInfOrNanReal(y0), c->comm, PETSC_ERR_FP, "Controller %s: the input at t = %g s is %g", c->symbol, (double)t0, (double)y0);
+  MbsControllerEnter_Private(c, "init", t0);
   c->output = c->plugin->controller.init(c->state, c->params, t0, y0);
+  MbsControllerLeave_Private();
   PetscCall(MbsControllerCheckOutput_Private(c, "init", t0, y0, c->output));
   c->started = PETSC_TRUE;
   if (u) *u = c->output;
@@ -165,7 +229,9 @@ PetscErrorCode MbsControllerStep(MbsController c, PetscReal t, PetscReal y, Pets
   PetscCheck(c->started, c->comm, PETSC_ERR_ORDER, "Controller %s: step before init", c->symbol);
   PetscCheck(dt > 0, c->comm, PETSC_ERR_ARG_OUTOFRANGE, "Controller %s: step of %g s at t = %g s; steps must be positive", c->symbol, (double)dt, (double)t);
   PetscCheck(!PetscIsInfOrNanReal(y), c->comm, PETSC_ERR_FP, "Controller %s: the input at t = %g s is %g", c->symbol, (double)t, (double)y);
+  MbsControllerEnter_Private(c, "step", t);
   c->output = c->plugin->controller.step(c->state, t, y, dt);
+  MbsControllerLeave_Private();
   PetscCall(MbsControllerCheckOutput_Private(c, "step", t, y, c->output));
   if (u) *u = c->output;
   PetscFunctionReturn(0);

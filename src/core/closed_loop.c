@@ -3,13 +3,18 @@
   a sampler (the controller), whose force u_n is held on [t_n, t_{n+1}) (zero-order hold; the model's excitation
   becomes F(t) - u_n). The integrator's steps must land on the samples, so the method runs on fixed steps that divide
   dt_s; each sample restarts the step, so that no stage value of the old force is reused (FSAL Runge-Kutta pairs).
+  The samples are placed by counting steps, m of them per sample, and the integrator's time is set to t_n there:
+  a sum of 10^5 floating steps of 0.01 s is off by more than 1e-9 dt_s (91.72 s, sample 9172), which a comparison
+  of times would take for a step that passed the sample.
 */
 #include "core/coreimpl.h"
 
 typedef struct {
   MbsModel    model;
   PetscReal   dt_sample;
-  PetscInt    next; /* index of the next sample */
+  PetscInt    next;             /* index of the next sample */
+  PetscInt    steps_per_sample; /* m, 0 until the first step gives the step size */
+  PetscInt    steps;            /* steps since the last sample */
   MbsSampleFn sampler;
   void       *ctx;
 } MbsClosedLoop;
@@ -37,11 +42,23 @@ static PetscErrorCode MbsClosedLoopPostStep(TS ts)
   PetscCall(TSGetApplicationContext(ts, &loop));
   PetscCall(TSGetTime(ts, &t));
   t_next = loop->model->t0 + loop->next * loop->dt_sample;
-  if (t < t_next - 1e-9 * loop->dt_sample) PetscFunctionReturn(0);
-  PetscCheck(t <= t_next + 1e-9 * loop->dt_sample, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The time step passed the controller's sample at t = %.9g s (reached %.9g s): with a controller in the loop, -ts_dt must divide -controller_dt and -ts_adapt_type must be none", (double)t_next, (double)t);
+  if (!loop->steps_per_sample) {
+    PetscReal dt, m;
+
+    PetscCall(TSGetTimeStep(ts, &dt));
+    m = PetscFloorReal(loop->dt_sample / dt + 0.5);
+    PetscCheck(m >= 1 && PetscAbsReal(m * dt - loop->dt_sample) <= 1e-9 * loop->dt_sample, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The time step %g s does not divide the controller's sample period %g s: with a controller in the loop, -ts_dt must divide -controller_dt and -ts_adapt_type must be none", (double)dt,
+               (double)loop->dt_sample);
+    loop->steps_per_sample = (PetscInt)m;
+  }
+  if (++loop->steps < loop->steps_per_sample && t < t_next - 1e-9 * loop->dt_sample) PetscFunctionReturn(0);
+  PetscCheck(loop->steps == loop->steps_per_sample && PetscAbsReal(t - t_next) <= 1e-6 * loop->dt_sample, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The time steps missed the controller's sample at t = %.9g s (%" PetscInt_FMT " steps reached %.9g s): with a controller in the loop, -ts_adapt_type must be none and -ts_dt must divide -controller_dt", (double)t_next,
+             loop->steps, (double)t);
+  loop->steps = 0;
+  PetscCall(TSSetTime(ts, t_next));
   PetscCall(TSGetSolution(ts, &U));
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MbsClosedLoopSample_Private(loop, t, u));
+  PetscCall(MbsClosedLoopSample_Private(loop, t_next, u));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(TSRestartStep(ts));
   PetscFunctionReturn(0);
@@ -77,7 +94,7 @@ static PetscErrorCode MbsClosedLoopStart_Private(MbsClosedLoop *loop, PetscReal 
 @*/
 PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscReal dt_sample, MbsSampleFn sampler, void *ctx, MbsSignal *signal)
 {
-  MbsClosedLoop loop = {model, dt_sample, 0, sampler, ctx};
+  MbsClosedLoop loop = {model, dt_sample, 0, 0, 0, sampler, ctx};
   PetscReal    *u, *udot;
 
   PetscFunctionBeginUser;

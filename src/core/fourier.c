@@ -147,7 +147,8 @@ PetscErrorCode MbsFourierSetWindowGain(MbsFourier fourier, PetscReal gain)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsFourierGetWindowFunction_Private(const char window[], MbsWindowFn *fn)
+/* The window function of a name; option (may be NULL) names the option the name was given with */
+static PetscErrorCode MbsFourierGetWindowFunction_Private(const char option[], const char window[], MbsWindowFn *fn)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFunctionListFind(MbsWindowList, window, fn));
@@ -155,7 +156,7 @@ static PetscErrorCode MbsFourierGetWindowFunction_Private(const char window[], M
     char known[256];
 
     PetscCall(MbsFunctionListNames(MbsWindowList, known, sizeof(known)));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown window '%s'; known windows: %s", window, known);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown window '%s'%s%s; known windows: %s", window, option ? " given by " : "", option ? option : "", known);
   }
   PetscFunctionReturn(0);
 }
@@ -169,7 +170,7 @@ PetscErrorCode MbsFourierAddCoefficient(MbsFourier fourier, const char window[],
   PetscInt    j = fourier->n;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsFourierGetWindowFunction_Private(window, &fn));
+  PetscCall(MbsFourierGetWindowFunction_Private(NULL, window, &fn));
   PetscCheck(t_u > t_l, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier window [%g, %g] s is empty", (double)t_l, (double)t_u);
   PetscCheck(frequency >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Fourier frequency must be >= 0 Hz, got %g", (double)frequency);
   if (j == fourier->nalloc) {
@@ -421,6 +422,7 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   PetscBool set;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsWindowRegisterAll()); /* -help lists the windows, and a misspelt one is refused here */
   PetscCall(PetscMemzero(opts, sizeof(*opts)));
   PetscCall(PetscStrncpy(opts->window, "rectangular", sizeof(opts->window)));
   PetscCall(PetscStrncpy(opts->order_window, "hann", sizeof(opts->order_window)));
@@ -450,6 +452,12 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   PetscCall(PetscOptionsFList("-order_window", "Window of the order analysis", "MbsFourierAddOrders", MbsWindowList, opts->order_window, opts->order_window, sizeof(opts->order_window), NULL));
   PetscCall(PetscOptionsReal("-window_cycles", "Revolutions in the window of a stationary order analysis (-stationary_rpm)", "MbsFourierAddStationaryOrders", opts->window_cycles, &opts->window_cycles, NULL));
   MbsOptionsEnd();
+  {
+    MbsWindowFn fn;
+
+    PetscCall(MbsFourierGetWindowFunction_Private("-spectrum_window", opts->window, &fn));
+    PetscCall(MbsFourierGetWindowFunction_Private("-order_window", opts->order_window, &fn));
+  }
   PetscCheck(opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-window_cycles must be positive, got %g", (double)opts->window_cycles);
   PetscCheck(!(opts->speed.ntable && opts->domain == MBS_ORDER_DOMAIN_TIME), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up -ramp_rpm; the measured speed -speed_profile %s needs -order_domain angle",
              opts->speed.table_path);

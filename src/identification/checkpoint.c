@@ -10,7 +10,7 @@
 
   A checkpoint records what the numbers depend on: the model, the identified parameters, the options (all but those
   that only name files or control output, MbsCheckpointIgnored), a checksum of each measurement file and J at the
-  start. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
+  start, and a checksum of the log itself. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
   the results do not depend on it.
 
   Rank 0 writes the file after every accepted iteration and when a stop is requested (SIGTERM, SIGUSR1, SIGINT;
@@ -21,12 +21,22 @@
 #include <ctype.h>
 #include <petsctime.h>
 
-#define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 1"
+#define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 2" /* 2: with log_checksum */
 
 /* Options that name files or control what is printed: the numbers do not depend on them */
 static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
 
-/* 64-bit FNV-1a of the file's bytes: tells a changed measurement file from the one the checkpoint was made with */
+/* 64-bit FNV-1a of n more bytes, from hash (MBS_FNV1A_START for the first) */
+#define MBS_FNV1A_START 14695981039346656037ULL
+static unsigned long long MbsFNV1a_Private(unsigned long long hash, const void *data, size_t n)
+{
+  const unsigned char *bytes = (const unsigned char *)data;
+
+  for (size_t i = 0; i < n; i++) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  return hash;
+}
+
+/* The checksum of the file's bytes: tells a changed measurement file from the one the checkpoint was made with */
 static PetscErrorCode MbsFileChecksum_Private(const char path[], unsigned long long *hash)
 {
   unsigned char buffer[65536];
@@ -35,9 +45,8 @@ static PetscErrorCode MbsFileChecksum_Private(const char path[], unsigned long l
 
   PetscFunctionBeginUser;
   PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s' to compute its checksum", path);
-  *hash = 14695981039346656037ULL;
-  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0)
-    for (size_t i = 0; i < n; i++) *hash = (*hash ^ buffer[i]) * 1099511628211ULL;
+  *hash = MBS_FNV1A_START;
+  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) *hash = MbsFNV1a_Private(*hash, buffer, n);
   PetscCheck(!ferror(file) && fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read measurement file '%s' to compute its checksum", path);
   PetscFunctionReturn(0);
 }
@@ -97,6 +106,25 @@ static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
     PetscCall(PetscSNPrintf(value, sizeof(value), "%s (checksum %016llx)", obj->exp[e].measurement, hash));
     PetscCall(MbsAppendLine_Private(&ck->measurements, &len, obj->exp[e].name, value));
   }
+  PetscFunctionReturn(0);
+}
+
+/*
+  The checksum of the log of evaluations (x, J, gradient, ok, time, as doubles in that order): an edited or damaged
+  log would otherwise be replayed silently, TAO taking its numbers for solves.
+*/
+static PetscErrorCode MbsCheckpointLogChecksum_Private(MbsCheckpoint ck, char text[], size_t size)
+{
+  size_t             n = (size_t)ck->n, nid = (size_t)ck->obj->nid;
+  unsigned long long hash = MBS_FNV1A_START;
+
+  PetscFunctionBeginUser;
+  hash = MbsFNV1a_Private(hash, ck->x, n * nid * sizeof(PetscReal));
+  hash = MbsFNV1a_Private(hash, ck->J, n * sizeof(PetscReal));
+  hash = MbsFNV1a_Private(hash, ck->g, n * nid * sizeof(PetscReal));
+  hash = MbsFNV1a_Private(hash, ck->ok, n * sizeof(PetscReal));
+  hash = MbsFNV1a_Private(hash, ck->time, n * sizeof(PetscReal));
+  PetscCall(PetscSNPrintf(text, size, "%016llx", hash));
   PetscFunctionReturn(0);
 }
 
@@ -229,7 +257,7 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
 {
   MbsObjective obj  = ck->obj;
   MPI_Comm     comm = obj->comm;
-  char         format[64], model[64], names[1024], saved_names[1024], *saved;
+  char         format[64], model[64], names[1024], saved_names[1024], checksum[32], saved_checksum[32], *saved;
   PetscInt     dims[1];
   PetscReal   *J0, *J;
   PetscBool    found;
@@ -254,6 +282,10 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   PetscCall(PetscFree(J0));
   PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, NULL));
   MbsCallCleanup(MbsCheckpointReadEvaluations_Private(ck, file, J, dims[0]), PetscFree(J));
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "log_checksum", saved_checksum, sizeof(saved_checksum), NULL));
+  PetscCall(MbsCheckpointLogChecksum_Private(ck, checksum, sizeof(checksum)));
+  PetscCall(PetscStrcmp(saved_checksum, checksum, &found));
+  PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': the log /evaluations does not match its checksum (log_checksum %s, the log gives %s): the file was edited or damaged; restart from an untouched checkpoint, or start afresh without -restart", ck->restart, saved_checksum, checksum);
   PetscFunctionReturn(0);
 }
 
@@ -322,6 +354,7 @@ PetscErrorCode MbsCheckpointCreate(MbsObjective obj, MbsObjectiveWriteFn history
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-checkpoint", "Checkpoint file (HDF5), rewritten after every iteration and on SIGTERM/SIGUSR1/SIGINT (default: the -restart file, else none)", ck->path, sizeof(ck->path)));
   write_set = (PetscBool)(ck->path[0] != 0);
   PetscCall(PetscOptionsString("-restart", "Continue the identification saved in this checkpoint file (default: start afresh)", "", ck->restart, ck->restart, sizeof(ck->restart), NULL));
+  PetscCall(MbsFileDeclare(obj->comm, "-restart", ck->restart, PETSC_FALSE, "-checkpoint")); /* a checkpoint may be rewritten in place of its restart file */
   MbsOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) PetscFunctionReturn(0);
@@ -432,7 +465,7 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
   MbsH5Writer  writer;
   PetscMPIInt  rank;
   PetscInt     dims[2] = {ck->n, obj->nid};
-  char         names[1024];
+  char         names[1024], checksum[32];
 
   PetscFunctionBeginUser;
   if (!ck->path[0] || ck->n == 0 || ck->next < ck->nreplay) PetscFunctionReturn(0);
@@ -453,6 +486,8 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/gradient", 2, dims, ck->g, "cost per parameter unit"));
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/ok", 1, dims, ck->ok, "1: solved, 0: the solve failed"));
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/time", 1, dims, ck->time, "s"));
+    PetscCall(MbsCheckpointLogChecksum_Private(ck, checksum, sizeof(checksum)));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "log_checksum", checksum));
     if (ck->history) PetscCall(ck->history(obj, &writer, ck->history_ctx));
     PetscCall(MbsH5WriterClose(&writer));
   }

@@ -44,7 +44,7 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
   PetscCall(MbsModelSetFromOptions(exp->model));
   MbsOptionsBegin(obj->comm, NULL, "Measurement", "MbsObjective");
-  PetscCall(PetscOptionsString("-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, exp->measurement, sizeof(exp->measurement), NULL));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file (HDF5, measurement schema) the cost compares with (required)", "MbsObjectiveCreate", exp->measurement, sizeof(exp->measurement), NULL));
   PetscCall(PetscOptionsBool("-measurement_allow_model_mismatch", "Accept a measurement whose 'model' attribute names another model (never other units)", "MbsObjectiveCreate", allow_other_model, &allow_other_model, NULL));
   MbsOptionsEnd();
   PetscCall(MbsCostCreate(exp->model, &exp->cost));

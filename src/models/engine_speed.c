@@ -70,7 +70,7 @@ PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *PetscOptionsObjec
   PetscCheck(!set || nrpm == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
   PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s]", "MbsSpeedProfileAngle", profile->ramp_time, &ntime, &set));
   PetscCheck(!set || ntime == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
-  PetscCall(PetscOptionsString("-speed_profile", "Measured engine speed: a measurement file with /speed_profile/t, /speed_profile/rpm (replaces -ramp_rpm)", "MbsSpeedProfileAngle", path, path, sizeof(path), &set));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-speed_profile", "Measured engine speed: a measurement file with /speed_profile/t, /speed_profile/rpm (replaces -ramp_rpm)", "MbsSpeedProfileAngle", path, sizeof(path), &set));
   PetscCheck(profile->stationary_rpm >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-stationary_rpm must be >= 0, got %g", (double)profile->stationary_rpm);
   PetscCheck(!(path[0] && profile->stationary_rpm > 0), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Give -stationary_rpm or -speed_profile, not both");
   PetscCheck(profile->stationary_rpm > 0 || path[0] || profile->ramp_time[1] > profile->ramp_time[0], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ramp_time %g,%g: t1 must exceed t0", (double)profile->ramp_time[0], (double)profile->ramp_time[1]);

@@ -6,6 +6,7 @@
 */
 #include "mbsidimpl.h"
 #include <libgen.h>
+#include <sys/stat.h>
 
 static PetscErrorCode MbsOptionsRealArrayRead_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal read[], PetscReal values[], PetscBool *set)
 {
@@ -98,19 +99,203 @@ PetscErrorCode MbsStringsFree(PetscInt n, char *list[])
   PetscFunctionReturn(0);
 }
 
+/*
+  The files a command reads and writes, declared as their options are read. An output that is one of the inputs, or
+  another output, would destroy what the run reads or writes first: each declaration is compared with those before
+  it, so that the refusal comes before any work. Two paths name the same file when both exist and share device and
+  inode (./x, dir/../x, links), else when their resolved directories and base names agree (an output not yet
+  written).
+*/
+typedef struct {
+  char      option[256], path[PETSC_MAX_PATH_LEN], resolved[PETSC_MAX_PATH_LEN];
+  char      rewritten_by[64]; /* the output option that may replace this input (a checkpoint its restart file) */
+  PetscBool output, exists;
+  dev_t     device;
+  ino_t     inode;
+} MbsDeclaredFile;
+
+static MbsDeclaredFile *MbsDeclaredFiles    = NULL;
+static int              MbsNumDeclaredFiles = 0, MbsMaxDeclaredFiles = 0;
+
+static PetscErrorCode MbsDeclaredFilesForget_Private(void)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(MbsDeclaredFiles));
+  MbsNumDeclaredFiles = MbsMaxDeclaredFiles = 0;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsDeclaredFileIdentify_Private(MbsDeclaredFile *file)
+{
+  char        directory[PETSC_MAX_PATH_LEN], base[PETSC_MAX_PATH_LEN], real[PETSC_MAX_PATH_LEN];
+  struct stat status;
+
+  PetscFunctionBeginUser;
+  file->exists = (PetscBool)(stat(file->path, &status) == 0);
+  file->device = file->exists ? status.st_dev : 0;
+  file->inode  = file->exists ? status.st_ino : 0;
+  PetscCall(PetscStrncpy(directory, file->path, sizeof(directory)));
+  PetscCall(PetscStrncpy(base, file->path, sizeof(base)));
+  if (realpath(dirname(directory), real)) PetscCall(PetscSNPrintf(file->resolved, sizeof(file->resolved), "%s/%s", real, basename(base)));
+  else PetscCall(PetscStrncpy(file->resolved, file->path, sizeof(file->resolved)));
+  PetscFunctionReturn(0);
+}
+
+static PetscBool MbsDeclaredFilesSame_Private(const MbsDeclaredFile *a, const MbsDeclaredFile *b)
+{
+  if (a->exists && b->exists) return (PetscBool)(a->device == b->device && a->inode == b->inode);
+  return (PetscBool)!strcmp(a->resolved, b->resolved);
+}
+
+/*@C
+  MbsFileDeclare - Declares that the command reads (output false) or writes (output true) the file at path, named by
+  option; refuses an output that names the same file as an input or another output declared before, except the output
+  option rewritten_by (may be NULL) in place of this input. An empty path declares nothing. Collective on comm.
+@*/
+PetscErrorCode MbsFileDeclare(MPI_Comm comm, const char option[], const char path[], PetscBool output, const char rewritten_by[])
+{
+  MbsDeclaredFile file;
+
+  PetscFunctionBeginUser;
+  if (!path || !path[0]) PetscFunctionReturn(0);
+  PetscCall(PetscMemzero(&file, sizeof(file)));
+  PetscCall(PetscStrncpy(file.option, option, sizeof(file.option)));
+  PetscCall(PetscStrncpy(file.path, path, sizeof(file.path)));
+  PetscCall(PetscStrncpy(file.rewritten_by, rewritten_by ? rewritten_by : "", sizeof(file.rewritten_by)));
+  file.output = output;
+  PetscCall(MbsDeclaredFileIdentify_Private(&file));
+  for (int k = 0; k < MbsNumDeclaredFiles; k++) {
+    const MbsDeclaredFile *other = &MbsDeclaredFiles[k];
+    const MbsDeclaredFile *input = output ? other : &file, *written = output ? &file : other;
+
+    if (!MbsDeclaredFilesSame_Private(&file, other)) continue;
+    if (!strcmp(other->option, file.option) && other->output == output) PetscFunctionReturn(0); /* the same option read again */
+    if (!output && !other->output) continue;
+    if (!input->output) {
+      if (!strcmp(input->rewritten_by, written->option)) continue;
+      SETERRQ(comm, PETSC_ERR_ARG_INCOMP, "%s %s is the same file as the input %s %s: mbsid never writes over a file it reads; give %s another file", written->option, written->path, input->option, input->path, written->option);
+    }
+    SETERRQ(comm, PETSC_ERR_ARG_INCOMP, "%s %s and %s %s are the same file: each output needs a file of its own", other->option, other->path, file.option, file.path);
+  }
+  if (MbsNumDeclaredFiles == MbsMaxDeclaredFiles) {
+    MbsDeclaredFile *grown;
+
+    if (!MbsMaxDeclaredFiles) PetscCall(PetscRegisterFinalize(MbsDeclaredFilesForget_Private));
+    MbsMaxDeclaredFiles = PetscMax(8, 2 * MbsMaxDeclaredFiles);
+    PetscCall(PetscMalloc1(MbsMaxDeclaredFiles, &grown));
+    PetscCall(PetscArraycpy(grown, MbsDeclaredFiles, MbsNumDeclaredFiles));
+    PetscCall(PetscFree(MbsDeclaredFiles));
+    MbsDeclaredFiles = grown;
+  }
+  MbsDeclaredFiles[MbsNumDeclaredFiles++] = file;
+  PetscFunctionReturn(0);
+}
+
+/* The option's full name, with the options block's prefix */
+static PetscErrorCode MbsOptionsFullName_Private(PetscOptionItems *PetscOptionsObject, const char name[], char full[], size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(full, size, "-%s%s", PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", name + 1));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsInputFile - Inside an options block (MbsOptionsBegin()): reads the option name, a file the command reads,
+  into path (which holds the default) and declares it (MbsFileDeclare()). Collective.
+@*/
+PetscErrorCode MbsOptionsInputFile(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], char path[], size_t size, PetscBool *set)
+{
+  char option[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsString(name, text, man, path, path, size, set));
+  PetscCall(MbsOptionsFullName_Private(PetscOptionsObject, name, option, sizeof(option)));
+  PetscCall(MbsFileDeclare(PetscOptionsObject->comm, option, path, PETSC_FALSE, NULL));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsOptionsOutputFile - Inside an options block (MbsOptionsBegin()): reads the result file option name into path (which
-  holds the default); a non-empty path must lie in an existing, writable directory. Collective.
+  holds the default); a non-empty path must lie in an existing, writable directory and be no file the command reads or
+  writes otherwise (MbsFileDeclare()). Collective.
 @*/
 PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], char path[], size_t size)
 {
-  char directory[PETSC_MAX_PATH_LEN];
+  char directory[PETSC_MAX_PATH_LEN], option[256];
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsString(name, text, "", path, path, size, NULL));
   if (!path[0]) PetscFunctionReturn(0);
   PetscCall(PetscStrncpy(directory, path, sizeof(directory)));
   PetscCheck(access(dirname(directory), W_OK | X_OK) == 0, PETSC_COMM_WORLD, PETSC_ERR_FILE_OPEN, "Option %s %s: directory '%s' does not exist or is not writable", name, path, directory);
+  PetscCall(MbsOptionsFullName_Private(PetscOptionsObject, name, option, sizeof(option)));
+  PetscCall(MbsFileDeclare(PetscOptionsObject->comm, option, path, PETSC_TRUE, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsFilesDeclare - Declares the options files of argv (-options_file, -options_file_yaml) as files the command
+  reads (MbsFileDeclare()). Collective.
+@*/
+PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm comm, int argc, char **argv)
+{
+  PetscFunctionBeginUser;
+  for (int i = 1; i + 1 < argc; i++)
+    if (!strcmp(argv[i], "-options_file") || !strcmp(argv[i], "-options_file_yaml")) PetscCall(MbsFileDeclare(comm, argv[i], argv[i + 1], PETSC_FALSE, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*
+  An option that nothing read is most likely misspelt: with -unused_options_error it fails the run. mbsid reads its
+  own options before any work, so a command checks them before its first solve (and before writing anything); the
+  options of PETSc's solvers are read when a solve sets its solver up, and are checked at the end. An option counts
+  as used when any rank used it: a rank without an experiment of its own never reads the integrator's options.
+*/
+static PetscBool MbsIsSolverOption_Private(const char name[])
+{
+  const char *solvers[] = {"ts_", "snes_", "ksp_", "pc_", "tao_", "mat_", "vec_", "pep_", "eps_", "st_", "bv_", "ds_", "rg_", "fn_", "log_", "malloc", "options_", "viewer", "draw", "info"};
+  const char *rest      = strchr(name, '_');
+
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(solvers); k++) /* also under an experiment's prefix: -a_ts_rtol */
+    if (!strncmp(name, solvers[k], strlen(solvers[k])) || (rest && !strncmp(rest + 1, solvers[k], strlen(solvers[k])))) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/*@C
+  MbsOptionsCheckUnused - With -unused_options_error, fails when an option was given but not used: before the first
+  solve (solvers_set_up false) mbsid's own options, at the end every option. Collective on PETSC_COMM_WORLD (comm
+  must span it).
+@*/
+PetscErrorCode MbsOptionsCheckUnused(MPI_Comm comm, PetscBool solvers_set_up)
+{
+  PetscBool   error = PETSC_FALSE;
+  PetscInt    n, unused = 0;
+  char      **names, **values;
+  PetscMPIInt rank;
+
+  PetscFunctionBeginUser;
+  MbsOptionsBegin(comm, NULL, "Option checking", "mbsid");
+  PetscCall(PetscOptionsBool("-unused_options_error", "Fail when an option was given but never used (misspelt)", "", error, &error, NULL));
+  MbsOptionsEnd();
+  if (!error) PetscFunctionReturn(0);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscOptionsLeftGet(NULL, &n, &names, &values)); /* every rank has the same options; rank 0's candidates are asked round */
+  PetscCallMPI(MPI_Bcast(&n, 1, MPIU_INT, 0, comm));
+  for (PetscInt i = 0; i < n; i++) {
+    char      name[256] = "";
+    PetscBool used      = PETSC_FALSE, used_anywhere;
+
+    if (rank == 0) PetscCall(PetscStrncpy(name, names[i], sizeof(name)));
+    PetscCallMPI(MPI_Bcast(name, sizeof(name), MPI_CHAR, 0, comm));
+    if (!solvers_set_up && MbsIsSolverOption_Private(name)) continue;
+    if (rank) PetscCall(PetscOptionsUsed(NULL, name, &used));
+    PetscCall(MPIU_Allreduce(&used, &used_anywhere, 1, MPIU_BOOL, MPI_LOR, comm));
+    if (used_anywhere) continue;
+    PetscCall(PetscPrintf(comm, "Unused option -%s %s\n", name, rank == 0 && values[i] ? values[i] : ""));
+    unused++;
+  }
+  PetscCall(PetscOptionsLeftRestore(NULL, &n, &names, &values));
+  PetscCheck(unused == 0, comm, PETSC_ERR_ARG_WRONG, "%" PetscInt_FMT " option(s) were given but not used; check their spelling%s", unused, solvers_set_up ? "" : " (found before the first solve: nothing was computed or written)");
   PetscFunctionReturn(0);
 }
 
