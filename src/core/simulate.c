@@ -648,7 +648,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     TSRKType rk_type;
 
     PetscCall(TSRKGetType(ts, &rk_type));
-    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (TSRKSetType)\n", rk_type));
+    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (5dp, 5f, 5bs: no gradients) (TSRKSetType)\n", rk_type));
   } else if (theta) {
     PetscReal value;
 
