@@ -73,8 +73,10 @@ PETSC_EXTERN PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel, const PetscRea
 
     int f(t) dt ~ sum_j w_j f(t_j).
 
-  Theta methods: the step points, w = (1 - theta) h_n + theta h_{n-1}; Runge-Kutta: the stages t_n + c_i h_n of the
-  accepted steps with b_i != 0, w = b_i h_n (nodes in time order, a time may repeat). This is the rule by which
+  End-point theta methods (cn, -ts_theta_endpoint): the step points, w = (1 - theta) h_n + theta h_{n-1}; one-stage
+  theta methods (theta): the stages t_n + theta h_n, w = h_n, and for theta = 1 (beuler) the step points, w = h_{n-1};
+  Runge-Kutta: the stages t_n + c_i h_n of the accepted steps with b_i != 0, w = b_i h_n (nodes in time order, a time
+  may repeat). This is the rule by which
   PETSc's discrete adjoint integrates a cost, so a cost summed over the nodes is the exact discrete function that
   the adjoint differentiates, whatever the method and step sizes.
 */

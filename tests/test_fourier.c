@@ -9,6 +9,11 @@ static const char help[] = "Checks the Fourier and order module against signals 
   3. Hann window of exactly one period of the fundamental, y = sum_i a_i cos(2 pi i tau/L): leakage gives
      A_k = g_c/4 (-a_{k-1} + 2 a_k - a_{k+1}), i.e. 1/4(...) without amplitude correction (g_c = 1) and
      1/2(...) with g_c = 2, to 1e-9.
+  5. Rectangular window inside the sampled interval, [0.2, 0.7] s of [0, 1] s, a signal off the bins: the coefficients
+     against their closed form converge at second order (the error falls at least 3x per halving of the step, where
+     the window's edge nodes at full weight fell 2x or not at all), for the trapezoidal rule with the edges on step
+     points and between them, the one-stage midpoint rule (nodes inside the steps) and Simpson's rule (stages at c = 0,
+     1/2, 1: two nodes at every step point).
   4. Orders over a linear run-up: each window is centred where n(t) = n and spans +-2 revolutions; a
      signal cos(o theta(t)) with the crank angle theta(t) = 2 pi int n dt has order-o amplitude 1 up to the
      chirp inside the window (below 1e-3 at this ramp rate, 125 rpm/s).
@@ -264,6 +269,116 @@ static PetscErrorCode TestAngleOrders(MbsTest *test)
   PetscFunctionReturn(0);
 }
 
+/* int_{t_l}^{t_u} cos(alpha t + beta) dt, and with sin */
+static PetscReal IntegralCos(PetscReal alpha, PetscReal beta, PetscReal t_l, PetscReal t_u)
+{
+  return (PetscSinReal(alpha * t_u + beta) - PetscSinReal(alpha * t_l + beta)) / alpha;
+}
+
+static PetscReal IntegralSin(PetscReal alpha, PetscReal beta, PetscReal t_l, PetscReal t_u)
+{
+  return -(PetscCosReal(alpha * t_u + beta) - PetscCosReal(alpha * t_l + beta)) / alpha;
+}
+
+typedef enum {
+  RULE_TRAPEZOID,
+  RULE_MIDPOINT,
+  RULE_SIMPSON
+} InteriorRule;
+
+/* Step points over [0, 1] (mapped: t = u + 0.03 sin(2 pi u), so that the window's edges cut steps) and the rule's nodes */
+static PetscErrorCode InteriorSignal(InteriorRule rule, PetscBool mapped, PetscInt nsteps, PetscReal (*f)(PetscReal), MbsSignal *signal)
+{
+  const PetscReal c_rule[3][3] =
+    {
+      {0,   1,   0},
+      {0.5, 0,   0},
+      {0,   0.5, 1}
+  },
+                  b_rule[3][3] = {{0.5, 0.5, 0}, {1, 0, 0}, {1.0 / 6, 4.0 / 6, 1.0 / 6}};
+  const PetscInt nstage[3]     = {2, 1, 3};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(signal, sizeof(*signal)));
+  signal->n = nsteps + 1;
+  PetscCall(PetscMalloc2(signal->n, &signal->t, signal->n, &signal->y));
+  for (PetscInt i = 0; i <= nsteps; i++) {
+    PetscReal u = (PetscReal)i / nsteps;
+
+    signal->t[i] = mapped ? u + 0.03 * PetscSinReal(2 * PETSC_PI * u) : u;
+    signal->y[i] = f(signal->t[i]);
+  }
+  signal->nq = nsteps * nstage[rule];
+  PetscCall(PetscMalloc3(signal->nq, &signal->tq, signal->nq, &signal->yq, signal->nq, &signal->wq));
+  for (PetscInt i = 0; i < nsteps; i++) {
+    PetscReal h = signal->t[i + 1] - signal->t[i];
+
+    for (PetscInt k = 0; k < nstage[rule]; k++) {
+      PetscInt q = i * nstage[rule] + k;
+
+      signal->tq[q] = signal->t[i] + c_rule[rule][k] * h;
+      signal->yq[q] = f(signal->tq[q]);
+      signal->wq[q] = b_rule[rule][k] * h;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static const PetscReal interior_a[2] = {0.8, 0.3}, interior_f[2] = {7.3, 13.1}, interior_phase[2] = {0.4, -1.2};
+
+static PetscReal InteriorY(PetscReal t)
+{
+  return interior_a[0] * PetscCosReal(2 * PETSC_PI * interior_f[0] * t + interior_phase[0]) + interior_a[1] * PetscCosReal(2 * PETSC_PI * interior_f[1] * t + interior_phase[1]);
+}
+
+static PetscErrorCode TestInteriorWindow(MbsTest *test)
+{
+  const PetscReal t_l = 0.2, t_u = 0.7, L = t_u - t_l;
+  const char     *rule_name[3] = {"trapezoid", "midpoint", "Simpson"};
+  char            what[128];
+
+  PetscFunctionBeginUser;
+  for (PetscInt variant = 0; variant < 4; variant++) {
+    InteriorRule rule   = variant < 2 ? RULE_TRAPEZOID : (InteriorRule)(variant - 1);
+    PetscBool    mapped = (PetscBool)(variant > 0);
+    PetscReal    error[3];
+
+    for (PetscInt level = 0; level < 3; level++) {
+      MbsFourier       fourier;
+      MbsSignal        signal;
+      const PetscReal *A, *B, *omega;
+      PetscInt         ncoef;
+
+      PetscCall(InteriorSignal(rule, mapped, 200 << level, InteriorY, &signal));
+      PetscCall(MbsFourierCreate(&fourier));
+      PetscCall(MbsFourierAddHarmonics(fourier, "rectangular", t_l, t_u, 1, 10));
+      PetscCall(MbsFourierComputeSignal(fourier, &signal));
+      PetscCall(MbsFourierGetCoefficients(fourier, &A, &B));
+      PetscCall(MbsFourierGetFrequencies(fourier, &omega));
+      PetscCall(MbsFourierGetNumCoefficients(fourier, &ncoef));
+      error[level] = 0;
+      for (PetscInt j = 0; j < ncoef; j++) { /* cos(W t + p) cos(w (t - t_l)) = (cos((W + w) t + p - w t_l) + cos((W - w) t + p + w t_l))/2 */
+        PetscReal want_a = 0, want_b = 0, w = omega[j];
+
+        for (PetscInt c = 0; c < 2; c++) {
+          PetscReal W = 2 * PETSC_PI * interior_f[c], p = interior_phase[c];
+
+          want_a += interior_a[c] / L * (IntegralCos(W + w, p - w * t_l, t_l, t_u) + IntegralCos(W - w, p + w * t_l, t_l, t_u));
+          want_b += interior_a[c] / L * (IntegralSin(w + W, p - w * t_l, t_l, t_u) + IntegralSin(w - W, -p - w * t_l, t_l, t_u));
+        }
+        error[level] = PetscMax(error[level], PetscAbsReal(A[j] - want_a) + PetscAbsReal(B[j] - want_b));
+      }
+      PetscCall(MbsFourierDestroy(&fourier));
+      PetscCall(MbsSignalDestroy(&signal));
+    }
+    for (PetscInt level = 1; level < 3; level++) {
+      PetscCall(PetscSNPrintf(what, sizeof(what), "interior window, %s rule%s: error falls >= 3x from %d to %d steps (%.2e -> %.2e)", rule_name[rule], mapped ? " (edges between steps)" : "", 100 << level, 200 << level, (double)error[level - 1], (double)error[level]));
+      PetscCall(MbsTestTrue(test, what, (PetscBool)(error[level] <= error[level - 1] / 3)));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsTest test = {0, 0};
@@ -275,6 +390,7 @@ int main(int argc, char **argv)
   PetscCall(TestLeakage(&test, 2.0));
   PetscCall(TestOrders(&test));
   PetscCall(TestAngleOrders(&test));
+  PetscCall(TestInteriorWindow(&test));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

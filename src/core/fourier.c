@@ -13,13 +13,16 @@
   amplitude correction g_c (default 2, so that a sinusoid on a bin keeps its amplitude).
 
   The integral uses the time integrator's own quadrature rule, nodes t_n with weights c_n (mbsid.h, MbsSignal:
-  the step points of a theta method, the stages of a Runge-Kutta method), so
+  the step points of an end-point theta method, the stages of a one-stage theta or a Runge-Kutta method), so
 
-    A_j = 2/L sum_n c_n eta(t_n) y_n cos(w (t_n - t_p)),
+    A_j = 2/L sum_n c_n f_j(t_n) eta(t_n) y_n cos(w (t_n - t_p)),
 
-  and dA_j/dy_n = 2/L c_n eta(t_n) cos(w (t_n - t_p)) is exactly what a discrete adjoint needs. For a theta method
-  on a step [t_n, t_{n+1}] of length h_n, (1 - theta) h_n f(t_n) + theta h_n f(t_{n+1}) summed over the steps
-  gives c_n = (1 - theta) h_n + theta h_{n-1} (theta = 1/2: the trapezoidal rule of Crank-Nicolson).
+  and dA_j/dy_n = 2/L c_n f_j(t_n) eta(t_n) cos(w (t_n - t_p)) is exactly what a discrete adjoint needs. For a theta
+  method on a step [t_n, t_{n+1}] of length h_n, (1 - theta) h_n f(t_n) + theta h_n f(t_{n+1}) summed over the steps
+  gives c_n = (1 - theta) h_n + theta h_{n-1} (theta = 1/2: the trapezoidal rule of Crank-Nicolson). The window
+  factor f_j is 1 inside the window and 0 outside, but where an edge of the window cuts a step, the step's share of a
+  node's weight counts by the fraction of the step inside the window (MbsFourierEdges_Private): a rectangular window
+  inside the simulated interval stays second-order accurate wherever its edges fall.
 
   Engine orders over a linear run-up n(t) = n0 + (n1 - n0)(t - t0)/(t1 - t0) [rev/s] in the time domain (engine4.md
   section 10): the speed n is reached at t_k = (n0 t1 - n1 t0 + n (t0 - t1))/(n0 - n1); its window is
@@ -90,10 +93,14 @@ typedef struct {
   MbsWindowFn window;
 } MbsFourierLine;
 
-/* Coefficients first .. first + count - 1, w_{first+m} = w_first + m dw up to rounding */
+/* Coefficients first .. first + count - 1, w_{first+m} = w_first + m dw up to rounding; on the last signal, the nodes
+   lo <= t <= hi may carry weight in their window, and edge_f[edge .. edge + nedge - 1] are the factors of the nodes at
+   times edge_t[...] where it cuts a step (MbsFourierEdges_Private) */
 typedef struct {
   PetscInt  first, count;
   PetscReal dw;
+  PetscInt  edge, nedge;
+  PetscReal lo, hi;
 } MbsFourierRun;
 
 struct _p_MbsFourier {
@@ -110,6 +117,9 @@ struct _p_MbsFourier {
   PetscInt       nrun, n_runs_of;
   MbsFourierRun *run;
   PetscReal     *kc, *ks;
+  /* the edge factors of the runs' windows, and the cumulative weight of the nodes, on the last signal */
+  PetscInt   nedge, nedge_alloc, ncumulative_alloc;
+  PetscReal *edge_t, *edge_f, *cumulative;
 };
 
 /*@C
@@ -131,6 +141,8 @@ PetscErrorCode MbsFourierDestroy(MbsFourier *fourier)
   PetscCall(PetscFree4((*fourier)->line, (*fourier)->omega, (*fourier)->A, (*fourier)->B));
   PetscCall(PetscFree2((*fourier)->speed_rpm, (*fourier)->order));
   PetscCall(PetscFree3((*fourier)->run, (*fourier)->kc, (*fourier)->ks));
+  PetscCall(PetscFree2((*fourier)->edge_t, (*fourier)->edge_f));
+  PetscCall(PetscFree((*fourier)->cumulative));
   PetscCall(MbsSpeedProfileReset(&(*fourier)->angle));
   PetscCall(PetscFree(*fourier));
   PetscFunctionReturn(0);
@@ -529,13 +541,19 @@ static inline PetscReal MbsWindowTolerance(PetscReal L)
   return 1e-9 * L;
 }
 
-/* Whether t lies in the window of coefficient j; then the kernels kc, ks with A_j = sum_n c_n kc(t_n) y_n, B_j = sum_n c_n ks(t_n) y_n */
-static inline PetscBool MbsFourierKernel_Private(MbsFourier fourier, PetscInt j, PetscReal t, PetscReal *kc, PetscReal *ks)
+/* Two node times closer than this are one: the adjoint computes a node's time by another sum than the forward pass,
+   and a Runge-Kutta stage at c = 1 falls on the next step's stage at c = 0, both up to a few ulps */
+static inline PetscReal MbsNodeTolerance(PetscReal t, PetscReal span)
+{
+  return 1e-12 * (PetscAbsReal(t) + span);
+}
+
+/* The kernels of coefficient j at t, times the window factor f: A_j = sum_n c_n kc(t_n) y_n, B_j = sum_n c_n ks(t_n) y_n */
+static inline void MbsFourierKernel_Private(MbsFourier fourier, PetscInt j, PetscReal t, PetscReal f, PetscReal *kc, PetscReal *ks)
 {
   const MbsFourierLine *line = &fourier->line[j];
-  PetscReal             L = line->t_u - line->t_l, tol = MbsWindowTolerance(L), scale, phase;
+  PetscReal             L    = line->t_u - line->t_l, scale, phase;
 
-  if (t < line->t_l - tol || t > line->t_u + tol) return PETSC_FALSE;
   if (line->order > 0) {
     PetscReal Theta = line->theta_u - line->theta_l, phi, n;
 
@@ -546,9 +564,8 @@ static inline PetscBool MbsFourierKernel_Private(MbsFourier fourier, PetscInt j,
     scale = 2.0 / L * line->window((t - line->t_l) / L, fourier->gain);
     phase = fourier->omega[j] * (t - line->t_p);
   }
-  *kc = scale * PetscCosReal(phase);
-  *ks = scale * PetscSinReal(phase);
-  return PETSC_TRUE;
+  *kc = f * scale * PetscCosReal(phase);
+  *ks = f * scale * PetscSinReal(phase);
 }
 
 /* A run's kernels are rotated from one coefficient to the next, cos and sin of (w + dw) tau from those of w tau and dw
@@ -559,6 +576,17 @@ static inline PetscBool MbsFourierKernel_Private(MbsFourier fourier, PetscInt j,
 static inline PetscBool MbsFourierSameWindow_Private(const MbsFourierLine *a, const MbsFourierLine *b)
 {
   return (PetscBool)(a->order == 0 && b->order == 0 && a->t_l == b->t_l && a->t_u == b->t_u && a->t_p == b->t_p && a->window == b->window);
+}
+
+/* The run's support is its window, without edge factors */
+static inline void MbsFourierRunWindow_Private(MbsFourier fourier, MbsFourierRun *run)
+{
+  const MbsFourierLine *line = &fourier->line[run->first];
+
+  run->edge  = fourier->nedge;
+  run->nedge = 0;
+  run->lo    = line->t_l - MbsWindowTolerance(line->t_u - line->t_l);
+  run->hi    = line->t_u + MbsWindowTolerance(line->t_u - line->t_l);
 }
 
 static PetscErrorCode MbsFourierSetUpRuns_Private(MbsFourier fourier)
@@ -576,21 +604,39 @@ static PetscErrorCode MbsFourierSetUpRuns_Private(MbsFourier fourier)
     if (extends && run->count == 1) run->dw = fourier->omega[j] - fourier->omega[run->first];
     else if (extends) extends = (PetscBool)(PetscAbsReal(fourier->omega[run->first] + run->count * run->dw - fourier->omega[j]) <= 1e-13 * PetscAbsReal(fourier->omega[j]));
     if (extends) run->count++;
-    else fourier->run[fourier->nrun++] = (MbsFourierRun){.first = j, .count = 1, .dw = 0};
+    else {
+      fourier->run[fourier->nrun] = (MbsFourierRun){.first = j, .count = 1};
+      MbsFourierRunWindow_Private(fourier, &fourier->run[fourier->nrun++]);
+    }
   }
   fourier->n_runs_of = fourier->n;
   PetscFunctionReturn(0);
 }
 
-/* Whether t lies in the window of the run's coefficients; then their kernels in fourier->kc, ks */
-static inline PetscBool MbsFourierRunKernels_Private(MbsFourier fourier, const MbsFourierRun *run, PetscReal t)
+/* The factor of a node at time t in the window of the run: its edge factor where the window cuts a step, else 1
+   inside the window and 0 outside */
+static inline PetscReal MbsFourierWindowFactor_Private(MbsFourier fourier, const MbsFourierRun *run, PetscReal t)
+{
+  const MbsFourierLine *line   = &fourier->line[run->first];
+  const PetscReal      *edge_t = fourier->edge_t + run->edge;
+  PetscReal             L = line->t_u - line->t_l, tol = MbsNodeTolerance(t, L);
+  PetscInt              i = run->nedge ? MbsLowerBound(edge_t, run->nedge, t - tol) : 0;
+
+  if (i < run->nedge && edge_t[i] <= t + tol) return fourier->edge_f[run->edge + i];
+  return t >= line->t_l - MbsWindowTolerance(L) && t <= line->t_u + MbsWindowTolerance(L) ? 1.0 : 0.0;
+}
+
+/* The kernels of the run's coefficients at t, times the window factor f, in fourier->kc, ks */
+static inline void MbsFourierRunKernels_Private(MbsFourier fourier, const MbsFourierRun *run, PetscReal t, PetscReal f)
 {
   const MbsFourierLine *line = &fourier->line[run->first];
   PetscReal            *kc = fourier->kc, *ks = fourier->ks, L = line->t_u - line->t_l, tau = t - line->t_p, scale, c = 0, s = 0, c_step, s_step;
 
-  if (run->count == 1) return MbsFourierKernel_Private(fourier, run->first, t, kc, ks);
-  if (t < line->t_l - MbsWindowTolerance(L) || t > line->t_u + MbsWindowTolerance(L)) return PETSC_FALSE;
-  scale  = 2.0 / L * line->window((t - line->t_l) / L, fourier->gain);
+  if (run->count == 1) {
+    MbsFourierKernel_Private(fourier, run->first, t, f, kc, ks);
+    return;
+  }
+  scale  = f * 2.0 / L * line->window((t - line->t_l) / L, fourier->gain);
   c_step = PetscCosReal(run->dw * tau);
   s_step = PetscSinReal(run->dw * tau);
   for (PetscInt m = 0; m < run->count; m++) {
@@ -606,20 +652,116 @@ static inline PetscBool MbsFourierRunKernels_Private(MbsFourier fourier, const M
     kc[m] = scale * c;
     ks[m] = scale * s;
   }
-  return PETSC_TRUE;
 }
 
-/* The first node of the run's window */
-static inline PetscInt MbsFourierRunStart_Private(MbsFourier fourier, const MbsFourierRun *run, PetscInt n, const PetscReal t[])
+/* The first node of the run's support, and whether node i lies in it */
+static inline PetscInt MbsFourierRunStart_Private(const MbsFourierRun *run, PetscInt n, const PetscReal t[])
 {
-  const MbsFourierLine *line = &fourier->line[run->first];
-
-  return MbsLowerBound(t, n, line->t_l - MbsWindowTolerance(line->t_u - line->t_l));
+  return MbsLowerBound(t, n, run->lo);
 }
 
-/* The coefficients from quadrature nodes t (non-decreasing) with weights c on the simulated interval [t_a, t_b] */
-static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_a, PetscReal t_b, PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
+static inline PetscBool MbsFourierRunHolds_Private(const MbsFourierRun *run, PetscInt i, PetscInt n, const PetscReal t[])
 {
+  return (PetscBool)(i < n && t[i] <= run->hi);
+}
+
+/* Length of step k of the step points ts[0..ns-1] inside [t_l, t_u], as a fraction of the step (0 outside the steps) */
+static inline PetscReal MbsStepFraction_Private(PetscInt k, PetscInt ns, const PetscReal ts[], PetscReal t_l, PetscReal t_u)
+{
+  if (k < 0 || k >= ns - 1) return 0;
+  return PetscMax(0, PetscMin(ts[k + 1], t_u) - PetscMax(ts[k], t_l)) / (ts[k + 1] - ts[k]);
+}
+
+/* Appends the factor (t, f) to fourier->edge_t, edge_f */
+static PetscErrorCode MbsFourierAppendEdge_Private(MbsFourier fourier, PetscReal t, PetscReal f)
+{
+  PetscFunctionBeginUser;
+  if (fourier->nedge == fourier->nedge_alloc) {
+    PetscInt   nalloc = PetscMax(64, 2 * fourier->nedge_alloc);
+    PetscReal *edge_t, *edge_f;
+
+    PetscCall(PetscMalloc2(nalloc, &edge_t, nalloc, &edge_f));
+    PetscCall(PetscArraycpy(edge_t, fourier->edge_t, fourier->nedge));
+    PetscCall(PetscArraycpy(edge_f, fourier->edge_f, fourier->nedge));
+    PetscCall(PetscFree2(fourier->edge_t, fourier->edge_f));
+    fourier->edge_t      = edge_t;
+    fourier->edge_f      = edge_f;
+    fourier->nedge_alloc = nalloc;
+  }
+  fourier->edge_t[fourier->nedge] = t;
+  fourier->edge_f[fourier->nedge] = f;
+  fourier->nedge++;
+  PetscFunctionReturn(0);
+}
+
+/*
+  A window inside the simulated interval cuts the integrator's rule: a node at its edge would keep its whole weight,
+  which belongs to the steps on both sides of the edge, and a rectangular window would be first-order accurate. The
+  rule is applied step by step instead, the share of a node's weight that belongs to a step scaled by the fraction of
+  the step inside the window (MbsStepFraction_Private). Every step's shares sum to its length, so constants are
+  integrated exactly on every step: second order for any window position, and the rule itself on whole steps. A node
+  strictly inside step k belongs to it; a node at a step point t_k carries the shares of the steps before and after it,
+  and the share of the step after it is what the cumulative weight up to it exceeds t_k - t_0 by. Nodes of one time
+  are one (a Runge-Kutta stage at c = 1 and the next step's stage at c = 0), so that the factor is a function of time,
+  as the adjoint density needs. The factors that differ from 1 inside and 0 outside the window go to the run's edges.
+*/
+static PetscErrorCode MbsFourierEdges_Private(MbsFourier fourier, PetscInt ns, const PetscReal ts[], PetscInt n, const PetscReal t[], const PetscReal c[])
+{
+  PetscReal sum = 0, compensation = 0, span = ts[ns - 1] - ts[0];
+
+  PetscFunctionBeginUser;
+  if (n > fourier->ncumulative_alloc) {
+    PetscCall(PetscFree(fourier->cumulative));
+    PetscCall(PetscMalloc1(n, &fourier->cumulative));
+    fourier->ncumulative_alloc = n;
+  }
+  for (PetscInt i = 0; i < n; i++) { /* compensated: the shares are differences of sums over up to 10^6 nodes */
+    PetscReal next = sum + c[i];
+
+    compensation += PetscAbsReal(sum) >= PetscAbsReal(c[i]) ? (sum - next) + c[i] : (c[i] - next) + sum;
+    sum                    = next;
+    fourier->cumulative[i] = sum + compensation;
+  }
+  fourier->nedge = 0;
+  for (PetscInt r = 0; r < fourier->nrun; r++) {
+    MbsFourierRun        *run  = &fourier->run[r];
+    const MbsFourierLine *line = &fourier->line[run->first];
+    PetscReal             t_l = line->t_l, t_u = line->t_u, L = t_u - t_l;
+    PetscInt              i_end = 0;
+
+    MbsFourierRunWindow_Private(fourier, run);
+    for (PetscInt e = 0; e < 2; e++) { /* the steps next to the one each edge cuts, and their nodes */
+      PetscInt  k = PetscClipInterval(MbsLowerBound(ts, ns, e ? t_u : t_l) - 1, 0, ns - 2);
+      PetscReal a = ts[PetscMax(k - 1, 0)], b = ts[PetscMin(k + 2, ns - 1)];
+
+      for (PetscInt i = PetscMax(MbsLowerBound(t, n, a - MbsNodeTolerance(a, span)), i_end); i < n && t[i] <= b + MbsNodeTolerance(b, span); i = i_end) {
+        PetscReal tol = MbsNodeTolerance(t[i], span), W = 0, D, f, inside;
+        PetscInt  kp = PetscClipInterval(MbsLowerBound(ts, ns, t[i] - tol), 0, ns - 1);
+
+        for (i_end = i; i_end < n && t[i_end] <= t[i] + tol; i_end++) W += c[i_end];
+        if (PetscAbsReal(ts[kp] - t[i]) <= tol) { /* at step point kp: the shares of the steps before and after */
+          PetscReal after = kp == ns - 1 ? 0 : (kp == 0 ? W : fourier->cumulative[i_end - 1] - (ts[kp] - ts[0]));
+
+          D = (W - after) * MbsStepFraction_Private(kp - 1, ns, ts, t_l, t_u) + after * MbsStepFraction_Private(kp, ns, ts, t_l, t_u);
+        } else D = W * MbsStepFraction_Private(kp - 1, ns, ts, t_l, t_u);
+        inside = t[i] >= t_l - MbsWindowTolerance(L) && t[i] <= t_u + MbsWindowTolerance(L) ? 1.0 : 0.0;
+        f      = W != 0 ? D / W : inside;
+        if (f == inside) continue;
+        PetscCall(MbsFourierAppendEdge_Private(fourier, t[i], f));
+        run->lo = PetscMin(run->lo, t[i]);
+        run->hi = PetscMax(run->hi, t[i]);
+      }
+    }
+    run->nedge = fourier->nedge - run->edge;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The coefficients from quadrature nodes t (non-decreasing) with weights c of a rule on the step points ts[0..ns-1] */
+static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscInt ns, const PetscReal ts[], PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
+{
+  PetscReal t_a = ts[0], t_b = ts[ns - 1];
+
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
   for (PetscInt i = 1; i < n; i++) PetscCheck(t[i] >= t[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Quadrature nodes must not decrease: t[%" PetscInt_FMT "] = %.17g < t[%" PetscInt_FMT "] = %.17g", i, (double)t[i], i - 1, (double)t[i - 1]);
@@ -631,13 +773,16 @@ static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_
     fourier->A[j] = fourier->B[j] = 0;
   }
   PetscCall(MbsFourierSetUpRuns_Private(fourier));
+  PetscCall(MbsFourierEdges_Private(fourier, ns, ts, n, t, c));
   for (PetscInt r = 0; r < fourier->nrun; r++) {
     const MbsFourierRun *run = &fourier->run[r];
     PetscReal           *A = fourier->A + run->first, *B = fourier->B + run->first;
 
-    for (PetscInt i = MbsFourierRunStart_Private(fourier, run, n, t); i < n && MbsFourierRunKernels_Private(fourier, run, t[i]); i++) {
-      PetscReal cy = c[i] * y[i];
+    for (PetscInt i = MbsFourierRunStart_Private(run, n, t); MbsFourierRunHolds_Private(run, i, n, t); i++) {
+      PetscReal f = MbsFourierWindowFactor_Private(fourier, run, t[i]), cy = c[i] * y[i];
 
+      if (f == 0) continue;
+      MbsFourierRunKernels_Private(fourier, run, t[i], f);
       for (PetscInt m = 0; m < run->count; m++) {
         A[m] += cy * fourier->kc[m];
         B[m] += cy * fourier->ks[m];
@@ -648,14 +793,15 @@ static PetscErrorCode MbsFourierCompute_Private(MbsFourier fourier, PetscReal t_
 }
 
 /*@C
-  MbsFourierCompute - Computes every coefficient from samples (t_n, y_n) with quadrature weights c_n, t non-decreasing;
-  each window must lie inside [t_0, t_{N-1}]. Not collective.
+  MbsFourierCompute - Computes every coefficient from samples (t_n, y_n) with quadrature weights c_n of a rule on the
+  samples (the trapezoidal rule, MbsQuadratureWeights()), t increasing; each window must lie inside [t_0, t_{N-1}]. Not
+  collective.
 @*/
 PetscErrorCode MbsFourierCompute(MbsFourier fourier, PetscInt n, const PetscReal t[], const PetscReal c[], const PetscReal y[])
 {
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs at least 2 samples, got %" PetscInt_FMT, n);
-  PetscCall(MbsFourierCompute_Private(fourier, t[0], t[n - 1], n, t, c, y));
+  PetscCall(MbsFourierCompute_Private(fourier, n, t, n, t, c, y));
   PetscFunctionReturn(0);
 }
 
@@ -667,7 +813,7 @@ PetscErrorCode MbsFourierComputeSignal(MbsFourier fourier, const MbsSignal *sign
 {
   PetscFunctionBeginUser;
   PetscCheck(signal->n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs a signal of at least one step, got %" PetscInt_FMT " samples", signal->n);
-  PetscCall(MbsFourierCompute_Private(fourier, signal->t[0], signal->t[signal->n - 1], signal->nq, signal->tq, signal->wq, signal->yq));
+  PetscCall(MbsFourierCompute_Private(fourier, signal->n, signal->t, signal->nq, signal->tq, signal->wq, signal->yq));
   PetscFunctionReturn(0);
 }
 
@@ -748,8 +894,13 @@ PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier fourier, const PetscRe
 
     for (PetscInt m = 0; m < run->count && !forced; m++) forced = (PetscBool)(a[m] != 0 || b[m] != 0);
     if (!forced) continue;
-    for (PetscInt i = MbsFourierRunStart_Private(fourier, run, n, t); i < n && MbsFourierRunKernels_Private(fourier, run, t[i]); i++)
+    for (PetscInt i = MbsFourierRunStart_Private(run, n, t); MbsFourierRunHolds_Private(run, i, n, t); i++) {
+      PetscReal f = MbsFourierWindowFactor_Private(fourier, run, t[i]);
+
+      if (f == 0) continue;
+      MbsFourierRunKernels_Private(fourier, run, t[i], f);
       for (PetscInt m = 0; m < run->count; m++) G[i] += a[m] * fourier->kc[m] + b[m] * fourier->ks[m];
+    }
   }
   PetscFunctionReturn(0);
 }

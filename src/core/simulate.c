@@ -8,10 +8,11 @@
   honoured.
 
   The output is recorded at every accepted step, and at the nodes of the integrator's own quadrature rule
-  (mbsid.h, MbsSignal): the step points for theta methods, the stages for Runge-Kutta methods, which are what
-  TSAdjoint integrates a cost with. Costs summed over these nodes are the exact discrete functions the adjoint
-  differentiates. When the model has sample times (a measured signal a cost compares with), every step sequence,
-  fixed or adaptive, lands on each of them: the output there is a step point, whatever the integrator.
+  (mbsid.h, MbsSignal): the step points for the end-point theta methods (cn), the stage for the one-stage theta
+  methods (theta, beuler), the stages for Runge-Kutta methods, which are what TSAdjoint integrates a cost with.
+  Costs summed over these nodes are the exact discrete functions the adjoint differentiates. When the model has sample
+  times (a measured signal a cost compares with), every step sequence, fixed or adaptive, lands on each of them: the
+  output there is a step point, whatever the integrator.
 */
 #include "core/coreimpl.h"
 #include <petsctime.h>
@@ -23,8 +24,11 @@ typedef struct {
   void           *monitor_ctx;
   PetscInt        nalloc, nq_alloc;
   PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
-  /* Runge-Kutta: the tableau's b and c, and its stages in the order of c (quadrature nodes in time order) */
-  PetscBool        rk; /* set after the options are read */
+  /* Methods whose quadrature nodes are stages (Runge-Kutta; the one-stage theta methods, whose b = 1, c = theta): b and
+     c, and the stages in the order of c (quadrature nodes in time order); the others weigh the step points by
+     step_theta. Set after the options are read. */
+  PetscBool        at_stages;
+  PetscReal        step_theta, theta_b, theta_c;
   PetscInt         nstage, *stage_order;
   const PetscReal *b, *c;
 } MbsSimContext;
@@ -187,7 +191,49 @@ static PetscErrorCode MbsAppend_Private(PetscInt *n, PetscInt *nalloc, PetscReal
   PetscFunctionReturn(0);
 }
 
-/* The quadrature nodes of the Runge-Kutta step just accepted: its stages with b_i != 0, in the order of c */
+/*
+  The rule by which PETSc 3.18 integrates a cost (TSForwardCostIntegral, and its derivative in TSAdjointStep), which the
+  recorded nodes must be: Runge-Kutta methods the stages t_n + c_i h with b_i h. The theta methods in their end-point
+  form (cn, -ts_theta_endpoint) the step points, (1 - theta) h at t_n and theta h at t_n+1; in their one-stage form
+  (theta, beuler) the stage t_n + theta h, U_n + theta (U_n+1 - U_n), with h: for theta = 1 (beuler) the step's end
+  point, the rectangle rule. Methods without an adjoint (bdf, euler, ssp) get the trapezoid rule.
+*/
+static PetscErrorCode MbsQuadratureRuleSetUp_Private(TS ts, MbsSimContext *sim)
+{
+  PetscBool rk, theta, endpoint = PETSC_FALSE;
+  PetscReal value = 0.5;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &theta, TSTHETA, TSCN, TSBEULER, ""));
+  if (theta) {
+    PetscCall(TSThetaGetEndpoint(ts, &endpoint));
+    PetscCall(TSThetaGetTheta(ts, &value));
+  }
+  sim->step_theta = value;
+  sim->at_stages  = (PetscBool)(rk || (theta && !endpoint && value != 1));
+  if (rk) PetscCall(TSRKGetTableau(ts, &sim->nstage, NULL, &sim->b, &sim->c, NULL, NULL, NULL, NULL));
+  else if (sim->at_stages) {
+    sim->theta_b = 1;
+    sim->theta_c = value;
+    sim->nstage  = 1;
+    sim->b       = &sim->theta_b;
+    sim->c       = &sim->theta_c;
+  }
+  if (!sim->at_stages) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(sim->nstage, &sim->stage_order));
+  for (PetscInt i = 0; i < sim->nstage; i++) sim->stage_order[i] = i;
+  for (PetscInt i = 1; i < sim->nstage; i++) /* insertion sort by c: a few stages */
+    for (PetscInt j = i; j > 0 && sim->c[sim->stage_order[j - 1]] > sim->c[sim->stage_order[j]]; j--) {
+      PetscInt k = sim->stage_order[j];
+
+      sim->stage_order[j]     = sim->stage_order[j - 1];
+      sim->stage_order[j - 1] = k;
+    }
+  PetscFunctionReturn(0);
+}
+
+/* The quadrature nodes of the step just accepted: its stages with b_i != 0, in the order of c */
 static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscReal t)
 {
   MbsSignal *signal = sim->signal;
@@ -196,18 +242,6 @@ static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscRe
   Vec       *Y;
 
   PetscFunctionBeginUser;
-  if (!sim->stage_order) {
-    PetscCall(TSRKGetTableau(ts, &sim->nstage, NULL, &sim->b, &sim->c, NULL, NULL, NULL, NULL));
-    PetscCall(PetscMalloc1(sim->nstage, &sim->stage_order));
-    for (PetscInt i = 0; i < sim->nstage; i++) sim->stage_order[i] = i;
-    for (PetscInt i = 1; i < sim->nstage; i++) /* insertion sort by c: a few stages */
-      for (PetscInt j = i; j > 0 && sim->c[sim->stage_order[j - 1]] > sim->c[sim->stage_order[j]]; j--) {
-        PetscInt k = sim->stage_order[j];
-
-        sim->stage_order[j]     = sim->stage_order[j - 1];
-        sim->stage_order[j - 1] = k;
-      }
-  }
   if (signal->n < 2) PetscFunctionReturn(0); /* the initial state: no step yet */
   PetscCall(TSGetStages(ts, &nstage, &Y));
   t_prev = signal->t[signal->n - 2];
@@ -291,6 +325,27 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
   }
   PetscFunctionReturn(0);
 }
+/*
+  PETSc 3.18's trajectory in memory keeps the stages of a step, and restores its end state U_n+1 only for methods whose
+  last stage is that state. The adjoint of a one-stage theta method recovers U_n from the stage and U_n+1, so from the
+  second step back it works on a stale U_n+1 and evaluates dF/dp at a wrong U' (dJ/dm of oscillator2 came out 1e3
+  times too large, of the wrong sign). Keeping the step points instead, from which the adjoint sweep recomputes each
+  step (one more forward step per step), restores both; the trajectory on disk keeps both anyway.
+*/
+static PetscErrorCode MbsTrajectoryKeepStepPoints_Private(TS ts, const MbsSimContext *sim)
+{
+  TSTrajectory trajectory;
+  PetscBool    rk, memory;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetTrajectory(ts, &trajectory));
+  if (!trajectory || !sim->at_stages) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCall(PetscObjectTypeCompare((PetscObject)trajectory, TSTRAJECTORYMEMORY, &memory));
+  if (!rk && memory) PetscCall(TSTrajectorySetSolutionOnly(trajectory, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
 /* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
    report an amplitude of 0 with success) */
 static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
@@ -368,7 +423,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   PetscCall(MbsAppend_Private(&signal->n, &sim->nalloc, &signal->t, &signal->y, NULL, t, y, 0));
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
-  if (sim->rk) PetscCall(MbsRecordStages_Private(ts, sim, t));
+  if (sim->at_stages) PetscCall(MbsRecordStages_Private(ts, sim, t));
   if (!PetscIsNormalReal(y) && y != 0) {
     signal->nonfinite = PETSC_TRUE;
     PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
@@ -395,24 +450,15 @@ PetscErrorCode MbsProgressDue(PetscLogDouble *last, PetscBool *due)
   PetscFunctionReturn(0);
 }
 
-/*
-  The quadrature nodes of a theta method (and of any other non-Runge-Kutta method): the step points, weighted by the
-  theta rule; theta = 1/2 (trapezoid) for the methods that are not end-point theta methods.
-*/
-static PetscErrorCode MbsStepPointNodes_Private(TS ts, MbsSignal *signal)
+/* The quadrature nodes of a method that weighs the step points (MbsQuadratureRuleSetUp_Private) */
+static PetscErrorCode MbsStepPointNodes_Private(const MbsSimContext *sim, MbsSignal *signal)
 {
-  PetscBool is_theta, endpoint = PETSC_FALSE;
-  PetscReal theta = 0.5;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &is_theta, TSTHETA, TSCN, TSBEULER, ""));
-  if (is_theta) PetscCall(TSThetaGetEndpoint(ts, &endpoint));
-  if (endpoint) PetscCall(TSThetaGetTheta(ts, &theta));
   signal->nq = signal->n;
   PetscCall(PetscMalloc3(signal->n, &signal->tq, signal->n, &signal->yq, signal->n, &signal->wq));
   PetscCall(PetscArraycpy(signal->tq, signal->t, signal->n));
   PetscCall(PetscArraycpy(signal->yq, signal->y, signal->n));
-  PetscCall(MbsQuadratureWeights(signal->n, signal->t, theta, signal->wq));
+  PetscCall(MbsQuadratureWeights(signal->n, signal->t, sim->step_theta, signal->wq));
   PetscFunctionReturn(0);
 }
 
@@ -560,7 +606,8 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
-  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &sim->rk));
+  PetscCall(MbsQuadratureRuleSetUp_Private(ts, sim));
+  PetscCall(MbsTrajectoryKeepStepPoints_Private(ts, sim));
 
   refused = (PetscBool)(model->refuse_index >= 0 && model->p[model->refuse_index] >= model->refuse[0] && model->p[model->refuse_index] <= model->refuse[1]);
   if (!refused) PetscCall(TSSolve(ts, U));
@@ -569,7 +616,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSGetTime(ts, &signal->t_end));
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
-  if (!sim->rk) PetscCall(MbsStepPointNodes_Private(ts, signal));
+  if (!sim->at_stages) PetscCall(MbsStepPointNodes_Private(sim, signal));
   if (model->freeze_steps && !model->nfrozen && signal->reason >= 0) {
     PetscCall(PetscMalloc1(signal->n, &model->frozen_t));
     PetscCall(PetscArraycpy(model->frozen_t, signal->t, signal->n));
@@ -652,7 +699,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     TSRKType rk_type;
 
     PetscCall(TSRKGetType(ts, &rk_type));
-    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (TSRKSetType)\n", rk_type));
+    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (5dp, 5f, 5bs: no gradients) (TSRKSetType)\n", rk_type));
   } else if (theta) {
     PetscReal value;
 
@@ -660,7 +707,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_theta_theta <%g>: Theta of the theta method (TSThetaSetTheta)\n", (double)value));
   }
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; README, \"Time integration\"):\n"));
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_type <%s>: Method: cn, theta, beuler (implicit, any model); rk, euler, ssp (explicit, ODE models) (TSSetType)\n%s", type, method));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_type <%s>: Method: cn, theta, beuler (implicit, any model); rk, euler, ssp (explicit, ODE models); gradients exact with cn, theta, beuler, rk, refused with the others (TSSetType)\n%s", type, method));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_dt <%g>: Time step [s], the first one of adaptive steps (TSSetTimeStep)\n", (double)dt));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_type <%s>: Step control: none (fixed steps) or basic (TSAdaptSetType)\n", adapt_type));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_rtol <%g>: Relative tolerance of the adaptive step control (TSSetTolerances)\n", (double)rtol));

@@ -147,13 +147,19 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   TS                 quadts;
+  TSType             type;
+  PetscBool          rk, theta;
 
   PetscFunctionBeginUser;
+  PetscCall(TSGetType(ts, &type));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &theta, TSTHETA, TSCN, TSBEULER, ""));
+  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCheck(theta || rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_type %s has no discrete adjoint and no cost integral in PETSc 3.18, which %s needs: use -ts_type cn (the default), theta, beuler or rk (-ts_rk_type tsit5 or 3bs)", type,
+             adj->Jp ? "the gradient" : adj->integral->name);
   if (adj->Jp) {
     TSTrajectory trajectory;
     PetscMPIInt  rank;
     char         dirname[64];
-    PetscBool    rk;
 
     PetscCall(TSSetSaveTrajectory(ts));
     PetscCall(TSGetTrajectory(ts, &trajectory));
@@ -163,7 +169,6 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
     PetscCall(TSTrajectorySetDirname(trajectory, dirname));
-    PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
     if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
     else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   }
@@ -267,6 +272,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     const PetscScalar *g, *u;
     PetscScalar       *l;
     SNES               snes;
+    TSAdapt            adapt;
     PetscInt           lag;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->lambda));
@@ -292,6 +298,10 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
     PetscCall(MbsAdjointCheckTableau_Private(o->ts));
+    /* the sweep may recompute steps from stored step points (simulate.c, the one-stage theta methods): they must be the
+       steps taken, which a step control without its history (PETSc does not restore it) would reject or change */
+    PetscCall(TSGetAdapt(o->ts, &adapt));
+    PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
     PetscCall(TSAdjointSolve(o->ts));
     PetscCall(VecGetArrayRead(mu, &g));
     for (PetscInt k = 0; k < nid; k++)

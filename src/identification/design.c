@@ -236,8 +236,8 @@ PetscErrorCode MbsDesignEvaluate(MbsDesign d, PetscReal rho, MbsStateMonitor mon
   d->fisher  = PETSC_TRUE;
   d->penalty = rho;
   PetscCall(PetscMalloc1(d->ext->n, &z));
-  PetscCall(MbsIntegralGradient(d->ext, &integral, 0, NULL, monitor, ctx, Q, z, NULL, &ok));
-  PetscCall(MbsDesignCheckOk(d, ok));
+  MbsCallUndo(MbsIntegralGradient(d->ext, &integral, 0, NULL, monitor, ctx, Q, z, NULL, &ok), PetscFree(z));
+  MbsCallUndo(MbsDesignCheckOk(d, ok), PetscFree(z));
   PetscCall(MbsDesignTerminal(d->ext, z, &w, NULL, d));
   if (J) *J = Q[0] + w;
   if (trace) *trace = -Q[0];
@@ -261,7 +261,7 @@ PetscErrorCode MbsDesignGradient(MbsDesign d, const PetscReal F[], PetscReal rho
   d->penalty = rho;
   PetscCall(MbsDesignSetInput(d, F));
   PetscCall(PetscMalloc1(d->ext->n, &z));
-  PetscCall(MbsIntegralGradient(d->ext, &integral, d->nnodes, d->node_id, NULL, NULL, &Q, z, dJdF, ok));
+  MbsCallUndo(MbsIntegralGradient(d->ext, &integral, d->nnodes, d->node_id, NULL, NULL, &Q, z, dJdF, ok), PetscFree(z));
   *J = PETSC_INFINITY;
   if (*ok) {
     PetscCall(MbsDesignTerminal(d->ext, z, &w, NULL, d));
