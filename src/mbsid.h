@@ -183,6 +183,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MbsDesignCreate(MPI_Comm, MbsDesign *);
 PETSC_EXTERN PetscErrorCode MbsDesignGetSizes(MbsDesign, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsDesignCheckSampleTimes(MbsDesign, const char[], PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsDesignSample(MbsDesign, PetscReal, MbsDesignSamples *, PetscReal *, PetscReal *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsDesignDestroy(MbsDesign *);
 PETSC_EXTERN PetscErrorCode MbsDesignSetInput(MbsDesign, const PetscReal[]);

@@ -12,6 +12,7 @@
 
 PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
+PETSC_INTERN PetscErrorCode MbsOptionsIntRange(PetscOptionItems *, const char[], const char[], PetscInt *, PetscInt, PetscInt, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
