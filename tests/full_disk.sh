@@ -15,7 +15,8 @@ fail() { echo "full_disk: $*" >&2; exit 1; }
 rm -rf "$work" && mkdir -p "$full" || fail "cannot make $full"
 [ "$(id -u)" -eq 0 ] || { echo "full_disk: skipped: mounting a small tmpfs needs root"; exit 77; }
 mount -t tmpfs -o size=64k mbsid_full_disk "$full" 2> "$work/mount.log" || { echo "full_disk: skipped: cannot mount a tmpfs: $(cat "$work/mount.log")"; exit 77; }
-trap 'umount "$full"' EXIT
+trap 'umount "$full" 2> /dev/null || umount -l "$full"' EXIT # lazily when a killed run still holds it
+trap 'exit 1' INT TERM HUP                                     # a CTest timeout unmounts too
 # 8 kB stay free: each result (10 kB and more) is cut off in the middle of its writing
 dd if=/dev/zero of="$full/room" bs=4k count=2 > /dev/null 2>&1
 dd if=/dev/zero of="$full/fill" bs=4k > /dev/null 2>&1 # stops at ENOSPC
