@@ -66,7 +66,7 @@ PETSC_EXTERN int            MbsYAMLCheckOptionsFiles(int, char **, char[], size_
 /* HDF5 helpers: every HDF5 failure becomes a PETSc error that names the file and the object. */
 #define MbsCallHDF5(call, file, object) \
   do { \
-    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "HDF5 error in %s on '%s' of file '%s'%s", #call, object, file, MbsH5ErrorCause()); \
+    if ((call) < 0) SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "HDF5 error in %s on '%s' of file '%s'", #call, object, file); \
   } while (0)
 
 typedef struct {
@@ -76,7 +76,6 @@ typedef struct {
   char  base[128];                    /* group that object paths are relative to ("" for the root) */
 } MbsH5Writer;
 
-PETSC_EXTERN const char    *MbsH5ErrorCause(void);
 PETSC_EXTERN void           MbsH5WritersAbandon(void);
 PETSC_INTERN PetscErrorCode MbsFileWrite(const char[], const char[], const char *, size_t);
 

@@ -82,31 +82,6 @@ static PetscErrorCode MbsPendingTmpSet_Private(const char old[], const char new_
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d result files open at once", MBS_PENDING_MAX);
 }
 
-static herr_t MbsH5FindErrno_Private(unsigned n, const H5E_error2_t *error, void *data)
-{
-  const char *at = error->desc ? strstr(error->desc, "errno = ") : NULL;
-
-  (void)n;
-  if (at && sscanf(at, "errno = %d", (int *)data) == 1) return 1; /* stop the walk: the innermost cause is found */
-  return 0;
-}
-
-/*@C
-  MbsH5ErrorCause - The operating system's reason for the HDF5 call that has just failed, as ": <strerror> (errno N)",
-  or "" when HDF5's error stack names none: HDF5's file drivers record the errno of a failed read or write there,
-  and would otherwise be reported as a bare "HDF5 error in H5Dread". Not collective; the text is overwritten by the
-  next call.
-@*/
-const char *MbsH5ErrorCause(void)
-{
-  static char cause[160];
-  int         error = 0;
-
-  cause[0] = 0;
-  if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, MbsH5FindErrno_Private, &error) >= 0 && error > 0) (void)snprintf(cause, sizeof(cause), ": %s (errno %d)", strerror(error), error);
-  return cause;
-}
-
 /* File access in memory: the core driver without a backing store (writes 1 MB at a time) */
 static hid_t MbsH5MemoryAccess_Private(void)
 {
@@ -214,7 +189,7 @@ PetscErrorCode MbsH5WriterResume(MbsH5Writer *writer)
   MbsCallHDF5(fapl, writer->tmp_path, "/");
   writer->file = H5Fopen(writer->tmp_path, H5F_ACC_RDWR, fapl);
   MbsCallHDF5(H5Pclose(fapl), writer->tmp_path, "/");
-  PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot reopen HDF5 file '%s' (for '%s')%s", writer->tmp_path, writer->path, MbsH5ErrorCause());
+  PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot reopen HDF5 file '%s' (for '%s')", writer->tmp_path, writer->path);
   PetscFunctionReturn(0);
 }
 
