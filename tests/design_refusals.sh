@@ -10,11 +10,19 @@ mbsid=$2
 mpiexec=$3
 fail() { echo "design_refusals: $*" >&2; exit 1; }
 work=design_refusals_np$np
-rm -rf "$work" && mkdir -p "$work" && cd "$work" || fail "cannot make $work"
+rm -rf "$work" && mkdir -p "$work/read_only" && cd "$work" || fail "cannot make $work"
+# a read-only directory: root writes into any directory, but not into a read-only file system
+if [ "$(id -u)" -eq 0 ] && mount -t tmpfs -o ro,size=16k mbsid_read_only read_only 2> /dev/null; then
+  trap 'umount read_only 2> /dev/null || umount -l read_only' EXIT
+  trap 'exit 1' INT TERM HUP
+else
+  chmod 555 read_only
+fi
 
 # name | extra options | message that must be printed | "solve" when the refusal may come in the first solve
 cases=(
   "csv directory|-design_max_it 1 -design_csv no_such_dir/x.csv|Option -design_csv no_such_dir/x.csv: directory 'no_such_dir' does not exist or is not writable"
+  "csv read-only directory|-design_max_it 1 -design_csv read_only/x.csv|Option -design_csv read_only/x.csv: directory 'read_only' does not exist or is not writable"
   "csv without optimisation|-design_max_it 0 -design_csv x.csv|-design_csv x.csv writes the optimal input, which only an optimisation computes: give -design_max_it > 0"
   "csv with gradcheck|-design_gradcheck -design_csv x.csv|-design_csv x.csv writes the optimal input, which only an optimisation computes"
   "endless span|-time_span 0,1e6|-time_span \[0., 1e\+06\] s in steps of -ts_dt 0.001 s is 1e\+09 steps, more than the 1e\+07 one solve may take|solve"
