@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # mbsid design refuses a bad option before its first solve (no "Evaluating input" line, no -o file), with a message
 # naming the option, on every rank (no rank waits), leaving no memory allocated (PETSC_OPTIONS holds -malloc_dump).
-# Two show only in the first solve, and still name their option: the number of fixed steps (checked when the
-# integrator is set up, before its first step, in every command) and an overflow of the cost (-design_force_max).
+# Only an overflow of the cost (-design_force_max) shows in a solve, and still names its option.
 # Usage: design_refusals.sh NPROCS MBSID MPIEXEC   (run in a scratch directory)
 set -uo pipefail
 np=$1
@@ -25,7 +24,7 @@ cases=(
   "csv read-only directory|-design_max_it 1 -design_csv read_only/x.csv|Option -design_csv read_only/x.csv: directory 'read_only' does not exist or is not writable"
   "csv without optimisation|-design_max_it 0 -design_csv x.csv|-design_csv x.csv writes the optimal input, which only an optimisation computes: give -design_max_it > 0"
   "csv with gradcheck|-design_gradcheck -design_csv x.csv|-design_csv x.csv writes the optimal input, which only an optimisation computes"
-  "endless span|-time_span 0,1e6|-time_span \[0., 1e\+06\] s in steps of -ts_dt 0.001 s is 1e\+09 steps, more than the 1e\+07 one solve may take|solve"
+  "endless span|-time_span 0,1e6|-time_span \[0., 1e\+06\] s in steps of -ts_dt 0.001 s is 1e\+09 steps, more than the 1e\+07 one solve may take"
   "states outside|-design_print_states 0.5,5|-design_print_states: time 5. s lies outside the design's interval \[0., 1.\] s"
   "states decreasing|-design_print_states 0.5,0.2|-design_print_states: time 0.2 s follows 0.5 s; the times must increase"
   "states between steps|-design_print_states 0.1234|-design_print_states: time 0.1234 s is not a step point of the fixed steps -ts_dt 0.001 s"

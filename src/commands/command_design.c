@@ -302,6 +302,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   }
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_gradcheck_step must lie in (0, 0.1), got %g", (double)step);
   PetscCheck(!csv[0] || (max_it > 0 && !gradcheck), comm, PETSC_ERR_ARG_INCOMP, "-design_csv %s writes the optimal input, which only an optimisation computes: give -design_max_it > 0 and no -design_gradcheck", csv);
+  PetscCall(MbsDesignCheckSteps(d));
   PetscCall(MbsDesignCheckSampleTimes(d, "-design_print_states", nprint, print_times));
   if (error && !gradcheck) PetscCall(MbsDesignCheckSampleTimes(d, "-design_sample_dt", 1, (PetscReal[]){d->base->t0 + settings.sample_dt}));
   PetscCall(MbsModelView(d->base, PETSC_VIEWER_STDOUT_(comm)));

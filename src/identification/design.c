@@ -289,6 +289,34 @@ static PetscErrorCode MbsDesignSampleMonitor(MbsModel ext, PetscInt step, PetscR
   PetscFunctionReturn(0);
 }
 
+/* The fixed step of the design's integrator as the options set it, and whether its steps are fixed */
+static PetscErrorCode MbsDesignStep_Private(MbsDesign d, PetscReal *dt, PetscBool *fixed, char adapt[], size_t size)
+{
+  PetscFunctionBeginUser;
+  *dt = d->ext->dt;
+  PetscCall(PetscStrncpy(adapt, TSADAPTNONE, size));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ts_dt", dt, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-ts_adapt_type", adapt, size, NULL));
+  PetscCall(PetscStrcmp(adapt, TSADAPTNONE, fixed));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsDesignCheckSteps - Before any solve: a -time_span of more fixed steps than a solve may take is refused
+  (MbsCheckFixedStepCount()). Collective.
+@*/
+PetscErrorCode MbsDesignCheckSteps(MbsDesign d)
+{
+  PetscReal dt;
+  PetscBool fixed;
+  char      adapt[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsDesignStep_Private(d, &dt, &fixed, adapt, sizeof(adapt)));
+  if (fixed && dt > 0) PetscCall(MbsCheckFixedStepCount(d->base, dt));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsDesignCheckSampleTimes - Before any solve: the n times t (from the option named 'option') must increase within
   [t0, tf] and be step points of the fixed steps (-ts_adapt_type none, -ts_dt dividing t - t0), where
@@ -296,15 +324,13 @@ static PetscErrorCode MbsDesignSampleMonitor(MbsModel ext, PetscInt step, PetscR
 @*/
 PetscErrorCode MbsDesignCheckSampleTimes(MbsDesign d, const char option[], PetscInt n, const PetscReal t[])
 {
-  PetscReal t0 = d->base->t0, tf = d->base->tf, tol = 1e-9 * (tf - t0), dt = d->ext->dt;
-  char      adapt[64] = TSADAPTNONE;
+  PetscReal t0 = d->base->t0, tf = d->base->tf, tol = 1e-9 * (tf - t0), dt;
+  char      adapt[64];
   PetscBool fixed;
 
   PetscFunctionBeginUser;
   if (!n) PetscFunctionReturn(0);
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ts_dt", &dt, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-ts_adapt_type", adapt, sizeof(adapt), NULL));
-  PetscCall(PetscStrcmp(adapt, TSADAPTNONE, &fixed));
+  PetscCall(MbsDesignStep_Private(d, &dt, &fixed, adapt, sizeof(adapt)));
   PetscCheck(fixed, d->comm, PETSC_ERR_ARG_INCOMP, "%s: states are kept at step points, which need fixed steps (-ts_adapt_type none, not %s)", option, adapt);
   for (PetscInt i = 0; i < n; i++) {
     PetscReal steps = (t[i] - t0) / dt;
