@@ -56,6 +56,7 @@ int main(int argc, char **argv)
   PetscCall(MbsPushErrorHandler());
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agreement));
   ierr = MbsMain(argc, argv);
+  if (ierr) MbsH5WritersAbandon(); /* before MPI ends: an abort skips atexit, and libhdf5 crashes on a file it cannot flush */
   /* an error that every rank raised has unwound every rank: finalise, so that -malloc_dump shows what it left */
   if (ierr && !MbsEveryRankFailed(agreement)) PetscCall(ierr); /* aborts every rank */
   if (ierr) PetscCall(MbsOptionsBlocksFree());

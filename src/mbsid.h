@@ -121,6 +121,7 @@ PETSC_EXTERN PetscErrorCode MbsFourierWindowCentre(PetscReal, PetscReal, PetscRe
 typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const PetscReal[], void *);
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSimulateHelp(MbsModel);
+PETSC_EXTERN PetscErrorCode MbsCheckFixedStepCount(MbsModel, PetscReal);
 /* A sampled controller in the loop: given the output y at sample n (time t), the force u held until the next sample */
 typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscReal, PetscReal, PetscReal *, void *);
 PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, MbsSampleFn, void *, MbsSignal *);
@@ -185,6 +186,8 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MbsDesignCreate(MPI_Comm, MbsDesign *);
 PETSC_EXTERN PetscErrorCode MbsDesignGetSizes(MbsDesign, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsDesignCheckSampleTimes(MbsDesign, const char[], PetscInt, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsDesignCheckSteps(MbsDesign);
 PETSC_EXTERN PetscErrorCode MbsDesignSample(MbsDesign, PetscReal, MbsDesignSamples *, PetscReal *, PetscReal *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsDesignDestroy(MbsDesign *);
 PETSC_EXTERN PetscErrorCode MbsDesignSetInput(MbsDesign, const PetscReal[]);

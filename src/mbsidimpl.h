@@ -16,6 +16,7 @@ PETSC_INTERN PetscErrorCode MbsOptionsInputFile(PetscOptionItems *, const char[]
 PETSC_INTERN PetscErrorCode MbsFileDeclare(MPI_Comm, const char[], const char[], PetscBool, const char[]);
 PETSC_EXTERN PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm, int, char **);
 PETSC_EXTERN PetscErrorCode MbsOptionsCheckUnused(MPI_Comm, PetscBool);
+PETSC_INTERN PetscErrorCode MbsOptionsIntRange(PetscOptionItems *, const char[], const char[], PetscInt *, PetscInt, PetscInt, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
@@ -78,6 +79,9 @@ typedef struct {
   char  tmp_path[PETSC_MAX_PATH_LEN]; /* written here, renamed to path on close */
   char  base[128];                    /* group that object paths are relative to ("" for the root) */
 } MbsH5Writer;
+
+PETSC_EXTERN void           MbsH5WritersAbandon(void);
+PETSC_INTERN PetscErrorCode MbsFileWrite(const char[], const char[], const char *, size_t);
 
 PETSC_INTERN PetscErrorCode MbsH5WriterOpen(const char[], MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsH5WriterClose(MbsH5Writer *);

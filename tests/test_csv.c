@@ -2,9 +2,10 @@ static const char help[] = "The CSV table reader: layouts of test-bench exports,
 
 /*
   1. Tables of known values in every layout the reader accepts (',', ';', tabs, blanks, headers, comments between
-     rows and after numbers, quoted fields, CRLF line ends, a decimal comma, a one-column file under a header with
-     blanks) are read back exactly, with their column names and the file's line of each row.
-  2. Every malformed table of tests/bad_inputs/csv (-bad_dir) and a missing file are refused with a message naming
+     rows and after numbers, quoted fields, CRLF and CR line ends, a decimal comma, a one-column file under a header
+     with blanks, a UTF-8 byte order mark, a subnormal number) are read back exactly, with their column names and
+     the file's line of each row.
+  2. Every malformed table of tests/bad_inputs/csv (-bad_dir), /dev/zero and a missing file are refused with a message naming
      the file, and the refusal leaves no memory allocated (PETSc's count of allocated bytes is unchanged) and no file
      open (the next file opened gets the same descriptor as before); so does every input the fuzzer kept (-fuzz_dir,
      tests/bad_inputs/fuzz_csv), read or refused.
@@ -46,6 +47,18 @@ static PetscErrorCode TestLayouts(MbsTest *test)
     {"quoted numbers",                        "\"t\",\"y\"\n\"0.5\",\"1.5\"\n",                      PETSC_FALSE, ',',  2, 1, "t,y",            {0.5, 1.5},              {2}      },
     {"comments after the numbers",            "0.0 1 # F0\n0.5 2 # F1\n",                            PETSC_FALSE, ' ',  2, 2, NULL,             {0, 1, 0.5, 2},          {1, 2}   },
     {"one column under a header with blanks", "# 60-2 wheel\npulse time [s]\n0.001\n0.002\n0.003\n", PETSC_FALSE, ' ',  1, 3, "pulse time [s]", {0.001, 0.002, 0.003},   {3, 4, 5}},
+ /* as spreadsheets write them: a UTF-8 byte order mark (with and without a header: the t = 0 row stays a row),
+       old Mac line ends (CR alone), a number below the normal range (read as the subnormal double it is) */
+    {"UTF-8 BOM, header",                     "\xEF\xBB\xBFZeit [s];Wert\r\n0;1\r\n0,5;2\r\n",       PETSC_TRUE,  ';',  2, 2, "Zeit [s],Wert",  {0, 1, 0.5, 2},          {2, 3}   },
+    {"UTF-8 BOM, no header",
+     "\xEF\xBB\xBF"
+     "0,1\n0.5,2\n",                                                                                 PETSC_FALSE,
+     ',',                                                                                                               2,
+     2,                                                                                                                       NULL,
+     {0, 1, 0.5, 2},
+     {1, 2}                                                                                                                                                                       },
+    {"CR line ends",                          "t;y\r0;1\r\r# pause\r0.5;2\r",                        PETSC_FALSE, ';',  2, 2, "t,y",            {0, 1, 0.5, 2},          {2, 5}   },
+    {"subnormal number",                      "t,y\n0,1e-310\n",                                     PETSC_FALSE, ',',  2, 1, "t,y",            {0, 1e-310},             {2}      },
   };
 
   PetscFunctionBeginUser;
@@ -74,8 +87,8 @@ static PetscErrorCode TestLayouts(MbsTest *test)
 
 static PetscErrorCode TestRefusals(MbsTest *test, const char dir[])
 {
-  static const char *const bad[] = {"signal_text_in_number.csv",   "signal_nan.csv", "signal_inf.csv",   "empty.csv",       "header_only.csv", "signal_short_row.csv", "signal_decimal_comma.csv",
-                                    "signal_duplicate_header.csv", "binary.csv",     "no_such_file.csv", "header_count.csv"};
+  static const char *const bad[] = {"signal_text_in_number.csv", "signal_nan.csv",   "signal_inf.csv", "empty.csv", "header_only.csv", "signal_short_row.csv", "signal_decimal_comma.csv", "signal_duplicate_header.csv", "binary.csv",
+                                    "no_such_file.csv",          "header_count.csv", "signal_hex.csv", "/dev/zero"};
 
   PetscFunctionBeginUser;
   PetscCall(WriteText("header_count.csv", "a;b;c\n1;2\n"));
@@ -87,7 +100,8 @@ static PetscErrorCode TestRefusals(MbsTest *test, const char dir[])
     PetscErrorCode       ierr;
     int                  fd_before = MbsTestNextDescriptor();
 
-    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", strcmp(bad[k], "header_count.csv") ? dir : ".", bad[k]));
+    if (bad[k][0] == '/') PetscCall(PetscStrncpy(path, bad[k], sizeof(path))); /* endless zeros: refused at their first block */
+    else PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", strcmp(bad[k], "header_count.csv") ? dir : ".", bad[k]));
     PetscCall(PetscMallocGetCurrentUsage(&before));
     PetscCall(PetscPushErrorHandler(MbsTestCaptureError, &captured));
     ierr = MbsCsvRead(path, PETSC_FALSE, &csv);

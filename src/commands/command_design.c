@@ -39,6 +39,14 @@ typedef struct {
   MPI_Comm   comm;
 } MbsDesignOptimizer;
 
+/* A cost that overflows comes from forces too large for the model, not from the optimiser */
+static PetscErrorCode MbsDesignCheckFinite_Private(MbsDesign d, PetscReal J, const char where[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!PetscIsInfOrNanReal(J), PETSC_COMM_SELF, PETSC_ERR_FP, "The design cost J of %s is %g: the response to forces up to -design_force_max %g N overflows; lower -design_force_max", where, (double)J, (double)d->force_max);
+  PetscFunctionReturn(0);
+}
+
 /* J/scale and its gradient in u for TAO */
 static PetscErrorCode MbsDesignObjective(Tao tao, Vec U, PetscReal *f, Vec G, void *ptr)
 {
@@ -54,6 +62,7 @@ static PetscErrorCode MbsDesignObjective(Tao tao, Vec U, PetscReal *f, Vec G, vo
   for (PetscInt k = 0; k < d->nnodes; k++) opt->F[k] = MbsDesignPsi(d, u[k]);
   PetscCall(MbsDesignGradient(d, opt->F, d->end_weight, &J, opt->dJdF, &ok));
   PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The integration of the sensitivity system failed during the optimisation (evaluation %" PetscInt_FMT "); see -ts_monitor", opt->nevals);
+  PetscCall(MbsDesignCheckFinite_Private(d, J, "an optimiser's input"));
   PetscCall(VecGetArrayWrite(G, &g));
   for (PetscInt k = 0; k < d->nnodes; k++) g[k] = MbsDesignPsiDerivative(d, u[k]) * opt->dJdF[k] / d->cost_scale;
   PetscCall(VecRestoreArrayWrite(G, &g));
@@ -164,6 +173,7 @@ static PetscErrorCode MbsDesignCaseEvaluate_Private(MbsDesign d, MbsDesignCase *
   c->nstates = nprint;
   c->states  = samples.z;
   PetscCall(MbsDesignSample(d, d->end_weight, &samples, &c->J, &c->trace, c->M, c->z_end));
+  PetscCall(MbsDesignCheckFinite_Private(d, c->J, "an input"));
   PetscCall(MbsDesignEigen(d->nb, c->M, c->eig, NULL, &c->condition));
   c->done = PETSC_TRUE;
   for (PetscInt i = 0; i < nprint; i++) {
@@ -274,8 +284,8 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", csv, sizeof(csv)));
-  max_it = d->base->design.max_it;
-  PetscCall(PetscOptionsInt("-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", "", max_it, &max_it, NULL));
+  max_it = d->base->design.max_it; /* at most PETSC_MAX_INT/4: the evaluation cap of TAO is 4 max_it + 100 */
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", &max_it, 0, PETSC_MAX_INT / 4, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));
   PetscCall(PetscOptionsReal("-design_gradcheck_step", "Step of the central differences, relative to F_max", "", step, &step, NULL));
   PetscCall(PetscOptionsReal("-design_gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
@@ -290,8 +300,11 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
     PetscCall(MbsSimulateHelp(d->ext));
     PetscFunctionReturn(0);
   }
-  PetscCheck(max_it >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_max_it must be >= 0, got %" PetscInt_FMT, max_it);
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_gradcheck_step must lie in (0, 0.1), got %g", (double)step);
+  PetscCheck(!csv[0] || (max_it > 0 && !gradcheck), comm, PETSC_ERR_ARG_INCOMP, "-design_csv %s writes the optimal input, which only an optimisation computes: give -design_max_it > 0 and no -design_gradcheck", csv);
+  PetscCall(MbsDesignCheckSteps(d));
+  PetscCall(MbsDesignCheckSampleTimes(d, "-design_print_states", nprint, print_times));
+  if (error && !gradcheck) PetscCall(MbsDesignCheckSampleTimes(d, "-design_sample_dt", 1, (PetscReal[]){d->base->t0 + settings.sample_dt}));
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsModelView(d->base, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscPrintf(comm, "Design of %s: b = (", d->base->type));

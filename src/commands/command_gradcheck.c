@@ -72,7 +72,7 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid gradcheck: adjoint gradient against central differences", "gradcheck");
   PetscCall(PetscOptionsReal("-fd_step", "Relative step h/|x| of the central differences", "", step, &step, NULL));
-  PetscCall(PetscOptionsInt("-fd_order", "Order of the central differences, 2 or 4", "", order, &order, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-fd_order", "Order of the central differences, 2 or 4", &order, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsReal("-gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
   MbsOptionsEnd();
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_step must lie in (0, 0.1), got %g", (double)step);

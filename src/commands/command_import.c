@@ -109,6 +109,8 @@ static PetscErrorCode MbsImportColumnFill_Private(const MbsCsv *csv, PetscInt c,
                  csv->line[r - 1]);
     }
     out[r] = v * unit->factor;
+    PetscCheck(!PetscIsInfOrNanReal(out[r]), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', line %" PetscInt_FMT ", %s: the %s %g %s is %g %s, beyond the range of numbers", csv->path, csv->line[r], where, what, (double)v, unit->name, (double)out[r],
+               unit->si);
   }
   PetscFunctionReturn(0);
 }
@@ -127,7 +129,7 @@ static PetscErrorCode MbsImportColumn_Private(const MbsCsv *csv, PetscInt c, con
 }
 
 /* The order of an amplitude column from its header name: the number it ends with ("order 6", "O6", "k2.5", and with a
-   decimal comma "Order 4,5") */
+   decimal comma "Order 4,5"), read whole from its first digit ("order 1e400" is 1e400, refused, not 400) */
 static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt c, PetscBool decimal_comma, PetscReal *order)
 {
   char name[256] = "", *end;
@@ -137,13 +139,14 @@ static PetscErrorCode MbsImportOrderFromName_Private(const MbsCsv *csv, PetscInt
   for (char *p = name; decimal_comma && *p; p++)
     if (*p == ',') *p = '.';
   *order = 0;
-  for (const char *p = name; *p; p++)
+  for (const char *p = name; *p && !*order; p++)
     if (isdigit((unsigned char)*p) && (p == name || !(isdigit((unsigned char)p[-1]) || p[-1] == '.'))) {
       PetscReal value = strtod(p, &end);
 
       if (!*end) *order = value;
     }
-  PetscCheck(*order > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': the order of column %" PetscInt_FMT " cannot be read from its name '%s'; give the orders with -orders o1,o2,...", csv->path, c + 1, csv->name ? csv->name[c] : "");
+  PetscCheck(*order > 0 && PetscIsNormalReal(*order), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': the order of column %" PetscInt_FMT " cannot be read from its name '%s'%s; give the orders with -orders o1,o2,...", csv->path, c + 1,
+             csv->name ? csv->name[c] : "", PetscIsInfOrNanReal(*order) ? " (beyond the range of numbers)" : "");
   PetscFunctionReturn(0);
 }
 

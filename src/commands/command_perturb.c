@@ -265,8 +265,8 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCall(PetscOptionsEnum("-perturb_method", "Estimator (spec section 4)", "", MbsPerturbMethods, (PetscEnum)run->settings.method, (PetscEnum *)&run->settings.method, NULL));
   PetscCall(PetscOptionsReal("-perturb_delta", "delta: dt_1 = delta dt_sim (Eq. 50)", "", delta, &delta, NULL));
   PetscCall(PetscOptionsReal("-perturb_dy", "dy_1, the input step of perturbation 1 (default: numerically dt_1, Eq. 50)", "", dy, &dy, NULL));
-  PetscCall(PetscOptionsInt("-perturb_j", "Perturbation j of a single-gain estimator (dt_j = j dt_1)", "", run->settings.j, &run->settings.j, NULL));
-  PetscCall(PetscOptionsInt("-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", "", run->settings.substeps, &run->settings.substeps, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_j", "Perturbation j of a single-gain estimator (dt_j = j dt_1)", &run->settings.j, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", &run->settings.substeps, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsBool("-perturb_separate", "PID: each perturbation after its own flat step of dt_j (the protocol of separate simulations)", "", run->settings.separate, &run->settings.separate, NULL));
   PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controller", "", run->times, &run->ntimes, &times_set));
   PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u (default: none)", "", output_times, &noutput_times, &output_times_set));

@@ -178,8 +178,8 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file with the raw signal /signal/t, /signal/y (mbsid import -kind signal)", "", input, sizeof(input), NULL));
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-tacho", "Measurement file with the tachometer pulse times /tacho/t (mbsid import -kind tacho)", "", tacho, sizeof(tacho), NULL));
   PetscCall(PetscOptionsEnum("-speed_source", "Speed that places the windows: tacho pulses, the speed channel /signal/speed, or the ideal ramp (default: tacho with -tacho)", "", MbsSpeedSources, (PetscEnum)source, (PetscEnum *)&source, &source_set));
-  PetscCall(PetscOptionsInt("-tacho_teeth", "Teeth of the tachometer wheel, the missing ones included", "", teeth, &teeth, NULL));
-  PetscCall(PetscOptionsInt("-tacho_missing", "Missing teeth of the wheel's reference gap (0: none)", "", missing, &missing, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-tacho_teeth", "Teeth of the tachometer wheel, the missing ones included", &teeth, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-tacho_missing", "Missing teeth of the wheel's reference gap (0: none)", &missing, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file: the tracked orders, and the speed table /speed_profile (HDF5, measurement schema)", output, sizeof(output)));
   MbsOptionsEnd();
   if (!source_set && tacho[0]) source = MBS_SPEED_SOURCE_TACHO;

@@ -471,6 +471,13 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
     PetscCall(MbsFourierGetWindowFunction_Private("-order_window", opts->order_window, &fn));
   }
   PetscCheck(opts->window_cycles > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-window_cycles must be positive, got %g", (double)opts->window_cycles);
+  /* the measurement schema's /orders/order: what mbsid writes, its own reader must take */
+  for (PetscInt o = 0; o < opts->norder; o++)
+    PetscCheck(opts->order[o] > 0 && !PetscIsInfOrNanReal(opts->order[o]) && (o == 0 || opts->order[o] > opts->order[o - 1]), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-orders: order %g (number %" PetscInt_FMT ") %s; the orders must be positive, finite and increase strictly",
+               (double)opts->order[o], o + 1,
+               o > 0 && opts->order[o] == opts->order[o - 1]  ? "is given twice"
+               : o > 0 && opts->order[o] < opts->order[o - 1] ? "comes after a larger one"
+                                                              : "is not a positive finite number");
   PetscCheck(!(opts->speed.ntable && opts->domain == MBS_ORDER_DOMAIN_TIME), PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-order_domain time places its windows on the linear run-up -ramp_rpm; the measured speed -speed_profile %s needs -order_domain angle",
              opts->speed.table_path);
   PetscFunctionReturn(0);

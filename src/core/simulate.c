@@ -346,8 +346,24 @@ static PetscErrorCode MbsTrajectoryKeepStepPoints_Private(TS ts, const MbsSimCon
   PetscFunctionReturn(0);
 }
 
+/* More fixed steps than a solve may take: 10^7 steps are 1000 s at the 0.1 ms of the stiffest model, and hold
+   gigabytes of trajectory; more would run for days */
+#define MBS_MAX_FIXED_STEPS 1e7
+
+/*@C
+  MbsCheckFixedStepCount - Refuses a -time_span that takes more than 10^7 fixed steps of dt; a command calls it before
+  its first solve, the integrator's set-up for every solve. Not collective.
+@*/
+PetscErrorCode MbsCheckFixedStepCount(MbsModel model, PetscReal dt)
+{
+  PetscFunctionBeginUser;
+  PetscCheck((model->tf - model->t0) / dt <= MBS_MAX_FIXED_STEPS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-time_span [%g, %g] s in steps of -ts_dt %g s is %.3g steps, more than the %g one solve may take (each is kept for the adjoint and the spectrum): shorten -time_span or lengthen -ts_dt",
+             (double)model->t0, (double)model->tf, (double)dt, (double)((model->tf - model->t0) / dt), (double)MBS_MAX_FIXED_STEPS);
+  PetscFunctionReturn(0);
+}
+
 /* A step that the simulation or the model cannot take is the user's error, named as such (one huge step would
-   report an amplitude of 0 with success) */
+   report an amplitude of 0 with success), and so is a number of fixed steps that would run for days */
 static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
 {
   PetscReal dt;
@@ -362,6 +378,7 @@ static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
   PetscCheck(dt <= model->tf - model->t0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s is longer than the simulated interval [%g, %g] s of model %s (-time_span)", (double)dt, (double)model->t0, (double)model->tf, model->type);
   PetscCheck(!fixed || model->dt_max <= 0 || dt <= model->dt_max * (1 + 1e-12), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s exceeds the largest step %g s of model %s (its step cap; see the model's spec)", (double)dt, (double)model->dt_max,
              model->type);
+  if (fixed) PetscCall(MbsCheckFixedStepCount(model, dt));
   PetscFunctionReturn(0);
 }
 

@@ -24,7 +24,10 @@ static PetscErrorCode MbsDesignParameters_Private(MbsDesign d, PetscToken token)
     PetscCall(PetscTokenFind(token, &name));
     if (!name) break;
     PetscCheck(d->nb < MBS_DESIGN_MAX_PARAMETERS, d->comm, PETSC_ERR_ARG_SIZ, "-design_parameters: at most %d parameters", MBS_DESIGN_MAX_PARAMETERS);
-    PetscCall(MbsModelGetParameterIndex(d->base, name, &d->b[d->nb++]));
+    PetscCall(MbsModelGetParameterIndex(d->base, name, &d->b[d->nb]));
+    /* a parameter twice makes two equal columns of M: a singular Fisher matrix that no input can improve */
+    for (PetscInt j = 0; j < d->nb; j++) PetscCheck(d->b[j] != d->b[d->nb], d->comm, PETSC_ERR_ARG_WRONG, "-design_parameters names %s twice; give each parameter once", name);
+    d->nb++;
   }
   PetscFunctionReturn(0);
 }
@@ -66,7 +69,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
       PetscCall(PetscFree(names[i]));
     }
   }
-  PetscCall(PetscOptionsInt("-design_nodes", "Input nodes over [t0, tf] (piecewise-linear force)", "MbsDesignCreate", d->nnodes, &d->nnodes, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_nodes", "Input nodes over [t0, tf] (piecewise-linear force)", &d->nnodes, 2, 100000, NULL));
   PetscCall(PetscOptionsReal("-design_force_max", "Input bound F_max [N]", "MbsDesignCreate", d->force_max, &d->force_max, NULL));
   PetscCall(PetscOptionsIntArray("-design_end_states", "States U_i held at zero at tf by the terminal penalty, indices", "MbsDesignCreate", d->end, &nend, &set));
   if (set) d->nend = nend;
@@ -74,7 +77,6 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   PetscCall(PetscOptionsReal("-design_cost_scale", "The optimiser sees J/scale (T_ref of the spec)", "MbsDesignCreate", d->cost_scale, &d->cost_scale, NULL));
   MbsOptionsEnd();
   PetscCheck(parameters[0], comm, PETSC_ERR_ARG_WRONG, "Model %s has no input design problem of its own: give -design_parameters and -design_force_max", d->base->type);
-  PetscCheck(d->nnodes >= 2 && d->nnodes <= 100000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_nodes must lie in [2, 100000], got %" PetscInt_FMT, d->nnodes);
   PetscCheck(d->force_max > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_force_max must be a positive force [N], got %g", (double)d->force_max);
   PetscCheck(d->end_weight >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_end_weight must be >= 0, got %g", (double)d->end_weight);
   PetscCheck(d->cost_scale > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_cost_scale must be positive, got %g", (double)d->cost_scale);
@@ -284,6 +286,59 @@ static PetscErrorCode MbsDesignSampleMonitor(MbsModel ext, PetscInt step, PetscR
   }
   PetscCheck(s->next >= s->n || t < s->t[s->next] + tol, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The integrator stepped over the sample time %g s (now at %g s): samples need fixed steps (-ts_adapt_type none) with -ts_dt dividing their spacing",
              (double)s->t[s->next], (double)t);
+  PetscFunctionReturn(0);
+}
+
+/* The fixed step of the design's integrator as the options set it, and whether its steps are fixed */
+static PetscErrorCode MbsDesignStep_Private(MbsDesign d, PetscReal *dt, PetscBool *fixed, char adapt[], size_t size)
+{
+  PetscFunctionBeginUser;
+  *dt = d->ext->dt;
+  PetscCall(PetscStrncpy(adapt, TSADAPTNONE, size));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-ts_dt", dt, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-ts_adapt_type", adapt, size, NULL));
+  PetscCall(PetscStrcmp(adapt, TSADAPTNONE, fixed));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsDesignCheckSteps - Before any solve: a -time_span of more fixed steps than a solve may take is refused
+  (MbsCheckFixedStepCount()). Collective.
+@*/
+PetscErrorCode MbsDesignCheckSteps(MbsDesign d)
+{
+  PetscReal dt;
+  PetscBool fixed;
+  char      adapt[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsDesignStep_Private(d, &dt, &fixed, adapt, sizeof(adapt)));
+  if (fixed && dt > 0) PetscCall(MbsCheckFixedStepCount(d->base, dt));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsDesignCheckSampleTimes - Before any solve: the n times t (from the option named 'option') must increase within
+  [t0, tf] and be step points of the fixed steps (-ts_adapt_type none, -ts_dt dividing t - t0), where
+  MbsDesignSample() keeps the state. Collective.
+@*/
+PetscErrorCode MbsDesignCheckSampleTimes(MbsDesign d, const char option[], PetscInt n, const PetscReal t[])
+{
+  PetscReal t0 = d->base->t0, tf = d->base->tf, tol = 1e-9 * (tf - t0), dt;
+  char      adapt[64];
+  PetscBool fixed;
+
+  PetscFunctionBeginUser;
+  if (!n) PetscFunctionReturn(0);
+  PetscCall(MbsDesignStep_Private(d, &dt, &fixed, adapt, sizeof(adapt)));
+  PetscCheck(fixed, d->comm, PETSC_ERR_ARG_INCOMP, "%s: states are kept at step points, which need fixed steps (-ts_adapt_type none, not %s)", option, adapt);
+  for (PetscInt i = 0; i < n; i++) {
+    PetscReal steps = (t[i] - t0) / dt;
+
+    PetscCheck(t[i] >= t0 - tol && t[i] <= tf + tol, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: time %g s lies outside the design's interval [%g, %g] s (-time_span)", option, (double)t[i], (double)t0, (double)tf);
+    PetscCheck(i == 0 || t[i] > t[i - 1], d->comm, PETSC_ERR_ARG_WRONG, "%s: time %g s follows %g s; the times must increase", option, (double)t[i], (double)t[i - 1]);
+    PetscCheck(PetscAbsReal(steps - PetscFloorReal(steps + 0.5)) * dt <= tol, d->comm, PETSC_ERR_ARG_INCOMP, "%s: time %g s is not a step point of the fixed steps -ts_dt %g s from t0 = %g s; choose times (or -ts_dt) so that -ts_dt divides t - t0", option, (double)t[i], (double)dt, (double)t0);
+  }
   PetscFunctionReturn(0);
 }
 

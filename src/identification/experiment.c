@@ -202,7 +202,7 @@ static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperim
   MbsOptionsBegin(comm, NULL, "Experiments", "MbsExperiment");
   PetscCall(PetscOptionsStringArray("-experiments", "Named experiments a,b,...; -a_X v sets option -X for experiment a (default: one experiment)", "MbsExperimentsCreate", names, &spec->nnames, &spec->set_names));
   PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", spec->sweep, spec->sweep, sizeof(spec->sweep), &spec->set_sweep));
-  PetscCall(PetscOptionsInt("-segments", "Cut the measured run-up into this many segments, one experiment each", "MbsExperimentsCreate", spec->nsegments, &spec->nsegments, &spec->set_segments));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-segments", "Cut the measured run-up into this many segments, one experiment each", &spec->nsegments, PETSC_MIN_INT, PETSC_MAX_INT, &spec->set_segments));
   PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", spec->warmup, &spec->warmup, NULL));
   MbsOptionsEnd();
   nnames = spec->nnames;

@@ -11,7 +11,6 @@
   blanks).
 */
 #include "models/modelimpl.h"
-#include <errno.h>
 
 /*@C
   MbsModelSetNodalInput - Drives the model's force coordinate with the piecewise-linear interpolant of F[k] at the
@@ -226,16 +225,16 @@ PetscErrorCode MbsInputWrite(MbsH5Writer *writer, const char group[], PetscInt n
 @*/
 PetscErrorCode MbsInputWriteText(const char path[], PetscInt n, const PetscReal t[], const PetscReal F[])
 {
-  char  tmp[PETSC_MAX_PATH_LEN];
-  FILE *file;
+  const size_t line     = 2 * 25 + 2; /* two %.17g numbers (at most 24 characters each), a comma and a newline */
+  const char   header[] = "# t [s], F [N]\n";
+  size_t       size = sizeof(header) - 1, capacity = size + (size_t)n * line + 1;
+  char        *text;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()));
-  file = fopen(tmp, "w");
-  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot write input file '%s': %s", tmp, strerror(errno));
-  fprintf(file, "# t [s], F [N]\n");
-  for (PetscInt k = 0; k < n; k++) fprintf(file, "%.17g,%.17g\n", (double)t[k], (double)F[k]);
-  PetscCheck(fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write input file '%s': %s", tmp, strerror(errno));
-  PetscCheck(rename(tmp, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+  PetscCall(PetscMalloc1(capacity, &text));
+  PetscCall(PetscStrncpy(text, header, capacity));
+  for (PetscInt k = 0; k < n; k++) size += (size_t)snprintf(text + size, capacity - size, "%.17g,%.17g\n", (double)t[k], (double)F[k]);
+  MbsCallUndo(MbsFileWrite(path, "input file", text, size), PetscFree(text));
+  PetscCall(PetscFree(text));
   PetscFunctionReturn(0);
 }

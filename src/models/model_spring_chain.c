@@ -157,7 +157,7 @@ static PetscErrorCode SpringChainSetFromOptions(MbsModel model, PetscOptionItems
 
   PetscFunctionBeginUser;
   /* read at creation, since it sizes the parameter table; listed here for -help */
-  PetscCall(PetscOptionsInt("-spring_chain_masses", "Number of masses n (2n identifiable constants k_i, d_i)", "MbsModelCreate_SpringChain", n, &n, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-spring_chain_masses", "Number of masses n (2n identifiable constants k_i, d_i)", &n, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsEnum("-spring_chain_excitation", "Force on the last mass: a pulse, or an engine order of the crank angle", "", SpringChainExcitationTypes, (PetscEnum)sc->excitation, (PetscEnum *)&sc->excitation, NULL));
   PetscCall(PetscOptionsReal("-spring_chain_order", "Engine order k of the force F0 sin(k phi)", "", sc->order, &sc->order, NULL));
   PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &sc->speed));

@@ -2,13 +2,16 @@
   Tables of numbers in text files, as test benches export them (CSV, semicolon- or tab-separated, or columns
   separated by blanks). A file is read whole and checked before anything uses it:
 
+    - a UTF-8 byte order mark at the start (spreadsheets write one) is dropped; lines end in LF, CRLF or CR alone;
     - everything from a '#' to the end of its line is a comment, and blank lines are skipped, anywhere in the file;
     - the first line that is not skipped is the header when one of its fields is not a number: it names the
       columns (surrounding double quotes and blanks are dropped, and names must be unique); otherwise the columns
       have no names;
     - the delimiter is the first of ';', ',' and TAB found on the first row of numbers (and applies to the header);
       without any of them, fields are separated by runs of blanks (with a decimal comma, ',' is never the delimiter);
-    - every other line has exactly as many fields as the first, and every field is a finite number, read whole.
+    - every other line has exactly as many fields as the first, and every field is a finite decimal number, read
+      whole (no hexadecimal 0x10; a number below the smallest normal double, 1e-310, is read as the nearest double);
+    - a file that holds a NUL byte is not text, and is refused as soon as the byte is read (/dev/zero).
 
   Each error names the file, the line, the column (with its name) and the text at fault. A column is chosen by
   its header name (ignoring case) or by its 1-based index.
@@ -66,7 +69,9 @@ static char *MbsCsvTrim_Private(char field[])
   return p;
 }
 
-/* A whole field as a number; *ok false when it is not one (empty, text, or text after the number) */
+/* A whole field as a number; *ok false when it is not one (empty, text, text after the number, or hexadecimal, which
+   strtod() reads but no test bench writes). Out of range, strtod() gives +-HUGE_VAL (refused as not finite) or the
+   nearest double below the normal range, which is the number. */
 static void MbsCsvNumber_Private(char field[], PetscBool decimal_comma, PetscReal *value, PetscBool *ok)
 {
   char *p = MbsCsvTrim_Private(field), *end;
@@ -74,9 +79,8 @@ static void MbsCsvNumber_Private(char field[], PetscBool decimal_comma, PetscRea
   if (decimal_comma)
     for (char *c = p; *c; c++)
       if (*c == ',') *c = '.';
-  errno  = 0;
   *value = strtod(p, &end);
-  *ok    = (PetscBool)(*p && end != p && !*end && errno != ERANGE);
+  *ok    = (PetscBool)(*p && end != p && !*end && !strpbrk(p, "xX"));
 }
 
 /*@C
@@ -224,6 +228,7 @@ static PetscErrorCode MbsCsvLoad_Private(const char path[], char **buffer)
     }
     got = fread(*buffer + size, 1, capacity - size - 1, file);
     size += got;
+    if (memchr(*buffer + size - got, 0, got)) break; /* not text: no need to read the rest (of /dev/zero) */
   } while (got > 0);
   failed = ferror(file);
   fclose(file);
@@ -247,14 +252,21 @@ static PetscErrorCode MbsCsvParse_Private(MbsCsv *csv, char text[], PetscBool de
   PetscInt line = 0, nalloc = 0;
 
   PetscFunctionBeginUser;
+  if (!strncmp(text, "\xEF\xBB\xBF", 3)) text += 3; /* the UTF-8 byte order mark */
   for (char *row = text; row; row = next) {
-    const char *first = row + strspn(row, " \t\r\v\f"); /* the blanks isspace() knows */
+    const char *first;
     PetscInt    nfield;
 
-    next = strchr(row, '\n');
-    if (next) *next++ = 0;
-    row[strcspn(row, "#")] = 0;                                         /* a comment after the numbers */
-    if (*row && row[strlen(row) - 1] == '\r') row[strlen(row) - 1] = 0; /* CRLF line ends */
+    next = row + strcspn(row, "\r\n"); /* LF, CRLF or CR alone */
+    if (!*next) next = NULL;
+    else {
+      PetscBool crlf = (PetscBool)(next[0] == '\r' && next[1] == '\n');
+
+      *next = 0;
+      next += crlf ? 2 : 1;
+    }
+    row[strcspn(row, "#")] = 0;                            /* a comment after the numbers */
+    first                  = row + strspn(row, " \t\v\f"); /* the blanks isspace() knows */
     line++;
     if (!*first || *first == '#') continue;
     if (!csv->ncol && !header) {

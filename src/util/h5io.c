@@ -1,8 +1,11 @@
 /*
-  HDF5 helpers. Results are written to "<name>.tmp.<pid>", flushed to the disk (fsync) and renamed to <name> on
-  close, so a crash or a kill, even of the machine, never leaves a half-written file under the user's name and
-  never overwrites a good one in place. Every HDF5 failure becomes a PETSc error naming the file and the object; HDF5's own error
-  stack printing is switched off so the user sees one clear message.
+  HDF5 helpers. Results are built in memory (HDF5's core driver), written to "<name>.tmp.<pid>" with write(2),
+  flushed to the disk (fsync) and renamed to <name> on close, so a crash or a kill, even of the machine, never
+  leaves a half-written file under the user's name and never overwrites a good one in place. As mbsid writes the
+  bytes itself, a full disk is one error naming the errno, and libhdf5 never holds a file it cannot flush (it
+  crashes on such a file when MPI is finalised). Every HDF5 failure becomes a PETSc error naming the file and the
+  object; HDF5's own error stack printing is switched off so the user sees one clear message. Text results
+  (MbsFileWrite) take the same way.
 */
 #define _POSIX_C_SOURCE 200809L /* fsync, O_DIRECTORY: mbsid builds as strict C17 */
 #include "mbsidimpl.h"
@@ -42,13 +45,18 @@ static hid_t MbsH5StringType_Private(void)
 }
 
 /*
-  Temporary files of writers not closed yet: removed when the process exits, so that a run that fails while writing
-  (an error returns through main) leaves no NAME.tmp.<pid> behind.
+  Temporary files of writers not closed yet: removed when the process exits, and by MbsH5WritersAbandon after an
+  error (an abort of the other ranks skips atexit), so that a run that fails while writing leaves no
+  NAME.tmp.<pid> behind.
 */
 #define MBS_PENDING_MAX 4
 static char MbsPendingTmp[MBS_PENDING_MAX][PETSC_MAX_PATH_LEN];
 
-static void MbsRemovePendingTmp(void)
+/*@C
+  MbsH5WritersAbandon - After an error: removes the temporary files of the writers not closed yet. Call before MPI is
+  finalised or aborted. Not collective.
+@*/
+void MbsH5WritersAbandon(void)
 {
   for (int i = 0; i < MBS_PENDING_MAX; i++)
     if (MbsPendingTmp[i][0]) (void)unlink(MbsPendingTmp[i]);
@@ -60,7 +68,7 @@ static PetscErrorCode MbsPendingTmpSet_Private(const char old[], const char new_
 
   PetscFunctionBeginUser;
   if (!registered) {
-    PetscCheck(atexit(MbsRemovePendingTmp) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Cannot register the removal of temporary result files");
+    PetscCheck(atexit(MbsH5WritersAbandon) == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Cannot register the removal of temporary result files");
     registered = PETSC_TRUE;
   }
   for (int i = 0; i < MBS_PENDING_MAX; i++) {
@@ -72,21 +80,87 @@ static PetscErrorCode MbsPendingTmpSet_Private(const char old[], const char new_
       PetscFunctionReturn(0);
     }
   }
+  if (!new_path[0]) PetscFunctionReturn(0); /* not ours: another rank created it */
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "More than %d result files open at once", MBS_PENDING_MAX);
 }
 
+/* File access in memory: the core driver without a backing store (writes 1 MB at a time) */
+static hid_t MbsH5MemoryAccess_Private(void)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+
+  if (fapl >= 0 && H5Pset_fapl_core(fapl, 1 << 20, 0) < 0) {
+    H5Pclose(fapl);
+    return -1;
+  }
+  return fapl;
+}
+
+/* Writes size bytes to a new file at path and flushes it to the disk; 0 or the errno of the failure */
+static int MbsWriteBytes_Private(const char path[], const char *bytes, size_t size)
+{
+  int    fd   = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0666), error;
+  size_t done = 0;
+
+  if (fd < 0) return errno;
+  while (done < size) {
+    ssize_t n = write(fd, bytes + done, size - done);
+
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = errno;
+      (void)close(fd);
+      return error;
+    }
+    done += (size_t)n;
+  }
+  if (fsync(fd) != 0) {
+    error = errno;
+    (void)close(fd);
+    return error;
+  }
+  return close(fd) == 0 ? 0 : errno;
+}
+
+/* Writes the writer's file, built in memory, to its temporary file on the disk */
+static PetscErrorCode MbsH5WriterStore_Private(MbsH5Writer *writer)
+{
+  ssize_t size;
+  char   *image;
+  int     error;
+
+  PetscFunctionBeginUser;
+  MbsCallHDF5(H5Fflush(writer->file, H5F_SCOPE_GLOBAL), writer->tmp_path, "/");
+  size = H5Fget_file_image(writer->file, NULL, 0);
+  MbsCallHDF5(size, writer->tmp_path, "/");
+  PetscCall(PetscMalloc1((size_t)size, &image));
+  if (H5Fget_file_image(writer->file, image, (size_t)size) < 0) {
+    PetscCall(PetscFree(image));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "HDF5 cannot give the image of file '%s'", writer->tmp_path);
+  }
+  error = MbsWriteBytes_Private(writer->tmp_path, image, (size_t)size);
+  PetscCall(PetscFree(image));
+  PetscCheck(!error, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write '%s' (%.3g MB, for '%s'): %s", writer->tmp_path, (double)size / 1e6, writer->path, strerror(error));
+  PetscFunctionReturn(0);
+}
+
 /*@C
-  MbsH5WriterOpen - Creates the temporary file for the result 'path'. Not collective: call on the writing rank only.
+  MbsH5WriterOpen - Starts the result 'path', built in memory until it is stored under a temporary name. Not
+  collective: call on the writing rank only.
 @*/
 PetscErrorCode MbsH5WriterOpen(const char path[], MbsH5Writer *writer)
 {
+  hid_t fapl = MbsH5MemoryAccess_Private();
+
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   PetscCall(PetscMemzero(writer, sizeof(*writer)));
   PetscCall(PetscStrncpy(writer->path, path, sizeof(writer->path)));
   PetscCall(PetscSNPrintf(writer->tmp_path, sizeof(writer->tmp_path), "%s.tmp.%d", path, (int)getpid()));
-  writer->file = H5Fcreate(writer->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot create HDF5 file '%s' (for '%s'): check that the directory exists and is writable", writer->tmp_path, path);
+  MbsCallHDF5(fapl, writer->tmp_path, "/");
+  writer->file = H5Fcreate(writer->tmp_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  MbsCallHDF5(H5Pclose(fapl), writer->tmp_path, "/");
+  PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "Cannot create HDF5 file '%s' (for '%s') in memory", writer->tmp_path, path);
   PetscCall(MbsPendingTmpSet_Private("", writer->tmp_path));
   PetscFunctionReturn(0);
 }
@@ -151,24 +225,31 @@ PetscErrorCode MbsH5WriterRemoveStale(const char path[], long *live_writer)
 }
 
 /*@C
-  MbsH5WriterSuspend - Closes the temporary file without renaming it, so that another rank can add to it. Not collective.
+  MbsH5WriterSuspend - Stores the file under its temporary name and closes it, so that another rank can add to it.
+  Not collective.
 @*/
 PetscErrorCode MbsH5WriterSuspend(MbsH5Writer *writer)
 {
   PetscFunctionBeginUser;
+  PetscCall(MbsH5WriterStore_Private(writer));
   MbsCallHDF5(H5Fclose(writer->file), writer->tmp_path, "/");
   writer->file = -1;
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsH5WriterResume - Reopens the temporary file of a writer (opened on any rank) for writing. Not collective.
+  MbsH5WriterResume - Reads the temporary file of a writer (opened on any rank) into memory to add to it. Not
+  collective.
 @*/
 PetscErrorCode MbsH5WriterResume(MbsH5Writer *writer)
 {
+  hid_t fapl = MbsH5MemoryAccess_Private();
+
   PetscFunctionBeginUser;
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-  writer->file = H5Fopen(writer->tmp_path, H5F_ACC_RDWR, H5P_DEFAULT);
+  MbsCallHDF5(fapl, writer->tmp_path, "/");
+  writer->file = H5Fopen(writer->tmp_path, H5F_ACC_RDWR, fapl);
+  MbsCallHDF5(H5Pclose(fapl), writer->tmp_path, "/");
   PetscCheck(writer->file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot reopen HDF5 file '%s' (for '%s')", writer->tmp_path, writer->path);
   PetscFunctionReturn(0);
 }
@@ -185,32 +266,54 @@ static PetscErrorCode MbsH5FullPath_Private(MbsH5Writer *writer, const char path
   PetscFunctionReturn(0);
 }
 
-/* Waits until the file (or directory) at path is on the disk */
-static PetscErrorCode MbsSync_Private(const char path[], int flags)
+/* Renames tmp_path to path and waits until the rename is on the disk */
+static PetscErrorCode MbsRenameSynced_Private(const char tmp_path[], const char path[])
 {
-  int fd = open(path, flags);
+  char directory[PETSC_MAX_PATH_LEN];
+  int  fd, error;
 
   PetscFunctionBeginUser;
-  PetscCheck(fd >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot open '%s' to flush it to the disk", path);
-  PetscCheck(fsync(fd) == 0 && close(fd) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot flush '%s' to the disk", path);
+  PetscCheck(rename(tmp_path, path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s': %s", tmp_path, path, strerror(errno));
+  PetscCall(PetscStrncpy(directory, path, sizeof(directory)));
+  fd    = open(dirname(directory), O_RDONLY | O_DIRECTORY);
+  error = fd < 0 ? errno : fsync(fd) == 0 ? 0 : errno;
+  if (fd >= 0) (void)close(fd);
+  PetscCheck(!error, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot flush the rename of '%s' to the disk: %s", path, strerror(error));
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsH5WriterClose - Closes the temporary file, flushes it to the disk and renames it to the result's name. Not collective.
+  MbsH5WriterClose - Stores the file under its temporary name, flushed to the disk, and renames it to the result's
+  name. Not collective.
 @*/
 PetscErrorCode MbsH5WriterClose(MbsH5Writer *writer)
 {
-  char directory[PETSC_MAX_PATH_LEN];
-
   PetscFunctionBeginUser;
+  PetscCall(MbsH5WriterStore_Private(writer));
   MbsCallHDF5(H5Fclose(writer->file), writer->tmp_path, "/");
   writer->file = -1;
-  PetscCall(MbsSync_Private(writer->tmp_path, O_RDONLY));
-  PetscCheck(rename(writer->tmp_path, writer->path) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot rename '%s' to '%s'", writer->tmp_path, writer->path);
-  PetscCall(PetscStrncpy(directory, writer->path, sizeof(directory)));
-  PetscCall(MbsSync_Private(dirname(directory), O_RDONLY | O_DIRECTORY)); /* the rename itself */
+  PetscCall(MbsRenameSynced_Private(writer->tmp_path, writer->path));
   PetscCall(MbsPendingTmpSet_Private(writer->tmp_path, ""));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFileWrite - Writes size bytes as the file 'path' (what), through a temporary file flushed to the disk and renamed;
+  a failure (a full disk) removes the temporary file and names the errno. Not collective.
+@*/
+PetscErrorCode MbsFileWrite(const char path[], const char what[], const char *bytes, size_t size)
+{
+  char tmp_path[PETSC_MAX_PATH_LEN];
+  int  error;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(tmp_path, sizeof(tmp_path), "%s.tmp.%d", path, (int)getpid()));
+  error = MbsWriteBytes_Private(tmp_path, bytes, size);
+  if (error) (void)unlink(tmp_path);
+  PetscCheck(!error, PETSC_COMM_SELF, PETSC_ERR_FILE_WRITE, "Cannot write %s '%s' (%.3g MB, through '%s'): %s", what, path, (double)size / 1e6, tmp_path, strerror(error));
+  PetscCall(MbsPendingTmpSet_Private("", tmp_path));
+  PetscCall(MbsRenameSynced_Private(tmp_path, path));
+  PetscCall(MbsPendingTmpSet_Private(tmp_path, ""));
   PetscFunctionReturn(0);
 }
 

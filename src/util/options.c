@@ -215,6 +215,26 @@ PetscErrorCode MbsOptionsInputFile(PetscOptionItems *PetscOptionsObject, const c
 }
 
 /*@C
+  MbsOptionsIntRange - Inside an options block (MbsOptionsBegin()): reads the integer option name into value (which
+  holds the default); when given, it must lie in [lower, upper]. PETSc's reader wraps a number beyond PetscInt
+  (1000000000000 becomes -727379968): the value is compared with the number as written. Collective.
+@*/
+PetscErrorCode MbsOptionsIntRange(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], PetscInt *value, PetscInt lower, PetscInt upper, PetscBool *set)
+{
+  char      written[64] = "";
+  PetscBool given;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsInt(name, text, "", *value, value, &given));
+  if (given) {
+    PetscCall(PetscOptionsGetString(PetscOptionsObject->options, PetscOptionsObject->prefix, name, written, sizeof(written), NULL));
+    PetscCheck(strtod(written, NULL) == (double)*value && *value >= lower && *value <= upper, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Option %s %s: must be an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "] (%s)", name, written, lower, upper, text);
+  }
+  if (set) *set = given;
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsOptionsOutputFile - Inside an options block (MbsOptionsBegin()): reads the result file option name into path (which
   holds the default); a non-empty path must lie in an existing, writable directory and be no file the command reads or
   writes otherwise (MbsFileDeclare()). Collective.
