@@ -14,7 +14,8 @@ goes through the user's path (CSV, mbsid import, mbsid track).
 Accepted, and checked against the closed form (the speed table's angles against phi at its times, a whole number of
 pitches across each gap, to the rounding of the pulses; its speeds against phi'(t); the tracked orders against Y_o,
 psi_o):
-  - a 60-2 wheel and a 36-1 wheel, declared as they are (speed 1e-4, orders 1e-3, as tests/check_tracking.py);
+  - a 60-2, a 36-1 and a 60-0 wheel, declared as they are, and the 60-2 wheel through the run-down (the time
+    reversed: 6000 -> 200 rpm): speed 1e-4, orders 1e-3, as tests/check_tracking.py;
   - a 60-2 wheel with pulse jitter of 3 % of the tooth interval (seeded): the speed at a pulse is the derivative of
     the quartic through five pulses, weights (1, -8, 0, 8, -1)/12 per pitch, so its relative error has the standard
     deviation sqrt(130)/12 sigma = 0.95 sigma, bounded here by 2 sigma in the rms over the table, and the angles by
@@ -29,7 +30,7 @@ Refused, each with its message checked and no result written:
   - the 60-2 wheel with -tacho_missing 0 (before issue 36 its gap was taken for one slow tooth, exit 0 with the
     speed 17 % off and order 6 38 % low), the 60-1 wheel read as 60-2, a 60-0 wheel read as 60-2, the 60-2 wheel read as 36-2 and
     the 36-1 wheel read as 60-1 (-tacho_teeth that does not match the pulses per revolution);
-  - a pulse train with jitter of 15 % of a pitch (no whole number of pitches);
+  - a pulse train with jitter of 15 % of a pitch, and one with an extra pulse (no whole number of pitches);
   - a table of three columns given as -kind tacho.
 
 Usage: check_tacho_wheels.py MBSID   (run in a scratch directory)
@@ -101,14 +102,16 @@ def import_pulses(name, pulses):
     run("import", "-csv", f"{name}.csv", "-kind", "tacho", "-o", f"{name}.h5")
 
 
-def track(name, teeth, missing):
-    return mbsid_run("track", "-measurement", "signal.h5", "-tacho", f"{name}.h5", "-tacho_teeth", str(teeth), "-tacho_missing", str(missing), "-orders", "2,6", "-speed_rpm", "1500,5500,1000", "-o", f"tracked_{name}.h5")
+def track(name, teeth, missing, signal="signal"):
+    return mbsid_run("track", "-measurement", f"{signal}.h5", "-tacho", f"{name}.h5", "-tacho_teeth", str(teeth), "-tacho_missing", str(missing), "-orders", "2,6", "-speed_rpm", "1500,5500,1000", "-o", f"tracked_{name}.h5")
 
 
-def accepted(name, teeth, missing, sigma):
-    """Track with the wheel as declared; speed and orders against the closed form, within the bounds of a jitter
-    sigma (relative to the tooth interval; 0: exact pulses)"""
-    result = track(name, teeth, missing)
+def accepted(name, teeth, missing, sigma, down=False):
+    """Track with the wheel as declared; speed and orders against the closed form (of the run-down, its time reversed,
+    with down), within the bounds of a jitter sigma (relative to the tooth interval; 0: exact pulses)"""
+    true_angle = (lambda t: angle(T) - angle(T - t)) if down else angle
+    true_rpm = (lambda t: speed_rpm(T - t)) if down else speed_rpm
+    result = track(name, teeth, missing, "signal_down" if down else "signal")
     print(result.stdout, end="")
     if result.returncode:
         failures.append(f"{name}: the {teeth}-{missing} wheel was refused: " + next((line for line in (result.stdout + result.stderr).splitlines() if "Tachometer file" in line), ""))
@@ -118,17 +121,17 @@ def accepted(name, teeth, missing, sigma):
         tp, rpm, table_angle = f["/speed_profile/t"][:], f["/speed_profile/rpm"][:], f["/speed_profile/angle"][:]
     # the table's angle is the true one less a constant (its origin phi(0) = 0 extrapolates before the first pulse):
     # the tracked phases are those of y in the table's angle, psi_o + o offset
-    offset = angle(tp) - table_angle
+    offset = true_angle(tp) - table_angle
     angle_error = np.max(np.abs(offset - np.mean(offset))) / (2 * np.pi / teeth)
-    speed_error = rpm / speed_rpm(tp) - 1
+    speed_error = rpm / true_rpm(tp) - 1
     amp_error = np.abs(amp / amplitude - 1)
     phase_error = np.abs(np.angle(np.exp(1j * (np.arctan2(-cb, ca) - phase - orders * np.mean(offset)))))
     speed_limit = 1e-4 if sigma == 0 else 2 * sigma
     speed_measured = np.max(np.abs(speed_error)) if sigma == 0 else np.sqrt(np.mean(speed_error**2))
     order_limit = 1e-3 + 5 * orders * (2 * np.pi / teeth) * sigma / np.sqrt(4 * (teeth - missing))
     # exact pulses are rounded to 1 ns: half of it at the top speed, in pitches
-    angle_limit = 6 * sigma if sigma else 1.01 * 0.5e-9 * (2 * np.pi / 60 * np.max(speed_rpm(tp))) / (2 * np.pi / teeth)
-    print(f"{name} ({teeth}-{missing}, jitter {sigma:.2%}): {len(tp)} rows, angles off by at most {angle_error:.2e} pitches (limit {angle_limit:.1e}), {'max' if sigma == 0 else 'rms'} relative speed error {speed_measured:.2e} (limit {speed_limit:.1e}); "
+    angle_limit = 6 * sigma if sigma else 1.01 * 0.5e-9 * (2 * np.pi / 60 * np.max(true_rpm(tp))) / (2 * np.pi / teeth)
+    print(f"{name} ({teeth}-{missing}{', run-down' if down else ''}, jitter {sigma:.2%}): {len(tp)} rows, angles off by at most {angle_error:.2e} pitches (limit {angle_limit:.1e}), {'max' if sigma == 0 else 'rms'} relative speed error {speed_measured:.2e} (limit {speed_limit:.1e}); "
           f"orders {orders}: max relative amplitude error {amp_error.max(axis=0)}, max phase error {phase_error.max(axis=0)} rad (limits {order_limit})")
     if not angle_error < angle_limit:
         failures.append(f"{name}: the table's angles are off the true ones by {angle_error:.2e} pitches (limit {angle_limit:.1e})")
@@ -143,6 +146,8 @@ def refused(name, teeth, missing, message):
         os.remove(f"tracked_{name}.h5")
     result = track(name, teeth, missing)
     text = result.stdout + result.stderr
+    with open("refusal.txt", "w") as f:
+        f.write(text)
     written = os.path.exists(f"tracked_{name}.h5")
     print(f"{name} read as {teeth}-{missing}: exit {result.returncode}, {'a result written' if written else 'nothing written'}; "
           + next((line.replace("[0]PETSC ERROR: ", "") for line in text.splitlines() if "Tachometer file" in line), "no message"))
@@ -151,9 +156,10 @@ def refused(name, teeth, missing, message):
 
 
 ts = np.arange(0, int(T * fs) + 1) / fs
-y = sum(Y * np.cos(o * angle(ts) + p) for o, Y, p in zip(orders, amplitude, phase))
-np.savetxt("signal.csv", np.column_stack([ts, y]), fmt="%.12e", delimiter=",", header="time,y", comments="")
-run("import", "-csv", "signal.csv", "-kind", "signal", "-units", "rad", "-o", "signal.h5")
+for signal, phi in (("signal", angle(ts)), ("signal_down", angle(T) - angle(T - ts))):
+    y = sum(Y * np.cos(o * phi + p) for o, Y, p in zip(orders, amplitude, phase))
+    np.savetxt(f"{signal}.csv", np.column_stack([ts, y]), fmt="%.12e", delimiter=",", header="time,y", comments="")
+    run("import", "-csv", f"{signal}.csv", "-kind", "signal", "-units", "rad", "-o", f"{signal}.h5")
 
 w60_2, w60_1, w60_0, w36_1 = wheel(60, 2), wheel(60, 1), wheel(60, 0), wheel(36, 1)
 import_pulses("w60_2", w60_2)
@@ -163,6 +169,8 @@ import_pulses("w36_1", w36_1)
 accepted("w60_2", 60, 2, 0)
 accepted("w36_1", 36, 1, 0)
 accepted("w60_0", 60, 0, 0)
+import_pulses("w60_2_down", np.sort(T - w60_2))
+accepted("w60_2_down", 60, 2, 0, down=True)
 
 # jitter: a fraction of the local tooth interval (the true speed at the pulse)
 pitch_time = (2 * np.pi / 60) / (2 * np.pi / 60 * speed_rpm(w60_2))
@@ -170,6 +178,13 @@ import_pulses("w60_2_jitter", w60_2 + 0.03 * pitch_time * rng.standard_normal(le
 accepted("w60_2_jitter", 60, 2, 0.03)
 import_pulses("w60_2_rough", w60_2 + 0.15 * pitch_time * rng.standard_normal(len(w60_2)))
 refused("w60_2_rough", 60, 2, "Tachometer file 'w60_2_rough.h5': the interval after pulse")
+# a spike on the sensor line: an extra pulse in the middle of tooth interval 1000, found within the two intervals on
+# either side whose pitch it halves
+import_pulses("w60_2_extra", np.insert(w60_2, 1001, (w60_2[1000] + w60_2[1001]) / 2))
+refused("w60_2_extra", 60, 2, "tooth pitches of its neighbours, not a whole number of them")
+place = re.search(r"w60_2_extra.h5': the interval after pulse ([0-9]+)", open("refusal.txt").read())
+if not place or abs(int(place.group(1)) - 1000) > 2:
+    failures.append("the extra pulse after pulse 1000 is not refused within two intervals of it")
 
 # a sampled sensor voltage: a sine per tooth (its rising zero at the tooth angle), low across the missing teeth
 tv = np.arange(0, int(T * 100e3) + 1) / 100e3
