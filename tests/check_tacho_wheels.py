@@ -28,8 +28,9 @@ psi_o):
     of teeth passed.
 Refused, each with its message checked and no result written:
   - the 60-2 wheel with -tacho_missing 0 (before issue 36 its gap was taken for one slow tooth, exit 0 with the
-    speed 17 % off and order 6 38 % low), the 60-1 wheel read as 60-2, a 60-0 wheel read as 60-2, the 60-2 wheel read as 36-2 and
-    the 36-1 wheel read as 60-1 (-tacho_teeth that does not match the pulses per revolution);
+    speed 17 % off and order 6 38 % low) or -tacho_missing 1, the 60-1 wheel read as 60-2, a 60-0 wheel read as
+    60-2, the 60-2 wheel read as 36-2 and the 36-1 wheel read as 60-1 (-tacho_teeth that does not match the pulses
+    per revolution);
   - a pulse train with jitter of 15 % of a pitch, and one with an extra pulse (no whole number of pitches);
   - a table of three columns given as -kind tacho.
 
@@ -203,6 +204,7 @@ accepted("w60_2_volts", 60, 2, 0.05 / (2.4 * 2 * np.pi))
 
 # wheels declared wrong
 refused("w60_2", 60, 0, "spans 3 tooth pitches of its neighbours (a gap of 2), but the 60-0 wheel of -tacho_teeth, -tacho_missing has no gap: give -tacho_missing 2")
+refused("w60_2", 60, 1, "spans 3 tooth pitches of its neighbours (a gap of 2), but the 60-1 wheel of -tacho_teeth, -tacho_missing has a gap of 1 missing tooth: give -tacho_missing 2")
 refused("w60_1", 60, 2, "spans 2 tooth pitches of its neighbours (a gap of 1), but the 60-2 wheel of -tacho_teeth, -tacho_missing has a gap of 2 missing teeth: give -tacho_missing 1")
 refused("w60_0", 60, 2, "no gap of 2 missing teeth (an interval of 3 tooth pitches) within the 116 pulses after pulse 0")
 refused("w60_2", 36, 2, "pulses after the previous one, but a 36-2 wheel (-tacho_teeth, -tacho_missing) gives 34: pulses are lost or extra, or the wheel has 60 teeth")

@@ -40,9 +40,10 @@ static PetscInt MbsTachoFirstPitches_Private(PetscInt np, const PetscReal pulse[
 }
 
 /*
-  The tooth pitches interval i spans: the interval over the mean pitch of its two neighbours (each neighbour divided by
-  its first estimate of pitches), so that a steady acceleration cancels. A toothed wheel gives 1, or M + 1 across its
-  gap; anything else is refused where it stands.
+  The tooth pitches interval i spans: the interval over the mean pitch of the two intervals on either side (each
+  divided by its first estimate of pitches), so that a steady acceleration cancels and jitter averages over four.
+  A toothed wheel gives 1, or M + 1 across its gap, each within a quarter of itself; anything else is refused where it
+  stands.
 */
 static PetscErrorCode MbsTachoPitches_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt i, PetscInt teeth, PetscInt missing, PetscInt *pitches)
 {
@@ -51,16 +52,16 @@ static PetscErrorCode MbsTachoPitches_Private(const char path[], PetscInt np, co
   char      declared[64];
 
   PetscFunctionBeginUser;
-  for (PetscInt j = i - 1; j <= i + 1; j += 2)
-    if (j >= 0 && j + 1 < np) {
+  for (PetscInt j = i - 2; j <= i + 2; j++)
+    if (j != i && j >= 0 && j + 1 < np) {
       pitch += (pulse[j + 1] - pulse[j]) / MbsTachoFirstPitches_Private(np, pulse, j);
       neighbours++;
     }
   ratio    = (pulse[i + 1] - pulse[i]) * neighbours / pitch;
   *pitches = (PetscInt)PetscFloorReal(ratio + 0.5);
-  PetscCheck(*pitches >= 1 && PetscAbsReal(ratio - *pitches) <= 0.25, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) is %.3g tooth pitches of its neighbours, not a whole number of them: a wheel gives one pulse per tooth (an extra pulse, jitter above a quarter of a pitch, or samples of a voltage instead of pulse times?)", path, i, (double)pulse[i], (double)ratio);
+  PetscCheck(*pitches >= 1 && PetscAbsReal(ratio / *pitches - 1) <= 0.25, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) is %.3g tooth pitches of its neighbours, not a whole number of them: a wheel gives one pulse per tooth (an extra pulse, jitter of a quarter of a pitch, or samples of a voltage instead of pulse times?)", path, i, (double)pulse[i], (double)ratio);
   if (*pitches == 1 || *pitches == missing + 1) PetscFunctionReturn(0);
-  if (missing) PetscCall(PetscSNPrintf(declared, sizeof(declared), "a gap of %" PetscInt_FMT " missing teeth", missing));
+  if (missing) PetscCall(PetscSNPrintf(declared, sizeof(declared), "a gap of %" PetscInt_FMT " missing %s", missing, missing == 1 ? "tooth" : "teeth"));
   else PetscCall(PetscStrncpy(declared, "no gap", sizeof(declared)));
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) spans %" PetscInt_FMT " tooth pitches of its neighbours (a gap of %" PetscInt_FMT "), but the %" PetscInt_FMT "-%" PetscInt_FMT " wheel of -tacho_teeth, -tacho_missing has %s: give -tacho_missing %" PetscInt_FMT " if that is the wheel's gap, else pulses are lost", path, i, (double)pulse[i], *pitches, *pitches - 1, teeth, missing, declared, *pitches - 1);
 }
