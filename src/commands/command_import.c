@@ -303,6 +303,8 @@ static PetscErrorCode MbsImportTable_Private(MPI_Comm comm, const MbsImport *im,
       PetscCall(MbsImportTachoEdges_Private(comm, im, csv, col, meas));
       break;
     }
+    PetscCheck(!im->tacho_threshold_set && !im->tacho_hysteresis_set, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-tacho_threshold, -tacho_hysteresis find the pulses in a sampled voltage (columns time,voltage), but CSV file '%s' is read as one column of pulse times",
+               csv->path);
     meas->ntacho = csv->nrow;
     PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "pulse time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->tacho));
     break;
@@ -396,6 +398,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
     PetscCheck(value_unit[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import -kind %s needs -units, the unit of the values in '%s' (rad, mrad, deg, m, mm, ...)", MbsImportKinds[im->kind], im->csv);
     PetscCall(MbsUnitFind_Private(MbsValueUnits, "-units", value_unit, &im->value_unit));
   }
+  PetscCheck(im->kind == MBS_IMPORT_TACHO || (!im->tacho_threshold_set && !im->tacho_hysteresis_set), comm, PETSC_ERR_ARG_INCOMP, "-tacho_threshold, -tacho_hysteresis find the pulses in a sampled voltage (-kind tacho, columns time,voltage); -kind %s has none", MbsImportKinds[im->kind]);
   for (PetscInt o = 0; o < im->norders; o++) PetscCheck(im->orders[o] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: order %g must be positive", (double)im->orders[o]);
   PetscFunctionReturn(0);
 }
