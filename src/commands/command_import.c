@@ -223,7 +223,8 @@ static PetscErrorCode MbsImportTachoEdgesFill_Private(const MbsCsv *csv, const c
       armed            = PETSC_FALSE;
     } else if (v <= threshold - hysteresis / 2) armed = PETSC_TRUE;
   }
-  PetscCheck(*nedge >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', %s: %" PetscInt_FMT " rising edge(s) through %g with hysteresis %g (-tacho_threshold, -tacho_hysteresis); a tachometer needs at least 2 pulses", csv->path, where, *nedge, (double)threshold, (double)hysteresis);
+  PetscCheck(*nedge >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', %s: %" PetscInt_FMT " rising edge(s) through %g with hysteresis %g (-tacho_threshold, -tacho_hysteresis); a tachometer needs at least 2 pulses (a table of pulse times: choose their column with -columns)",
+             csv->path, where, *nedge, (double)threshold, (double)hysteresis);
   PetscFunctionReturn(0);
 }
 
