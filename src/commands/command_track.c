@@ -40,24 +40,35 @@ static PetscInt MbsTachoFirstPitches_Private(PetscInt np, const PetscReal pulse[
 }
 
 /*
-  The tooth pitches interval i spans: the interval over the mean pitch of the two intervals on either side (each
-  divided by its first estimate of pitches), so that a steady acceleration cancels and jitter averages over four.
-  A toothed wheel gives 1, or M + 1 across its gap, each within a quarter of itself; anything else is refused where it
-  stands.
+  The tooth pitches interval i spans: the interval over the pitch there, the value at i of the straight line fitted
+  through the pitches of the two intervals on either side (each interval divided by its first estimate of pitches,
+  and placed at its centre, counted in pitches from the centre of i). A steady acceleration thus cancels, at the ends
+  of the pulse train too, and jitter averages over four intervals. A toothed wheel gives 1, or M + 1 across its gap,
+  each within a quarter of itself; anything else is refused where it stands.
 */
 static PetscErrorCode MbsTachoPitches_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt i, PetscInt teeth, PetscInt missing, PetscInt *pitches)
 {
-  PetscReal pitch      = 0, ratio;
-  PetscInt  neighbours = 0;
+  PetscInt  count[5], n = 0;
+  PetscReal x[4], y[4], xm = 0, ym = 0, sxx = 0, sxy = 0, ratio;
   char      declared[64];
 
   PetscFunctionBeginUser;
-  for (PetscInt j = i - 2; j <= i + 2; j++)
-    if (j != i && j >= 0 && j + 1 < np) {
-      pitch += (pulse[j + 1] - pulse[j]) / MbsTachoFirstPitches_Private(np, pulse, j);
-      neighbours++;
-    }
-  ratio    = (pulse[i + 1] - pulse[i]) * neighbours / pitch;
+  for (PetscInt d = 0; d < 5; d++) count[d] = i + d - 2 >= 0 && i + d - 1 < np ? MbsTachoFirstPitches_Private(np, pulse, i + d - 2) : 0;
+  for (PetscInt d = 0; d < 5; d++) {
+    if (d == 2 || !count[d]) continue;
+    x[n] = (d < 2 ? -1 : 1) * (0.5 * (count[2] + count[d]) + (d == 0 ? count[1] : d == 4 ? count[3] : 0));
+    y[n] = (pulse[i + d - 1] - pulse[i + d - 2]) / count[d];
+    xm += x[n];
+    ym += y[n];
+    n++;
+  }
+  xm /= n;
+  ym /= n;
+  for (PetscInt k = 0; k < n; k++) {
+    sxx += PetscSqr(x[k] - xm);
+    sxy += (x[k] - xm) * (y[k] - ym);
+  }
+  ratio    = (pulse[i + 1] - pulse[i]) / (ym - sxy / sxx * xm);
   *pitches = (PetscInt)PetscFloorReal(ratio + 0.5);
   PetscCheck(*pitches >= 1 && PetscAbsReal(ratio / *pitches - 1) <= 0.25, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) is %.3g tooth pitches of its neighbours, not a whole number of them: a wheel gives one pulse per tooth (an extra pulse, jitter of a quarter of a pitch, or samples of a voltage instead of pulse times?)", path, i, (double)pulse[i], (double)ratio);
   if (*pitches == 1 || *pitches == missing + 1) PetscFunctionReturn(0);
