@@ -69,7 +69,7 @@ static PetscErrorCode MbsTachoPitches_Private(const char path[], PetscInt np, co
     sxy += (x[k] - xm) * (y[k] - ym);
   }
   ratio    = (pulse[i + 1] - pulse[i]) / (ym - sxy / sxx * xm);
-  *pitches = (PetscInt)PetscFloorReal(ratio + 0.5);
+  *pitches = ratio >= 0.5 && ratio < teeth ? (PetscInt)PetscFloorReal(ratio + 0.5) : 0; /* a pitch ahead of an extra pulse may extrapolate to 0 */
   PetscCheck(*pitches >= 1 && PetscAbsReal(ratio / *pitches - 1) <= 0.25, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) is %.3g tooth pitches of its neighbours, not a whole number of them: a wheel gives one pulse per tooth (an extra pulse, jitter of a quarter of a pitch, or samples of a voltage instead of pulse times?)", path, i, (double)pulse[i], (double)ratio);
   if (*pitches == 1 || *pitches == missing + 1) PetscFunctionReturn(0);
   if (missing) PetscCall(PetscSNPrintf(declared, sizeof(declared), "a gap of %" PetscInt_FMT " missing %s", missing, missing == 1 ? "tooth" : "teeth"));
