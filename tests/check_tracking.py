@@ -89,11 +89,11 @@ for source, extra in (("tacho", ["-tacho", "tacho.h5"]), ("channel", ["-speed_so
     if not amp_error < 1e-3 or not phase_error < 1e-3:
         failures.append(f"{source}: tracked orders off by {amp_error:.2e} in amplitude, {phase_error:.2e} rad in phase (limit 1e-3)")
 
-# a tacho whose gaps do not come every 58 pulses (one pulse lost) is refused with the place
+# a tacho with one pulse lost is refused where it is lost (an interval of 2 pitches on a 60-2 wheel)
 np.savetxt("tacho_lost.csv", np.delete(pulses, 500), fmt="%.9f")
 run("import", "-csv", "tacho_lost.csv", "-kind", "tacho", "-o", "tacho_lost.h5")
 result = subprocess.run(prefix + [mbsid, "track", "-measurement", "signal.h5", "-tacho", "tacho_lost.h5", "-orders", "2", "-speed_rpm", "1500,5500,500", "-o", "lost.h5"], capture_output=True, text=True)
-if result.returncode == 0 or "pulses after the previous one" not in result.stdout + result.stderr:
+if result.returncode == 0 or "spans 2 tooth pitches of its neighbours (a gap of 1), but the 60-2 wheel" not in result.stdout + result.stderr:
     failures.append("a tacho with a lost pulse was not refused with the gap's place")
 if failures:
     sys.exit("FAIL: " + "; ".join(failures))

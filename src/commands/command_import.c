@@ -5,7 +5,7 @@
     signal         time, value[, speed]            (default 1,2)      /signal/t, /signal/y[, /signal/speed]
     orders         speed, amplitude of each order  (default: all)     /orders/speed, /orders/order, /orders/amplitude
     spectrum       frequency, amplitude            (default 1,2)      /spectrum/frequency, /spectrum/amplitude
-    tacho          pulse time                      (default 1)        /tacho/t
+    tacho          pulse time, or time, voltage    (default: 1 or 2)  /tacho/t (from a voltage: its rising edges)
     speed_profile  time, speed[, crank angle]      (default 1,2)      /speed_profile/t, /speed_profile/rpm[, /angle]
 
   Values are converted to the schema's units (s, rpm, Hz, and the SI unit of -units). Phases (-phase_columns, one
@@ -89,7 +89,8 @@ typedef struct {
   PetscInt       ncolumns, nphase_columns, norders;
   PetscReal      orders[64];
   const MbsUnit *value_unit, *time_unit, *speed_unit, *phase_unit, *angle_unit;
-  PetscBool      decimal_comma;
+  PetscReal      tacho_threshold, tacho_hysteresis; /* where not set, from the voltage's range */
+  PetscBool      tacho_threshold_set, tacho_hysteresis_set, decimal_comma;
   MbsOrderDomain domain;
 } MbsImport;
 
@@ -208,8 +209,60 @@ static PetscErrorCode MbsImportAmplitudes_Private(const MbsImport *im, const Mbs
   PetscFunctionReturn(0);
 }
 
+/* The rising edges of the voltage v (rows of time t) into edge[], as described at MbsImportTachoEdges_Private */
+static PetscErrorCode MbsImportTachoEdgesFill_Private(const MbsCsv *csv, const char where[], const PetscReal t[], PetscInt c, PetscReal threshold, PetscReal hysteresis, PetscInt *nedge, PetscReal edge[])
+{
+  PetscReal crossing = 0;
+  PetscBool armed    = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  *nedge = 0;
+  for (PetscInt r = 0; r < csv->nrow; r++) {
+    PetscReal v = csv->value[r * csv->ncol + c], previous = r ? csv->value[(r - 1) * csv->ncol + c] : v;
+
+    if (previous < threshold && v >= threshold) crossing = t[r - 1] + (threshold - previous) / (v - previous) * (t[r] - t[r - 1]);
+    if (armed && v >= threshold + hysteresis / 2) {
+      edge[(*nedge)++] = crossing;
+      armed            = PETSC_FALSE;
+    } else if (v <= threshold - hysteresis / 2) armed = PETSC_TRUE;
+  }
+  PetscCheck(*nedge >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', %s: %" PetscInt_FMT " rising edge(s) through %g with hysteresis %g (-tacho_threshold, -tacho_hysteresis); a tachometer needs at least 2 pulses (a table of pulse times: choose their column with -columns)",
+             csv->path, where, *nedge, (double)threshold, (double)hysteresis);
+  PetscFunctionReturn(0);
+}
+
+/*
+  The pulses of a sampled sensor voltage (-kind tacho with columns time, voltage): its rising edges through
+  -tacho_threshold (default: the middle of its range). An edge counts once the voltage has been at or below
+  threshold - hysteresis/2 and reaches threshold + hysteresis/2, so that noise on an edge gives one pulse; it is the
+  last upward crossing of the threshold before, interpolated linearly between the two samples around it.
+*/
+static PetscErrorCode MbsImportTachoEdges_Private(MPI_Comm comm, const MbsImport *im, const MbsCsv *csv, const PetscInt col[], MbsMeasurement *meas)
+{
+  PetscReal *t, low = PETSC_MAX_REAL, high = PETSC_MIN_REAL, threshold, hysteresis;
+  char       where[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCsvColumnName(csv, col[1], where, sizeof(where)));
+  for (PetscInt r = 0; r < csv->nrow; r++) {
+    low  = PetscMin(low, csv->value[r * csv->ncol + col[1]]);
+    high = PetscMax(high, csv->value[r * csv->ncol + col[1]]);
+  }
+  threshold  = im->tacho_threshold_set ? im->tacho_threshold : (low + high) / 2;
+  hysteresis = im->tacho_hysteresis_set ? im->tacho_hysteresis : (high - low) / 10;
+  PetscCheck(high > low, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s', %s: the voltage is %g on every row; -kind tacho takes one column of pulse times, or two of a sampled sensor voltage (time, voltage) whose rising edges are the pulses",
+             csv->path, where, (double)low);
+  PetscCheck(hysteresis > 0 && threshold - hysteresis / 2 > low && threshold + hysteresis / 2 < high, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-tacho_threshold %g -tacho_hysteresis %g: the band from %g to %g must lie inside the range %g to %g of the voltage in CSV file '%s', %s, with a hysteresis above 0", (double)threshold, (double)hysteresis, (double)(threshold - hysteresis / 2), (double)(threshold + hysteresis / 2), (double)low, (double)high,
+             csv->path, where);
+  PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &t));
+  PetscCall(PetscMalloc1(csv->nrow, &meas->tacho));
+  MbsCallCleanup(MbsImportTachoEdgesFill_Private(csv, where, t, col[1], threshold, hysteresis, &meas->ntacho, meas->tacho), PetscFree(t));
+  PetscCall(PetscPrintf(comm, "Pulses of '%s': %" PetscInt_FMT " rising edges of %s through %g with hysteresis %g\n", csv->path, meas->ntacho, where, (double)threshold, (double)hysteresis));
+  PetscFunctionReturn(0);
+}
+
 /* The measurement the table holds, by kind */
-static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *csv, MbsMeasurement *meas)
+static PetscErrorCode MbsImportTable_Private(MPI_Comm comm, const MbsImport *im, const MbsCsv *csv, MbsMeasurement *meas)
 {
   PetscInt col[65], ncol;
 
@@ -245,9 +298,17 @@ static PetscErrorCode MbsImportTable_Private(const MbsImport *im, const MbsCsv *
     PetscCall(MbsImportColumn_Private(csv, col[0], &(MbsUnit){"Hz", "Hz", 1}, "frequency", 0, PETSC_FALSE, PETSC_TRUE, &meas->frequency));
     PetscCall(MbsImportAmplitudes_Private(im, csv, 1, col + 1, &meas->amplitude, &meas->a, &meas->b));
     break;
-  case MBS_IMPORT_TACHO:
-    PetscCall(MbsImportColumns_Private(im, csv, 1, 1, col, &ncol));
+  case MBS_IMPORT_TACHO: /* a column of pulse times, or a sampled voltage: a table of more columns is neither */
+    PetscCheck(im->ncolumns || csv->ncol <= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has %" PetscInt_FMT " columns; -kind tacho takes one column of pulse times, or two of a sampled sensor voltage (time, voltage) whose rising edges are the pulses: choose them with -columns",
+               csv->path, csv->ncol);
+    PetscCall(MbsImportColumns_Private(im, csv, im->ncolumns ? 1 : csv->ncol, 2, col, &ncol));
     PetscCheck(csv->nrow >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has 1 row; a tachometer needs at least 2 pulses", csv->path);
+    if (ncol == 2) {
+      PetscCall(MbsImportTachoEdges_Private(comm, im, csv, col, meas));
+      break;
+    }
+    PetscCheck(!im->tacho_threshold_set && !im->tacho_hysteresis_set, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-tacho_threshold, -tacho_hysteresis find the pulses in a sampled voltage (columns time,voltage), but CSV file '%s' is read as one column of pulse times",
+               csv->path);
     meas->ntacho = csv->nrow;
     PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "pulse time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->tacho));
     break;
@@ -307,7 +368,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   MbsOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, sizeof(im->csv), NULL));
   PetscCall(PetscOptionsEnum("-kind", "What the table holds (README, \"Your own measurements\")", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
-  PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
+  PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time, or time,voltage; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
   PetscCall(PetscOptionsString("-units", "Unit of the values (signal, amplitudes): rad, mrad, urad, deg, m, mm, um, rad/s, deg/s, m/s, mm/s, rad/s^2, m/s^2", "", value_unit, value_unit, sizeof(value_unit), NULL));
   PetscCall(PetscOptionsString("-time_units", "Unit of times: s, ms, us", "", time_unit, time_unit, sizeof(time_unit), NULL));
   PetscCall(PetscOptionsString("-speed_units", "Unit of speeds: rpm, Hz (revolutions per second), rad/s", "", speed_unit, speed_unit, sizeof(speed_unit), NULL));
@@ -316,6 +377,8 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscCall(PetscOptionsString("-phase_units", "Unit of phases: rad, deg", "", phase_unit, phase_unit, sizeof(phase_unit), NULL));
   PetscCall(PetscOptionsString("-angle_units", "Unit of the crank angle of a speed profile: rad, deg", "", angle_unit, angle_unit, sizeof(angle_unit), NULL));
   PetscCall(PetscOptionsEnum("-order_domain", "Windows of the test bench's order analysis: angle (order tracking) or time (engine4.md section 10)", "", MbsOrderDomains, (PetscEnum)im->domain, (PetscEnum *)&im->domain, NULL));
+  PetscCall(PetscOptionsReal("-tacho_threshold", "Voltage whose upward crossings are the pulses of a sampled tachometer voltage (-kind tacho, columns time,voltage; default: the middle of its range)", "", im->tacho_threshold, &im->tacho_threshold, &im->tacho_threshold_set));
+  PetscCall(PetscOptionsReal("-tacho_hysteresis", "Width of the band about -tacho_threshold the voltage must leave between two pulses (default: a tenth of its range)", "", im->tacho_hysteresis, &im->tacho_hysteresis, &im->tacho_hysteresis_set));
   PetscCall(PetscOptionsBool("-csv_decimal_comma", "Numbers are written with a decimal comma (1,5); the delimiter is then ';', a tab or blanks", "", im->decimal_comma, &im->decimal_comma, NULL));
   PetscCall(PetscOptionsString("-model", "Model whose output the values are: checks -units and -output against it, and names it in the file", "", im->model, im->model, sizeof(im->model), NULL));
   PetscCall(PetscOptionsString("-output", "Name of the measured output (default: the model's)", "", im->output_name, im->output_name, sizeof(im->output_name), NULL));
@@ -337,6 +400,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
     PetscCheck(value_unit[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import -kind %s needs -units, the unit of the values in '%s' (rad, mrad, deg, m, mm, ...)", MbsImportKinds[im->kind], im->csv);
     PetscCall(MbsUnitFind_Private(MbsValueUnits, "-units", value_unit, &im->value_unit));
   }
+  PetscCheck(im->kind == MBS_IMPORT_TACHO || (!im->tacho_threshold_set && !im->tacho_hysteresis_set), comm, PETSC_ERR_ARG_INCOMP, "-tacho_threshold, -tacho_hysteresis find the pulses in a sampled voltage (-kind tacho, columns time,voltage); -kind %s has none", MbsImportKinds[im->kind]);
   for (PetscInt o = 0; o < im->norders; o++) PetscCheck(im->orders[o] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-orders: order %g must be positive", (double)im->orders[o]);
   PetscFunctionReturn(0);
 }
@@ -370,7 +434,7 @@ static PetscErrorCode MbsImportRun_Private(MPI_Comm comm, MbsImportCommand *ic)
   PetscCall(MbsImportLabel_Private(comm, im, meas));
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsCsvRead(im->csv, im->decimal_comma, csv));
-  PetscCall(MbsImportTable_Private(im, csv, meas));
+  PetscCall(MbsImportTable_Private(comm, im, csv, meas));
   PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s import -kind %s of '%s'", MBSID_VERSION, MbsImportKinds[im->kind], im->csv));
   PetscCall(MbsMeasurementWrite(comm, im->output, meas));
   PetscCall(PetscPrintf(comm, "Imported '%s' (%" PetscInt_FMT " rows of %" PetscInt_FMT " columns%s) as %s into %s\n", im->csv, csv->nrow, csv->ncol, csv->name ? " under a header" : "", MbsImportKinds[im->kind], im->output));

@@ -20,26 +20,82 @@ typedef enum {
 } MbsSpeedSource;
 static const char *const MbsSpeedSources[] = {"tacho", "channel", "ramp", "MbsSpeedSource", "MBS_SPEED_SOURCE_", NULL};
 
+/* Interval i of the pulses in tooth pitches against the second smallest of the four nearest others: two gaps or lost
+   pulses among them do not move it, but a steady acceleration biases it by the change of the interval per tooth */
+static PetscInt MbsTachoFirstPitches_Private(PetscInt np, const PetscReal pulse[], PetscInt i)
+{
+  PetscInt  lo = PetscMax(0, PetscMin(i - 2, np - 6)), hi = PetscMin(lo + 5, np - 1);
+  PetscReal small[2] = {PETSC_MAX_REAL, PETSC_MAX_REAL};
+
+  for (PetscInt j = lo; j < hi; j++) {
+    PetscReal dt = pulse[j + 1] - pulse[j];
+
+    if (j == i) continue;
+    if (dt < small[0]) {
+      small[1] = small[0];
+      small[0] = dt;
+    } else if (dt < small[1]) small[1] = dt;
+  }
+  return PetscMax(1, (PetscInt)PetscFloorReal((pulse[i + 1] - pulse[i]) / small[1] + 0.5));
+}
+
+/*
+  The tooth pitches interval i spans: the interval over the pitch there, the value at i of the straight line fitted
+  through the pitches of the two intervals on either side (each interval divided by its first estimate of pitches,
+  and placed at its centre, counted in pitches from the centre of i). A steady acceleration thus cancels, at the ends
+  of the pulse train too, and jitter averages over four intervals. A toothed wheel gives 1, or M + 1 across its gap,
+  each within a quarter of itself; anything else is refused where it stands.
+*/
+static PetscErrorCode MbsTachoPitches_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt i, PetscInt teeth, PetscInt missing, PetscInt *pitches)
+{
+  PetscInt  count[5], n = 0;
+  PetscReal x[4], y[4], xm = 0, ym = 0, sxx = 0, sxy = 0, ratio;
+  char      declared[64];
+
+  PetscFunctionBeginUser;
+  for (PetscInt d = 0; d < 5; d++) count[d] = i + d - 2 >= 0 && i + d - 1 < np ? MbsTachoFirstPitches_Private(np, pulse, i + d - 2) : 0;
+  for (PetscInt d = 0; d < 5; d++) {
+    if (d == 2 || !count[d]) continue;
+    x[n] = (d < 2 ? -1 : 1) * (0.5 * (count[2] + count[d]) + (d == 0 ? count[1] : d == 4 ? count[3] : 0));
+    y[n] = (pulse[i + d - 1] - pulse[i + d - 2]) / count[d];
+    xm += x[n];
+    ym += y[n];
+    n++;
+  }
+  xm /= n;
+  ym /= n;
+  for (PetscInt k = 0; k < n; k++) {
+    sxx += PetscSqr(x[k] - xm);
+    sxy += (x[k] - xm) * (y[k] - ym);
+  }
+  ratio    = (pulse[i + 1] - pulse[i]) / (ym - sxy / sxx * xm);
+  *pitches = ratio >= 0.5 && ratio < teeth ? (PetscInt)PetscFloorReal(ratio + 0.5) : 0; /* a pitch ahead of an extra pulse may extrapolate to 0 */
+  PetscCheck(*pitches >= 1 && PetscAbsReal(ratio / *pitches - 1) <= 0.25, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) is %.3g tooth pitches of its neighbours, not a whole number of them: a wheel gives one pulse per tooth (an extra pulse, jitter of a quarter of a pitch, or samples of a voltage instead of pulse times?)", path, i, (double)pulse[i], (double)ratio);
+  if (*pitches == 1 || *pitches == missing + 1) PetscFunctionReturn(0);
+  if (missing) PetscCall(PetscSNPrintf(declared, sizeof(declared), "a gap of %" PetscInt_FMT " missing %s", missing, missing == 1 ? "tooth" : "teeth"));
+  else PetscCall(PetscStrncpy(declared, "no gap", sizeof(declared)));
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the interval after pulse %" PetscInt_FMT " (t = %.9g s) spans %" PetscInt_FMT " tooth pitches of its neighbours (a gap of %" PetscInt_FMT "), but the %" PetscInt_FMT "-%" PetscInt_FMT " wheel of -tacho_teeth, -tacho_missing has %s: give -tacho_missing %" PetscInt_FMT " if that is the wheel's gap, else pulses are lost", path, i, (double)pulse[i], *pitches, *pitches - 1, teeth, missing, declared, *pitches - 1);
+}
+
 /* The angles of the pulses and the speed at each, into rpm[] and angle[] */
 static PetscErrorCode MbsTachoSpeedFill_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal rpm[], PetscReal angle[])
 {
-  PetscInt  per_revolution = teeth - missing, last_gap = -1, gaps = 0;
-  PetscReal threshold = 0.5 * (missing + 2), pitch = 2 * PETSC_PI / teeth;
+  PetscInt  per_revolution = teeth - missing, last_gap = -1;
+  PetscReal pitch = 2 * PETSC_PI / teeth;
 
   PetscFunctionBeginUser;
   angle[0] = 0;
   for (PetscInt i = 0; i + 1 < np; i++) {
-    PetscBool gap = (PetscBool)(missing > 0 && i > 0 && pulse[i + 1] - pulse[i] > threshold * (pulse[i] - pulse[i - 1]));
+    PetscInt pitches;
 
-    if (gap) {
-      PetscCheck(last_gap < 0 || i - last_gap == per_revolution, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the gap after pulse %" PetscInt_FMT " (t = %.9g s) comes %" PetscInt_FMT " pulses after the previous one, but a %" PetscInt_FMT "-%" PetscInt_FMT " wheel (-tacho_teeth, -tacho_missing) gives %" PetscInt_FMT "; pulses are missing or extra", path, i, (double)pulse[i], i - last_gap, teeth, missing, per_revolution);
+    PetscCall(MbsTachoPitches_Private(path, np, pulse, i, teeth, missing, &pitches));
+    if (pitches > 1) {
+      PetscCheck(last_gap < 0 || i - last_gap == per_revolution, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': the gap after pulse %" PetscInt_FMT " (t = %.9g s) comes %" PetscInt_FMT " pulses after the previous one, but a %" PetscInt_FMT "-%" PetscInt_FMT " wheel (-tacho_teeth, -tacho_missing) gives %" PetscInt_FMT ": pulses are lost or extra, or the wheel has %" PetscInt_FMT " teeth (-tacho_teeth)", path, i, (double)pulse[i], i - last_gap, teeth, missing, per_revolution, i - last_gap + missing);
       last_gap = i;
-      gaps++;
     }
-    PetscCheck(!(missing > 0 && last_gap >= 0 && i - last_gap >= per_revolution), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth within %" PetscInt_FMT " pulses after pulse %" PetscInt_FMT " (t = %.9g s); check -tacho_teeth and -tacho_missing", path, missing, per_revolution, last_gap, (double)pulse[last_gap]);
-    angle[i + 1] = angle[i] + (gap ? missing + 1 : 1) * pitch;
+    PetscCheck(!missing || i - last_gap < 2 * per_revolution, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth (an interval of %" PetscInt_FMT " tooth pitches) within the %" PetscInt_FMT " pulses after pulse %" PetscInt_FMT " (t = %.9g s): the wheel has no gap (-tacho_missing 0) or more than %" PetscInt_FMT " teeth (-tacho_teeth)", path, missing, missing + 1, 2 * per_revolution, last_gap + 1, (double)pulse[last_gap + 1], 2 * per_revolution + missing);
+    angle[i + 1] = angle[i] + pitches * pitch;
   }
-  PetscCheck(missing == 0 || gaps > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Tachometer file '%s': no gap of %" PetscInt_FMT " missing teeth found in %" PetscInt_FMT " pulses; check -tacho_teeth and -tacho_missing", path, missing, np);
   for (PetscInt i = 0; i < np; i++) {
     PetscInt  first = PetscMin(PetscMax(i - 2, 0), np - 5);
     PetscReal rate  = 0;
@@ -62,11 +118,13 @@ static PetscErrorCode MbsTachoSpeedFill_Private(const char path[], PetscInt np, 
 }
 
 /*
-  The speed table of a toothed wheel: pulse k at angle advance 2 pi/N per pulse, M + 1 pitches across the gap. A gap
-  is an interval longer than (M + 2)/2 times the one before it (the mean of a tooth pitch and of the gap); gaps must
-  come every N - M pulses, else the wheel or its signal is not what the options say. The rows are the pulses with
-  their exact angles; the speed at a pulse is the derivative of the quartic through the five nearest pulses, whose
-  error is of fourth order in the pitch (a mean over one pitch, assigned to its middle, would be of second order).
+  The speed table of a toothed wheel: pulse k at angle advance 2 pi/N per pulse, M + 1 pitches across the gap. Each
+  interval is measured in tooth pitches of its neighbours (MbsTachoPitches_Private), which a run-up does not bias; it
+  must be one pitch or the M + 1 of the gap, and gaps must come every N - M pulses, else the wheel or its signal is
+  not what the options say (a 60-2 wheel read as 60-0 would take its gap for one slow tooth). The rows are the pulses
+  with their exact angles; the speed at a pulse is the derivative of the quartic through the five nearest pulses,
+  whose error is of fourth order in the pitch (a mean over one pitch, assigned to its middle, would be of second
+  order).
 */
 static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np, const PetscReal pulse[], PetscInt teeth, PetscInt missing, PetscReal **rpm, PetscReal **angle)
 {
