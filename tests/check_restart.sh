@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # An identification killed at a random iteration and resumed from its checkpoint ends bitwise as an uninterrupted run.
-# Usage: check_restart.sh NPROCS SIGNALS MBSID IDENTIFY_ARGS...
+# Usage: check_restart.sh NPROCS SIGNALS EXPECT MBSID IDENTIFY_ARGS...
 #   SIGNALS: comma-separated, each one run, stopped and resumed:
 #     KILL  SIGKILL to every process (nothing can be saved: the last checkpoint of an accepted iteration is used)
 #     TERM  SIGTERM to each rank, as SLURM sends it (the run writes its checkpoint and exits with status 3)
 #     USR1  SIGUSR1 to mpiexec, which passes it to the ranks (SLURM's --signal=USR1@SECONDS)
+#   EXPECT: comma-separated NAME=VALUE:RTOL that the resumed runs' parameters must meet (check_result.py): the truth
+#     of the measurement, so that a restart that replays a wrong log into a wrong optimum cannot pass by equality alone
 # The iteration at which the signal comes is drawn at random (RANDOM_SEED fixes it) and printed. The stopped run
 # writes into an existing result file, which must stay as it was: results are never overwritten in place.
 set -uo pipefail
 np=$1
 IFS=, read -ra signals <<< "$2"
-mbsid=$3
-shift 3
+IFS=, read -ra expect <<< "$3"
+mbsid=$4
+shift 4
 RANDOM=${RANDOM_SEED:-$$}
 run=(mpiexec -n "$np" "$mbsid" "$@")
 tag=restart_np$np
@@ -67,5 +70,6 @@ for signal in "${signals[@]}"; do
     [ ! -e "$left" ] || fail "$left is left after the resumed run"
   done
   /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/compare_results.py" "$tag"_reference.h5 "$tag"_$signal.h5 || fail "the resumed run after SIG$signal differs from the uninterrupted one"
+  /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/check_result.py" "$tag"_$signal.h5 "${expect[@]}" || fail "the resumed run after SIG$signal misses the truth"
 done
 echo "check_restart: resumed runs equal the uninterrupted one bitwise on $np rank(s)"
