@@ -7,6 +7,7 @@
 #pragma once
 
 #include "mbsid.h"
+#include "util/petsc_workarounds.h"
 #include <hdf5.h>
 #include <unistd.h>
 

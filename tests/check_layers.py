@@ -37,6 +37,16 @@ def circles(calls, src):
     return found
 
 
+def unused_workarounds(src):
+    """Each workaround of util/petsc_workarounds.h is tested where its list entry says, so the list cannot go stale"""
+    header = (src / "util" / "petsc_workarounds.h").read_text()
+    faults = []
+    for name, where in re.findall(r"X\((MBS_PETSC_\w+), \"src/([^\"]+)\"\)", header):
+        if not re.search(r"\b%s\b" % name, (src / where).read_text()):
+            faults.append("util/petsc_workarounds.h lists %s in %s, which does not use it" % (name, where))
+    return faults
+
+
 def main():
     src = pathlib.Path(sys.argv[1]).resolve()
     files = sorted(p for p in src.rglob("*") if p.suffix in (".c", ".h"))
@@ -69,6 +79,7 @@ def main():
                 if rank(target) > rank(mine):
                     faults.append("%s:%d calls %s of layer %s, above %s" % (p.relative_to(src), number, call, target, mine))
     faults += circles(calls, src)
+    faults += unused_workarounds(src)
     for fault in faults:
         print(fault)
     print("%d files in layers %s: %d upward references or circles" % (len(files), " < ".join(LAYERS), len(faults)))

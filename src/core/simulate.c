@@ -609,7 +609,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
-  PetscCall(MbsCheckCheckpointing_Private(model, ts));
+  if (MBS_PETSC_STRIDE_FIXED_STEPS_ONLY) PetscCall(MbsCheckCheckpointing_Private(model, ts));
   if (model->nsample && !model->nfrozen) { /* frozen steps already land on the samples */
     PetscReal dt;
     PetscBool fixed;
@@ -624,7 +624,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSGetType(ts, &chosen));
   PetscCheck(explicit_form == MbsTSTypeIsExplicit(chosen), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Time integrator %s was chosen after model %s was set up for %s; give it with -ts_type", chosen, model->type, type);
   PetscCall(MbsQuadratureRuleSetUp_Private(ts, sim));
-  PetscCall(MbsTrajectoryKeepStepPoints_Private(ts, sim));
+  if (MBS_PETSC_THETA_STALE_END_STATE) PetscCall(MbsTrajectoryKeepStepPoints_Private(ts, sim));
 
   refused = (PetscBool)(model->refuse_index >= 0 && model->p[model->refuse_index] >= model->refuse[0] && model->p[model->refuse_index] <= model->refuse[1]);
   if (!refused) PetscCall(TSSolve(ts, U));

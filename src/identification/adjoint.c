@@ -297,11 +297,13 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(TSGetSNES(o->ts, &snes));
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
-    PetscCall(MbsAdjointCheckTableau_Private(o->ts));
+    if (MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT) PetscCall(MbsAdjointCheckTableau_Private(o->ts));
     /* the sweep may recompute steps from stored step points (simulate.c, the one-stage theta methods): they must be the
        steps taken, which a step control without its history (PETSc does not restore it) would reject or change */
-    PetscCall(TSGetAdapt(o->ts, &adapt));
-    PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
+    if (MBS_PETSC_ADJOINT_RECOMPUTE_ADAPTS) {
+      PetscCall(TSGetAdapt(o->ts, &adapt));
+      PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
+    }
     PetscCall(TSAdjointSolve(o->ts));
     PetscCall(VecGetArrayRead(mu, &g));
     for (PetscInt k = 0; k < nid; k++)

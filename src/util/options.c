@@ -228,7 +228,7 @@ PetscErrorCode MbsOptionsIntRange(PetscOptionItems *PetscOptionsObject, const ch
   PetscCall(PetscOptionsInt(name, text, "", *value, value, &given));
   if (given) {
     PetscCall(PetscOptionsGetString(PetscOptionsObject->options, PetscOptionsObject->prefix, name, written, sizeof(written), NULL));
-    PetscCheck(strtod(written, NULL) == (double)*value && *value >= lower && *value <= upper, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Option %s %s: must be an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "] (%s)", name, written, lower, upper, text);
+    PetscCheck((!MBS_PETSC_OPTIONS_INT_WRAPS || strtod(written, NULL) == (double)*value) && *value >= lower && *value <= upper, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Option %s %s: must be an integer in [%" PetscInt_FMT ", %" PetscInt_FMT "] (%s)", name, written, lower, upper, text);
   }
   if (set) *set = given;
   PetscFunctionReturn(0);
@@ -323,7 +323,9 @@ PetscErrorCode MbsOptionsCheckUnused(MPI_Comm comm, PetscBool solvers_set_up)
   -help of a PETSc solver prints the options of every object inside it, each nested solver again under its own prefix
   (TAO's quasi-Newton matrix alone brings hundreds of KSP, PC and viewer lines), in blocks nested without an end
   marker. A command mutes that while it sets a solver up for -help, and lists the solver options it honours itself.
-  PETSc prints help through PetscHelpPrintf, and the lists of types straight to stdout through PetscVFPrintf.
+  PETSc prints help through PetscHelpPrintf, and the lists of types straight to stdout through PetscVFPrintf; it
+  offers no switch for -help of one object without those nested in it, so the two printers are swapped
+  (MBS_PETSC_HELP_NESTED_SOLVERS).
 */
 static PetscErrorCode (*MbsHelpPrintfUnmuted)(MPI_Comm, const char[], ...) = NULL;
 static PetscErrorCode (*MbsVFPrintfUnmuted)(FILE *, const char[], va_list) = NULL;
@@ -345,6 +347,7 @@ static PetscErrorCode MbsVFPrintfMuted(FILE *fd, const char format[], va_list ar
 PetscErrorCode MbsHelpMute(PetscBool mute)
 {
   PetscFunctionBeginUser;
+  if (!MBS_PETSC_HELP_NESTED_SOLVERS) PetscFunctionReturn(0);
   PetscCheck(mute == !MbsHelpPrintfUnmuted, PETSC_COMM_SELF, PETSC_ERR_ORDER, "MbsHelpMute(%s) called twice", mute ? "PETSC_TRUE" : "PETSC_FALSE");
   if (mute) {
     MbsHelpPrintfUnmuted = PetscHelpPrintf;
@@ -429,7 +432,7 @@ static PetscErrorCode MbsErrorHandler(MPI_Comm comm, int line, const char *fun, 
     MbsErrorQuiet       = (PetscBool)(rank > 0);
   }
   if (n == MBS_ERR_INTERRUPTED || MbsErrorQuiet) return n;
-  for (size_t i = 0; p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
+  for (size_t i = 0; MBS_PETSC_VALUE_ERROR_NAMES_NO_OPTION && p == PETSC_ERROR_INITIAL && mess && i < PETSC_STATIC_ARRAY_LENGTH(prefixes) && !start; i++)
     if (!strncmp(mess, prefixes[i], strlen(prefixes[i]))) start = mess + strlen(prefixes[i]);
   if (!start) return PetscTraceBackErrorHandler(comm, line, fun, file, n, p, mess, ctx);
   length = strcspn(start, " ");

@@ -1,0 +1,46 @@
+/*
+  Every behaviour of PETSc that mbsid works around, in one list: each workaround is true while the PETSc it is built
+  with is known to behave so, and each place that works around it tests its name. They were verified with PETSc
+  3.MBS_PETSC_VERIFIED_MINOR (Debian 12). Built with a newer PETSc, test petsc_workarounds fails and lists them, so
+  that each is checked again (its test is named beside it) and dropped once PETSc is fixed: a refusal or a slower
+  path must not outlive the bug it avoids. Where PETSc names the release with the fix, the version check says so.
+*/
+#pragma once
+
+#include <petscversion.h>
+
+#define MBS_PETSC_VERIFIED_MINOR 18
+
+/* TSRK's adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc 3.21.4): gradients
+   refuse the tableaus 5dp, 5f, 5bs (adjoint.c; bad-input case rk_5dp) */
+#define MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT PETSC_VERSION_LT(3, 21, 4)
+/* Two-level checkpointing (-ts_trajectory_stride) counts fixed steps: adaptive steps and steps added onto measured
+   samples overrun its stack, and its recomputed Runge-Kutta steps give tsit5 a wrong adjoint; refused (simulate.c) */
+#define MBS_PETSC_STRIDE_FIXED_STEPS_ONLY 1
+/* The memory trajectory of a one-stage theta method (theta, beuler) keeps only the stage, and its adjoint works from
+   a stale U_n+1 (dJ/dm of oscillator2 1e3 times off): the trajectory keeps step points (simulate.c;
+   gradcheck_method_theta_*) */
+#define MBS_PETSC_THETA_STALE_END_STATE 1
+/* Steps recomputed in the adjoint sweep pass through a step control that lacks its history and may change them: the
+   sweep runs with fixed steps (adjoint.c; gradcheck_method_theta_adaptive_*) */
+#define MBS_PETSC_ADJOINT_RECOMPUTE_ADAPTS 1
+/* PetscOptionsInt wraps a number beyond PetscInt (1000000000000 becomes -727379968) instead of refusing it: the
+   value is compared with the text (options.c, MbsOptionsIntRange) */
+#define MBS_PETSC_OPTIONS_INT_WRAPS 1
+/* -help of a solver prints the options of every nested object without an end marker, and PETSc offers no switch to
+   stop that: while a command sets a solver up for -help, PetscHelpPrintf and PetscVFPrintf are swapped for silent ones
+   (options.c, MbsHelpMute; help_lists_*) */
+#define MBS_PETSC_HELP_NESTED_SOLVERS 1
+/* "Input string abc has no numeric value" names no option: the error handler adds it (options.c; bad-input cases
+   option_value_*) */
+#define MBS_PETSC_VALUE_ERROR_NAMES_NO_OPTION 1
+
+/* name, whether it is in force, and where: for test petsc_workarounds */
+#define MBS_PETSC_WORKAROUNDS(X) \
+  X(MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT, "src/identification/adjoint.c") \
+  X(MBS_PETSC_STRIDE_FIXED_STEPS_ONLY, "src/core/simulate.c") \
+  X(MBS_PETSC_THETA_STALE_END_STATE, "src/core/simulate.c") \
+  X(MBS_PETSC_ADJOINT_RECOMPUTE_ADAPTS, "src/identification/adjoint.c") \
+  X(MBS_PETSC_OPTIONS_INT_WRAPS, "src/util/options.c") \
+  X(MBS_PETSC_HELP_NESTED_SOLVERS, "src/util/options.c") \
+  X(MBS_PETSC_VALUE_ERROR_NAMES_NO_OPTION, "src/util/options.c")
