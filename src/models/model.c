@@ -47,6 +47,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
   PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
   PetscCall(MbsModelRegister("pid_sdof", MbsModelCreate_PidSdof));
+  PetscCall(MbsModelRegister("described", MbsModelCreate_Described));
   PetscFunctionReturn(0);
 }
 
@@ -163,13 +164,21 @@ static PetscErrorCode MbsModelSetRefuse_Private(MbsModel model, PetscInt n, char
 PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 {
   char      type[64] = "cart_pendulum_chain";
-  PetscBool set;
+  PetscBool set, file_set;
 
   PetscFunctionBeginUser;
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
+  PetscCall(PetscOptionsString("-model_file", "Multibody system described in a YAML model file (implies -model described; README, \"Describing your own system\")", "MbsModelSetType", model->model_file, model->model_file, sizeof(model->model_file), &file_set));
   MbsOptionsEnd();
+  if (file_set) {
+    PetscBool described;
+
+    PetscCall(PetscStrcmp(type, "described", &described));
+    PetscCheck(!set || described, model->comm, PETSC_ERR_ARG_INCOMP, "-model %s and -model_file %s: a model file describes its own model; drop -model", type, model->model_file);
+    PetscCall(PetscStrncpy(type, "described", sizeof(type)));
+  }
   PetscCall(MbsModelSetType(model, type));
 
   MbsOptionsBegin(model->comm, NULL, "Model parameters (SI units)", "MbsModel");

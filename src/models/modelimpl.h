@@ -94,6 +94,7 @@ struct _p_MbsModel {
   MbsDesignSpec design; /* set by the models that have an input design problem */
   MbsModelOps   ops;
   void         *data;
+  char          model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
@@ -110,6 +111,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Described(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
