@@ -98,6 +98,22 @@ static yaml_node_t *Find(MbsYAMLReader *reader, yaml_node_t *node, const char ke
   return NULL;
 }
 
+/* A required field is absent: name it, and list the fields that were given (a misspelt one among them) */
+static PetscErrorCode MissingField(MbsYAMLReader *reader, yaml_node_t *node, const char key[])
+{
+  char given[512] = "";
+
+  PetscFunctionBeginUser;
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    const char *name = Scalar(Node(reader, pair->key));
+
+    PetscCall(PetscStrlcat(given, " ", sizeof(given)));
+    PetscCall(PetscStrlcat(given, name ? name : "?", sizeof(given)));
+  }
+  PetscCall(MbsYAMLError(reader, node, "the field '%s' is missing; the fields given are:%s", key, given));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const char key[], PetscReal *value)
 {
   const char *text = Scalar(node);
@@ -105,7 +121,8 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
 
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
-  if (!text || end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text ? text : "a list or mapping"));
+  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
 
@@ -160,7 +177,7 @@ PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char 
   PetscFunctionBeginUser;
   if (count) *count = 0;
   if (!node) {
-    if (required) PetscCall(MbsYAMLError(reader, node_, "the field '%s' is missing", key));
+    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
     PetscFunctionReturn(0);
   }
   if (node->type != YAML_SEQUENCE_NODE) {
@@ -186,7 +203,7 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   PetscFunctionBeginUser;
   if (set) *set = (PetscBool)(node != NULL);
   if (!node) {
-    if (required) PetscCall(MbsYAMLError(reader, node_, "the field '%s' is missing", key));
+    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
     PetscFunctionReturn(0);
   }
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != n) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
@@ -239,7 +256,7 @@ PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *reader, void *node_, const char ke
 
   PetscFunctionBeginUser;
   *index = MBS_GROUND;
-  if (!node && required) PetscCall(MbsYAMLError(reader, node_, "the field '%s' is missing", key));
+  if (!node && required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
   if (node) PetscCall(FindBody(reader, node, key, index));
   PetscFunctionReturn(0);
 }
@@ -518,7 +535,7 @@ static PetscErrorCode ReadTime(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node)
+static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node, yaml_node_t *root)
 {
   MbsDescription desc = reader->desc;
 
@@ -529,7 +546,7 @@ static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node)
     if (desc->element[e].ops->kind != MBS_ELEMENT_SENSOR) continue;
     if (node ? Scalar(node) && !strcmp(Scalar(node), desc->element[e].name) : desc->output < 0) desc->output = e;
   }
-  if (desc->output < 0) PetscCall(MbsYAMLError(reader, node, node ? "output '%s' is not a sensor element of the file" : "the model needs a sensor element (position, velocity) as its output", Scalar(node) ? Scalar(node) : "?"));
+  if (desc->output < 0) PetscCall(MbsYAMLError(reader, node ? node : root, node ? "output '%s' is not a sensor element of the file" : "the model needs a sensor element (position, velocity) as its output", Scalar(node) ? Scalar(node) : "?"));
   PetscFunctionReturn(0);
 }
 
@@ -551,7 +568,7 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
     reader->entity[0] = 0;
     PetscCall(ReadBodies(reader, bodies));
     PetscCall(ReadElements(reader, elements));
-    PetscCall(ReadOutput(reader, output));
+    PetscCall(ReadOutput(reader, output, root));
   }
   PetscFunctionReturn(0);
 }
