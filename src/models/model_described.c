@@ -185,6 +185,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
     const MbsElement *el = &desc->element[e];
 
     if (el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    if (t > el->until) break;
     for (PetscInt i = 0; i < el->nharmonic; i++) *force += MbsValueOf(&el->harmonic[i][0], desc->p) * PetscSinReal(2 * PETSC_PI * MbsValueOf(&el->harmonic[i][1], desc->p) * t + MbsValueOf(&el->harmonic[i][2], desc->p));
     break;
   }

@@ -28,6 +28,7 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "force", MbsElementGetType_Force));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "position", MbsElementGetType_Position));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "velocity", MbsElementGetType_Velocity));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "angle", MbsElementGetType_Angle));
   PetscFunctionReturn(0);
 }
 

@@ -93,6 +93,7 @@ struct _MbsElement {
   PetscReal             vector[2][3];
   PetscInt              nharmonic;
   MbsValue              harmonic[MBS_MAX_HARMONICS][3]; /* amplitude [N], frequency [Hz], phase [rad] */
+  PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
 };
 
@@ -127,6 +128,8 @@ PETSC_INTERN void      MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
 PETSC_INTERN void      MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
 PETSC_INTERN void      MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
 PETSC_INTERN void      MbsJointPointRows(MbsDescription, MbsElement *, const PetscReal[2][3]);
+PETSC_INTERN void      MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
+PETSC_INTERN PetscReal MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
 PETSC_INTERN void      MbsCoordinateForce(MbsDescription, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const MbsValue *, const MbsValue *, PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Reading the file (described_file.c); the element readers use these */
@@ -160,3 +163,4 @@ MBS_ELEMENT_TYPE(RotationalSpring);
 MBS_ELEMENT_TYPE(Force);
 MBS_ELEMENT_TYPE(Position);
 MBS_ELEMENT_TYPE(Velocity);
+MBS_ELEMENT_TYPE(Angle);

@@ -1,11 +1,12 @@
 /*
   Element force: an excitation F(t) e at a body point, e a fixed direction in ground axes and
 
-    F(t) = sum_i A_i sin(2 pi f_i t + phi_i)      [N]
+    F(t) = sum_i A_i sin(2 pi f_i t + phi_i)  for t <= until,  0 after    [N]
 
   Its generalised force is f = P^T e F(t), P the (constant) Jacobian of the point; dF/dA_i, dF/df_i, dF/dphi_i where
   those are parameters. Fields: body, point (ground coordinates at the initial pose, default the centre of mass),
-  direction, amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists of equal length (at most 8).
+  direction, amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists of equal length (at most 8), until [s]
+  (default: for ever; a pulse of whole periods that ends smoothly, as the cart's move of cart_pendulum_chain.md).
 */
 #include "models/elements/elementimpl.h"
 
@@ -25,6 +26,13 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   if (count[1] != count[0] || (count[2] && count[2] != count[0]))
     PetscCall(MbsYAMLError(reader, node, "amplitudes, frequencies and phases need one entry per harmonic (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")", count[0], count[1], count[2]));
   el->nharmonic = count[0];
+  {
+    MbsValue until = {PETSC_MAX_REAL, -1};
+
+    PetscCall(MbsYAMLReadValues(reader, node, "until", PETSC_FALSE, 1, &until, NULL));
+    if (until.param >= 0) PetscCall(MbsYAMLError(reader, node, "until must be a plain number [s]"));
+    el->until = until.value;
+  }
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {
       el->harmonic[i][j] = values[j][i];
@@ -39,6 +47,7 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   MbsVectorMap     P;
 
   PetscFunctionBeginUser;
+  if (t > el->until) PetscFunctionReturn(0);
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   for (PetscInt i = 0; i < el->nharmonic; i++) {
     const MbsValue *h = el->harmonic[i];

@@ -12,11 +12,50 @@
 */
 #include "models/elements/elementimpl.h"
 
+/* The rows S (row 0) and C (row 1) of the angle of body b = el->body[1] relative to body a = el->body[0] about axis */
+void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal axis[3])
+{
+  PetscReal    za[3], n[2][3], m1[3];
+  MbsVectorMap normal[2], follower;
+
+  MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
+  MbsPerpendicular(za, n[0], n[1]);
+  MbsRelativeDirection(desc, el, n[0], m1);
+  for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
+  MbsMapDirection(desc, el->body[1], m1, &follower);
+  PetscMemzero(el->row, 2 * sizeof(MbsBilinear));
+  MbsBilinearProduct(&normal[1], &follower, 1, &el->row[0]);
+  MbsBilinearProduct(&normal[0], &follower, 1, &el->row[1]);
+  el->nrow = 2;
+}
+
+/*
+  theta = atan2(S, C), and theta_q into grad (nq) and, with hess not NULL, theta_qq into hess (nq x nq), with the
+  scratch desc->work (3 nq + 2 nq^2)
+*/
+PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const PetscReal q[], PetscReal grad[], PetscReal hess[])
+{
+  PetscInt   nq = desc->nq;
+  PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
+  PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
+
+  PetscArrayzero(desc->work, 3 * nq + 2 * nq * nq);
+  MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
+  MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
+  if (hess) {
+    MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
+    MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
+    for (PetscInt j = 0; j < nq; j++)
+      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+  }
+  return PetscAtan2Real(S, C);
+}
+
 static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      axis[3], za[3], n[2][3], m1[3];
-  MbsVectorMap   normal[2], follower;
+  PetscReal      axis[3];
   PetscInt       nbody = 0;
 
   PetscFunctionBeginUser;
@@ -26,34 +65,18 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   PetscCall(MbsYAMLReadValues(reader, node, "damping", PETSC_FALSE, 1, &el->value[1], NULL));
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
-  MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
-  MbsPerpendicular(za, n[0], n[1]);
-  MbsRelativeDirection(desc, el, n[0], m1);
-  for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
-  MbsMapDirection(desc, el->body[1], m1, &follower);
-  PetscCall(PetscMemzero(el->row, 2 * sizeof(MbsBilinear)));
-  MbsBilinearProduct(&normal[1], &follower, 1, &el->row[0]); /* S */
-  MbsBilinearProduct(&normal[0], &follower, 1, &el->row[1]); /* C */
-  el->nrow = 2;
+  MbsRelativeAngleRows(desc, el, axis);
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  PetscInt   nq = desc->nq;
-  PetscReal *gS = desc->work, *gC = gS + nq, *grad = gC + nq, *HS = grad + nq, *HC = HS + nq * nq, *hess = HC + nq * nq;
-  PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
+  PetscInt   nq   = desc->nq;
+  PetscReal *grad = desc->work + 2 * nq, *hess = grad + nq + 2 * nq * nq, theta;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(desc->work, 3 * nq + 2 * nq * nq));
-  MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
-  MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
-  MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
-  MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
-  for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
-  for (PetscInt j = 0; j < nq; j++)
-    for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
-  MbsCoordinateForce(desc, PetscAtan2Real(S, C), grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
+  theta = MbsRelativeAngle(desc, el, q, grad, hess);
+  MbsCoordinateForce(desc, theta, grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
   PetscFunctionReturn(0);
 }
 
