@@ -403,13 +403,6 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
-{
-  PetscFunctionBeginUser;
-  PetscCheck(model->input.type == MBS_INPUT_MODEL, model->comm, PETSC_ERR_SUP, "Model file '%s': a described model takes its excitation from its force elements; the -input options are not supported for it yet", Description(model)->file);
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode DescribedDestroy(MbsModel model)
 {
   Described *d = (Described *)model->data;
@@ -501,20 +494,19 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
-  model->ops.residual         = DescribedResidual;
-  model->ops.jacobian         = DescribedJacobian;
-  model->ops.jacobian_p       = DescribedJacobianP;
-  model->ops.output           = DescribedOutput;
-  model->ops.initial_state    = DescribedInitialState;
-  model->ops.linearize        = DescribedLinearize;
-  model->ops.excitation       = DescribedExcitation;
-  model->ops.set_from_options = DescribedSetFromOptions;
-  model->constant_mass        = PETSC_TRUE;
-  model->output_name          = desc->element[desc->output].name;
-  model->output_unit          = desc->element[desc->output].ops->unit;
-  model->t0                   = desc->t0;
-  model->tf                   = desc->tf;
-  model->dt                   = desc->dt;
-  model->dt_max               = desc->dt_max;
+  model->ops.residual      = DescribedResidual;
+  model->ops.jacobian      = DescribedJacobian;
+  model->ops.jacobian_p    = DescribedJacobianP;
+  model->ops.output        = DescribedOutput;
+  model->ops.initial_state = DescribedInitialState;
+  model->ops.linearize     = DescribedLinearize;
+  model->ops.excitation    = DescribedExcitation;
+  model->constant_mass     = PETSC_TRUE;
+  model->output_name       = desc->element[desc->output].name;
+  model->output_unit       = desc->element[desc->output].ops->unit;
+  model->t0                = desc->t0;
+  model->tf                = desc->tf;
+  model->dt                = desc->dt;
+  model->dt_max            = desc->dt_max;
   PetscFunctionReturn(0);
 }
