@@ -28,10 +28,10 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", PETSC_TRUE, 3, el->value, NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", PETSC_TRUE, 3, el->value + 3, NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "rotational_stiffness", PETSC_FALSE, 3, el->value + 6, &nrot_k));
-  PetscCall(MbsYAMLReadValues(reader, node, "rotational_damping", PETSC_FALSE, 3, el->value + 9, &nrot_d));
+  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 3, el->value, NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_TRUE, 3, el->value + 3, NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "rotational_stiffness", "N m/rad", PETSC_FALSE, 3, el->value + 6, &nrot_k));
+  PetscCall(MbsYAMLReadValues(reader, node, "rotational_damping", "N m s/rad", PETSC_FALSE, 3, el->value + 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   MbsMapPoint(desc, el->body[0], local[0], &pa);
   MbsMapPoint(desc, el->body[1], local[1], &pb);

@@ -137,8 +137,18 @@ static PetscErrorCode ReadName(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionReturn(0);
 }
 
-/* A number, or {param: NAME} */
-static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const char key[], MbsValue *value)
+/* A unit without spaces, '*' and '.', so that "N s/m", "N*s/m" and "N.s/m" compare equal */
+static void UnitCompact(const char unit[], char compact[], size_t size)
+{
+  size_t k = 0;
+
+  for (; *unit && k + 1 < size; unit++)
+    if (*unit != ' ' && *unit != '*' && *unit != '.') compact[k++] = *unit;
+  compact[k] = 0;
+}
+
+/* A number, or {param: NAME} of a parameter declared in the unit the field takes */
+static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const char key[], const char unit[], MbsValue *value)
 {
   MbsDescription desc = reader->desc;
   yaml_node_t   *name;
@@ -154,6 +164,11 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
   if (!Scalar(name) || node->data.mapping.pairs.top - node->data.mapping.pairs.start != 1) PetscCall(MbsYAMLError(reader, node, "%s must be a number or {param: NAME}", key));
   for (PetscInt i = 0; i < desc->nparam; i++) {
     if (!strcmp(desc->param_info[i].name, Scalar(name))) {
+      char want[64], have[64];
+
+      UnitCompact(unit, want, sizeof(want));
+      UnitCompact(desc->param_info[i].unit, have, sizeof(have));
+      if (strcmp(want, have)) PetscCall(MbsYAMLError(reader, name, "%s takes %s, but parameter '%s' is declared in %s", key, unit, Scalar(name), desc->param_info[i].unit));
       value->param = i;
       value->value = desc->param_info[i].value;
       PetscFunctionReturn(0);
@@ -166,10 +181,10 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
 }
 
 /*@C
-  MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter, or a list of at most n. With
-  count NULL exactly n are required. Absent and not required: nothing changes.
+  MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter (declared in unit), or a list of
+  at most n. With count NULL exactly n are required. Absent and not required: nothing changes.
 @*/
-PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
+PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
 {
   yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
   PetscInt     m;
@@ -182,13 +197,13 @@ PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char 
   }
   if (node->type != YAML_SEQUENCE_NODE) {
     if (!count && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
-    PetscCall(ReadValue(reader, node, key, &values[0]));
+    PetscCall(ReadValue(reader, node, key, unit, &values[0]));
     if (count) *count = 1;
     PetscFunctionReturn(0);
   }
   m = node->data.sequence.items.top - node->data.sequence.items.start;
   if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, &values[i]));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
   if (count) *count = m;
   PetscFunctionReturn(0);
 }
@@ -472,7 +487,7 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(SectionEntry(reader, node, b, "body", body->name, &field));
     body->line = field->start_mark.line + 1;
     if (!strcmp(body->name, "ground")) PetscCall(MbsYAMLError(reader, field, "'ground' is the fixed frame and cannot be a body"));
-    PetscCall(MbsYAMLReadValues(reader, field, "mass", PETSC_TRUE, 1, &mass, NULL));
+    PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
     if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
     body->mass = mass;
     PetscCall(ReadInertia(reader, field, body));

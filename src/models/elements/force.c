@@ -20,16 +20,16 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
-  PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
-  PetscCall(MbsYAMLReadValues(reader, node, "frequencies", PETSC_TRUE, MBS_MAX_HARMONICS, values[1], &count[1]));
-  PetscCall(MbsYAMLReadValues(reader, node, "phases", PETSC_FALSE, MBS_MAX_HARMONICS, values[2], &count[2]));
+  PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", "N", PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
+  PetscCall(MbsYAMLReadValues(reader, node, "frequencies", "Hz", PETSC_TRUE, MBS_MAX_HARMONICS, values[1], &count[1]));
+  PetscCall(MbsYAMLReadValues(reader, node, "phases", "rad", PETSC_FALSE, MBS_MAX_HARMONICS, values[2], &count[2]));
   if (count[1] != count[0] || (count[2] && count[2] != count[0]))
     PetscCall(MbsYAMLError(reader, node, "amplitudes, frequencies and phases need one entry per harmonic (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")", count[0], count[1], count[2]));
   el->nharmonic = count[0];
   {
     MbsValue until = {PETSC_MAX_REAL, -1};
 
-    PetscCall(MbsYAMLReadValues(reader, node, "until", PETSC_FALSE, 1, &until, NULL));
+    PetscCall(MbsYAMLReadValues(reader, node, "until", "s", PETSC_FALSE, 1, &until, NULL));
     if (until.param >= 0) PetscCall(MbsYAMLError(reader, node, "until must be a plain number [s]"));
     el->until = until.value;
   }

@@ -61,8 +61,8 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", PETSC_TRUE, 1, &el->value[0], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", PETSC_FALSE, 1, &el->value[1], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N m/rad", PETSC_TRUE, 1, &el->value[0], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N m s/rad", PETSC_FALSE, 1, &el->value[1], NULL));
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
   MbsRelativeAngleRows(desc, el, axis);

@@ -29,9 +29,9 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", PETSC_TRUE, 1, &el->value[0], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", PETSC_FALSE, 1, &el->value[1], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "free_length", PETSC_FALSE, 1, &el->value[2], &nlength));
+  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 1, &el->value[0], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_FALSE, 1, &el->value[1], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "free_length", "m", PETSC_FALSE, 1, &el->value[2], &nlength));
   SpringDamperMap(desc, el, &d);
   /* its length at the initial pose, from the two bodies' poses alone */
   for (PetscInt k = 0; k < 3; k++) x[k] = d.k[k];
