@@ -226,6 +226,19 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsYAMLReadNumber - Reads key: one plain number (not a parameter); absent: set is false and value unchanged.
+@*/
+PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *reader, void *node_, const char key[], PetscReal *value, PetscBool *set)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  *set = (PetscBool)(node != NULL);
+  if (node) PetscCall(ReadReal(reader, node, key, value));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *reader, void *node, const char key[], PetscReal d[3])
 {
   PetscReal length;

@@ -22,6 +22,10 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "revolute", MbsElementGetType_Revolute));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "fixed", MbsElementGetType_Fixed));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "point_on_line", MbsElementGetType_PointOnLine));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "prismatic", MbsElementGetType_Prismatic));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "cylindrical", MbsElementGetType_Cylindrical));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "universal", MbsElementGetType_Universal));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "distance", MbsElementGetType_Distance));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "spring_damper", MbsElementGetType_SpringDamper));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing", MbsElementGetType_Bushing));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "rotational_spring", MbsElementGetType_RotationalSpring));

@@ -19,19 +19,15 @@ void MbsRelativeDirection(MbsDescription desc, const MbsElement *el, const Petsc
   MbsDescriptionLocalDirection(desc, el->body[1], world, local_b);
 }
 
-static PetscErrorCode FixedRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/* The three rows a_2.c_3 = a_3.c_1 = a_1.c_2 = 0 that keep the initial orientation of b relative to a */
+void MbsJointRotationRows(MbsDescription desc, MbsElement *el)
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3];
   const PetscInt pair[3][2] = {
     {1, 2},
     {2, 0},
     {0, 1}
   };
 
-  PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  MbsJointPointRows(desc, el, local);
   for (PetscInt r = 0; r < 3; r++) {
     PetscReal    ei[3] = {0, 0, 0}, ej[3] = {0, 0, 0}, cj[3];
     MbsVectorMap a, c;
@@ -41,9 +37,20 @@ static PetscErrorCode FixedRead(MbsYAMLReader *reader, void *node, MbsElement *e
     MbsRelativeDirection(desc, el, ej, cj);
     MbsMapDirection(desc, el->body[0], ei, &a);
     MbsMapDirection(desc, el->body[1], cj, &c);
-    PetscCall(PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear)));
+    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
     MbsBilinearProduct(&a, &c, 1, &el->row[el->nrow++]);
   }
+}
+
+static PetscErrorCode FixedRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  MbsJointPointRows(desc, el, local);
+  MbsJointRotationRows(desc, el);
   PetscFunctionReturn(0);
 }
 

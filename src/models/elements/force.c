@@ -27,11 +27,10 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
     PetscCall(MbsYAMLError(reader, node, "amplitudes, frequencies and phases need one entry per harmonic (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")", count[0], count[1], count[2]));
   el->nharmonic = count[0];
   {
-    MbsValue until = {PETSC_MAX_REAL, -1};
+    PetscBool set;
 
-    PetscCall(MbsYAMLReadValues(reader, node, "until", "s", PETSC_FALSE, 1, &until, NULL));
-    if (until.param >= 0) PetscCall(MbsYAMLError(reader, node, "until must be a plain number [s]"));
-    el->until = until.value;
+    el->until = PETSC_MAX_REAL;
+    PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
   }
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {

@@ -256,3 +256,17 @@ void MbsCoordinateForce(MbsDescription desc, PetscReal s, const PetscReal grad[]
   for (PetscInt j = 0; j < nq && Jv; j++)
     for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += dv * grad[i] * grad[j];
 }
+
+/* The map at the initial pose of its bodies (before their coordinates are numbered) */
+void MbsMapInitial(MbsDescription desc, const MbsVectorMap *map, PetscReal x[3])
+{
+  for (PetscInt k = 0; k < 3; k++) x[k] = map->k[k];
+  for (PetscInt t = 0; t < map->nterm; t++) {
+    const MbsBody *body = &desc->body[map->body[t]];
+    PetscReal      q[12], v[12];
+
+    MbsBodyPose(body, q, v);
+    for (PetscInt s = 0; s < (body->rigid ? 4 : 1); s++)
+      for (PetscInt k = 0; k < 3; k++) x[k] += map->c[t][s] * q[3 * s + k];
+  }
+}

@@ -6,15 +6,12 @@
 */
 #include "models/elements/elementimpl.h"
 
-static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/* The two rows (R_a n_k).(P_b - P_a) = 0 that keep the point of b on the line of a through P_a along axis */
+void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal local[2][3], const PetscReal axis[3])
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3], da[3], n[2][3];
-  MbsVectorMap   pa, pb, d;
+  PetscReal    da[3], n[2][3];
+  MbsVectorMap pa, pb, d;
 
-  PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
   MbsDescriptionLocalDirection(desc, el->body[0], axis, da);
   MbsPerpendicular(da, n[0], n[1]);
   MbsMapPoint(desc, el->body[0], local[0], &pa);
@@ -24,9 +21,19 @@ static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElem
     MbsVectorMap normal;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal);
-    PetscCall(PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear)));
+    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
     MbsBilinearProduct(&normal, &d, 1, &el->row[el->nrow++]);
   }
+}
+
+static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  PetscReal local[2][3], axis[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  MbsJointLineRows(MbsYAMLReaderDescription(reader), el, local, axis);
   PetscFunctionReturn(0);
 }
 

@@ -6,16 +6,12 @@
 */
 #include "models/elements/elementimpl.h"
 
-static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/* The two rows (R_a n_k).(R_b z_b) = 0 that keep the axis (ground coordinates at the initial pose) common to a and b */
+void MbsJointAxisRows(MbsDescription desc, MbsElement *el, const PetscReal axis[3])
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3], za[3], zb[3], n[2][3];
-  MbsVectorMap   direction_b;
+  PetscReal    za[3], zb[3], n[2][3];
+  MbsVectorMap direction_b;
 
-  PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
-  MbsJointPointRows(desc, el, local);
   MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
   MbsDescriptionLocalDirection(desc, el->body[1], axis, zb);
   MbsPerpendicular(za, n[0], n[1]);
@@ -24,9 +20,21 @@ static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement
     MbsVectorMap normal_a;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal_a);
-    PetscCall(PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear)));
+    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
     MbsBilinearProduct(&normal_a, &direction_b, 1, &el->row[el->nrow++]);
   }
+}
+
+static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3], axis[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  MbsJointPointRows(desc, el, local);
+  MbsJointAxisRows(desc, el, axis);
   PetscFunctionReturn(0);
 }
 

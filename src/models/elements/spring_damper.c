@@ -24,7 +24,7 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
   MbsVectorMap   d;
-  PetscReal      q[12], v[12], x[3], length;
+  PetscReal      x[3], length;
   PetscInt       nlength;
 
   PetscFunctionBeginUser;
@@ -33,13 +33,7 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_FALSE, 1, &el->value[1], NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "free_length", "m", PETSC_FALSE, 1, &el->value[2], &nlength));
   SpringDamperMap(desc, el, &d);
-  /* its length at the initial pose, from the two bodies' poses alone */
-  for (PetscInt k = 0; k < 3; k++) x[k] = d.k[k];
-  for (PetscInt t = 0; t < d.nterm; t++) {
-    MbsBodyPose(&desc->body[d.body[t]], q, v);
-    for (PetscInt s = 0; s < (desc->body[d.body[t]].rigid ? 4 : 1); s++)
-      for (PetscInt k = 0; k < 3; k++) x[k] += d.c[t][s] * q[3 * s + k];
-  }
+  MbsMapInitial(desc, &d, x);
   length = PetscSqrtReal(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
   if (!(length > 0)) PetscCall(MbsYAMLError(reader, node, "its two points coincide at the initial pose: a spring_damper needs a direction (use a bushing for a zero-length spring)"));
   if (!nlength) el->value[2].value = length;
