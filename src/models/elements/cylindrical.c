@@ -11,8 +11,7 @@ static PetscErrorCode CylindricalRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscReal      local[2][3], axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
   MbsJointLineRows(desc, el, local, axis);
   MbsJointAxisRows(desc, el, axis);
   PetscFunctionReturn(0);

@@ -352,6 +352,18 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
 }
 
 /*@C
+  MbsYAMLReadJointAxis - The joint's bodies and points (MbsYAMLReadJointPoints) and its unit axis (ground coordinates at
+  the initial pose).
+@*/
+PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElement *el, PetscReal local[2][3], PetscReal axis[3])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsYAMLReadWorldPoint - point (ground coordinates at the initial pose) as body coordinates of body; absent: the
   body's centre of mass.
 @*/

@@ -148,6 +148,7 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const cha
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const char[], const char[], PetscBool, PetscInt, MbsValue[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);

@@ -31,8 +31,7 @@ static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscReal local[2][3], axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
   MbsJointLineRows(MbsYAMLReaderDescription(reader), el, local, axis);
   PetscFunctionReturn(0);
 }

@@ -11,8 +11,7 @@ static PetscErrorCode PrismaticRead(MbsYAMLReader *reader, void *node, MbsElemen
   PetscReal      local[2][3], axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
   MbsJointLineRows(desc, el, local, axis);
   MbsJointRotationRows(desc, el);
   PetscFunctionReturn(0);

@@ -31,8 +31,7 @@ static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement
   PetscReal      local[2][3], axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
   MbsJointPointRows(desc, el, local);
   MbsJointAxisRows(desc, el, axis);
   PetscFunctionReturn(0);
