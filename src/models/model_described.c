@@ -434,7 +434,7 @@ static void OrthonormalRows(MbsDescription desc, PetscInt b, MbsBilinear row[6])
     ej[pair[r][1]] = 1;
     MbsMapDirection(desc, b, ei, &a);
     MbsMapDirection(desc, b, ej, &c);
-    PetscMemzero(&row[r], sizeof(MbsBilinear));
+    row[r] = (MbsBilinear){0};
     MbsBilinearProduct(&a, &c, 1, &row[r]);
     row[r].c = r < 3 ? -1 : 0;
   }

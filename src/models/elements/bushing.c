@@ -43,17 +43,13 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
     MbsMapDirection(desc, el->body[0], e, &a[i]);
     MbsRelativeDirection(desc, el, e, ci);
     MbsMapDirection(desc, el->body[1], ci, &c[i]);
-    PetscCall(PetscMemzero(&el->row[i], sizeof(MbsBilinear)));
-    MbsBilinearProduct(&a[i], &d, 1, &el->row[i]);
+    MbsBilinearProduct(&a[i], &d, 1, MbsElementNewRow(el));
   }
-  el->nrow = 3;
-  if (nrot_k || nrot_d) {
-    for (PetscInt i = 0; i < 3; i++) {
-      PetscCall(PetscMemzero(&el->row[3 + i], sizeof(MbsBilinear)));
-      MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, &el->row[3 + i]);
-      MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, &el->row[3 + i]);
-    }
-    el->nrow = 6;
+  for (PetscInt i = 0; i < 3 && (nrot_k || nrot_d); i++) {
+    MbsBilinear *row = MbsElementNewRow(el);
+
+    MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, row);
+    MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, row);
   }
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
     if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));

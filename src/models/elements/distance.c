@@ -17,9 +17,7 @@ static PetscErrorCode DistanceRead(MbsYAMLReader *reader, void *node, MbsElement
   MbsMapPoint(desc, el->body[0], local[0], &pa);
   MbsMapPoint(desc, el->body[1], local[1], &pb);
   MbsMapDifference(&pb, &pa, &d);
-  PetscCall(PetscMemzero(&el->row[0], sizeof(MbsBilinear)));
-  MbsBilinearProduct(&d, &d, 1, &el->row[0]);
-  el->nrow = 1;
+  MbsBilinearProduct(&d, &d, 1, MbsElementNewRow(el));
   MbsMapInitial(desc, &d, x);
   initial = PetscSqrtReal(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
   PetscCall(MbsYAMLReadNumber(reader, node, "length", &length, &set));

@@ -111,30 +111,31 @@ struct _MbsDescription {
 };
 
 /* Vector maps and bilinear scalars (kinematics.c) */
-PETSC_INTERN void      MbsMapPoint(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
-PETSC_INTERN void      MbsMapDirection(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
-PETSC_INTERN void      MbsMapConstant(const PetscReal[3], MbsVectorMap *);
-PETSC_INTERN void      MbsMapDifference(const MbsVectorMap *, const MbsVectorMap *, MbsVectorMap *);
-PETSC_INTERN void      MbsMapEval(MbsDescription, const MbsVectorMap *, const PetscReal[], PetscBool, PetscReal[3]);
-PETSC_INTERN void      MbsMapAddTranspose(MbsDescription, const MbsVectorMap *, PetscReal, const PetscReal[3], PetscReal[], PetscInt);
-PETSC_INTERN void      MbsMapAddOuter(MbsDescription, const MbsVectorMap *, const MbsVectorMap *, const PetscReal[9], PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void      MbsBilinearProduct(const MbsVectorMap *, const MbsVectorMap *, PetscReal, MbsBilinear *);
-PETSC_INTERN PetscReal MbsBilinearValue(MbsDescription, const MbsBilinear *, const PetscReal[]);
-PETSC_INTERN PetscReal MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
-PETSC_INTERN void      MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void      MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void      MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void      MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
-PETSC_INTERN void      MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
-PETSC_INTERN void      MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
-PETSC_INTERN void      MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
-PETSC_INTERN void      MbsJointPointRows(MbsDescription, MbsElement *, const PetscReal[2][3]);
-PETSC_INTERN void      MbsJointAxisRows(MbsDescription, MbsElement *, const PetscReal[3]);
-PETSC_INTERN void      MbsJointRotationRows(MbsDescription, MbsElement *);
-PETSC_INTERN void      MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
-PETSC_INTERN void      MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
-PETSC_INTERN PetscReal MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
-PETSC_INTERN void      MbsCoordinateForce(MbsDescription, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const MbsValue *, const MbsValue *, PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN void         MbsMapPoint(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
+PETSC_INTERN void         MbsMapDirection(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
+PETSC_INTERN void         MbsMapConstant(const PetscReal[3], MbsVectorMap *);
+PETSC_INTERN void         MbsMapDifference(const MbsVectorMap *, const MbsVectorMap *, MbsVectorMap *);
+PETSC_INTERN void         MbsMapEval(MbsDescription, const MbsVectorMap *, const PetscReal[], PetscBool, PetscReal[3]);
+PETSC_INTERN void         MbsMapAddTranspose(MbsDescription, const MbsVectorMap *, PetscReal, const PetscReal[3], PetscReal[], PetscInt);
+PETSC_INTERN void         MbsMapAddOuter(MbsDescription, const MbsVectorMap *, const MbsVectorMap *, const PetscReal[9], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN MbsBilinear *MbsElementNewRow(MbsElement *);
+PETSC_INTERN void         MbsBilinearProduct(const MbsVectorMap *, const MbsVectorMap *, PetscReal, MbsBilinear *);
+PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, const PetscReal[]);
+PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
+PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
+PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
+PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
+PETSC_INTERN void         MbsJointPointRows(MbsDescription, MbsElement *, const PetscReal[2][3]);
+PETSC_INTERN void         MbsJointAxisRows(MbsDescription, MbsElement *, const PetscReal[3]);
+PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
+PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
+PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
+PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsCoordinateForce(MbsDescription, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const MbsValue *, const MbsValue *, PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);

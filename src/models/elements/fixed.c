@@ -37,8 +37,7 @@ void MbsJointRotationRows(MbsDescription desc, MbsElement *el)
     MbsRelativeDirection(desc, el, ej, cj);
     MbsMapDirection(desc, el->body[0], ei, &a);
     MbsMapDirection(desc, el->body[1], cj, &c);
-    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
-    MbsBilinearProduct(&a, &c, 1, &el->row[el->nrow++]);
+    MbsBilinearProduct(&a, &c, 1, MbsElementNewRow(el));
   }
 }
 

@@ -21,7 +21,7 @@ static PetscInt Slots(MbsDescription desc, PetscInt body)
 */
 void MbsMapPoint(MbsDescription desc, PetscInt body, const PetscReal x[3], MbsVectorMap *map)
 {
-  PetscMemzero(map, sizeof(*map));
+  *map = (MbsVectorMap){0};
   if (body == MBS_GROUND || !desc->body[body].rigid) {
     for (PetscInt k = 0; k < 3; k++) map->k[k] = x[k];
     if (body == MBS_GROUND) return;
@@ -36,7 +36,7 @@ void MbsMapPoint(MbsDescription desc, PetscInt body, const PetscReal x[3], MbsVe
 /* A direction fixed in a body (body axes); the ground's and a point mass's are constant */
 void MbsMapDirection(MbsDescription desc, PetscInt body, const PetscReal d[3], MbsVectorMap *map)
 {
-  PetscMemzero(map, sizeof(*map));
+  *map = (MbsVectorMap){0};
   if (body == MBS_GROUND || !desc->body[body].rigid) {
     MbsMapConstant(d, map);
     return;
@@ -48,7 +48,7 @@ void MbsMapDirection(MbsDescription desc, PetscInt body, const PetscReal d[3], M
 
 void MbsMapConstant(const PetscReal k[3], MbsVectorMap *map)
 {
-  PetscMemzero(map, sizeof(*map));
+  *map = (MbsVectorMap){0};
   for (PetscInt i = 0; i < 3; i++) map->k[i] = k[i];
 }
 
@@ -114,6 +114,13 @@ void MbsMapAddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorM
             }
         }
     }
+}
+
+/* The element's next row (constraint row or coordinate), zeroed; at most 6 (fixed, bushing) */
+MbsBilinear *MbsElementNewRow(MbsElement *el)
+{
+  el->row[el->nrow] = (MbsBilinear){0};
+  return &el->row[el->nrow++];
 }
 
 /* Appends sign a.b to the scalar */

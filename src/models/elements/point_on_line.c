@@ -21,8 +21,7 @@ void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal local
     MbsVectorMap normal;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal);
-    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
-    MbsBilinearProduct(&normal, &d, 1, &el->row[el->nrow++]);
+    MbsBilinearProduct(&normal, &d, 1, MbsElementNewRow(el));
   }
 }
 

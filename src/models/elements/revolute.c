@@ -20,8 +20,7 @@ void MbsJointAxisRows(MbsDescription desc, MbsElement *el, const PetscReal axis[
     MbsVectorMap normal_a;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal_a);
-    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
-    MbsBilinearProduct(&normal_a, &direction_b, 1, &el->row[el->nrow++]);
+    MbsBilinearProduct(&normal_a, &direction_b, 1, MbsElementNewRow(el));
   }
 }
 

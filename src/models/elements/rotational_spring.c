@@ -23,10 +23,8 @@ void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal a
   MbsRelativeDirection(desc, el, n[0], m1);
   for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
   MbsMapDirection(desc, el->body[1], m1, &follower);
-  PetscMemzero(el->row, 2 * sizeof(MbsBilinear));
-  MbsBilinearProduct(&normal[1], &follower, 1, &el->row[0]);
-  MbsBilinearProduct(&normal[0], &follower, 1, &el->row[1]);
-  el->nrow = 2;
+  MbsBilinearProduct(&normal[1], &follower, 1, MbsElementNewRow(el)); /* S, row 0 */
+  MbsBilinearProduct(&normal[0], &follower, 1, MbsElementNewRow(el)); /* C, row 1 */
 }
 
 /*
@@ -39,7 +37,7 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
   PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
 
-  PetscArrayzero(desc->work, 3 * nq + 2 * nq * nq);
+  for (PetscInt i = 0; i < 3 * nq + 2 * nq * nq; i++) desc->work[i] = 0;
   MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
   MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
   for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;

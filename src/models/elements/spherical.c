@@ -18,8 +18,7 @@ void MbsJointPointRows(MbsDescription desc, MbsElement *el, const PetscReal loca
 
     unit[k] = 1;
     MbsMapConstant(unit, &e);
-    PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear));
-    MbsBilinearProduct(&e, &d, 1, &el->row[el->nrow++]);
+    MbsBilinearProduct(&e, &d, 1, MbsElementNewRow(el));
   }
 }
 

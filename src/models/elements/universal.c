@@ -20,8 +20,7 @@ static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElemen
     MbsDescriptionLocalDirection(desc, el->body[i], axis[i], cross[i]);
     MbsMapDirection(desc, el->body[i], cross[i], &map[i]);
   }
-  PetscCall(PetscMemzero(&el->row[el->nrow], sizeof(MbsBilinear)));
-  MbsBilinearProduct(&map[0], &map[1], 1, &el->row[el->nrow++]);
+  MbsBilinearProduct(&map[0], &map[1], 1, MbsElementNewRow(el));
   PetscFunctionReturn(0);
 }
 
