@@ -22,6 +22,7 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "revolute", MbsElementGetType_Revolute));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "fixed", MbsElementGetType_Fixed));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "point_on_line", MbsElementGetType_PointOnLine));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "point_on_plane", MbsElementGetType_PointOnPlane));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "prismatic", MbsElementGetType_Prismatic));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "cylindrical", MbsElementGetType_Cylindrical));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "universal", MbsElementGetType_Universal));

@@ -175,3 +175,4 @@ MBS_ELEMENT_TYPE(Prismatic);
 MBS_ELEMENT_TYPE(Cylindrical);
 MBS_ELEMENT_TYPE(Universal);
 MBS_ELEMENT_TYPE(Distance);
+MBS_ELEMENT_TYPE(PointOnPlane);
