@@ -246,8 +246,12 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 @*/
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
+  PetscBool described;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
+  PetscCall(PetscStrcmp(model->type, "described", &described));
+  if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   for (PetscInt i = 0; i < model->np; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%-6s = %-12.8g %-10s %s\n", model->param_info[i].name, (double)model->p[i], model->param_info[i].unit, model->param_info[i].description));
   PetscCall(PetscViewerASCIIPopTab(viewer));
