@@ -206,6 +206,18 @@ static void ConstraintJacobian(MbsModel model, const PetscReal q[], PetscReal G[
   for (PetscInt r = 0; r < desc->nc; r++) MbsBilinearAddGradient(desc, d->row[r], q, 1, G + r, desc->nc);
 }
 
+/* The index-1 matrix [M Phi_q^T; Phi_q 0] (m = nq + nc) at q, and Phi_q (nc x nq) into G */
+static void AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
+
+  AddMass(desc, model->p, 1, A, m);
+  ConstraintJacobian(model, q, G);
+  for (PetscInt r = 0; r < nc; r++)
+    for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, nq + r, i, m) = MBS_IJ(A, i, nq + r, m) = MBS_IJ(G, r, i, nc);
+}
+
 /*
   Consistent U(t0), U'(t0): the file's pose and velocity, mu = 0, and (v', lambda) of the index-1 system
   [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v].
@@ -220,14 +232,10 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
   PetscCall(PetscCalloc3(m * m, &A, m, &b, nc * nq, &G));
-  AddMass(desc, model->p, 1, A, m);
+  AugmentedMatrix(model, U, A, G);
   PetscCall(AddForces(desc, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, m));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
-  ConstraintJacobian(model, U, G);
-  for (PetscInt r = 0; r < nc; r++) {
-    for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, nq + r, i, m) = MBS_IJ(A, i, nq + r, m) = MBS_IJ(G, r, i, nc);
-    b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
-  }
+  for (PetscInt r = 0; r < nc; r++) b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
   MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree3(A, b, G));
   for (PetscInt i = 0; i < nq; i++) {
     Udot[i]      = U[nq + i];
@@ -235,6 +243,43 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   }
   for (PetscInt r = 0; r < nc; r++) U[2 * nq + r] = b[nq + r];
   PetscCall(PetscFree3(A, b, G));
+  PetscFunctionReturn(0);
+}
+
+/*
+  dU(t0)/dp: only lambda(t0) depends on p (pose and velocity are the file's). Differentiating the index-1 system,
+  [M Phi_q^T; Phi_q 0] [dv'/dp; dlambda/dp] = [df/dp - dM/dp v'; 0] = [-(rows v of dF/dp at U(t0), U'(t0)); 0].
+*/
+static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[])
+{
+  MbsDescription desc = Description(model);
+  PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+
+  PetscFunctionBeginUser;
+  AugmentedMatrix(model, U, A, G);
+  PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
+  for (PetscInt j = 0; j < model->np; j++) {
+    PetscReal *column = dUdp + j * n + nq; /* scratch: rows nq .. nq + m - 1 of column j, then moved to lambda */
+
+    for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
+    MbsDenseLUSolve(m, A, pivots, 1, column);
+    for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
+    for (PetscInt i = 0; i < nq; i++) column[i] = 0;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
+{
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc;
+  PetscReal *A, *G, *Jp;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc4(m * m, &A, nc * nq, &G, model->n * model->np, &Jp, 3 * m, &pivots));
+  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots), PetscFree4(A, G, Jp, pivots));
   PetscFunctionReturn(0);
 }
 
@@ -494,19 +539,20 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
-  model->ops.residual      = DescribedResidual;
-  model->ops.jacobian      = DescribedJacobian;
-  model->ops.jacobian_p    = DescribedJacobianP;
-  model->ops.output        = DescribedOutput;
-  model->ops.initial_state = DescribedInitialState;
-  model->ops.linearize     = DescribedLinearize;
-  model->ops.excitation    = DescribedExcitation;
-  model->constant_mass     = PETSC_TRUE;
-  model->output_name       = desc->element[desc->output].name;
-  model->output_unit       = desc->element[desc->output].ops->unit;
-  model->t0                = desc->t0;
-  model->tf                = desc->tf;
-  model->dt                = desc->dt;
-  model->dt_max            = desc->dt_max;
+  model->ops.residual        = DescribedResidual;
+  model->ops.jacobian        = DescribedJacobian;
+  model->ops.jacobian_p      = DescribedJacobianP;
+  model->ops.output          = DescribedOutput;
+  model->ops.initial_state   = DescribedInitialState;
+  model->ops.initial_state_p = DescribedInitialStateP;
+  model->ops.linearize       = DescribedLinearize;
+  model->ops.excitation      = DescribedExcitation;
+  model->constant_mass       = PETSC_TRUE;
+  model->output_name         = desc->element[desc->output].name;
+  model->output_unit         = desc->element[desc->output].ops->unit;
+  model->t0                  = desc->t0;
+  model->tf                  = desc->tf;
+  model->dt                  = desc->dt;
+  model->dt_max              = desc->dt_max;
   PetscFunctionReturn(0);
 }

@@ -24,6 +24,9 @@ typedef struct {
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
+  /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
+     the adjoint adds lambda(t0)^T dU(t0)/dp); NULL: U(t0) does not depend on p */
+  PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
   /* external force F(t) [N], for reports and balance checks */
@@ -103,6 +106,7 @@ PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const P
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelInitialStateGradient(MbsModel, PetscReal, PetscInt, const PetscInt[], const PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
