@@ -1,5 +1,5 @@
 static const char help[] = "Checks the modes of the linearised models (SLEPc PEP) against closed forms and a dense solve of the companion form.\n"
-                           "Options: -model NAME, -check companion|oscillator2|engine4|chain, and any -pep_* / -st_* option.\n";
+                           "Options: -model NAME, -check companion|oscillator2|engine4|chain|twin (-twin_model NAME), and any -pep_* / -st_* option.\n";
 
 /*
   -check companion (any model): every eigenvalue the PEP returns equals one of the generalised eigenproblem
@@ -11,6 +11,8 @@ static const char help[] = "Checks the modes of the linearised models (SLEPc PEP
     eliminated exactly into the 18-dimensional first-order system of V1 (engine4.md section 12), solved densely: the
     PEP gives its 8 oscillatory modes and 2 real eigenvalues to 1e-7 (the spec asks 1e-6), sets the 2 infinite ones aside, and (with
     -expect_hz f1,..,f8 -expect_real r1,r2) matches the spec's rough values to -expect_rtol.
+  -check twin: a model described in a file (-model_file) has the modes of the hand-coded model -twin_model at its
+    defaults: every finite eigenvalue to 1e-10 of the largest modulus, frequencies and damping ratios to 1e-10.
   -check chain: cart_pendulum_chain at its true parameters has the spec's modes (section 9): swing 0.170 Hz, bending
     1.36 and 3.90 Hz (the spec's rounding: 0.5 %), one rigid-body zero and the real eigenvalue near -d_c/M_xx.
 */
@@ -174,6 +176,33 @@ static PetscErrorCode CheckEngine4(MbsTest *test, MbsModel model, const MbsEigen
   PetscFunctionReturn(0);
 }
 
+static PetscErrorCode CheckTwin(MbsTest *test, const MbsEigenResult *result)
+{
+  MbsModel       twin;
+  MbsEigenResult expected;
+  char           name[64] = "";
+  PetscReal      scale    = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-twin_model", name, sizeof(name), NULL));
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &twin));
+  PetscCall(MbsModelSetType(twin, name));
+  PetscCall(MbsEigenCompute(twin, NULL, &expected));
+  PetscCall(MbsTestTrue(test, "as many finite eigenvalues and oscillatory modes as the hand-coded model", (PetscBool)(result->nlambda == expected.nlambda && result->nmode == expected.nmode)));
+  for (PetscInt i = 0; i < expected.nlambda; i++) scale = PetscMax(scale, PetscHypotReal(expected.lambda[2 * i], expected.lambda[2 * i + 1]));
+  for (PetscInt i = 0; i < PetscMin(result->nlambda, expected.nlambda); i++) {
+    PetscCall(MbsTestClose(test, "eigenvalue, real part [1/s]", result->lambda[2 * i], expected.lambda[2 * i], 0, 1e-10 * scale));
+    PetscCall(MbsTestClose(test, "eigenvalue, imaginary part [1/s]", result->lambda[2 * i + 1], expected.lambda[2 * i + 1], 0, 1e-10 * scale));
+  }
+  for (PetscInt i = 0; i < PetscMin(result->nmode, expected.nmode); i++) {
+    PetscCall(MbsTestClose(test, "natural frequency [Hz]", result->frequency_hz[i], expected.frequency_hz[i], 1e-10, 0));
+    PetscCall(MbsTestClose(test, "damping ratio", result->damping_ratio[i], expected.damping_ratio[i], 1e-10, 0));
+  }
+  PetscCall(MbsEigenResultReset(&expected));
+  PetscCall(MbsModelDestroy(&twin));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel       model;
@@ -219,6 +248,8 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < 3 && i < result.nmode; i++) PetscCall(MbsTestClose(&test, "swing / bending 1 / bending 2 [Hz]", result.frequency_hz[i], want[i], 5e-3, 0));
     PetscCall(MbsTestTrue(&test, "one rigid-body (zero) mode", (PetscBool)(result.nzero == 1)));
     if (result.nreal == 2) PetscCall(MbsTestClose(&test, "real eigenvalue ~ -d_c/M_xx [1/s]", result.real_eigenvalues[1], -p[6] / (p[0] + 3 * p[1]), 0.05, 0));
+  } else if (!strcmp(check, "twin")) {
+    PetscCall(CheckTwin(&test, &result));
   } else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -check %s", check);
   PetscCall(MbsTestFinish(&test));
   PetscCall(MbsEigenResultReset(&result));

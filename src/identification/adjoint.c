@@ -310,6 +310,9 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
       PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of %s with respect to parameter %s of model %s is %g: the adjoint solve overflowed", integral->name, model->param_info[id[k]].name, model->type, (double)g[k]);
     PetscCall(PetscArraycpy(grad, g, nid));
     PetscCall(VecRestoreArrayRead(mu, &g));
+    PetscCall(VecGetArrayRead(lambda, &g)); /* now dJ/dU(t0) */
+    PetscCall(MbsModelInitialStateGradient(model, model->t0, nid, id, g, grad));
+    PetscCall(VecRestoreArrayRead(lambda, &g));
   }
   PetscFunctionReturn(0);
 }

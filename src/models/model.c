@@ -47,6 +47,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("spring_chain", MbsModelCreate_SpringChain));
   PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
   PetscCall(MbsModelRegister("pid_sdof", MbsModelCreate_PidSdof));
+  PetscCall(MbsModelRegister("described", MbsModelCreate_Described));
   PetscFunctionReturn(0);
 }
 
@@ -165,13 +166,21 @@ static PetscErrorCode MbsModelSetRefuse_Private(MbsModel model, PetscInt n, char
 PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 {
   char      type[64] = "cart_pendulum_chain";
-  PetscBool set;
+  PetscBool set, file_set;
 
   PetscFunctionBeginUser;
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
+  PetscCall(PetscOptionsString("-model_file", "Multibody system described in a YAML model file (implies -model described; README, \"Describing your own system\")", "MbsModelSetType", model->model_file, model->model_file, sizeof(model->model_file), &file_set));
   MbsOptionsEnd();
+  if (file_set) {
+    PetscBool described;
+
+    PetscCall(PetscStrcmp(type, "described", &described));
+    PetscCheck(!set || described, model->comm, PETSC_ERR_ARG_INCOMP, "-model %s and -model_file %s: a model file describes its own model; drop -model", type, model->model_file);
+    PetscCall(PetscStrncpy(type, "described", sizeof(type)));
+  }
   PetscCall(MbsModelSetType(model, type));
 
   MbsOptionsBegin(model->comm, NULL, "Model parameters (SI units)", "MbsModel");
@@ -255,8 +264,12 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 @*/
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
+  PetscBool described;
+
   PetscFunctionBeginUser;
-  PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
+  PetscCall(PetscStrcmp(model->type, "described", &described));
+  if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+  else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   for (PetscInt i = 0; i < model->np; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%-6s = %-12.8g %-10s %s\n", model->param_info[i].name, (double)model->p[i], model->param_info[i].unit, model->param_info[i].description));
   PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -640,5 +653,26 @@ PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, Pe
   PetscCall(PetscCalloc3(m * m, M, m * m, C, m * m, K));
   PetscCall(model->ops.linearize(model, *M, *C, *K));
   *nq = m;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelInitialStateGradient - Adds lambda0^T dU(t0)/dp_id[k] to grad[k], lambda0 = dJ/dU(t0) from an adjoint solve,
+  for a model whose consistent initial state depends on its parameters (the multipliers of a DAE started loaded or
+  moving); nothing for the others. Not collective.
+*/
+PetscErrorCode MbsModelInitialStateGradient(MbsModel model, PetscReal t0, PetscInt nid, const PetscInt id[], const PetscReal lambda0[], PetscReal grad[])
+{
+  PetscInt   n = model->n;
+  PetscReal *u, *udot, *dudp;
+
+  PetscFunctionBeginUser;
+  if (!model->ops.initial_state_p) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc3(n, &u, n, &udot, n * model->np, &dudp));
+  PetscCall(MbsModelInitialState(model, t0, u, udot));
+  PetscCall(model->ops.initial_state_p(model, t0, u, udot, dudp));
+  for (PetscInt k = 0; k < nid; k++)
+    for (PetscInt i = 0; i < n; i++) grad[k] += lambda0[i] * MBS_IJ(dudp, i, id[k], n);
+  PetscCall(PetscFree3(u, udot, dudp));
   PetscFunctionReturn(0);
 }

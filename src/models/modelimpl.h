@@ -24,6 +24,9 @@ typedef struct {
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
+  /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
+     the adjoint adds lambda(t0)^T dU(t0)/dp); NULL: U(t0) does not depend on p */
+  PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
   /* external force F(t) [N], for reports and balance checks */
@@ -101,6 +104,7 @@ struct _p_MbsModel {
   MbsDesignSpec design; /* set by the models that have an input design problem */
   MbsModelOps   ops;
   void         *data;
+  char          model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
@@ -110,6 +114,7 @@ PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const P
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelInitialStateGradient(MbsModel, PetscReal, PetscInt, const PetscInt[], const PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_CartPendulum(MbsModel);
@@ -118,6 +123,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_Bushing2(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Described(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);

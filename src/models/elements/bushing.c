@@ -1,0 +1,84 @@
+/*
+  Element bushing: a linear Kelvin-Voigt bushing between a frame on body a (the body's axes R_a, at point P_a) and
+  body b (seed 003, section 4.2.1). Its coordinates, resolved in frame a,
+
+    x_t,i = (R_a e_i).(P_b - P_a)                                    translation [m], i = 1..3
+    x_r   = vect(R_a^T R_b R0^T) = 1/2 (a_3.c_2 - a_2.c_3, a_1.c_3 - a_3.c_1, a_2.c_1 - a_1.c_2)   rotation [rad]
+
+  with a_i = R_a e_i, c_j = R_b R0^T e_j and R0 the initial relative rotation (unloaded at the initial pose), are
+  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsCoordinateForce). For a frame a on the
+  ground or on a point mass the rate x_t' is R_a^T (P_b - P_a)', the seed's v_t; on a rotating body it adds the
+  frame's rotation, which makes the damper a Rayleigh damper. Fields: bodies: [a, b], point or point_a and point_b,
+  stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness [N m/rad] and
+  rotational_damping [N m s/rad] (3 each).
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3];
+  PetscInt       nrot_k, nrot_d;
+  MbsVectorMap   pa, pb, d, a[3], c[3];
+  const PetscInt pair[3][2] = {
+    {2, 1},
+    {0, 2},
+    {1, 0}
+  };
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 3, el->value, NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_TRUE, 3, el->value + 3, NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "rotational_stiffness", "N m/rad", PETSC_FALSE, 3, el->value + 6, &nrot_k));
+  PetscCall(MbsYAMLReadValues(reader, node, "rotational_damping", "N m s/rad", PETSC_FALSE, 3, el->value + 9, &nrot_d));
+  if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
+  MbsMapPoint(desc, el->body[0], local[0], &pa);
+  MbsMapPoint(desc, el->body[1], local[1], &pb);
+  MbsMapDifference(&pb, &pa, &d);
+  for (PetscInt i = 0; i < 3; i++) {
+    PetscReal e[3] = {0, 0, 0}, ci[3];
+
+    e[i] = 1;
+    MbsMapDirection(desc, el->body[0], e, &a[i]);
+    MbsRelativeDirection(desc, el, e, ci);
+    MbsMapDirection(desc, el->body[1], ci, &c[i]);
+    MbsBilinearProduct(&a[i], &d, 1, MbsElementNewRow(el));
+  }
+  for (PetscInt i = 0; i < 3 && (nrot_k || nrot_d); i++) {
+    MbsBilinear *row = MbsElementNewRow(el);
+
+    MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, row);
+    MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, row);
+  }
+  for (PetscInt i = 0; i < 2 * el->nrow; i++)
+    if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscInt   nq   = desc->nq;
+  PetscReal *grad = desc->work, *hess = desc->work + nq;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < el->nrow; i++) {
+    const MbsValue *k = &el->value[i < 3 ? i : 3 + i], *d = &el->value[i < 3 ? 3 + i : 6 + i];
+
+    if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0) continue;
+    PetscCall(PetscArrayzero(grad, nq));
+    PetscCall(PetscArrayzero(hess, nq * nq));
+    MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
+    MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
+    MbsCoordinateForce(desc, MbsBilinearValue(desc, &el->row[i], q), grad, hess, v, k, d, F, Jq, Jv, Jp, ld);
+  }
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL};
+
+PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
+{
+  *type = &Bushing;
+  return 0;
+}

@@ -1,0 +1,26 @@
+/*
+  Element cylindrical: body b slides along and turns about an axis of body a: the point of b stays on the line of a
+  (2 rows, point_on_line.c) and the axis stays common to both (2 rows, revolute.c). Fields: bodies: [a, b], point (or
+  point_a, point_b), axis (ground coordinates at the initial pose).
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode CylindricalRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3], axis[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
+  MbsJointLineRows(desc, el, local, axis);
+  MbsJointAxisRows(desc, el, axis);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Cylindrical = {MBS_ELEMENT_CONSTRAINT, CylindricalRead, NULL, NULL, NULL};
+
+PetscErrorCode MbsElementGetType_Cylindrical(const MbsElementType **type)
+{
+  *type = &Cylindrical;
+  return 0;
+}

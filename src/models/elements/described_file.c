@@ -1,0 +1,678 @@
+/*
+  The model file (YAML, -model_file): read once with libyaml into the plain structs of elementimpl.h, each entity
+  keeping its line, so that every error names the file, the line and the entity. Schema (README, "Describing your
+  own system"):
+
+    time:       {t0: 0, tf: 2, dt: 1e-3, dt_max: 0}               [s], all optional
+    gravity:    [gx, gy, gz]                                       [m/s^2], optional
+    parameters: NAME: {value: 1000, unit: N/m, lower: 0, upper: 1e9, description: "..."}
+    bodies:     NAME: {mass: m, inertia: [Ixx, Iyy, Izz(, Ixy, Iyz, Ixz)], position: [..], orientation: [[u], [v], [w]],
+                       velocity: [..], angular_velocity: [..]}     without inertia: a point mass
+    elements:   NAME: {type: TYPE, ...fields of the type (one file per type in elements/)}
+    output:     NAME of a sensor element
+
+  Any number an element or a body mass takes may be written {param: NAME}, which makes it the identifiable parameter
+  NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
+  point_b: in body coordinates instead).
+*/
+#include "models/elements/elementimpl.h"
+#include <yaml.h>
+
+#define MBS_MAX_KEYS 64
+
+struct _MbsYAMLReader {
+  yaml_document_t doc;
+  MbsDescription  desc;
+  char            entity[2 * MBS_NAME_LEN]; /* "element 'bushing1'", for messages */
+  yaml_node_t    *mapping;                  /* the mapping whose keys are being read */
+  PetscBool       used[MBS_MAX_KEYS];       /* its keys read so far */
+};
+
+MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *reader)
+{
+  return reader->desc;
+}
+
+/*
+  MbsYAMLError - Raises an error that names the model file, the line of node, the entity being read, and the message.
+*/
+PetscErrorCode MbsYAMLError(MbsYAMLReader *reader, void *node_, const char format[], ...)
+{
+  yaml_node_t *node = (yaml_node_t *)node_;
+  char         message[1024];
+  size_t       length;
+  va_list      args;
+
+  PetscFunctionBeginUser;
+  va_start(args, format);
+  PetscCall(PetscVSNPrintf(message, sizeof(message), format, &length, args));
+  va_end(args);
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Model file '%s', line %d, %s: %s", reader->desc->file, node ? (int)node->start_mark.line + 1 : 0, reader->entity[0] ? reader->entity : "top level", message);
+}
+
+static yaml_node_t *Node(MbsYAMLReader *reader, int index)
+{
+  return yaml_document_get_node(&reader->doc, index);
+}
+
+static const char *Scalar(yaml_node_t *node)
+{
+  return node && node->type == YAML_SCALAR_NODE ? (const char *)node->data.scalar.value : NULL;
+}
+
+/* Starts reading the keys of a mapping; MbsYAMLEndMapping then refuses any key nobody read (a misspelt field) */
+static PetscErrorCode BeginMapping(MbsYAMLReader *reader, yaml_node_t *node, const char entity[], const char name[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(reader->entity, sizeof(reader->entity), "%s%s%s%s", entity, name ? " '" : "", name ? name : "", name ? "'" : ""));
+  if (!node || node->type != YAML_MAPPING_NODE) PetscCall(MbsYAMLError(reader, node, "must be a mapping of fields (key: value)"));
+  PetscCheck(node->data.mapping.pairs.top - node->data.mapping.pairs.start <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %d: more than %d fields", reader->desc->file, (int)node->start_mark.line + 1, MBS_MAX_KEYS);
+  reader->mapping = node;
+  PetscCall(PetscArrayzero(reader->used, MBS_MAX_KEYS));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode EndMapping(MbsYAMLReader *reader)
+{
+  yaml_node_t *node = reader->mapping;
+
+  PetscFunctionBeginUser;
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    if (reader->used[pair - node->data.mapping.pairs.start]) continue;
+    PetscCall(MbsYAMLError(reader, Node(reader, pair->key), "unknown field '%s'", Scalar(Node(reader, pair->key)) ? Scalar(Node(reader, pair->key)) : "?"));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The value of key in the mapping node (NULL: absent); marks the key as read when node is the mapping being read */
+static yaml_node_t *Find(MbsYAMLReader *reader, yaml_node_t *node, const char key[])
+{
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    const char *name = Scalar(Node(reader, pair->key));
+
+    if (name && !strcmp(name, key)) {
+      if (node == reader->mapping) reader->used[pair - node->data.mapping.pairs.start] = PETSC_TRUE;
+      return Node(reader, pair->value);
+    }
+  }
+  return NULL;
+}
+
+/* A required field is absent: name it, and list the fields that were given (a misspelt one among them) */
+static PetscErrorCode MissingField(MbsYAMLReader *reader, yaml_node_t *node, const char key[])
+{
+  char given[512] = "";
+
+  PetscFunctionBeginUser;
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    const char *name = Scalar(Node(reader, pair->key));
+
+    PetscCall(PetscStrlcat(given, " ", sizeof(given)));
+    PetscCall(PetscStrlcat(given, name ? name : "?", sizeof(given)));
+  }
+  PetscCall(MbsYAMLError(reader, node, "the field '%s' is missing; the fields given are:%s", key, given));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const char key[], PetscReal *value)
+{
+  const char *text = Scalar(node);
+  char       *end  = NULL;
+
+  PetscFunctionBeginUser;
+  if (text) *value = strtod(text, &end);
+  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadName(MbsYAMLReader *reader, yaml_node_t *node, const char what[], char name[])
+{
+  const char *text = Scalar(node);
+
+  PetscFunctionBeginUser;
+  if (!text || !text[0]) PetscCall(MbsYAMLError(reader, node, "%s must be a name", what));
+  if (strlen(text) >= MBS_NAME_LEN) PetscCall(MbsYAMLError(reader, node, "%s '%s' is longer than %d characters", what, text, MBS_NAME_LEN - 1));
+  PetscCall(PetscStrncpy(name, text, MBS_NAME_LEN));
+  PetscFunctionReturn(0);
+}
+
+/* A unit without spaces, '*' and '.', so that "N s/m", "N*s/m" and "N.s/m" compare equal */
+static void UnitCompact(const char unit[], char compact[], size_t size)
+{
+  size_t k = 0;
+
+  for (; *unit && k + 1 < size; unit++)
+    if (*unit != ' ' && *unit != '*' && *unit != '.') compact[k++] = *unit;
+  compact[k] = 0;
+}
+
+/* A number, or {param: NAME} of a parameter declared in the unit the field takes */
+static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const char key[], const char unit[], MbsValue *value)
+{
+  MbsDescription desc = reader->desc;
+  yaml_node_t   *name;
+  char           known[512] = "";
+
+  PetscFunctionBeginUser;
+  value->param = -1;
+  if (!node || node->type != YAML_MAPPING_NODE) {
+    PetscCall(ReadReal(reader, node, key, &value->value));
+    PetscFunctionReturn(0);
+  }
+  name = Find(reader, node, "param");
+  if (!Scalar(name) || node->data.mapping.pairs.top - node->data.mapping.pairs.start != 1) PetscCall(MbsYAMLError(reader, node, "%s must be a number or {param: NAME}", key));
+  for (PetscInt i = 0; i < desc->nparam; i++) {
+    if (!strcmp(desc->param_info[i].name, Scalar(name))) {
+      char want[64], have[64];
+
+      UnitCompact(unit, want, sizeof(want));
+      UnitCompact(desc->param_info[i].unit, have, sizeof(have));
+      if (strcmp(want, have)) PetscCall(MbsYAMLError(reader, name, "%s takes %s, but parameter '%s' is declared in %s", key, unit, Scalar(name), desc->param_info[i].unit));
+      value->param = i;
+      value->value = desc->param_info[i].value;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, desc->param_info[i].name, sizeof(known)));
+  }
+  PetscCall(MbsYAMLError(reader, name, "%s refers to the unknown parameter '%s'; the parameters section declares:%s", key, Scalar(name), desc->nparam ? known : " none"));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter (declared in unit), or a list of
+  at most n. With count NULL exactly n are required. Absent and not required: nothing changes.
+@*/
+PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  PetscInt     m;
+
+  PetscFunctionBeginUser;
+  if (count) *count = 0;
+  if (!node) {
+    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
+    PetscFunctionReturn(0);
+  }
+  if (node->type != YAML_SEQUENCE_NODE) {
+    if (!count && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
+    PetscCall(ReadValue(reader, node, key, unit, &values[0]));
+    if (count) *count = 1;
+    PetscFunctionReturn(0);
+  }
+  m = node->data.sequence.items.top - node->data.sequence.items.start;
+  if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
+  if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadVector - Reads key: a list of exactly n plain numbers (geometry, which is not identifiable).
+@*/
+PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt n, PetscReal x[], PetscBool *set)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  if (set) *set = (PetscBool)(node != NULL);
+  if (!node) {
+    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
+    PetscFunctionReturn(0);
+  }
+  if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != n) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
+  for (PetscInt i = 0; i < n; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), key, &x[i]));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadNumber - Reads key: one plain number (not a parameter); absent: set is false and value unchanged.
+@*/
+PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *reader, void *node_, const char key[], PetscReal *value, PetscBool *set)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  *set = (PetscBool)(node != NULL);
+  if (node) PetscCall(ReadReal(reader, node, key, value));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *reader, void *node, const char key[], PetscReal d[3])
+{
+  PetscReal length;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadVector(reader, node, key, PETSC_TRUE, 3, d, NULL));
+  length = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (length == 0) PetscCall(MbsYAMLError(reader, node, "%s must not be the zero vector", key));
+  for (PetscInt k = 0; k < 3; k++) d[k] /= length;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode FindBody(MbsYAMLReader *reader, yaml_node_t *node, const char what[], PetscInt *index)
+{
+  MbsDescription desc       = reader->desc;
+  const char    *name       = Scalar(node);
+  char           known[512] = " ground";
+
+  PetscFunctionBeginUser;
+  if (!name) PetscCall(MbsYAMLError(reader, node, "%s must name a body", what));
+  if (!strcmp(name, "ground")) {
+    *index = MBS_GROUND;
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    if (!strcmp(desc->body[b].name, name)) {
+      *index = b;
+      PetscFunctionReturn(0);
+    }
+    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, desc->body[b].name, sizeof(known)));
+  }
+  PetscCall(MbsYAMLError(reader, node, "%s refers to the unknown body '%s'; bodies:%s", what, name, known));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadBody - Reads key: the name of a body or "ground". Absent and not required: the ground.
+@*/
+PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt *index)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  *index = MBS_GROUND;
+  if (!node && required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
+  if (node) PetscCall(FindBody(reader, node, key, index));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadBodies - bodies: [a, b] of a joint or force element: two different bodies (ground for the ground).
+@*/
+PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *reader, void *node__, MbsElement *el)
+{
+  yaml_node_t *node_ = (yaml_node_t *)node__, *node = Find(reader, node_, "bodies");
+
+  PetscFunctionBeginUser;
+  if (!node || node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 2) PetscCall(MbsYAMLError(reader, node ? node : node_, "bodies must list the two bodies it joins, [a, b] (ground for the ground)"));
+  for (PetscInt i = 0; i < 2; i++) PetscCall(FindBody(reader, Node(reader, node->data.sequence.items.start[i]), "bodies", &el->body[i]));
+  if (el->body[0] == el->body[1]) PetscCall(MbsYAMLError(reader, node, "joins %s to itself; it must join two different bodies", el->body[0] == MBS_GROUND ? "the ground" : reader->desc->body[el->body[0]].name));
+  PetscFunctionReturn(0);
+}
+
+/* Body coordinates of the world point x at the initial pose (a point mass: ground axes at its centre) */
+void MbsDescriptionLocalPoint(MbsDescription desc, PetscInt body, const PetscReal x[3], PetscReal local[3])
+{
+  const MbsBody *b;
+  PetscReal      d[3];
+
+  if (body == MBS_GROUND) {
+    for (PetscInt k = 0; k < 3; k++) local[k] = x[k];
+    return;
+  }
+  b = &desc->body[body];
+  for (PetscInt k = 0; k < 3; k++) d[k] = x[k] - b->r0[k];
+  MbsDescriptionLocalDirection(desc, body, d, local);
+}
+
+void MbsDescriptionLocalDirection(MbsDescription desc, PetscInt body, const PetscReal d[3], PetscReal local[3])
+{
+  if (body == MBS_GROUND || !desc->body[body].rigid) {
+    for (PetscInt k = 0; k < 3; k++) local[k] = d[k];
+    return;
+  }
+  for (PetscInt s = 0; s < 3; s++) {
+    const PetscReal *e = desc->body[body].R0 + 3 * s;
+
+    local[s] = e[0] * d[0] + e[1] * d[1] + e[2] * d[2];
+  }
+}
+
+/*@C
+  MbsYAMLReadJointPoints - bodies: [a, b], and the point where the element acts on each: point (ground coordinates
+  at the initial pose, the same point on both) or point_a and point_b (body coordinates of each).
+@*/
+PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElement *el, PetscReal local[2][3])
+{
+  PetscReal world[3];
+  PetscBool set, set_a, set_b;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadBodies(reader, node, el));
+  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
+  PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
+  if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
+  if (set)
+    for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadJointAxis - The joint's bodies and points (MbsYAMLReadJointPoints) and its unit axis (ground coordinates at
+  the initial pose).
+@*/
+PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElement *el, PetscReal local[2][3], PetscReal axis[3])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadWorldPoint - point (ground coordinates at the initial pose) as body coordinates of body; absent: the
+  body's centre of mass.
+@*/
+PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt body, PetscReal local[3])
+{
+  PetscReal world[3];
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  for (PetscInt k = 0; k < 3; k++) local[k] = 0;
+  if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
+  PetscFunctionReturn(0);
+}
+
+/* The number of entries of a section NAME: {fields} (0 when absent) */
+static PetscErrorCode SectionSize(MbsYAMLReader *reader, yaml_node_t *node, const char hint[], PetscInt *count)
+{
+  PetscFunctionBeginUser;
+  *count = 0;
+  if (!node) PetscFunctionReturn(0);
+  if (node->type != YAML_MAPPING_NODE) PetscCall(MbsYAMLError(reader, node, "%s", hint));
+  *count = node->data.mapping.pairs.top - node->data.mapping.pairs.start;
+  PetscFunctionReturn(0);
+}
+
+/* Entry i of a section: its name (unique in the section) and its mapping of fields, now being read */
+static PetscErrorCode SectionEntry(MbsYAMLReader *reader, yaml_node_t *node, PetscInt i, const char entity[], char name[], yaml_node_t **field)
+{
+  yaml_node_pair_t *pairs = node->data.mapping.pairs.start;
+
+  PetscFunctionBeginUser;
+  *field = Node(reader, pairs[i].value);
+  PetscCall(ReadName(reader, Node(reader, pairs[i].key), entity, name));
+  PetscCall(BeginMapping(reader, *field, entity, name));
+  for (PetscInt j = 0; j < i; j++)
+    if (!strcmp(Scalar(Node(reader, pairs[j].key)), name)) PetscCall(MbsYAMLError(reader, *field, "declared twice"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadParameters(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  PetscCall(SectionSize(reader, node, "parameters must be a mapping NAME: {value, unit, lower, upper}", &desc->nparam));
+  PetscCall(PetscCalloc1(desc->nparam, &desc->param_info));
+  for (PetscInt i = 0; i < desc->nparam; i++) {
+    yaml_node_t      *field, *unit, *description;
+    MbsParameterInfo *info = &desc->param_info[i];
+    char              name[MBS_NAME_LEN];
+
+    PetscCall(SectionEntry(reader, node, i, "parameter", name, &field));
+    PetscCall(PetscStrallocpy(name, (char **)&info->name));
+    PetscCall(ReadReal(reader, Find(reader, field, "value"), "value", &info->value));
+    unit = Find(reader, field, "unit");
+    if (!Scalar(unit)) PetscCall(MbsYAMLError(reader, field, "needs its SI unit (unit: N/m, kg, ...)"));
+    PetscCall(PetscStrallocpy(Scalar(unit), (char **)&info->unit));
+    description = Find(reader, field, "description");
+    PetscCall(PetscStrallocpy(Scalar(description) ? Scalar(description) : name, (char **)&info->description));
+    info->lower = 0;
+    info->upper = PETSC_MAX_REAL;
+    if (Find(reader, field, "lower")) PetscCall(ReadReal(reader, Find(reader, field, "lower"), "lower", &info->lower));
+    if (Find(reader, field, "upper")) PetscCall(ReadReal(reader, Find(reader, field, "upper"), "upper", &info->upper));
+    if (!(info->lower <= info->value && info->value <= info->upper)) PetscCall(MbsYAMLError(reader, field, "value %g lies outside its bounds [%g, %g]", (double)info->value, (double)info->lower, (double)info->upper));
+    info->identifiable = PETSC_TRUE;
+    PetscCall(EndMapping(reader));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* orientation: [[u], [v], [w]], the body axes in ground coordinates */
+static PetscErrorCode ReadOrientation(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+{
+  yaml_node_t *node = Find(reader, field, "orientation");
+  PetscReal    det;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 9; k++) body->R0[k] = (k % 4 == 0);
+  if (!node) PetscFunctionReturn(0);
+  if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3)
+    PetscCall(MbsYAMLError(reader, node, "orientation needs the three body axes u, v, w in ground coordinates, [[ux, uy, uz], [vx, vy, vz], [wx, wy, wz]]"));
+  for (PetscInt s = 0; s < 3; s++) {
+    yaml_node_t *axis = Node(reader, node->data.sequence.items.start[s]);
+
+    if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of orientation needs 3 numbers"));
+    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), "orientation", &body->R0[3 * s + k]));
+  }
+  for (PetscInt s = 0; s < 3; s++)
+    for (PetscInt t = 0; t < 3; t++) {
+      const PetscReal *a = body->R0 + 3 * s, *b = body->R0 + 3 * t;
+
+      if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
+        PetscCall(MbsYAMLError(reader, node, "orientation is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+    }
+  det = body->R0[0] * (body->R0[4] * body->R0[8] - body->R0[5] * body->R0[7]) - body->R0[1] * (body->R0[3] * body->R0[8] - body->R0[5] * body->R0[6]) + body->R0[2] * (body->R0[3] * body->R0[7] - body->R0[4] * body->R0[6]);
+  if (det < 0) PetscCall(MbsYAMLError(reader, node, "orientation is a reflection (u x v = -w); the axes must be right-handed"));
+  PetscFunctionReturn(0);
+}
+
+/*
+  inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], the tensor's entries about the centre of mass in body
+  axes (Ixy = -int x y dm). Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the triangle inequalities
+  of the principal moments, strictly), or the mass matrix is singular.
+*/
+static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+{
+  yaml_node_t *node = Find(reader, field, "inertia");
+  PetscInt     m;
+  PetscReal    moment[6] = {0, 0, 0, 0, 0, 0}, *J = body->Jbar, trace, minor2, det;
+
+  PetscFunctionBeginUser;
+  body->rigid = (PetscBool)(node != NULL);
+  if (!node) PetscFunctionReturn(0);
+  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 0;
+  if (m != 3 && m != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), "inertia", &moment[i]));
+  body->inertia[0] = moment[0];
+  body->inertia[4] = moment[1];
+  body->inertia[8] = moment[2];
+  body->inertia[1] = body->inertia[3] = moment[3];
+  body->inertia[5] = body->inertia[7] = moment[4];
+  body->inertia[2] = body->inertia[6] = moment[5];
+  trace                               = moment[0] + moment[1] + moment[2];
+  for (PetscInt k = 0; k < 9; k++) J[k] = (k % 4 == 0 ? trace / 2 : 0) - body->inertia[k];
+  minor2 = J[0] * J[4] - J[1] * J[3];
+  det    = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+  if (!(J[0] > 0 && minor2 > 0 && det > 0))
+    PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  PetscCall(SectionSize(reader, node, "bodies must be a mapping NAME: {mass, ...}", &desc->nbody));
+  if (!desc->nbody) PetscCall(MbsYAMLError(reader, node, "the model needs at least one body (bodies: NAME: {mass, ...})"));
+  PetscCall(PetscCalloc1(desc->nbody, &desc->body));
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    yaml_node_t *field;
+    MbsBody     *body = &desc->body[b];
+    MbsValue     mass;
+
+    PetscCall(SectionEntry(reader, node, b, "body", body->name, &field));
+    body->line = field->start_mark.line + 1;
+    if (!strcmp(body->name, "ground")) PetscCall(MbsYAMLError(reader, field, "'ground' is the fixed frame and cannot be a body"));
+    PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
+    if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
+    body->mass = mass;
+    PetscCall(ReadInertia(reader, field, body));
+    PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
+    PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
+    PetscCall(ReadOrientation(reader, field, body));
+    PetscCall(MbsYAMLReadVector(reader, field, "angular_velocity", PETSC_FALSE, 3, body->omega0, NULL));
+    if (!body->rigid && (Find(reader, field, "orientation") || Find(reader, field, "angular_velocity"))) PetscCall(MbsYAMLError(reader, field, "a point mass (no inertia) has no orientation or angular velocity"));
+    PetscCall(EndMapping(reader));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  PetscCall(SectionSize(reader, node, "elements must be a mapping NAME: {type: TYPE, ...}", &desc->nelement));
+  PetscCall(PetscCalloc1(desc->nelement, &desc->element));
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    yaml_node_t *field;
+    MbsElement  *el = &desc->element[e];
+    char         known[512];
+
+    PetscCall(SectionEntry(reader, node, e, "element", el->name, &field));
+    el->line = field->start_mark.line + 1;
+    PetscCall(ReadName(reader, Find(reader, field, "type"), "type", el->type));
+    PetscCall(MbsElementTypeFind(el->type, &el->ops, known, sizeof(known)));
+    if (!el->ops) PetscCall(MbsYAMLError(reader, Find(reader, field, "type"), "unknown element type '%s'; types: %s", el->type, known));
+    el->body[0] = el->body[1] = MBS_GROUND;
+    for (PetscInt k = 0; k < 12; k++) el->value[k].param = -1;
+    PetscCall(el->ops->read(reader, field, el));
+    PetscCall(EndMapping(reader));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadTime(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsDescription desc  = reader->desc;
+  const char    *key[] = {"t0", "tf", "dt", "dt_max"};
+  PetscReal     *value[4];
+
+  PetscFunctionBeginUser;
+  value[0]     = &desc->t0;
+  value[1]     = &desc->tf;
+  value[2]     = &desc->dt;
+  value[3]     = &desc->dt_max;
+  desc->t0     = 0;
+  desc->tf     = 1;
+  desc->dt     = 1e-3;
+  desc->dt_max = 0;
+  if (!node) PetscFunctionReturn(0);
+  PetscCall(BeginMapping(reader, node, "time", NULL));
+  for (PetscInt i = 0; i < 4; i++)
+    if (Find(reader, node, key[i])) PetscCall(ReadReal(reader, Find(reader, node, key[i]), key[i], value[i]));
+  if (!(desc->tf > desc->t0 && desc->dt > 0 && desc->dt_max >= 0)) PetscCall(MbsYAMLError(reader, node, "needs t0 < tf, dt > 0 and dt_max >= 0 [s]"));
+  PetscCall(EndMapping(reader));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node, yaml_node_t *root)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  reader->entity[0] = 0;
+  desc->output      = -1;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    if (desc->element[e].ops->kind != MBS_ELEMENT_SENSOR) continue;
+    if (node ? Scalar(node) && !strcmp(Scalar(node), desc->element[e].name) : desc->output < 0) desc->output = e;
+  }
+  if (desc->output < 0) PetscCall(MbsYAMLError(reader, node ? node : root, node ? "output '%s' is not a sensor element of the file" : "the model needs a sensor element (position, velocity) as its output", Scalar(node) ? Scalar(node) : "?"));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
+{
+  MbsDescription desc = reader->desc;
+  yaml_node_t   *root = yaml_document_get_root_node(&reader->doc);
+
+  PetscFunctionBeginUser;
+  PetscCall(BeginMapping(reader, root, "top level", NULL));
+  reader->entity[0] = 0;
+  {
+    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output");
+
+    PetscCall(MbsYAMLReadVector(reader, root, "gravity", PETSC_FALSE, 3, desc->gravity, NULL));
+    PetscCall(EndMapping(reader));
+    PetscCall(ReadTime(reader, time));
+    PetscCall(ReadParameters(reader, parameters));
+    reader->entity[0] = 0;
+    PetscCall(ReadBodies(reader, bodies));
+    PetscCall(ReadElements(reader, elements));
+    PetscCall(ReadOutput(reader, output, root));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadFile_Private(const char path[], MbsYAMLReader *reader)
+{
+  FILE         *file;
+  yaml_parser_t parser;
+  int           loaded;
+
+  PetscFunctionBeginUser;
+  file = fopen(path, "rb");
+  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot read model file '%s' (-model_file): no such file or no permission", path);
+  PetscCheck(yaml_parser_initialize(&parser), PETSC_COMM_SELF, PETSC_ERR_LIB, "libyaml could not start for model file '%s'", path);
+  yaml_parser_set_input_file(&parser, file);
+  loaded = yaml_parser_load(&parser, &reader->doc);
+  if (!loaded) {
+    char message[512];
+
+    PetscCall(PetscSNPrintf(message, sizeof(message), "Model file '%s', line %d, column %d: %s%s%s", path, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1, parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+                            parser.context ? parser.context : ""));
+    yaml_parser_delete(&parser);
+    fclose(file);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s", message);
+  }
+  yaml_parser_delete(&parser);
+  fclose(file);
+  if (!yaml_document_get_root_node(&reader->doc)) {
+    yaml_document_delete(&reader->doc);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "Model file '%s' is empty", path);
+  }
+  MbsCallCleanup(ReadDocument(reader), (yaml_document_delete(&reader->doc), 0));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsDescriptionRead - Reads a model file into a description; on an error nothing stays allocated. Not collective.
+@*/
+PetscErrorCode MbsDescriptionRead(const char path[], MbsDescription *desc)
+{
+  MbsYAMLReader reader;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&reader, sizeof(reader)));
+  PetscCall(PetscNew(desc));
+  PetscCall(PetscStrncpy((*desc)->file, path, sizeof((*desc)->file)));
+  reader.desc = *desc;
+  MbsCallUndo(ReadFile_Private(path, &reader), MbsDescriptionDestroy(desc));
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
+{
+  PetscFunctionBeginUser;
+  if (!*desc) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < (*desc)->nparam; i++) {
+    PetscCall(PetscFree((*desc)->param_info[i].name));
+    PetscCall(PetscFree((*desc)->param_info[i].unit));
+    PetscCall(PetscFree((*desc)->param_info[i].description));
+  }
+  PetscCall(PetscFree((*desc)->param_info));
+  PetscCall(PetscFree((*desc)->body));
+  PetscCall(PetscFree((*desc)->element));
+  PetscCall(PetscFree((*desc)->work));
+  PetscCall(PetscFree(*desc));
+  PetscFunctionReturn(0);
+}

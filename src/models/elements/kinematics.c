@@ -1,0 +1,279 @@
+/*
+  Vector maps linear in the natural coordinates, and the bilinear scalars built from them (elementimpl.h).
+
+  A map a(q) = A q + k with A = sum over its bodies of [c0 I, c1 I, c2 I, c3 I] on (r, u, v, w) of that body (r only
+  for a point mass). A bilinear scalar s = sum_i sign_i a_i(q).b_i(q) + c has
+
+    s_q = sum_i sign_i (b_i^T A_i + a_i^T B_i),   s_qq = sum_i sign_i (A_i^T B_i + B_i^T A_i)   (constant),
+    d/dq (s_q w) = sum_i sign_i ((A_i w)^T B_i + (B_i w)^T A_i).
+*/
+#include "models/elements/elementimpl.h"
+
+/* Number of slots (r, u, v, w) a body has: 4 for a rigid body, 1 for a point mass */
+static PetscInt Slots(MbsDescription desc, PetscInt body)
+{
+  return desc->body[body].rigid ? 4 : 1;
+}
+
+/*
+  The point of a body at body coordinates x (world coordinates for the ground). A point mass does not rotate: its
+  frame is the ground's axes carried along, so its point x is at r + x.
+*/
+void MbsMapPoint(MbsDescription desc, PetscInt body, const PetscReal x[3], MbsVectorMap *map)
+{
+  *map = (MbsVectorMap){0};
+  if (body == MBS_GROUND || !desc->body[body].rigid) {
+    for (PetscInt k = 0; k < 3; k++) map->k[k] = x[k];
+    if (body == MBS_GROUND) return;
+  }
+  map->nterm   = 1;
+  map->body[0] = body;
+  map->c[0][0] = 1;
+  if (desc->body[body].rigid)
+    for (PetscInt k = 0; k < 3; k++) map->c[0][1 + k] = x[k];
+}
+
+/* A direction fixed in a body (body axes); the ground's and a point mass's are constant */
+void MbsMapDirection(MbsDescription desc, PetscInt body, const PetscReal d[3], MbsVectorMap *map)
+{
+  *map = (MbsVectorMap){0};
+  if (body == MBS_GROUND || !desc->body[body].rigid) {
+    MbsMapConstant(d, map);
+    return;
+  }
+  map->nterm   = 1;
+  map->body[0] = body;
+  for (PetscInt k = 0; k < 3; k++) map->c[0][1 + k] = d[k];
+}
+
+void MbsMapConstant(const PetscReal k[3], MbsVectorMap *map)
+{
+  *map = (MbsVectorMap){0};
+  for (PetscInt i = 0; i < 3; i++) map->k[i] = k[i];
+}
+
+/* d = b - a, for maps of one body each (or constants) */
+void MbsMapDifference(const MbsVectorMap *b, const MbsVectorMap *a, MbsVectorMap *d)
+{
+  *d = *b;
+  for (PetscInt i = 0; i < 3; i++) d->k[i] -= a->k[i];
+  for (PetscInt t = 0; t < a->nterm; t++) {
+    PetscInt slot = -1;
+
+    for (PetscInt s = 0; s < d->nterm; s++)
+      if (d->body[s] == a->body[t]) slot = s;
+    if (slot < 0) {
+      slot          = d->nterm++;
+      d->body[slot] = a->body[t];
+      for (PetscInt j = 0; j < 4; j++) d->c[slot][j] = 0;
+    }
+    for (PetscInt j = 0; j < 4; j++) d->c[slot][j] -= a->c[t][j];
+  }
+}
+
+/* A q (+ k with constant): the map at q, or its linear part applied to a velocity */
+void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[], PetscBool constant, PetscReal out[3])
+{
+  for (PetscInt k = 0; k < 3; k++) out[k] = constant ? map->k[k] : 0;
+  for (PetscInt t = 0; t < map->nterm; t++) {
+    const PetscReal *qb = q + desc->body[map->body[t]].offset;
+
+    for (PetscInt s = 0; s < Slots(desc, map->body[t]); s++)
+      for (PetscInt k = 0; k < 3; k++) out[k] += map->c[t][s] * qb[3 * s + k];
+  }
+}
+
+/* out[i stride] += scale (A^T x)_i for the coordinates i of the map's bodies */
+void MbsMapAddTranspose(MbsDescription desc, const MbsVectorMap *map, PetscReal scale, const PetscReal x[3], PetscReal out[], PetscInt stride)
+{
+  for (PetscInt t = 0; t < map->nterm; t++) {
+    PetscInt offset = desc->body[map->body[t]].offset;
+
+    for (PetscInt s = 0; s < Slots(desc, map->body[t]); s++)
+      for (PetscInt k = 0; k < 3; k++) out[(offset + 3 * s + k) * stride] += scale * map->c[t][s] * x[k];
+  }
+}
+
+/* J += scale A^T K B (K 3 x 3 row-major, NULL: the identity), J column-major with leading dimension ld */
+void MbsMapAddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorMap *B, const PetscReal K[9], PetscReal scale, PetscReal J[], PetscInt ld)
+{
+  for (PetscInt ta = 0; ta < A->nterm; ta++)
+    for (PetscInt tb = 0; tb < B->nterm; tb++) {
+      PetscInt oa = desc->body[A->body[ta]].offset, ob = desc->body[B->body[tb]].offset;
+
+      for (PetscInt sa = 0; sa < Slots(desc, A->body[ta]); sa++)
+        for (PetscInt sb = 0; sb < Slots(desc, B->body[tb]); sb++) {
+          PetscReal c = scale * A->c[ta][sa] * B->c[tb][sb];
+
+          if (c == 0) continue;
+          for (PetscInt ka = 0; ka < 3; ka++)
+            for (PetscInt kb = 0; kb < 3; kb++) {
+              PetscReal Kab = K ? K[3 * ka + kb] : (PetscReal)(ka == kb);
+
+              if (Kab != 0) J[(oa + 3 * sa + ka) + (ob + 3 * sb + kb) * ld] += c * Kab;
+            }
+        }
+    }
+}
+
+/* The element's next row (constraint row or coordinate), zeroed; at most 6 (fixed, bushing) */
+MbsBilinear *MbsElementNewRow(MbsElement *el)
+{
+  el->row[el->nrow] = (MbsBilinear){0};
+  return &el->row[el->nrow++];
+}
+
+/* Appends sign a.b to the scalar */
+void MbsBilinearProduct(const MbsVectorMap *a, const MbsVectorMap *b, PetscReal sign, MbsBilinear *s)
+{
+  s->a[s->nproduct]    = *a;
+  s->b[s->nproduct]    = *b;
+  s->sign[s->nproduct] = sign;
+  s->nproduct++;
+}
+
+PetscReal MbsBilinearValue(MbsDescription desc, const MbsBilinear *s, const PetscReal q[])
+{
+  PetscReal value = s->c;
+
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    PetscReal a[3], b[3];
+
+    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
+    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
+    value += s->sign[i] * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+  }
+  return value;
+}
+
+/* s_q w */
+PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], const PetscReal w[])
+{
+  PetscReal rate = 0;
+
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    PetscReal a[3], b[3], aw[3], bw[3];
+
+    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
+    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
+    MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
+    MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+    for (PetscInt k = 0; k < 3; k++) rate += s->sign[i] * (aw[k] * b[k] + a[k] * bw[k]);
+  }
+  return rate;
+}
+
+/* out[i stride] += scale (s_q)_i */
+void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], PetscReal scale, PetscReal out[], PetscInt stride)
+{
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    PetscReal a[3], b[3];
+
+    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
+    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
+    MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], b, out, stride);
+    MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], a, out, stride);
+  }
+}
+
+/* J += scale s_qq */
+void MbsBilinearAddHessian(MbsDescription desc, const MbsBilinear *s, PetscReal scale, PetscReal J[], PetscInt ld)
+{
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    MbsMapAddOuter(desc, &s->a[i], &s->b[i], NULL, scale * s->sign[i], J, ld);
+    MbsMapAddOuter(desc, &s->b[i], &s->a[i], NULL, scale * s->sign[i], J, ld);
+  }
+}
+
+/* out[j stride] += scale d(s_q w)/dq_j = scale (s_qq w)_j */
+void MbsBilinearAddRateGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal w[], PetscReal scale, PetscReal out[], PetscInt stride)
+{
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    PetscReal aw[3], bw[3];
+
+    MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
+    MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+    MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], aw, out, stride);
+    MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], bw, out, stride);
+  }
+}
+
+/* The body's initial coordinates (r, u, v, w) and rates (r', u' = omega x u, ...) */
+void MbsBodyPose(const MbsBody *body, PetscReal q[], PetscReal v[])
+{
+  for (PetscInt k = 0; k < 3; k++) {
+    q[k] = body->r0[k];
+    v[k] = body->v0[k];
+  }
+  if (!body->rigid) return;
+  for (PetscInt s = 0; s < 3; s++) {
+    const PetscReal *e = body->R0 + 3 * s, *w = body->omega0;
+
+    for (PetscInt k = 0; k < 3; k++) q[3 + 3 * s + k] = e[k];
+    v[3 + 3 * s + 0] = w[1] * e[2] - w[2] * e[1];
+    v[3 + 3 * s + 1] = w[2] * e[0] - w[0] * e[2];
+    v[3 + 3 * s + 2] = w[0] * e[1] - w[1] * e[0];
+  }
+}
+
+/* n1, n2 with (n1, n2, d) right-handed and orthonormal, d a unit vector; n1 from the coordinate axis least along d */
+void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
+{
+  PetscInt  k    = 0;
+  PetscReal e[3] = {0, 0, 0}, length;
+
+  for (PetscInt i = 1; i < 3; i++)
+    if (PetscAbsReal(d[i]) < PetscAbsReal(d[k])) k = i;
+  e[k] = 1;
+  for (PetscInt i = 0; i < 3; i++) n1[i] = e[i] - d[k] * d[i];
+  length = PetscSqrtReal(n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]);
+  for (PetscInt i = 0; i < 3; i++) n1[i] /= length;
+  n2[0] = d[1] * n1[2] - d[2] * n1[1];
+  n2[1] = d[2] * n1[0] - d[0] * n1[2];
+  n2[2] = d[0] * n1[1] - d[1] * n1[0];
+}
+
+/*
+  The force of a spring k and damper d on a scalar coordinate s(q) with gradient s_q and Hessian s_qq (dense; the
+  damper on s' = s_q v): the generalised force is f = -(k s + d s') s_q^T, so
+
+    -f = g s_q^T,  -df/dq = s_q^T (k s_q + d (s_qq v)^T) + g s_qq,  -df/dv = d s_q^T s_q,  g = k s + d s'
+
+  (a Rayleigh damper: its force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as MbsElementForceFn.
+*/
+void MbsCoordinateForce(MbsDescription desc, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], const MbsValue *k, const MbsValue *d, PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscInt   nq = desc->nq;
+  PetscReal  kv = MbsValueOf(k, desc->p), dv = MbsValueOf(d, desc->p), rate = 0, g;
+  PetscReal *hv = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
+
+  for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
+  g = kv * s + dv * rate;
+  for (PetscInt i = 0; i < nq; i++) {
+    hv[i] = 0;
+    for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
+  }
+  for (PetscInt i = 0; i < nq; i++) {
+    if (F) F[i] += g * grad[i];
+    if (Jp && k->param >= 0) Jp[i + k->param * ld] += s * grad[i];
+    if (Jp && d->param >= 0) Jp[i + d->param * ld] += rate * grad[i];
+  }
+  for (PetscInt j = 0; j < nq && Jq; j++)
+    for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (kv * grad[j] + dv * hv[j]) + g * hess[i + j * nq];
+  for (PetscInt j = 0; j < nq && Jv; j++)
+    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += dv * grad[i] * grad[j];
+}
+
+/* The map at the initial pose of its bodies (before their coordinates are numbered) */
+void MbsMapInitial(MbsDescription desc, const MbsVectorMap *map, PetscReal x[3])
+{
+  for (PetscInt k = 0; k < 3; k++) x[k] = map->k[k];
+  for (PetscInt t = 0; t < map->nterm; t++) {
+    const MbsBody *body = &desc->body[map->body[t]];
+    PetscReal      q[12], v[12];
+
+    MbsBodyPose(body, q, v);
+    for (PetscInt s = 0; s < (body->rigid ? 4 : 1); s++)
+      for (PetscInt k = 0; k < 3; k++) x[k] += map->c[t][s] * q[3 * s + k];
+  }
+}

@@ -1,0 +1,32 @@
+/*
+  Element point_on_plane: a point of body b stays on a plane fixed in body a, (R_a n).(P_b - P_a) = 0 with n the
+  plane's normal in body a (1 row). Fields: bodies: [a, b], point (ground coordinates at the initial pose, on the plane)
+  or point_a (on the plane) and point_b, normal (ground coordinates at the initial pose).
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode PointOnPlaneRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3], normal[3], na[3];
+  MbsVectorMap   pa, pb, d, n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "normal", normal));
+  MbsDescriptionLocalDirection(desc, el->body[0], normal, na);
+  MbsMapDirection(desc, el->body[0], na, &n);
+  MbsMapPoint(desc, el->body[0], local[0], &pa);
+  MbsMapPoint(desc, el->body[1], local[1], &pb);
+  MbsMapDifference(&pb, &pa, &d);
+  MbsBilinearProduct(&n, &d, 1, MbsElementNewRow(el));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType PointOnPlane = {MBS_ELEMENT_CONSTRAINT, PointOnPlaneRead, NULL, NULL, NULL};
+
+PetscErrorCode MbsElementGetType_PointOnPlane(const MbsElementType **type)
+{
+  *type = &PointOnPlane;
+  return 0;
+}

@@ -1,0 +1,87 @@
+/*
+  Element rotational_spring: a linear torsion spring k [N m/rad] and damper d [N m s/rad] on the angle of body b
+  relative to body a about an axis, theta = atan2(S, C) with S = (R_a n_2).(R_b m_1) and C = (R_a n_1).(R_b m_1),
+  n_1, n_2 normals of the axis in body a and m_1 = R_b0^T R_a0 n_1 (theta = 0 at the initial pose). S and C are
+  bilinear in q, so with rho^2 = S^2 + C^2 and N = C S_q - S C_q:
+
+    theta_q  = N / rho^2
+    theta_qq = (S_q^T C_q - C_q^T S_q + C S_qq - S C_qq) / rho^2 - 2 N^T (S S_q + C C_q) / rho^4
+
+  The exact angle, not its sine: about a revolute joint's axis it is the relative angle at any size. Fields:
+  bodies: [a, b], axis (ground coordinates at the initial pose), stiffness, damping.
+*/
+#include "models/elements/elementimpl.h"
+
+/* The rows S (row 0) and C (row 1) of the angle of body b = el->body[1] relative to body a = el->body[0] about axis */
+void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal axis[3])
+{
+  PetscReal    za[3], n[2][3], m1[3];
+  MbsVectorMap normal[2], follower;
+
+  MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
+  MbsPerpendicular(za, n[0], n[1]);
+  MbsRelativeDirection(desc, el, n[0], m1);
+  for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
+  MbsMapDirection(desc, el->body[1], m1, &follower);
+  MbsBilinearProduct(&normal[1], &follower, 1, MbsElementNewRow(el)); /* S, row 0 */
+  MbsBilinearProduct(&normal[0], &follower, 1, MbsElementNewRow(el)); /* C, row 1 */
+}
+
+/*
+  theta = atan2(S, C), and theta_q into grad (nq) and, with hess not NULL, theta_qq into hess (nq x nq), with the
+  scratch desc->work (3 nq + 2 nq^2)
+*/
+PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const PetscReal q[], PetscReal grad[], PetscReal hess[])
+{
+  PetscInt   nq = desc->nq;
+  PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
+  PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
+
+  for (PetscInt i = 0; i < 3 * nq + 2 * nq * nq; i++) desc->work[i] = 0;
+  MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
+  MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
+  if (hess) {
+    MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
+    MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
+    for (PetscInt j = 0; j < nq; j++)
+      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+  }
+  return PetscAtan2Real(S, C);
+}
+
+static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      axis[3];
+  PetscInt       nbody = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadBodies(reader, node, el));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N m/rad", PETSC_TRUE, 1, &el->value[0], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N m s/rad", PETSC_FALSE, 1, &el->value[1], NULL));
+  for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
+  if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
+  MbsRelativeAngleRows(desc, el, axis);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscInt   nq   = desc->nq;
+  PetscReal *grad = desc->work + 2 * nq, *hess = grad + nq + 2 * nq * nq, theta;
+
+  PetscFunctionBeginUser;
+  theta = MbsRelativeAngle(desc, el, q, grad, hess);
+  MbsCoordinateForce(desc, theta, grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL};
+
+PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
+{
+  *type = &RotationalSpring;
+  return 0;
+}

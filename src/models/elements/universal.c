@@ -1,0 +1,33 @@
+/*
+  Element universal (Cardan joint): a spherical joint whose two cross axes stay perpendicular, (R_a x_a).(R_b x_b) = 0,
+  x_a fixed in a, x_b fixed in b (4 rows). Fields: bodies: [a, b], point (or point_a, point_b), axis_a, axis_b (ground
+  coordinates at the initial pose, perpendicular there).
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      local[2][3], axis[2][3], cross[2][3];
+  MbsVectorMap   map[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_a", axis[0]));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_b", axis[1]));
+  MbsJointPointRows(desc, el, local);
+  for (PetscInt i = 0; i < 2; i++) {
+    MbsDescriptionLocalDirection(desc, el->body[i], axis[i], cross[i]);
+    MbsMapDirection(desc, el->body[i], cross[i], &map[i]);
+  }
+  MbsBilinearProduct(&map[0], &map[1], 1, MbsElementNewRow(el));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Universal = {MBS_ELEMENT_CONSTRAINT, UniversalRead, NULL, NULL, NULL};
+
+PetscErrorCode MbsElementGetType_Universal(const MbsElementType **type)
+{
+  *type = &Universal;
+  return 0;
+}

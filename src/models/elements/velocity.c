@@ -1,0 +1,20 @@
+/*
+  Element velocity: sensor y = e.P v, the velocity of a body point along a ground axis e [m/s]; dy/dv = e^T P.
+  Fields as position.
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal *y, PetscReal dydq[], PetscReal dydv[])
+{
+  PetscFunctionBeginUser;
+  MbsSensorAlong(desc, el, v, PETSC_FALSE, y, dydv);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s"};
+
+PetscErrorCode MbsElementGetType_Velocity(const MbsElementType **type)
+{
+  *type = &Velocity;
+  return 0;
+}

@@ -1,0 +1,65 @@
+static const char help[] = "Checks that a model described in a file keeps its constraints over a simulation (-model_file FILE).\n";
+
+/*
+  The GGL form of model_described.c holds Phi(q) = 0 and Phi_q v = 0 as algebraic rows at every step; without the
+  stabilising multiplier mu the index-2 form would drift off Phi(q) = 0. Over the model's run the largest |Phi(q)|
+  (orthonormality of every rigid body's axes and every joint) must stay below -position_tol and |Phi_q v| below
+  -velocity_tol, both set from the nonlinear solver's tolerance; the largest |mu| is reported. The rows are the
+  residual's last 2 nc, which do not depend on U'. With n = 2 nq + 2 nc states and nq - nc free coordinates (the
+  model's linearisation size), nc = (n/2 - (nq - nc)) / 2.
+*/
+#include "mbstest.h"
+
+typedef struct {
+  PetscInt   nq, nc;
+  PetscReal *udot, *f;
+  PetscReal  position, velocity, mu;
+} DriftMonitor;
+
+static PetscErrorCode MonitorDrift(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], void *ctx)
+{
+  DriftMonitor *mon = (DriftMonitor *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelResidual(model, t, u, mon->udot, mon->f));
+  for (PetscInt r = 0; r < mon->nc; r++) {
+    mon->velocity = PetscMax(mon->velocity, PetscAbsReal(mon->f[2 * mon->nq + r]));
+    mon->position = PetscMax(mon->position, PetscAbsReal(mon->f[2 * mon->nq + mon->nc + r]));
+    mon->mu       = PetscMax(mon->mu, PetscAbsReal(u[2 * mon->nq + mon->nc + r]));
+  }
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsModel     model;
+  MbsSignal    signal;
+  MbsTest      test = {0, 0};
+  DriftMonitor mon  = {0, 0, NULL, NULL, 0, 0, 0};
+  PetscInt     n, free;
+  PetscReal    position_tol = 1e-10, velocity_tol = 1e-10;
+  char         line[128];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Drift test", "");
+  PetscCall(PetscOptionsReal("-position_tol", "Largest |Phi(q)| allowed", "", position_tol, &position_tol, NULL));
+  PetscCall(PetscOptionsReal("-velocity_tol", "Largest |Phi_q v| allowed", "", velocity_tol, &velocity_tol, NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsModelGetSizes(model, &n, &free, NULL));
+  mon.nc = (n / 2 - free) / 2;
+  mon.nq = n / 2 - mon.nc;
+  PetscCall(PetscCalloc2(n, &mon.udot, n, &mon.f));
+  PetscCall(MbsSimulate(model, NULL, MonitorDrift, &mon, &signal));
+  PetscCall(PetscSNPrintf(line, sizeof(line), "max |Phi(q)| of %" PetscInt_FMT " constraints over %" PetscInt_FMT " steps", mon.nc, signal.steps));
+  PetscCall(MbsTestClose(&test, line, mon.position, 0, 0, position_tol));
+  PetscCall(MbsTestClose(&test, "max |Phi_q v|", mon.velocity, 0, 0, velocity_tol));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "     max |mu| of the GGL stabilisation %.3e (the drift of the trapezoidal rule it absorbs)\n", (double)mon.mu));
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFree2(mon.udot, mon.f));
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscCall(MbsModelDestroy(&model));
+  PetscCall(PetscFinalize());
+  return 0;
+}
