@@ -415,7 +415,6 @@ PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
   PetscFunctionBeginUser;
   PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
   model->control_force = u;
-  if (model->form_work) model->form_work[3 * model->n * model->n] = PETSC_MAX_REAL; /* the cached explicit rate belongs to the old force */
   PetscFunctionReturn(0);
 }
 

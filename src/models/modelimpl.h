@@ -84,7 +84,7 @@ struct _p_MbsModel {
   PetscInt                refuse_index;     /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
   PetscReal               refuse[2];
   PetscReal              *jacobian_work; /* n x n dense Jacobian the model writes into, for the sparse path */
-  PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
+  PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool     freeze_steps;
