@@ -29,12 +29,14 @@ typedef struct {
   PetscInt  *data;
 } MbsResidualSet;
 
-static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *signal, void *ctx)
+static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *signal, void *ctx, PetscBool *usable)
 {
   MbsResidualSet *set = (MbsResidualSet *)ctx;
   PetscReal       J;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostSignalUsable(set->cost, signal, usable));
+  if (!*usable) PetscFunctionReturn(0);
   PetscCall(MbsCostEvaluate(set->cost, signal, &J));
   PetscCall(PetscFree4(set->r, set->w, set->data, set->dr_dd));
   PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, NULL, NULL, NULL, NULL));

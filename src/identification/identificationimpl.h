@@ -16,8 +16,9 @@ typedef struct {
   PetscErrorCode (*integrand)(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], void *);
   /* w(U(tf)) (w may be NULL) and dw/dU (n, zeroed by the caller); NULL: no terminal term */
   PetscErrorCode (*terminal)(MbsModel, const PetscReal[], PetscReal *, PetscReal[], void *);
-  /* sees the forward signal before the adjoint solve; may be NULL */
-  PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *);
+  /* sees the forward signal before the adjoint solve and says whether the integrand can use it (a signal it cannot
+     use counts as a failed integration); may be NULL */
+  PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *, PetscBool *);
   void *ctx;
 } MbsIntegralCost;
 

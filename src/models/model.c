@@ -220,6 +220,13 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscFunctionReturn(0);
 }
 
+/* The largest adaptive step: the model's own cap and that of the analysed frequencies, whichever is smaller (0: none) */
+PetscReal MbsModelStepCap(MbsModel model)
+{
+  if (model->dt_max > 0 && model->analysis_dt_max > 0) return PetscMin(model->dt_max, model->analysis_dt_max);
+  return PetscMax(model->dt_max, model->analysis_dt_max);
+}
+
 /*@C
   MbsModelDestroy - Frees the model. Not collective.
 @*/

@@ -74,6 +74,7 @@ struct _p_MbsModel {
   const char             *output_name, *output_unit;
   PetscReal               t0, tf, dt;       /* default time span and step [s] */
   PetscReal               dt_max;           /* step cap for adaptive integration [s], 0: none */
+  PetscReal               analysis_dt_max;  /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
   PetscBool              *differential;     /* n flags, PETSC_FALSE for algebraic components of a DAE */
   PetscBool               constant_mass;    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
   const char             *ode_form_option;  /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
@@ -97,6 +98,7 @@ struct _p_MbsModel {
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
