@@ -330,7 +330,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
   if (sim->rk) PetscCall(MbsRecordStages_Private(ts, sim, t));
-  if (!PetscIsNormalReal(y) && y != 0) {
+  if (PetscIsInfOrNanReal(y)) {
     signal->nonfinite = PETSC_TRUE;
     PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
   }

@@ -134,7 +134,7 @@ static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm co
   const MbsParameterInfo *info = &model->param_info[i];
 
   PetscFunctionBeginUser;
-  PetscCheck(PetscIsNormalReal(value) || value == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
+  PetscCheck(!PetscIsInfOrNanReal(value), comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
   PetscCheck(value >= info->lower && value <= info->upper, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g %s, outside its physical bounds [%g, %g] (-p_%s)", info->name, model->type, (double)value, info->unit, (double)info->lower,
              (double)info->upper, info->name);
   PetscFunctionReturn(0);
