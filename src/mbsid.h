@@ -16,8 +16,6 @@
 
 #include <petscts.h>
 
-#define MBSID_VERSION "0.1.0"
-
 /* Models */
 typedef struct _p_MbsModel *MbsModel;
 

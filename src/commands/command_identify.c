@@ -1,6 +1,6 @@
 /*
-  mbsid identify: the parameters that minimise the cost, by TAO (default the bound-constrained
-  quasi-Newton blmvm; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
+  mbsid identify: the parameters that minimise the cost, by TAO (default bqnkls, the bound-constrained
+  quasi-Newton method with a line search; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
 
   TAO works on scaled variables, x_k = p_k / p_k,0 (or x_k = log(p_k / p_k,0) with -identify_scaling log),
   bounded by the model's physical bounds, and on the scaled cost J / J_0: in SI units J is tiny (1e-14 for

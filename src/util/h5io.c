@@ -12,9 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if !defined(MBSID_GIT_COMMIT)
-  #define MBSID_GIT_COMMIT "unknown"
-#endif
+#include "mbsid_git.h" /* MBSID_GIT_COMMIT, MBSID_GIT_DIRTY: generated at build time (cmake/git_provenance.cmake) */
 
 static hid_t MbsH5LinkCreationProperties_Private(void)
 {
@@ -245,6 +243,7 @@ PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *writer, MPI_Comm comm)
   PetscCall(PetscOptionsGetAll(NULL, &options));
   PetscCall(MbsH5WriteAttribute(writer, "/", "mbsid_version", MBSID_VERSION));
   PetscCall(MbsH5WriteAttribute(writer, "/", "git_commit", MBSID_GIT_COMMIT));
+  PetscCall(MbsH5WriteAttribute(writer, "/", "git_dirty", MBSID_GIT_DIRTY));
   PetscCall(MbsH5WriteAttribute(writer, "/", "petsc_version", petsc));
   PetscCall(MbsH5WriteAttribute(writer, "/", "slepc_version", slepc));
   PetscCall(MbsH5WriteAttribute(writer, "/", "hdf5_version", hdf5));
