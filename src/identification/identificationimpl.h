@@ -40,6 +40,7 @@ struct _p_MbsDesign {
 };
 
 PETSC_INTERN PetscErrorCode MbsDesignCheckOk(MbsDesign, PetscBool);
+PETSC_INTERN PetscErrorCode MbsDesignUnits(MbsDesign, const char[], char[], size_t);
 
 /* The identification error surface E_RMS of an input (design_error.c, section 8 of the design specs) */
 #define MBS_DESIGN_MAX_NOISE 3

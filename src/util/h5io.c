@@ -172,7 +172,8 @@ PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object_path[]
 }
 
 /*@C
-  MbsH5WriteReals - Writes a dataset of doubles with dimensions dims[0..rank-1] (row-major) and a 'units' attribute. Not collective.
+  MbsH5WriteReals - Writes a dataset of doubles with dimensions dims[0..rank-1] (row-major) and its 'units' attribute
+  (every dataset has one: "1" for a pure number, a rule such as "see /parameters/unit" for mixed units). Not collective.
 @*/
 PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
 {
@@ -183,6 +184,7 @@ PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], Pe
   PetscFunctionBeginUser;
   PetscCall(MbsH5FullPath_Private(writer, object_path, path, sizeof(path)));
   PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Datasets of rank %" PetscInt_FMT " are not supported", rank);
+  PetscCheck(units, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Dataset '%s' of '%s' is written without units", path, writer->tmp_path);
   for (PetscInt d = 0; d < rank; d++) hdims[d] = (hsize_t)dims[d];
   space = H5Screate_simple((int)rank, hdims, NULL);
   MbsCallHDF5(space, writer->tmp_path, path);
@@ -193,7 +195,7 @@ PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], Pe
   MbsCallHDF5(H5Dclose(dset), writer->tmp_path, path);
   MbsCallHDF5(H5Pclose(lcpl), writer->tmp_path, path);
   MbsCallHDF5(H5Sclose(space), writer->tmp_path, path);
-  if (units) PetscCall(MbsH5WriteAttribute(writer, object_path, "units", units));
+  PetscCall(MbsH5WriteAttribute(writer, object_path, "units", units));
   PetscFunctionReturn(0);
 }
 
