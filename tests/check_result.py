@@ -2,10 +2,12 @@
 """Checks an mbsid identify result file against expected parameter values.
 
 Usage: check_result.py RESULT.h5 NAME=VALUE:RTOL ... [--max-iterations N] [--wrong NAME=VALUE:RTOL ...]
+                       [--attribute GROUP:NAME=VALUE ...]
 
 Each NAME=VALUE:RTOL requires |final - VALUE| <= RTOL |VALUE| for the identified parameter NAME;
 --wrong requires the opposite (an identification that is expected to miss, e.g. the time-domain cost
-with model error). Prints every value it checks; exits 1 on a failed check.
+with model error); --attribute requires the attribute NAME of GROUP to read VALUE. Prints every value it checks;
+exits 1 on a failed check.
 """
 import argparse
 import sys
@@ -25,6 +27,7 @@ def main():
     parser.add_argument("expect", nargs="*", type=parse)
     parser.add_argument("--wrong", nargs="*", type=parse, default=[])
     parser.add_argument("--max-iterations", type=int, default=None)
+    parser.add_argument("--attribute", nargs="*", default=[])
     args = parser.parse_args()
     failed = False
     with h5py.File(args.result, "r") as f:
@@ -37,6 +40,14 @@ def main():
             ok = (error > rtol) if miss else (error <= rtol)
             relation = ">" if miss else "<="
             print(f"{'ok  ' if ok else 'FAIL'} {name} = {final[name]:.10g}, relative error {error:.3e} (want {relation} {rtol:g} of {value:g})")
+            failed |= not ok
+        for spec in args.attribute:
+            where, want = spec.split("=", 1)
+            group, name = where.split(":")
+            got = f[group].attrs.get(name, "(missing)")
+            got = got.decode() if isinstance(got, bytes) else str(got)
+            ok = got == want
+            print(f"{'ok  ' if ok else 'FAIL'} {group} attribute {name} = {got} (want {want})")
             failed |= not ok
         if args.max_iterations is not None:
             ok = iterations <= args.max_iterations
