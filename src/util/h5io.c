@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mbsid_git.h" /* MBSID_GIT_COMMIT, MBSID_GIT_DIRTY: generated at build time (cmake/git_provenance.cmake) */
+#include "util/mbsid_git.h" /* MBSID_GIT_COMMIT, MBSID_GIT_DIRTY: generated at build time (cmake/git_provenance.cmake) */
 
 static hid_t MbsH5LinkCreationProperties_Private(void)
 {
