@@ -16,8 +16,6 @@
 
 #include <petscts.h>
 
-#define MBSID_VERSION "0.1.0"
-
 /* Models */
 typedef struct _p_MbsModel *MbsModel;
 
@@ -108,6 +106,8 @@ PETSC_EXTERN PetscErrorCode MbsFourierSetWindowGain(MbsFourier, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierCompute(MbsFourier, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierComputeSignal(MbsFourier, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsFourierCheckSignal(MbsFourier, const MbsSignal *, const char[]);
+PETSC_EXTERN PetscErrorCode MbsFourierExplainAlias(MbsFourier, const MbsSignal *, const char[], char[], size_t);
+PETSC_EXTERN PetscErrorCode MbsFourierGetNyquistStep(MbsFourier, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsQuadratureWeights(PetscInt, const PetscReal[], PetscReal, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensity(MbsFourier, const PetscReal[], const PetscReal[], PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsFourierAdjointDensitySamples(MbsFourier, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[]);
@@ -169,6 +169,7 @@ PETSC_EXTERN PetscErrorCode MbsCostSetFromOptions(MbsCost);
 PETSC_EXTERN PetscErrorCode MbsCostSetUp(MbsCost, const char[], const MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsCostGetType(MbsCost, const char **);
 PETSC_EXTERN PetscErrorCode MbsCostEvaluate(MbsCost, const MbsSignal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsCostSignalUsable(MbsCost, const MbsSignal *, PetscBool *);
 PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsCostRecord(MbsCost, const MbsSignal *, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);

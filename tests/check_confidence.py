@@ -16,8 +16,11 @@
   check_confidence.py coverage --mbsid PATH --truth-options FILE --identify-options FILE --truth name=value,...
                        [--trials N] [--sigma s] [--min-coverage c] [--args "..."] [--truth-args "..."]
       N seeded virtual measurements at the truth and identifications from them: every parameter's reported 95 %
-      interval must contain the truth in at least the fraction c of the trials. --args go to both commands,
-      --truth-args to simulate only.
+      interval must contain the truth in at least the fraction c of the trials (intervals too narrow), and its mean
+      reported standard deviation must agree with the scatter of the N estimates (intervals too wide, or too
+      narrow): (N - 1) s^2 / std^2 is chi-square with N - 1 degrees of freedom, so mean std / s must lie within the
+      two-sided 99.9 % range of that law (0.64 to 1.99 for N = 20). --args go to both commands, --truth-args to
+      simulate only.
 """
 import argparse
 import math
@@ -103,9 +106,22 @@ def check_design(args, tmp):
     return faults
 
 
+def chi2_quantile(p, k):
+    """The p quantile of the chi-square law with k degrees of freedom (Wilson and Hilferty, 1931: for k = 19 at
+    p = 0.0005 and 0.9995, 4.81 and 46.14 where the exact values are 4.91 and 45.97)."""
+    # the standard normal quantile by bisection of erf
+    lo, hi = -10.0, 10.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if 0.5 * (1 + math.erf(mid / math.sqrt(2))) < p else (lo, mid)
+    z = 0.5 * (lo + hi)
+    return k * (1 - 2 / (9 * k) + z * math.sqrt(2 / (9 * k))) ** 3
+
+
 def check_coverage(args, tmp):
     truth = {k: float(v) for k, v in (item.split("=") for item in args.truth.split(","))}
     covered, joint, extra, truth_extra = {k: 0 for k in truth}, 0, shlex.split(args.args), shlex.split(args.truth_args)
+    estimates, stds = {k: [] for k in truth}, {k: [] for k in truth}
     for seed in range(1, args.trials + 1):
         meas, result = os.path.join(tmp, "m_%d.h5" % seed), os.path.join(tmp, "id_%d.h5" % seed)
         run([args.mbsid, "simulate", "-options_file", args.truth_options] + extra + truth_extra + ["-noise_sigma", repr(args.sigma), "-noise_seed", str(seed), "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
@@ -116,6 +132,10 @@ def check_coverage(args, tmp):
         inside = {n: c["lower"][i] <= truth[n] <= c["upper"][i] for i, n in enumerate(names) if n in truth}
         for n, ok in inside.items():
             covered[n] += ok
+        for i, n in enumerate(names):
+            if n in truth:
+                estimates[n].append(c["estimate"][i])
+                stds[n].append(c["std"][i])
         joint += all(inside.values())
         print("trial %2d: " % seed + "  ".join("%s %.8g +- %.3g %s" % (n, c["estimate"][i], c["std"][i], "covers" if inside[n] else "MISSES") for i, n in enumerate(names) if n in truth) + "  (sigma %.3e)" % c["sigma"])
     need = math.ceil(args.min_coverage * args.trials - 1e-9)
@@ -125,6 +145,15 @@ def check_coverage(args, tmp):
         if count < need:
             faults.append("%s covered in %d of %d trials" % (n, count, args.trials))
     print("all parameters at once: %d of %d trials" % (joint, args.trials))
+    k = args.trials - 1
+    low, high = math.sqrt(k / chi2_quantile(0.9995, k)), math.sqrt(k / chi2_quantile(0.0005, k))
+    for n in truth:
+        scatter = float(np.std(estimates[n], ddof=1))
+        ratio = float(np.mean(stds[n])) / scatter
+        ok = low <= ratio <= high
+        print("%s %s: mean reported std %.4g, scatter of the %d estimates %.4g, ratio %.3f (want %.3f to %.3f)" % ("ok  " if ok else "FAIL", n, np.mean(stds[n]), args.trials, scatter, ratio, low, high))
+        if not ok:
+            faults.append("%s: mean reported std %.4g against a scatter of %.4g" % (n, np.mean(stds[n]), scatter))
     return faults
 
 

@@ -182,6 +182,12 @@ static PetscErrorCode CheckT4T5(MbsTest *test, const Source *source)
       PetscCall(PetscSNPrintf(what, sizeof(what), "T4 t0 = %.1f s: %s, n = 4 vs n = 1", (double)(0.1 * i), k == 0 ? "K_p" : k == 1 ? "K_i" : "K_d"));
       PetscCall(MbsTestClose(test, what, r4[i].gain[k], r1[i].gain[k], 0, k == 2 ? 1e-9 : 1e-5));
     }
+  /* K_i to the rounding of the outputs: an ulp of |u| <= K_p (1 + dy) + K_i max|int r| + K_d dy/dt = 110 is 2.4e-14, and
+     K_i's smallest column entry (y0 + dy/2) dt = 5e-7: 5e-8, the level of the paper's Table 4 (2.5e-8) at every t0 */
+  for (PetscInt i = 0; i <= 10; i++) {
+    PetscCall(PetscSNPrintf(what, sizeof(what), "T4 t0 = %.1f s: K_i to rounding", (double)(0.1 * i)));
+    PetscCall(MbsTestClose(test, what, r1[i].gain[1], gains[1], 0, 110 * PETSC_MACHINE_EPSILON / 5e-7));
+  }
   PetscCall(PetscArraycmp(u, u_plain, 101, &same));
   PetscCall(MbsTestTrue(test, "T4 the outputs with perturbations equal those without, bit for bit", same));
   /* the PID law on the sampled sine: trapezoidal integral, backward difference */

@@ -204,31 +204,34 @@ static PetscErrorCode MbsDesignCaseView_Private(MbsDesign d, const MbsDesignCase
 
 static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, const MbsDesignCase *c, const char name[])
 {
-  char     path[256];
+  char     path[256], fisher[256];
   PetscInt nb2[2] = {d->nb, d->nb}, N = d->ext->n;
+  /* the extended state: U in the model's units, then S_j = dU/db_j */
+  const char *state = "U (the model's state), then dU/db_j for each design parameter b_j";
 
   PetscFunctionBeginUser;
+  PetscCall(MbsDesignUnits(d, " s", fisher, sizeof(fisher))); /* M = int y_b y_b^T dt */
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s", name));
   if (c->nodal) PetscCall(MbsInputWrite(w, path, d->nnodes, d->t_nodes, c->F));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher", name));
-  PetscCall(MbsH5WriteReals(w, path, 2, nb2, c->M, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 2, nb2, c->M, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher_eigenvalues", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, &d->nb, c->eig, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, &d->nb, c->eig, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/trace", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->trace, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->trace, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/condition", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->condition, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->condition, "1"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/J", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->J, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->J, fisher)); /* -Tr M plus the end-state penalty scaled alike */
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/end_state", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, &N, c->z_end, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, &N, c->z_end, state));
   if (c->nstates) {
     PetscInt dims[2] = {c->nstates, N};
 
     PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/state_times", name));
     PetscCall(MbsH5WriteReals(w, path, 1, &c->nstates, c->state_times, "s"));
     PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/states", name));
-    PetscCall(MbsH5WriteReals(w, path, 2, dims, c->states, NULL));
+    PetscCall(MbsH5WriteReals(w, path, 2, dims, c->states, state));
   }
   if (c->error.done) {
     PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/error", name));

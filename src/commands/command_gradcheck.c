@@ -26,7 +26,14 @@ static PetscErrorCode MbsEvaluateOrFail_Private(MbsObjective obj, const PetscRea
 
   PetscFunctionBeginUser;
   PetscCall(MbsObjectiveEvaluate(obj, x, J, grad, &ok));
-  PetscCheck(ok, obj->comm, PETSC_ERR_NOT_CONVERGED, "The forward simulation of model %s failed during the gradient check; see -ts_monitor", obj->model->type);
+  if (!ok) { /* a signal the cost could not use says why, on the rank of its experiment */
+    PetscMPIInt rank;
+
+    PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+    for (PetscInt e = 0; e < obj->nexp; e++)
+      if (obj->exp[e].rank == rank && obj->exp[e].cost->unusable[0]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", obj->exp[e].cost->unusable));
+  }
+  PetscCheck(ok, obj->comm, PETSC_ERR_NOT_CONVERGED, "The forward simulation of model %s failed during the gradient check, or its steps alias an analysed frequency; see -ts_monitor", obj->model->type);
   PetscFunctionReturn(0);
 }
 

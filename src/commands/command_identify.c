@@ -1,11 +1,12 @@
 /*
-  mbsid identify: the parameters that minimise the cost, by TAO (default the bound-constrained
-  quasi-Newton blmvm; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
+  mbsid identify: the parameters that minimise the cost, by TAO (default bqnkls, the bound-constrained
+  quasi-Newton method with a line search; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
 
   TAO works on scaled variables, x_k = p_k / p_k,0 (or x_k = log(p_k / p_k,0) with -identify_scaling log),
   bounded by the model's physical bounds, and on the scaled cost J / J_0: in SI units J is tiny (1e-14 for
   amplitudes of 1e-4 rad) and would stop TAO at once. J and the gradient are reported unscaled. A forward
-  solve that fails during a line search is a failed step for TAO (a large cost, no descent), not an error.
+  solve that fails during a line search, or whose adaptive steps alias an analysed frequency, is a failed step for TAO
+  (a large cost, no descent), not an error.
 
   At the result, the confidence (confidence.c): standard deviations, correlations and 95 % intervals from the Gauss-Newton
   matrix of the cost's residuals and the noise of the measured values (-noise_sigma, or estimated from the residual).
@@ -81,7 +82,7 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
   }
   PetscCall(VecGetArrayWrite(G, &g));
   if (!ok) {
-    PetscCall(PetscPrintf(obj->comm, "  forward solve failed at trial parameters; reported to TAO as a failed step\n"));
+    PetscCall(PetscPrintf(obj->comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; reported to TAO as a failed step\n"));
     *f = MBS_FAILED_STEP_COST;
     for (PetscInt k = 0; k < obj->nid; k++) g[k] = 0;
   } else {

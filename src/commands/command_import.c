@@ -285,7 +285,7 @@ static PetscErrorCode MbsImportTable_Private(MPI_Comm comm, const MbsImport *im,
     for (PetscInt o = 0; o < meas->norder; o++) {
       if (im->norders) meas->order[o] = im->orders[o];
       else PetscCall(MbsImportOrderFromName_Private(csv, col[o + 1], im->decimal_comma, &meas->order[o]));
-      PetscCheck(meas->order[o] > 0 && PetscIsNormalReal(meas->order[o]) && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be a positive number above the order before it; list the amplitude columns by increasing order",
+      PetscCheck(meas->order[o] > 0 && !PetscIsInfOrNanReal(meas->order[o]) && (o == 0 || meas->order[o] > meas->order[o - 1]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "CSV file '%s': order %g (column %" PetscInt_FMT ") must be a positive number above the order before it; list the amplitude columns by increasing order",
                  csv->path, (double)meas->order[o], col[o + 1] + 1);
     }
     PetscCall(MbsImportColumn_Private(csv, col[0], im->speed_unit, "speed", 0, PETSC_TRUE, PETSC_TRUE, &meas->speed));

@@ -98,7 +98,7 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
     PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", model->np, names));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", model->np, units));
-    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, NULL));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, "see /parameters/unit"));
     PetscCall(MbsH5WriteProvenance(&writer, comm));
     PetscCall(MbsH5WriterClose(&writer));
     PetscCall(PetscFree2(names, units));

@@ -839,17 +839,61 @@ static PetscErrorCode MbsFourierDescribe_Private(MbsFourier fourier, PetscInt j,
 }
 
 /*@C
-  MbsFourierCheckSignal - Raises an error, naming source (the measurement or the options the coefficients come from),
-  for the first coefficient that the signal cannot give: its window reaches outside the simulated interval, or its
-  frequency is not below 1/(2h), h the longest step within its window, where the quadrature only sees an alias. Not
+  MbsFourierExplainAlias - An error message (empty: none), naming source, for the first coefficient whose frequency is
+  not below 1/(2h), h the longest step of the signal within its window, where the quadrature only sees an alias.
+  Adaptive steps depend on the parameters, so a signal of one parameter set may alias where another did not. Not
   collective.
 @*/
-PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal, const char source[])
+PetscErrorCode MbsFourierExplainAlias(MbsFourier fourier, const MbsSignal *signal, const char source[], char message[], size_t size)
 {
   const PetscReal *t = signal->t;
   PetscInt         n = signal->n;
   PetscReal        h = 0;
   char             coefficient[128];
+
+  PetscFunctionBeginUser;
+  message[0] = 0;
+  for (PetscInt j = 0; j < fourier->n; j++) {
+    PetscReal t_l = fourier->line[j].t_l, t_u = fourier->line[j].t_u;
+
+    if (j == 0 || t_l != fourier->line[j - 1].t_l || t_u != fourier->line[j - 1].t_u) { /* the lines of a spectrum share their window */
+      h = 0;
+      for (PetscInt i = PetscMax(MbsLowerBound(t, n, t_l) - 1, 0); i < n - 1 && t[i] < t_u; i++) h = PetscMax(h, t[i + 1] - t[i]);
+    }
+    if (fourier->omega[j] / (2 * PETSC_PI) * 2 * h >= 1 - 1e-9) { /* at the Nyquist frequency itself the sine is lost */
+      PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
+      PetscCall(PetscSNPrintf(message, size, "%s: %s lies at or above the Nyquist frequency %g Hz of the simulation, whose steps reach %g s in its window; leave it out (-band_hz, -orders, -speed_rpm) or take smaller steps (-ts_dt, -ts_adapt_dt_max)", source, coefficient, (double)(0.5 / h), (double)h));
+      break;
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierGetNyquistStep - The longest step [s] that aliases none of the coefficients: just below 1/(2 f_max), f_max
+  the highest analysed frequency (0: no coefficients). An adaptive integration capped there (-ts_adapt_dt_max) passes
+  MbsFourierCheckSignal()'s check of the steps whatever the parameters. Not collective.
+@*/
+PetscErrorCode MbsFourierGetNyquistStep(MbsFourier fourier, PetscReal *h)
+{
+  PetscReal omega_max = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < fourier->n; j++) omega_max = PetscMax(omega_max, fourier->omega[j]);
+  *h = omega_max > 0 ? (1 - 1e-6) * PETSC_PI / omega_max : 0;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFourierCheckSignal - Raises an error, naming source (the measurement or the options the coefficients come from),
+  for the first coefficient that the signal cannot give: its window reaches outside the simulated interval, or its
+  frequency is not below 1/(2h), h the longest step within its window (MbsFourierExplainAlias()). Not collective.
+@*/
+PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal, const char source[])
+{
+  const PetscReal *t = signal->t;
+  PetscInt         n = signal->n;
+  char             coefficient[128], alias[PETSC_MAX_PATH_LEN + 512];
 
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "Fourier analysis needs a signal of at least one step, got %" PetscInt_FMT " samples", n);
@@ -860,15 +904,9 @@ PetscErrorCode MbsFourierCheckSignal(MbsFourier fourier, const MbsSignal *signal
       PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s needs the window [%g, %g] s, which is not inside the simulated interval [%g, %g] s; leave it out (-band_hz, -speed_rpm) or simulate longer (-time_span, -ramp_rpm, -ramp_time)", source, coefficient, (double)t_l, (double)t_u, (double)t[0], (double)t[n - 1]);
     }
-    if (j == 0 || t_l != fourier->line[j - 1].t_l || t_u != fourier->line[j - 1].t_u) { /* the lines of a spectrum share their window */
-      h = 0;
-      for (PetscInt i = PetscMax(MbsLowerBound(t, n, t_l) - 1, 0); i < n - 1 && t[i] < t_u; i++) h = PetscMax(h, t[i + 1] - t[i]);
-    }
-    if (fourier->omega[j] / (2 * PETSC_PI) * 2 * h >= 1 - 1e-9) { /* at the Nyquist frequency itself the sine is lost */
-      PetscCall(MbsFourierDescribe_Private(fourier, j, coefficient, sizeof(coefficient)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: %s lies at or above the Nyquist frequency %g Hz of the simulation, whose steps reach %g s in its window; leave it out (-band_hz, -orders, -speed_rpm) or take smaller steps (-ts_dt, -ts_adapt_dt_max)", source, coefficient, (double)(0.5 / h), (double)h);
-    }
   }
+  PetscCall(MbsFourierExplainAlias(fourier, signal, source, alias, sizeof(alias)));
+  PetscCheck(!alias[0], PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s", alias);
   PetscFunctionReturn(0);
 }
 

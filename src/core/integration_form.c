@@ -13,12 +13,16 @@
   Explicit integrators (TSRK) take the rate itself, U' = g(t, U), of any ODE model, with the adjoint's
 
     dg/dU = -E^{-1} dF/dU,   dg/dp = -E^{-1} dF/dp   at (U, U' = g(U)).
+
+  The factored E and the rate are kept for the last (t, F(t), U, p): the excitation F(t) is part of the key because
+  an input (nodal, sine, the model's own, a controller's force, or a base model's for a sensitivity-extended model)
+  can change between two evaluations at the same (t, U, p), and the residual depends on it through F(t) alone.
 */
 #include "core/coreimpl.h"
 
 typedef struct {
   PetscReal *E, *rate, *work; /* LU of dF/dU', g(U), n x n scratch */
-  PetscReal *key;             /* t, U, p of E and rate: 1 + n + np */
+  PetscReal *key;             /* t, F(t), U, p of E and rate: 2 + n + np */
   PetscInt   n, *pivots;      /* MbsDenseLUFactor(): 3n */
 } MbsExplicitForm;
 
@@ -36,19 +40,20 @@ static PetscBool MbsModelUsesExplicitForm(MbsModel model)
 
 /*
   Factors E(U) = dF/dU' and computes the rate g(U), in the model's cached workspace (no allocation per call). An
-  adjoint step asks for dg/dU and dg/dp at the same stage: the factorisation of the last (t, U, p) is reused.
+  adjoint step asks for dg/dU and dg/dp at the same stage: the factorisation of the last (t, F(t), U, p) is reused.
 */
 static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, const PetscReal u[], MbsExplicitForm *form)
 {
   PetscInt  n = model->n, np = model->np;
+  PetscReal force;
   PetscBool same;
 
   PetscFunctionBeginUser;
   PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)%s%s%s", model->type, model->ode_form_option ? ", or take its ODE form (" : "",
              model->ode_form_option ? model->ode_form_option : "", model->ode_form_option ? ")" : "");
   if (!model->form_work) {
-    PetscCall(PetscMalloc2(3 * n * n + 1 + n + np, &model->form_work, 3 * n, &model->form_pivots));
-    model->form_work[3 * n * n] = PETSC_MAX_REAL; /* no (t, U, p) yet */
+    PetscCall(PetscMalloc2(3 * n * n + 2 + n + np, &model->form_work, 3 * n, &model->form_pivots));
+    model->form_work[3 * n * n] = PETSC_MAX_REAL; /* no (t, F, U, p) yet */
   }
   form->n      = n;
   form->E      = model->form_work;
@@ -56,14 +61,16 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   form->rate   = model->form_work + 2 * n * n;
   form->key    = model->form_work + 3 * n * n;
   form->pivots = model->form_pivots;
-  same         = (PetscBool)(form->key[0] == t);
-  if (same) PetscCall(PetscArraycmp(form->key + 1, u, n, &same));
-  if (same) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, np, &same));
+  PetscCall(MbsModelExcitation(model, t, &force));
+  same = (PetscBool)(form->key[0] == t && form->key[1] == force);
+  if (same) PetscCall(PetscArraycmp(form->key + 2, u, n, &same));
+  if (same) PetscCall(PetscArraycmp(form->key + 2 + n, model->p, np, &same));
   if (same) PetscFunctionReturn(0);
   PetscCall(MbsModelExplicitRate(model, t, u, form->E, form->work, form->pivots, form->rate));
   form->key[0] = t;
-  PetscCall(PetscArraycpy(form->key + 1, u, n));
-  PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
+  form->key[1] = force;
+  PetscCall(PetscArraycpy(form->key + 2, u, n));
+  PetscCall(PetscArraycpy(form->key + 2 + n, model->p, np));
   PetscFunctionReturn(0);
 }
 

@@ -441,7 +441,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
   if (sim->at_stages) PetscCall(MbsRecordStages_Private(ts, sim, t));
-  if (!PetscIsNormalReal(y) && y != 0) {
+  if (PetscIsInfOrNanReal(y)) {
     signal->nonfinite = PETSC_TRUE;
     PetscCall(TSSetConvergedReason(ts, TS_DIVERGED_NONLINEAR_SOLVE));
   }
@@ -597,7 +597,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERKLU));
   }
   PetscCall(TSGetAdapt(ts, &adapt));
-  if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
+  if (MbsModelStepCap(model) > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, MbsModelStepCap(model)));
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, sim, NULL));
   if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
@@ -701,7 +701,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
   PetscCall(TSSetTimeStep(ts, model->dt));
   PetscCall(TSSetMaxTime(ts, model->tf));
   PetscCall(TSGetAdapt(ts, &adapt));
-  if (model->dt_max > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, model->dt_max));
+  if (MbsModelStepCap(model) > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, MbsModelStepCap(model)));
   PetscCall(MbsHelpMute(PETSC_TRUE));
   PetscCall(TSSetFromOptions(ts));
   PetscCall(MbsHelpMute(PETSC_FALSE));
@@ -730,7 +730,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_rtol <%g>: Relative tolerance of the adaptive step control (TSSetTolerances)\n", (double)rtol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_atol <%g>: Absolute tolerance of the adaptive step control (TSSetTolerances)\n", (double)atol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_min <%g>: Smallest adaptive step [s] (TSAdaptSetStepLimits)\n", (double)dt_min));
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_max <%g>: Largest adaptive step [s] (the model's cap, if any) (TSAdaptSetStepLimits)\n", (double)dt_max));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_max <%g>: Largest adaptive step [s] (default: the model's cap, and just below the Nyquist step 1/(2 f) of the highest frequency a spectrum cost analyses) (TSAdaptSetStepLimits)\n", (double)dt_max));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_monitor: Print every step (TSMonitorSet)\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <memory>: Where adjoint gradients keep the forward trajectory: memory or basic (disk) (TSTrajectorySetType)\n"));
   PetscCall(TSDestroy(&ts));

@@ -110,6 +110,22 @@ PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal 
 }
 
 /*@C
+  MbsCostSignalUsable - Whether MbsCostEvaluate() can use a signal whose integration succeeded: not where an adaptive
+  step in a spectrum's window is too long for one of its frequencies (an alias), which depends on the parameters and
+  counts as a failed solve there; the cost keeps the reason for the message of a command that stops on it. Not
+  collective.
+@*/
+PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscBool *usable)
+{
+  PetscFunctionBeginUser;
+  cost->unusable[0] = 0;
+  if (cost->ops.usable) PetscCall(cost->ops.usable(cost, signal, cost->unusable, sizeof(cost->unusable)));
+  *usable = (PetscBool)!cost->unusable[0];
+  if (!*usable) PetscCall(PetscInfo(NULL, "%s\n", cost->unusable));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsCostDensity - r'(t, y) with dJ/dy_n = c_n r'(t_n, y_n) for the signal of the last MbsCostEvaluate(); 0 for a
   cost on step points (MbsCostStepPoint()). Not collective.
 @*/

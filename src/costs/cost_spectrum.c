@@ -174,6 +174,39 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
     for (PetscInt o = 0; o < norder; o++) ctx->measured[offset + s * norder + o] = meas->order_amplitude[ms * meas->norder + order_index[o]];
   }
   PetscCall(PetscInfo(NULL, "Spectrum cost: %" PetscInt_FMT " lines and %" PetscInt_FMT " orders x %" PetscInt_FMT " speeds\n", nlines, norder, nspeed));
+  /* adaptive steps stay below the Nyquist step of every analysed frequency, whatever the parameters TAO tries */
+  PetscCall(MbsFourierGetNyquistStep(ctx->fourier, &cost->model->analysis_dt_max));
+  PetscFunctionReturn(0);
+}
+
+/* "Measurement file 'NAME'", the source of the coefficients in messages */
+static PetscErrorCode MbsCostSpectrumSource_Private(MbsCost cost, char source[], size_t size)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(source, size, "Measurement file '%s'", cost->measurement));
+  PetscFunctionReturn(0);
+}
+
+/* The signal gives every coefficient (MbsFourierCheckSignal), or an error naming the measurement */
+static PetscErrorCode MbsCostSpectrumCheckSignal_Private(MbsCost cost, const MbsSignal *signal)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  char             source[PETSC_MAX_PATH_LEN + 32];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostSpectrumSource_Private(cost, source, sizeof(source)));
+  PetscCall(MbsFourierCheckSignal(ctx->fourier, signal, source));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCostUsable_Spectrum(MbsCost cost, const MbsSignal *signal, char message[], size_t size)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  char             source[PETSC_MAX_PATH_LEN + 32];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostSpectrumSource_Private(cost, source, sizeof(source)));
+  PetscCall(MbsFourierExplainAlias(ctx->fourier, signal, source, message, size));
   PetscFunctionReturn(0);
 }
 
@@ -182,11 +215,9 @@ static PetscErrorCode MbsCostEvaluate_Spectrum(MbsCost cost, const MbsSignal *si
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
   const PetscReal *A, *B;
   PetscInt         ncost;
-  char             source[PETSC_MAX_PATH_LEN + 32];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscSNPrintf(source, sizeof(source), "Measurement file '%s'", cost->measurement));
-  PetscCall(MbsFourierCheckSignal(ctx->fourier, signal, source));
+  PetscCall(MbsCostSpectrumCheckSignal_Private(cost, signal));
   PetscCall(MbsFourierComputeSignal(ctx->fourier, signal));
   PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
   PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
@@ -268,6 +299,7 @@ static PetscErrorCode MbsCostRecord_Spectrum(MbsCost cost, const MbsSignal *sign
   PetscInt         n;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostSpectrumCheckSignal_Private(cost, signal)); /* the start point's alias is an error, not a failed step */
   PetscCall(MbsFourierGetNumCoefficients(ctx->display, &n));
   if (!ctx->curve[slot]) PetscCall(PetscMalloc1(n, &ctx->curve[slot]));
   PetscCall(MbsFourierComputeSignal(ctx->display, signal));
@@ -350,6 +382,7 @@ PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
   cost->ops.density          = MbsCostDensity_Spectrum;
   cost->ops.residuals        = MbsCostResiduals_Spectrum;
   cost->ops.record           = MbsCostRecord_Spectrum;
+  cost->ops.usable           = MbsCostUsable_Spectrum;
   cost->noise_of             = "each measured amplitude in the cost";
   cost->ops.write            = MbsCostWrite_Spectrum;
   cost->ops.destroy          = MbsCostDestroy_Spectrum;

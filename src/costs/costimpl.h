@@ -19,6 +19,10 @@ typedef struct {
   PetscErrorCode (*set_up)(MbsCost, const char[], const MbsMeasurement *);
   /* J of a simulated signal; keeps what the adjoint density needs */
   PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
+  /* why evaluate cannot use a signal whose integration succeeded (an empty message: it can; NULL: always can): a
+     spectrum cannot where a step in a window aliases one of its frequencies, which adaptive steps may do at some
+     parameters and not at others */
+  PetscErrorCode (*usable)(MbsCost, const MbsSignal *, char[], size_t);
   /* r'(t, y) after evaluate; NULL for a cost on step points */
   PetscErrorCode (*density)(MbsCost, PetscReal, PetscReal, PetscReal *);
   /* dJ/dy_n at step point n (time t_n) of the signal of the last evaluate; NULL for an integral cost */
@@ -37,8 +41,9 @@ typedef struct {
 
 struct _p_MbsCost {
   char        type[32];
-  char        measurement[PETSC_MAX_PATH_LEN]; /* the file it compares with, for messages */
-  const char *noise_of;                        /* the measured values the residuals' data map refers to */
+  char        measurement[PETSC_MAX_PATH_LEN];    /* the file it compares with, for messages */
+  const char *noise_of;                           /* the measured values the residuals' data map refers to */
+  char        unusable[PETSC_MAX_PATH_LEN + 512]; /* why the last signal was not usable (MbsCostSignalUsable), empty: it was */
   MbsModel    model;
   MbsCostOps  ops;
   void       *data;

@@ -246,7 +246,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
   PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, adj, monitor, monitor_ctx, signal, &o->ts));
   *ok = (PetscBool)(signal->reason >= 0 && !signal->nonfinite);
-  if (*ok && integral->prepare) PetscCall(integral->prepare(model, signal, integral->ctx));
+  if (*ok && integral->prepare) PetscCall(integral->prepare(model, signal, integral->ctx, ok));
   if (*ok && Q && integral->forward) {
     TS                 quadts;
     Vec                q;
@@ -321,7 +321,8 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
   MbsIntegralGradient - Integrates the model with the integrals Q = int r(t, U) dt of the integral cost (ncomp
   components, by the integrator's own rule; Q and U_end may be NULL) and, when grad is not NULL, the gradient of
   J = Q_0 + w(U(tf)) with respect to the parameters id[0..nid-1] by one discrete adjoint solve. A failed forward
-  integration is not an error: *ok is PETSC_FALSE and Q, U_end and grad are left alone.
+  integration, or one whose signal the integral cost cannot use (prepare), is not an error: *ok is PETSC_FALSE and Q,
+  U_end and grad are left alone.
   The TS reads the options -ts_*. Not collective.
 @*/
 PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integral, PetscInt nid, const PetscInt id[], MbsStateMonitor monitor, void *monitor_ctx, PetscReal Q[], PetscReal U_end[], PetscReal grad[], PetscBool *ok)
@@ -344,13 +345,14 @@ typedef struct {
   PetscReal *dydu; /* n */
 } MbsCostIntegral;
 
-/* The cost's density needs the forward signal before the adjoint sweep: J is evaluated there */
-static PetscErrorCode MbsCostPrepare(MbsModel model, const MbsSignal *signal, void *ctx)
+/* The cost's density needs the forward signal before the adjoint sweep: J is evaluated there, if the cost can use it */
+static PetscErrorCode MbsCostPrepare(MbsModel model, const MbsSignal *signal, void *ctx, PetscBool *usable)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsCostEvaluate(c->cost, signal, &c->J));
+  PetscCall(MbsCostSignalUsable(c->cost, signal, usable));
+  if (*usable) PetscCall(MbsCostEvaluate(c->cost, signal, &c->J));
   PetscFunctionReturn(0);
 }
 
@@ -386,8 +388,9 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
 
 /*@C
   MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
-  id[0..nid-1] by one adjoint solve. A failed forward integration is not an error: *ok is PETSC_FALSE, J is
-  infinite and grad is left alone. The TS reads the options -ts_*. Not collective.
+  id[0..nid-1] by one adjoint solve. A failed forward integration, or a signal the cost cannot use (an adaptive step that
+  aliases an analysed frequency, MbsCostSignalUsable()), is not an error: *ok is PETSC_FALSE, J is infinite and grad is
+  left alone. The TS reads the options -ts_*. Not collective.
 @*/
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {

@@ -29,12 +29,14 @@ typedef struct {
   PetscInt  *data;
 } MbsResidualSet;
 
-static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *signal, void *ctx)
+static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *signal, void *ctx, PetscBool *usable)
 {
   MbsResidualSet *set = (MbsResidualSet *)ctx;
   PetscReal       J;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostSignalUsable(set->cost, signal, usable));
+  if (!*usable) PetscFunctionReturn(0);
   PetscCall(MbsCostEvaluate(set->cost, signal, &J));
   PetscCall(PetscFree4(set->r, set->w, set->data, set->dr_dd));
   PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, NULL, NULL, NULL, NULL));
@@ -69,7 +71,7 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   MbsResidualSet at  = {NULL, 0, 0, NULL, NULL, NULL, NULL};
   MbsResidualSet fwd = at, bwd = at;
   PetscReal     *x, *S, *V, *H = values, *G = values + n * n, *tail = values + 2 * n * n;
-  PetscBool     *used;
+  PetscReal     *weight, weight_max = 0; /* of each measured value in J: sum_i w_i (dr_i/dd_l)^2 */
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(values, MBS_CONFIDENCE_VALUES(n)));
@@ -81,7 +83,7 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
     PetscCall(PetscFree(x));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscCalloc3(at.m * n, &S, at.ndata * n, &V, at.ndata, &used));
+  PetscCall(PetscCalloc3(at.m * n, &S, at.ndata * n, &V, at.ndata, &weight));
   for (PetscInt j = 0; j < n; j++) {
     PetscReal h = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1);
     PetscBool ok_fwd, ok_bwd;
@@ -106,19 +108,22 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
       PetscReal d = at.dr_dd[2 * i + a];
 
       if (d == 0) continue;
-      used[l] = PETSC_TRUE;
+      weight[l] += at.w[i] * d * d;
       tail[1] += at.w[i] * d * d;
       for (PetscInt j = 0; j < n; j++) V[l * n + j] += d * at.w[i] * s[j];
     }
     tail[0] += at.w[i] * at.r[i] * at.r[i];
   }
+  for (PetscInt l = 0; l < at.ndata; l++) weight_max = PetscMax(weight_max, weight[l]);
   for (PetscInt l = 0; l < at.ndata; l++) {
     for (PetscInt j = 0; j < n; j++)
       for (PetscInt k = 0; k < n; k++) G[j * n + k] += V[l * n + j] * V[l * n + k];
-    tail[3] += used[l];
+    /* a degree of freedom is a value that carries weight: an interpolation weight of 1e-13 (a node a rounding error
+       off a sample) leaves its neighbour a weight of 1e-26, which must not count as one */
+    tail[3] += weight[l] > 1e-8 * weight_max;
   }
   tail[2] = at.m;
-  PetscCall(PetscFree3(S, V, used));
+  PetscCall(PetscFree3(S, V, weight));
   PetscCall(PetscFree4(at.r, at.w, at.data, at.dr_dd));
   PetscCall(PetscFree4(fwd.r, fwd.w, fwd.data, fwd.dr_dd));
   PetscCall(PetscFree4(bwd.r, bwd.w, bwd.data, bwd.dr_dd));

@@ -134,6 +134,24 @@ PetscErrorCode MbsDesignDestroy(MbsDesign *design)
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsDesignUnits - The units attribute of a design quantity per pair (i, j) of design parameters, "<y>^2<per>/(b_i b_j)",
+  or with pair NULL those of the parameters themselves, followed by the list "b = c2 [N/m], d2 [N s/m]". Not collective.
+@*/
+PetscErrorCode MbsDesignUnits(MbsDesign d, const char pair[], char text[], size_t size)
+{
+  PetscFunctionBeginUser;
+  if (pair) PetscCall(PetscSNPrintf(text, size, "(%s)^2%s/(b_i b_j), b = ", d->base->output_unit, pair));
+  else PetscCall(PetscSNPrintf(text, size, "the unit of each b_j, b = "));
+  for (PetscInt j = 0; j < d->nb; j++) {
+    char one[96];
+
+    PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s [%s]", j ? ", " : "", d->base->param_info[d->b[j]].name, d->base->param_info[d->b[j]].unit));
+    PetscCall(PetscStrlcat(text, one, size));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* F = psi(u) = (2 F_max/pi) atan(pi u/(2 F_max)) and psi'(u) = 1/(1 + (u/s)^2), s = 2 F_max/pi */
 PetscReal MbsDesignPsi(MbsDesign d, PetscReal u)
 {

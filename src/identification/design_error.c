@@ -254,17 +254,20 @@ PetscErrorCode MbsDesignErrorView(MbsDesign d, const MbsDesignError *e)
 PetscErrorCode MbsDesignErrorWrite(MbsDesign d, MbsH5Writer *w, const char group[], const MbsDesignError *e)
 {
   PetscInt nb = d->nb, dims[2] = {nb, nb}, four = 4;
-  char     path[256];
+  char     path[256], hessian[256], parameters[256], squared[64];
 
   PetscFunctionBeginUser;
+  PetscCall(MbsDesignUnits(d, "", hessian, sizeof(hessian))); /* sums over the samples of (dy/db_i)(dy/db_j) */
+  PetscCall(MbsDesignUnits(d, NULL, parameters, sizeof(parameters)));
+  PetscCall(PetscSNPrintf(squared, sizeof(squared), "(%s)^2", d->base->output_unit));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/H", group));
-  PetscCall(MbsH5WriteReals(w, path, 2, dims, e->H, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 2, dims, e->H, hessian));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/H_rel", group));
-  PetscCall(MbsH5WriteReals(w, path, 2, dims, e->H_rel, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 2, dims, e->H_rel, squared));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/H_eigenvalues", group));
-  PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->eig, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->eig, hessian));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/H_rel_eigenvalues", group));
-  PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->eig_rel, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->eig_rel, squared));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/angle", group));
   PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &e->angle, "deg"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/t", group));
@@ -272,7 +275,7 @@ PetscErrorCode MbsDesignErrorWrite(MbsDesign d, MbsH5Writer *w, const char group
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/response", group));
   PetscCall(MbsH5WriteReals(w, path, 1, &e->nsample, e->response, d->base->output_unit));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/noise_first", group));
-  PetscCall(MbsH5WriteReals(w, path, 1, &four, e->noise_first, NULL));
+  PetscCall(MbsH5WriteReals(w, path, 1, &four, e->noise_first, "1"));
   for (PetscInt j = 0; j < nb; j++) {
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/grid_%s", group, d->base->param_info[d->b[j]].name));
     PetscCall(MbsH5WriteReals(w, path, 1, &e->ngrid[j], e->grid_values[j], d->base->param_info[d->b[j]].unit));
@@ -283,11 +286,11 @@ PetscErrorCode MbsDesignErrorWrite(MbsDesign d, MbsH5Writer *w, const char group
 
     PetscCall(PetscSNPrintf(sigma, sizeof(sigma), "%s/sigma%" PetscInt_FMT, group, m));
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/E_RMS", sigma));
-    PetscCall(MbsH5WriteReals(w, path, nb, gdims, e->E[m], NULL));
+    PetscCall(MbsH5WriteReals(w, path, nb, gdims, e->E[m], squared));
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/hessian", sigma));
-    PetscCall(MbsH5WriteReals(w, path, 2, dims, e->hessian[m], NULL));
+    PetscCall(MbsH5WriteReals(w, path, 2, dims, e->hessian[m], hessian));
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/estimate", sigma));
-    PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->estimate[m], NULL));
+    PetscCall(MbsH5WriteReals(w, path, 1, &nb, e->estimate[m], parameters));
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/sigma", sigma));
     PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &e->noise[m], d->base->output_unit));
   }

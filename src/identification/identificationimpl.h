@@ -16,8 +16,9 @@ typedef struct {
   PetscErrorCode (*integrand)(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], void *);
   /* w(U(tf)) (w may be NULL) and dw/dU (n, zeroed by the caller); NULL: no terminal term */
   PetscErrorCode (*terminal)(MbsModel, const PetscReal[], PetscReal *, PetscReal[], void *);
-  /* sees the forward signal before the adjoint solve; may be NULL */
-  PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *);
+  /* sees the forward signal before the adjoint solve and says whether the integrand can use it (a signal it cannot
+     use counts as a failed integration); may be NULL */
+  PetscErrorCode (*prepare)(MbsModel, const MbsSignal *, void *, PetscBool *);
   void *ctx;
   /* adds to dJ/dU (n) the derivative of a term of J at step point step (time t, state U); NULL: none */
   PetscErrorCode (*step_point)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
@@ -41,6 +42,7 @@ struct _p_MbsDesign {
 };
 
 PETSC_INTERN PetscErrorCode MbsDesignCheckOk(MbsDesign, PetscBool);
+PETSC_INTERN PetscErrorCode MbsDesignUnits(MbsDesign, const char[], char[], size_t);
 
 /* The identification error surface E_RMS of an input (design_error.c, section 8 of the design specs) */
 #define MBS_DESIGN_MAX_NOISE 3

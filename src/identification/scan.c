@@ -46,6 +46,13 @@ PetscErrorCode MbsScanCreate(MbsObjective obj, MbsScan *scan)
   for (PetscInt d = 0; d < 2; d++)
     PetscCheck(grid[3 * d + 2] >= 2 && grid[3 * d + 2] == PetscFloorReal(grid[3 * d + 2]) && grid[3 * d + 1] > grid[3 * d], obj->comm, PETSC_ERR_ARG_OUTOFRANGE, "-scan_grid: parameter %s needs lo < hi and an integer n >= 2, got %g,%g,%g",
                obj->model->param_info[obj->id[d]].name, (double)grid[3 * d], (double)grid[3 * d + 1], (double)grid[3 * d + 2]);
+  /* checked here, before the first solve: found by the scan itself, the error would come after a whole identification */
+  for (PetscInt d = 0; d < 2; d++) {
+    const MbsParameterInfo *info = &obj->model->param_info[obj->id[d]];
+
+    PetscCheck(grid[3 * d] >= info->lower && grid[3 * d + 1] <= info->upper, obj->comm, PETSC_ERR_ARG_OUTOFRANGE, "-scan_grid: parameter %s spans [%g, %g] %s, outside its physical bounds [%g, %g]; give a grid inside them", info->name, (double)grid[3 * d], (double)grid[3 * d + 1],
+               info->unit, (double)info->lower, (double)info->upper);
+  }
   PetscCall(PetscNew(scan));
   (*scan)->obj      = obj;
   (*scan)->gradient = gradient;

@@ -103,7 +103,7 @@ PetscErrorCode MbsSpeedProfileSetTable(MbsSpeedProfile *profile, PetscInt n, con
   PetscFunctionBeginUser;
   PetscCheck(n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "%s: a speed table needs at least 2 rows, got %" PetscInt_FMT, source, n);
   for (PetscInt i = 0; i < n; i++) {
-    PetscCheck(rpm[i] > 0 && PetscIsNormalReal(rpm[i]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: the speed at t = %g s is %g rpm; it must be positive", source, (double)t[i], (double)rpm[i]);
+    PetscCheck(rpm[i] > 0 && !PetscIsInfOrNanReal(rpm[i]), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s: the speed at t = %g s is %g rpm; it must be positive", source, (double)t[i], (double)rpm[i]);
     PetscCheck(i == 0 || t[i] > t[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the times of a speed table must increase strictly, but row %" PetscInt_FMT " has %.17g after %.17g s", source, i, (double)t[i], (double)t[i - 1]);
     PetscCheck(!angle || i == 0 || angle[i] > angle[i - 1], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the crank angles of a speed table must increase strictly, but row %" PetscInt_FMT " has %.17g after %.17g rad", source, i, (double)angle[i], (double)angle[i - 1]);
   }

@@ -137,7 +137,7 @@ static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm co
   const MbsParameterInfo *info = &model->param_info[i];
 
   PetscFunctionBeginUser;
-  PetscCheck(PetscIsNormalReal(value) || value == 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
+  PetscCheck(!PetscIsInfOrNanReal(value), comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g: not a finite number (-p_%s)", info->name, model->type, (double)value, info->name);
   PetscCheck(value >= info->lower && value <= info->upper, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s of model %s is %g %s, outside its physical bounds [%g, %g] (-p_%s)", info->name, model->type, (double)value, info->unit, (double)info->lower,
              (double)info->upper, info->name);
   PetscFunctionReturn(0);
@@ -245,6 +245,13 @@ PetscErrorCode MbsModelSetSampleTimes(MbsModel model, PetscInt n, const PetscRea
   PetscCall(PetscMalloc1(n, &model->sample_t));
   PetscCall(PetscArraycpy(model->sample_t, t, n));
   PetscFunctionReturn(0);
+}
+
+/* The largest adaptive step: the model's own cap and that of the analysed frequencies, whichever is smaller (0: none) */
+PetscReal MbsModelStepCap(MbsModel model)
+{
+  if (model->dt_max > 0 && model->analysis_dt_max > 0) return PetscMin(model->dt_max, model->analysis_dt_max);
+  return PetscMax(model->dt_max, model->analysis_dt_max);
 }
 
 /*@C
@@ -446,7 +453,6 @@ PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
   PetscFunctionBeginUser;
   PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
   model->control_force = u;
-  if (model->form_work) model->form_work[3 * model->n * model->n] = PETSC_MAX_REAL; /* the cached explicit rate belongs to the old force */
   PetscFunctionReturn(0);
 }
 

@@ -87,7 +87,7 @@ static PetscErrorCode PidSdofSetFromOptions(MbsModel model, PetscOptionItems *Pe
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsReal("-pid_sdof_force", "Amplitude F_A of the applied force F_App = F_A sin(2 pi f_A t) [N]", "", sdof->amplitude, &sdof->amplitude, NULL));
   PetscCall(PetscOptionsReal("-pid_sdof_force_hz", "Frequency f_A of the applied force [Hz]", "", sdof->frequency_hz, &sdof->frequency_hz, NULL));
-  PetscCheck(PetscIsNormalReal(sdof->amplitude) || sdof->amplitude == 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-pid_sdof_force must be a finite force [N], got %g", (double)sdof->amplitude);
+  PetscCheck(!PetscIsInfOrNanReal(sdof->amplitude), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-pid_sdof_force must be a finite force [N], got %g", (double)sdof->amplitude);
   PetscCheck(sdof->frequency_hz >= 0 && sdof->frequency_hz < PETSC_INFINITY, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-pid_sdof_force_hz must be a finite frequency >= 0 Hz, got %g", (double)sdof->frequency_hz);
   PetscFunctionReturn(0);
 }

@@ -80,6 +80,7 @@ struct _p_MbsModel {
   const char             *output_name, *output_unit;
   PetscReal               t0, tf, dt;       /* default time span and step [s] */
   PetscReal               dt_max;           /* step cap for adaptive integration [s], 0: none */
+  PetscReal               analysis_dt_max;  /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
   PetscBool              *differential;     /* n flags, PETSC_FALSE for algebraic components of a DAE */
   PetscBool               constant_mass;    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
   const char             *ode_form_option;  /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
@@ -90,7 +91,7 @@ struct _p_MbsModel {
   PetscInt                refuse_index;     /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
   PetscReal               refuse[2];
   PetscReal              *jacobian_work; /* n x n dense Jacobian the model writes into, for the sparse path */
-  PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, U, p) they belong to (integration_form.c) */
+  PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
@@ -109,6 +110,7 @@ struct _p_MbsModel {
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);

@@ -18,9 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if !defined(MBSID_GIT_COMMIT)
-  #define MBSID_GIT_COMMIT "unknown"
-#endif
+#include "util/mbsid_git.h" /* MBSID_GIT_COMMIT, MBSID_GIT_DIRTY: generated at build time (cmake/git_provenance.cmake) */
 
 static hid_t MbsH5LinkCreationProperties_Private(void)
 {
@@ -339,7 +337,8 @@ PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *writer, const char object_path[]
 }
 
 /*@C
-  MbsH5WriteReals - Writes a dataset of doubles with dimensions dims[0..rank-1] (row-major) and a 'units' attribute. Not collective.
+  MbsH5WriteReals - Writes a dataset of doubles with dimensions dims[0..rank-1] (row-major) and its 'units' attribute
+  (every dataset has one: "1" for a pure number, a rule such as "see /parameters/unit" for mixed units). Not collective.
 @*/
 PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
 {
@@ -350,6 +349,7 @@ PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], Pe
   PetscFunctionBeginUser;
   PetscCall(MbsH5FullPath_Private(writer, object_path, path, sizeof(path)));
   PetscCheck(rank >= 1 && rank <= 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Datasets of rank %" PetscInt_FMT " are not supported", rank);
+  PetscCheck(units, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Dataset '%s' of '%s' is written without units", path, writer->tmp_path);
   for (PetscInt d = 0; d < rank; d++) hdims[d] = (hsize_t)dims[d];
   space = H5Screate_simple((int)rank, hdims, NULL);
   MbsCallHDF5(space, writer->tmp_path, path);
@@ -360,7 +360,7 @@ PetscErrorCode MbsH5WriteReals(MbsH5Writer *writer, const char object_path[], Pe
   MbsCallHDF5(H5Dclose(dset), writer->tmp_path, path);
   MbsCallHDF5(H5Pclose(lcpl), writer->tmp_path, path);
   MbsCallHDF5(H5Sclose(space), writer->tmp_path, path);
-  if (units) PetscCall(MbsH5WriteAttribute(writer, object_path, "units", units));
+  PetscCall(MbsH5WriteAttribute(writer, object_path, "units", units));
   PetscFunctionReturn(0);
 }
 
@@ -410,6 +410,7 @@ PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *writer, MPI_Comm comm)
   PetscCall(PetscOptionsGetAll(NULL, &options));
   PetscCall(MbsH5WriteAttribute(writer, "/", "mbsid_version", MBSID_VERSION));
   PetscCall(MbsH5WriteAttribute(writer, "/", "git_commit", MBSID_GIT_COMMIT));
+  PetscCall(MbsH5WriteAttribute(writer, "/", "git_dirty", MBSID_GIT_DIRTY));
   PetscCall(MbsH5WriteAttribute(writer, "/", "petsc_version", petsc));
   PetscCall(MbsH5WriteAttribute(writer, "/", "slepc_version", slepc));
   PetscCall(MbsH5WriteAttribute(writer, "/", "hdf5_version", hdf5));
