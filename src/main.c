@@ -44,15 +44,20 @@ int main(int argc, char **argv)
 {
   PetscErrorCode ierr;
   MPI_Comm       agreement;
-  char           fault[PETSC_MAX_PATH_LEN + 512];
+  char           fault[PETSC_MAX_PATH_LEN + 512], version_help[sizeof(help) + 256];
 
+  if (argc == 2 && (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-version"))) {
+    printf("%s\n", MbsVersion());
+    return 0;
+  }
   if (MbsYAMLCheckOptionsFiles(argc, argv, fault, sizeof(fault))) { /* before PETSc reads the file, which names no line */
     const char *rank = getenv("OMPI_COMM_WORLD_RANK");
 
     if (!rank || !strcmp(rank, "0")) fprintf(stderr, "mbsid: %s\n", fault);
     return 1;
   }
-  PetscCall(SlepcInitialize(&argc, &argv, NULL, help));
+  (void)snprintf(version_help, sizeof(version_help), "%s%s\n\n", help, MbsVersion());
+  PetscCall(SlepcInitialize(&argc, &argv, NULL, version_help));
   PetscCall(MbsPushErrorHandler());
   PetscCallMPI(MPI_Comm_dup(PETSC_COMM_WORLD, &agreement));
   ierr = MbsMain(argc, argv);

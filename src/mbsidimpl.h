@@ -23,6 +23,7 @@ PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
 PETSC_EXTERN PetscErrorCode MbsPushErrorHandler(void);
 PETSC_EXTERN PetscBool      MbsErrorRaisedOnEveryRank(void);
+PETSC_EXTERN const char    *MbsVersion(void);
 
 /*
   MbsCallCleanup - Runs `call`, then `cleanup` whether `call` failed or not, then raises the first error. PETSc does

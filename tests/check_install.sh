@@ -19,6 +19,7 @@ done
 library=$(pkg-config --variable=libdir mbsid)/libmbsid.a
 [ -f "$library" ] || fail "pkg-config's libdir has no libmbsid.a ($library)"
 version=$(pkg-config --modversion mbsid)
+"$work/prefix/bin/mbsid" --version | grep -q "^mbsid $version (commit [0-9a-f]\{12\}" || fail "the installed mbsid --version does not name version $version and a commit"
 grep -q "^project(mbsid VERSION $version " "$(dirname "${BASH_SOURCE[0]}")/../CMakeLists.txt" || fail "mbsid.pc has version $version, not CMake's"
 
 # the example plug-in the install ships, compiled where no mbsid source is

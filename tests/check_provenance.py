@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Checks the provenance attributes of a result file against the source tree it was built from.
 
-Usage: check_provenance.py RESULT.h5 SOURCE_DIR
+Usage: check_provenance.py RESULT.h5 SOURCE_DIR [MBSID]
+
+With MBSID, `MBSID --version` must name the same version and commit ("mbsid V (commit C[, modified]; ...").
 
 mbsid_version must be the VERSION of project() in SOURCE_DIR/CMakeLists.txt (the only place the version is defined);
 git_commit a commit of SOURCE_DIR and git_dirty "yes" or "no". When git_commit is HEAD (mbsid built after the last
@@ -35,6 +37,10 @@ if commit == head:
     checks.append(("git_dirty", attrs.get("git_dirty", "(missing)"), dirty, None))
 else:
     checks.append(("git_dirty", attrs.get("git_dirty", "(missing)"), "yes or no (built before HEAD " + head + ")", attrs.get("git_dirty") in ("yes", "no")))
+if len(sys.argv) > 3:
+    line = subprocess.run([sys.argv[3], "--version"], capture_output=True, text=True).stdout.strip()
+    want = f"mbsid {version} (commit {commit}{', modified' if attrs.get('git_dirty') == 'yes' else ''}; PETSc "
+    checks.append(("--version", line, want + "...", line.startswith(want)))
 failed = False
 for name, got, want, ok in checks:
     ok = got == want if ok is None else ok

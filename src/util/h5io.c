@@ -389,6 +389,19 @@ PetscErrorCode MbsH5WriteStrings(MbsH5Writer *writer, const char object_path[], 
 }
 
 /*@C
+  MbsVersion - "mbsid VERSION (commit C[, modified]; PETSc a.b.c, SLEPc a.b.c)": the version of project() in
+  CMakeLists.txt, the git commit built and whether tracked files differed from it. Needs no initialisation.
+@*/
+const char *MbsVersion(void)
+{
+  static char text[160];
+
+  if (!text[0])
+    (void)snprintf(text, sizeof(text), "mbsid %s (commit %s%s; PETSc %d.%d.%d, SLEPc %d.%d.%d)", MBSID_VERSION, MBSID_GIT_COMMIT, strcmp(MBSID_GIT_DIRTY, "yes") ? "" : ", modified", PETSC_VERSION_MAJOR, PETSC_VERSION_MINOR, PETSC_VERSION_SUBMINOR, SLEPC_VERSION_MAJOR, SLEPC_VERSION_MINOR, SLEPC_VERSION_SUBMINOR);
+  return text;
+}
+
+/*@C
   MbsH5WriteProvenance - Root attributes saying what made the file: mbsid version and git commit, PETSc, SLEPc and
   HDF5 versions, the full option list, the MPI size and the date. Not collective (comm only gives the size).
 @*/
