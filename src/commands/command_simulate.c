@@ -131,13 +131,17 @@ static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
   PetscFunctionReturn(0);
 }
 
-/* The models of the sweep points, within each point's options */
-static PetscErrorCode MbsSweepModelCreate_Private(MPI_Comm comm, MbsExperiment *exp)
+/* The models of the sweep points, within each point's options; their analysis options are read too, so that every
+   option is checked before the first solve */
+static PetscErrorCode MbsSweepModelCreate_Private(MPI_Comm comm, MbsSweep *sw, MbsExperiment *exp)
 {
   PetscFunctionBeginUser;
   PetscCall(MbsModelCreate(comm, &exp->model));
   PetscCall(MbsModelSetFromOptions(exp->model));
   exp->steps = (exp->model->tf - exp->model->t0) / exp->model->dt;
+  PetscCall(MbsFourierCreate(&sw->fourier));
+  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model->t0, exp->model->tf));
+  PetscCall(MbsFourierDestroy(&sw->fourier));
   PetscFunctionReturn(0);
 }
 
@@ -186,8 +190,9 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
   PetscCall(MbsExperimentsCreate(comm, &sw->nexp, &sw->exps));
   for (PetscInt e = 0; e < sw->nexp; e++) { /* the cost of each point, for dealing them out */
     PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
-    MbsCallCleanup(MbsSweepModelCreate_Private(comm, &sw->exps[e]), MbsExperimentOptionsPop(&sw->exps[e]));
+    MbsCallCleanup(MbsSweepModelCreate_Private(comm, sw, &sw->exps[e]), MbsExperimentOptionsPop(&sw->exps[e]));
   }
+  PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCall(MbsExperimentsDistribute(sw->nexp, sw->exps, size));
   table->nspeed = sw->nexp;
   PetscCall(PetscMalloc1(sw->nexp, &table->speed));
