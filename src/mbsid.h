@@ -41,6 +41,7 @@ PETSC_EXTERN PetscErrorCode MbsModelGetParameterInfo(MbsModel, const MbsParamete
 PETSC_EXTERN PetscErrorCode MbsModelGetParameterIndex(MbsModel, const char[], PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelGetParameters(MbsModel, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelSetParameters(MbsModel, const PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelSetParameter(MbsModel, PetscInt, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsModelGetOutputInfo(MbsModel, const char **, const char **);
 PETSC_EXTERN PetscErrorCode MbsModelGetTimeSpan(MbsModel, PetscReal *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelInitialState(MbsModel, PetscReal, PetscReal[], PetscReal[]);

@@ -2,7 +2,8 @@
 """The folders of src/ stand in layers (README, "Code map"); a file may include the private header of its own
 layer or of one below, and call functions defined in its own layer or below. This check reads every source file
 of src/ and fails, naming file and line, on an include or a call that reaches up, and on files that call each other
-(directly or round a longer circle). Usage: check_layers.py SRC_DIR"""
+(directly or round a longer circle), and on a write into the private struct of another layer: a higher layer reaches
+a lower one's state only through that layer's functions (MbsModelSet..., Get...). Usage: check_layers.py SRC_DIR"""
 import pathlib
 import re
 import sys
@@ -35,6 +36,44 @@ def circles(calls, src):
                     path[there] = path[here] + [there]
                     stack.append(there)
     return found
+
+
+def private_writes(src, files):
+    """Writes `name->field = ...` (or +=, ++, ...) where name is a handle (typedef struct _p_X *X) of a struct that
+    another layer defines: declared as such in this file, or as a field of a struct in a header"""
+    owner, handles = {}, {}
+    for p in files:
+        text = p.read_text()
+        for m in re.finditer(r"struct\s+_p_(\w+)\s*\{", text):
+            owner[m.group(1)] = layer_of(p, src)
+        for m in re.finditer(r"typedef\s+struct\s+_p_(\w+)\s*\*\s*(\w+)\s*;", text):
+            handles[m.group(2)] = m.group(1)
+
+    def declared(text):
+        found = {}
+        for handle in handles:
+            for m in re.finditer(r"\b%s\s+(?:\*\s*)?(\w+)\s*[;,)=\[]" % handle, text):
+                found.setdefault(m.group(1), set()).add(handle)
+        return found
+
+    fields = {}
+    for p in files:
+        if p.suffix == ".h":
+            for name, types in declared(p.read_text()).items():
+                fields.setdefault(name, set()).update(types)
+    faults = []
+    write = re.compile(r"\b(\w+)->(\w+)(?:\[[^\]]*\])*\s*(?:=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
+    for p in files:
+        mine, text = layer_of(p, src), p.read_text()
+        names = dict(fields)
+        names.update(declared(text))
+        for number, line in enumerate(text.splitlines(), 1):
+            for m in write.finditer(line):
+                for handle in sorted(names.get(m.group(1), ())):
+                    if owner.get(handles[handle], mine) != mine:
+                        faults.append("%s:%d writes %s->%s, private to layer %s (struct _p_%s): use that layer's functions"
+                                      % (p.relative_to(src), number, m.group(1), m.group(2), owner[handles[handle]], handles[handle]))
+    return faults
 
 
 def unused_workarounds(src):
@@ -80,9 +119,10 @@ def main():
                     faults.append("%s:%d calls %s of layer %s, above %s" % (p.relative_to(src), number, call, target, mine))
     faults += circles(calls, src)
     faults += unused_workarounds(src)
+    faults += private_writes(src, files)
     for fault in faults:
         print(fault)
-    print("%d files in layers %s: %d upward references or circles" % (len(files), " < ".join(LAYERS), len(faults)))
+    print("%d files in layers %s: %d faults (upward references, circles, private writes, unused workarounds)" % (len(files), " < ".join(LAYERS), len(faults)))
     sys.exit(1 if faults else 0)
 
 

@@ -45,22 +45,19 @@ static PetscBool MbsModelUsesExplicitForm(MbsModel model)
 static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, const PetscReal u[], MbsExplicitForm *form)
 {
   PetscInt  n = model->n, np = model->np;
-  PetscReal force;
-  PetscBool same;
+  PetscReal force, *work;
+  PetscBool same, fresh;
 
   PetscFunctionBeginUser;
   PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)%s%s%s", model->type, model->ode_form_option ? ", or take its ODE form (" : "",
              model->ode_form_option ? model->ode_form_option : "", model->ode_form_option ? ")" : "");
-  if (!model->form_work) {
-    PetscCall(PetscMalloc2(3 * n * n + 2 + n + np, &model->form_work, 3 * n, &model->form_pivots));
-    model->form_work[3 * n * n] = PETSC_MAX_REAL; /* no (t, F, U, p) yet */
-  }
-  form->n      = n;
-  form->E      = model->form_work;
-  form->work   = model->form_work + n * n;
-  form->rate   = model->form_work + 2 * n * n;
-  form->key    = model->form_work + 3 * n * n;
-  form->pivots = model->form_pivots;
+  PetscCall(MbsModelGetFormWork(model, 3 * n * n + 2 + n + np, 3 * n, &work, &form->pivots, &fresh));
+  if (fresh) work[3 * n * n] = PETSC_MAX_REAL; /* no (t, F, U, p) yet */
+  form->n    = n;
+  form->E    = work;
+  form->work = work + n * n;
+  form->rate = work + 2 * n * n;
+  form->key  = work + 3 * n * n;
   PetscCall(MbsModelExcitation(model, t, &force));
   same = (PetscBool)(form->key[0] == t && form->key[1] == force);
   if (same) PetscCall(PetscArraycmp(form->key + 2, u, n, &same));

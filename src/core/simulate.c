@@ -616,7 +616,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
 
     PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
     PetscCall(TSGetTimeStep(ts, &dt));
-    model->sample_dt = fixed ? dt : 0;
+    PetscCall(MbsModelSetSampleStep(model, fixed ? dt : 0));
     PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, model->t0, dt)));
     PetscCall(TSSetApplicationContext(ts, model));
     PetscCall(TSSetPostStep(ts, MbsSampleStep));
@@ -634,11 +634,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSGetStepNumber(ts, &signal->steps));
   PetscCall(TSGetStepRejections(ts, &signal->rejects));
   if (!sim->at_stages) PetscCall(MbsStepPointNodes_Private(sim, signal));
-  if (model->freeze_steps && !model->nfrozen && signal->reason >= 0) {
-    PetscCall(PetscMalloc1(signal->n, &model->frozen_t));
-    PetscCall(PetscArraycpy(model->frozen_t, signal->t, signal->n));
-    model->nfrozen = signal->n;
-  }
+  if (signal->reason >= 0) PetscCall(MbsModelRecordFrozenSteps(model, signal->n, signal->t));
   PetscFunctionReturn(0);
 }
 

@@ -183,7 +183,7 @@ PetscErrorCode MbsDesignSetInput(MbsDesign d, const PetscReal F[])
   PetscFunctionBeginUser;
   if (F) {
     PetscCall(MbsModelSetNodalInput(d->base, d->nnodes, d->t_nodes, F));
-    for (PetscInt k = 0; k < d->nnodes; k++) d->ext->p[d->base->np + k] = F[k];
+    for (PetscInt k = 0; k < d->nnodes; k++) PetscCall(MbsModelSetParameter(d->ext, d->base->np + k, F[k]));
   } else PetscCall(MbsModelSetSineInput(d->base, d->force_max));
   PetscFunctionReturn(0);
 }

@@ -338,13 +338,7 @@ PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective obj, const PetscReal x[], 
 PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective obj, PetscBool freeze)
 {
   PetscFunctionBeginUser;
-  for (PetscInt e = 0; e < obj->nexp; e++) {
-    MbsModel model = obj->exp[e].model;
-
-    model->freeze_steps = freeze;
-    model->nfrozen      = 0;
-    PetscCall(PetscFree(model->frozen_t));
-  }
+  for (PetscInt e = 0; e < obj->nexp; e++) { PetscCall(MbsModelFreezeSteps(obj->exp[e].model, freeze)); }
   PetscFunctionReturn(0);
 }
 

@@ -232,6 +232,58 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 }
 
 /*
+  MbsModelSetSampleStep - The fixed step [s] the integrator resumes after a step shortened onto a sample time (0:
+  adaptive steps). Not collective.
+*/
+PetscErrorCode MbsModelSetSampleStep(MbsModel model, PetscReal dt)
+{
+  PetscFunctionBeginUser;
+  model->sample_dt = dt;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelFreezeSteps - With freeze, the next solve records its step points and later solves replay them (a gradient
+  check's fixed function); without, the steps adapt again. Drops recorded steps either way. Not collective.
+*/
+PetscErrorCode MbsModelFreezeSteps(MbsModel model, PetscBool freeze)
+{
+  PetscFunctionBeginUser;
+  model->freeze_steps = freeze;
+  model->nfrozen      = 0;
+  PetscCall(PetscFree(model->frozen_t));
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelRecordFrozenSteps - Records the n step points t of a solve, when steps are to be frozen and none are yet.
+  Not collective.
+*/
+PetscErrorCode MbsModelRecordFrozenSteps(MbsModel model, PetscInt n, const PetscReal t[])
+{
+  PetscFunctionBeginUser;
+  if (!model->freeze_steps || model->nfrozen) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(n, &model->frozen_t));
+  PetscCall(PetscArraycpy(model->frozen_t, t, n));
+  model->nfrozen = n;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetFormWork - The workspace of the integration form (len reals, npivots integers), allocated on the first
+  call and kept with the model; *fresh says it was allocated just now. Not collective.
+*/
+PetscErrorCode MbsModelGetFormWork(MbsModel model, PetscInt len, PetscInt npivots, PetscReal **work, PetscInt **pivots, PetscBool *fresh)
+{
+  PetscFunctionBeginUser;
+  *fresh = (PetscBool)!model->form_work;
+  if (*fresh) PetscCall(PetscMalloc2(len, &model->form_work, npivots, &model->form_pivots));
+  *work   = model->form_work;
+  *pivots = model->form_pivots;
+  PetscFunctionReturn(0);
+}
+
+/*
   MbsModelSetSampleTimes - The times (increasing, inside the simulated interval) every later solve steps onto, so that
   the output there is a state of the integrator and not an interpolation between its steps; n = 0 drops them. Not
   collective.
@@ -346,6 +398,18 @@ PetscErrorCode MbsModelSetParameters(MbsModel model, const PetscReal p[])
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < model->np; i++) PetscCall(MbsModelCheckParameter_Private(model, PETSC_COMM_SELF, i, p[i]));
   PetscCall(PetscArraycpy(model->p, p, model->np));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetParameter - Sets parameter i to value, within its bounds. Not collective.
+@*/
+PetscErrorCode MbsModelSetParameter(MbsModel model, PetscInt i, PetscReal value)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(i >= 0 && i < model->np, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no parameter %" PetscInt_FMT " (%" PetscInt_FMT " parameters)", model->type, i, model->np);
+  PetscCall(MbsModelCheckParameter_Private(model, PETSC_COMM_SELF, i, value));
+  model->p[i] = value;
   PetscFunctionReturn(0);
 }
 

@@ -109,6 +109,10 @@ struct _p_MbsModel {
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelSetSampleStep(MbsModel, PetscReal);
+PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
+PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
 PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
