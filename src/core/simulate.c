@@ -626,7 +626,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(MbsQuadratureRuleSetUp_Private(ts, sim));
   if (MBS_PETSC_THETA_STALE_END_STATE) PetscCall(MbsTrajectoryKeepStepPoints_Private(ts, sim));
 
-  refused = (PetscBool)(model->refuse_index >= 0 && model->p[model->refuse_index] >= model->refuse[0] && model->p[model->refuse_index] <= model->refuse[1]);
+  refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
   if (refused) signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
@@ -738,10 +738,11 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
 @*/
 PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)
 {
+  char refusal[256];
+
   PetscFunctionBeginUser;
   PetscCheck(!signal->nonfinite, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", model->type, model->output_name, (double)signal->t_end, signal->steps);
-  PetscCheck(model->refuse_index < 0 || signal->reason >= 0 || model->p[model->refuse_index] < model->refuse[0] || model->p[model->refuse_index] > model->refuse[1], PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s was refused: %s = %g lies in -solve_refuse [%g, %g]",
-             model->type, model->param_info[model->refuse_index].name, (double)model->p[model->refuse_index], (double)model->refuse[0], (double)model->refuse[1]);
+  PetscCheck(signal->reason >= 0 || !MbsSolveRefused(model, refusal, sizeof(refusal)), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s was refused: %s", model->type, refusal);
   PetscCheck(signal->reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)signal->t_end, (double)model->t0,
              (double)model->tf, TSConvergedReasons[signal->reason]);
   PetscFunctionReturn(0);

@@ -143,20 +143,17 @@ static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm co
   PetscFunctionReturn(0);
 }
 
+/* -solve_refuse NAME,lo,hi, into the registry of solve refusals (solve_refuse.c) */
 static PetscErrorCode MbsModelParseRefuse_Private(MbsModel model, PetscInt n, char *refuse[])
 {
+  PetscInt  index;
+  PetscReal range[2];
+
   PetscFunctionBeginUser;
   PetscCheck(n == 3, model->comm, PETSC_ERR_ARG_SIZ, "Option -solve_refuse needs NAME,lo,hi, got %" PetscInt_FMT " values", n);
-  PetscCall(MbsModelGetParameterIndex(model, refuse[0], &model->refuse_index));
-  for (PetscInt i = 0; i < 2; i++) PetscCall(PetscOptionsStringToReal(refuse[i + 1], &model->refuse[i]));
-  PetscFunctionReturn(0);
-}
-
-/* -solve_refuse NAME,lo,hi; frees the strings read */
-static PetscErrorCode MbsModelSetRefuse_Private(MbsModel model, PetscInt n, char *refuse[])
-{
-  PetscFunctionBeginUser;
-  MbsCallCleanup(MbsModelParseRefuse_Private(model, n, refuse), MbsStringsFree(n, refuse));
+  PetscCall(MbsModelGetParameterIndex(model, refuse[0], &index));
+  for (PetscInt i = 0; i < 2; i++) PetscCall(PetscOptionsStringToReal(refuse[i + 1], &range[i]));
+  PetscCall(MbsSolveRefuseSet(model, index, range));
   PetscFunctionReturn(0);
 }
 
@@ -208,8 +205,8 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscInt nrefuse   = 3;
 
     PetscCall(PetscOptionsStringArray("-solve_refuse", "Fail every forward solve whose parameter NAME lies in [lo, hi], as a diverged integration: NAME,lo,hi (to try an identification's failure paths)", "MbsSimulate", refuse, &nrefuse, &set));
-    model->refuse_index = -1;
-    if (set) { PetscCall(MbsModelSetRefuse_Private(model, nrefuse, refuse)); }
+    PetscCall(MbsSolveRefuseForget(model));
+    if (set) MbsCallCleanup(MbsModelParseRefuse_Private(model, nrefuse, refuse), MbsStringsFree(nrefuse, refuse));
   }
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
@@ -313,6 +310,7 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 {
   PetscFunctionBeginUser;
   if (!*model) PetscFunctionReturn(0);
+  PetscCall(MbsSolveRefuseForget(*model));
   PetscCall(MbsModelReset_Private(*model));
   PetscCall(PetscFree(*model));
   PetscFunctionReturn(0);

@@ -88,11 +88,9 @@ struct _p_MbsModel {
   PetscInt                force_coordinate; /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscReal               control_force;    /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
   PetscBool               sparse_jacobian;  /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
-  PetscInt                refuse_index;     /* -solve_refuse: solves with p[refuse_index] in [refuse[0], refuse[1]] fail (-1: none) */
-  PetscReal               refuse[2];
-  PetscReal              *jacobian_work; /* n x n dense Jacobian the model writes into, for the sparse path */
-  PetscReal              *form_work;     /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
-  PetscInt               *form_pivots;   /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
+  PetscReal              *jacobian_work;    /* n x n dense Jacobian the model writes into, for the sparse path */
+  PetscReal              *form_work;        /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
+  PetscInt               *form_pivots;      /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
   PetscInt   nfrozen;
@@ -110,6 +108,9 @@ struct _p_MbsModel {
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelSetSampleStep(MbsModel, PetscReal);
+PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscReal[2]);
+PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
+PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
 PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);

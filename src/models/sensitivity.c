@@ -199,7 +199,6 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   ext->dt             = base->dt;
   ext->dt_max         = base->dt_max;
   ext->design         = base->design;
-  ext->refuse_index   = -1;
   *extended           = ext;
   PetscFunctionReturn(0);
 }
