@@ -49,14 +49,9 @@ PetscErrorCode MbsSolveRefuseSet(MbsModel model, PetscInt index, const PetscReal
   PetscFunctionBeginUser;
   PetscCall(MbsSolveRefuseForget(model));
   if (MbsNumRefusals == MbsMaxRefusals) {
-    MbsSolveRefusal *grown;
-
     if (!MbsMaxRefusals) PetscCall(PetscRegisterFinalize(MbsSolveRefusalsFree_Private));
     MbsMaxRefusals = PetscMax(4, 2 * MbsMaxRefusals);
-    PetscCall(PetscMalloc1(MbsMaxRefusals, &grown));
-    PetscCall(PetscArraycpy(grown, MbsRefusals, MbsNumRefusals));
-    PetscCall(PetscFree(MbsRefusals));
-    MbsRefusals = grown;
+    PetscCall(PetscRealloc(MbsMaxRefusals * sizeof(*MbsRefusals), &MbsRefusals));
   }
   MbsRefusals[MbsNumRefusals++] = (MbsSolveRefusal){
     model, index, {range[0], range[1]}

@@ -178,14 +178,9 @@ PetscErrorCode MbsFileDeclare(MPI_Comm comm, const char option[], const char pat
     SETERRQ(comm, PETSC_ERR_ARG_INCOMP, "%s %s and %s %s are the same file: each output needs a file of its own", other->option, other->path, file.option, file.path);
   }
   if (MbsNumDeclaredFiles == MbsMaxDeclaredFiles) {
-    MbsDeclaredFile *grown;
-
     if (!MbsMaxDeclaredFiles) PetscCall(PetscRegisterFinalize(MbsDeclaredFilesForget_Private));
     MbsMaxDeclaredFiles = PetscMax(8, 2 * MbsMaxDeclaredFiles);
-    PetscCall(PetscMalloc1(MbsMaxDeclaredFiles, &grown));
-    PetscCall(PetscArraycpy(grown, MbsDeclaredFiles, MbsNumDeclaredFiles));
-    PetscCall(PetscFree(MbsDeclaredFiles));
-    MbsDeclaredFiles = grown;
+    PetscCall(PetscRealloc(MbsMaxDeclaredFiles * sizeof(*MbsDeclaredFiles), &MbsDeclaredFiles));
   }
   MbsDeclaredFiles[MbsNumDeclaredFiles++] = file;
   PetscFunctionReturn(0);
