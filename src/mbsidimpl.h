@@ -15,6 +15,8 @@ PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsInputFile(PetscOptionItems *, const char[], const char[], const char[], char[], size_t, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsFileDeclare(MPI_Comm, const char[], const char[], PetscBool, const char[]);
+PETSC_INTERN PetscInt       MbsDeclaredFileCount(void);
+PETSC_INTERN void           MbsDeclaredFileGet(PetscInt, const char **, const char **, PetscBool *);
 PETSC_EXTERN PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm, int, char **);
 PETSC_EXTERN PetscErrorCode MbsOptionsCheckUnused(MPI_Comm, PetscBool);
 PETSC_INTERN PetscErrorCode MbsOptionsIntRange(PetscOptionItems *, const char[], const char[], PetscInt *, PetscInt, PetscInt, PetscBool *);
