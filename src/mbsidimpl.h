@@ -96,10 +96,14 @@ PETSC_INTERN PetscErrorCode MbsH5WriteReals(MbsH5Writer *, const char[], PetscIn
 PETSC_INTERN PetscErrorCode MbsH5WriteStrings(MbsH5Writer *, const char[], PetscInt, const char *const[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *, const char[], const char[], const char[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *, MPI_Comm);
-PETSC_INTERN PetscErrorCode MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
-PETSC_INTERN PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
-PETSC_INTERN PetscErrorCode MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
-PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+#define MBS_CHECKSUM_START 14695981039346656037ULL
+PETSC_INTERN unsigned long long MbsChecksumBytes(unsigned long long, const void *, size_t);
+PETSC_INTERN PetscErrorCode     MbsChecksumFile(const char[], const char[], unsigned long long *);
+PETSC_INTERN PetscErrorCode     MbsModelWriteIdentity(MbsModel, MbsH5Writer *, const char[]);
+PETSC_INTERN PetscErrorCode     MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
+PETSC_INTERN PetscErrorCode     MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
+PETSC_INTERN PetscErrorCode     MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
+PETSC_INTERN PetscInt           MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
 
 /* A table of numbers from a CSV or whitespace-separated text file (csv.c) */
 typedef struct {

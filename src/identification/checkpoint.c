@@ -26,31 +26,6 @@
 /* Options that name files or control what is printed: the numbers do not depend on them */
 static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
 
-/* 64-bit FNV-1a of n more bytes, from hash (MBS_FNV1A_START for the first) */
-#define MBS_FNV1A_START 14695981039346656037ULL
-static unsigned long long MbsFNV1a_Private(unsigned long long hash, const void *data, size_t n)
-{
-  const unsigned char *bytes = (const unsigned char *)data;
-
-  for (size_t i = 0; i < n; i++) hash = (hash ^ bytes[i]) * 1099511628211ULL;
-  return hash;
-}
-
-/* The checksum of the file's bytes: tells a changed input file from the one the checkpoint was made with */
-static PetscErrorCode MbsFileChecksum_Private(const char option[], const char path[], unsigned long long *hash)
-{
-  unsigned char buffer[65536];
-  size_t        n;
-  FILE         *file = fopen(path, "rb");
-
-  PetscFunctionBeginUser;
-  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open '%s' (%s) to compute its checksum", path, option);
-  *hash = MBS_FNV1A_START;
-  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) *hash = MbsFNV1a_Private(*hash, buffer, n);
-  PetscCheck(!ferror(file) && fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read '%s' (%s) to compute its checksum", path, option);
-  PetscFunctionReturn(0);
-}
-
 /* Appends "key value\n" to the growing text *all */
 static PetscErrorCode MbsAppendLine_Private(char **all, size_t *len, const char key[], const char value[])
 {
@@ -118,7 +93,7 @@ static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
     }
     if (repeat > 1) PetscCall(PetscSNPrintf(key, sizeof(key), "%s#%" PetscInt_FMT, option, repeat));
     else PetscCall(PetscStrncpy(key, option, sizeof(key)));
-    PetscCall(MbsFileChecksum_Private(option, path, &hash));
+    PetscCall(MbsChecksumFile(option, path, &hash));
     PetscCall(PetscSNPrintf(value, sizeof(value), "%s (checksum %016llx)", path, hash));
     PetscCall(MbsAppendLine_Private(&ck->inputs, &len, key, value));
   }
@@ -132,14 +107,14 @@ static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
 static PetscErrorCode MbsCheckpointLogChecksum_Private(MbsCheckpoint ck, char text[], size_t size)
 {
   size_t             n = (size_t)ck->n, nid = (size_t)ck->obj->nid;
-  unsigned long long hash = MBS_FNV1A_START;
+  unsigned long long hash = MBS_CHECKSUM_START;
 
   PetscFunctionBeginUser;
-  hash = MbsFNV1a_Private(hash, ck->x, n * nid * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->J, n * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->g, n * nid * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->ok, n * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->time, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->x, n * nid * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->J, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->g, n * nid * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->ok, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->time, n * sizeof(PetscReal));
   PetscCall(PetscSNPrintf(text, size, "%016llx", hash));
   PetscFunctionReturn(0);
 }
@@ -490,7 +465,7 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriterOpen(ck->path, &writer));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "checkpoint_format", MBS_CHECKPOINT_FORMAT));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "status", status));
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", obj->model->type));
+    PetscCall(MbsModelWriteIdentity(obj->model, &writer, "/"));
     PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "parameters", names));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_options", ck->options));
