@@ -78,4 +78,10 @@ for case in "${cases[@]}"; do
   fi
   echo "ok  $name: $(grep -Eo -- "$message" <<< "$output" | head -1)"
 done
-echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s)"
+# Stopping criteria do not change TAO's path, only where it ends: a run that reached -tao_max_it continues from its
+# checkpoint with a higher limit and ends bitwise as a run made with that limit from the start
+cp "$3" "$measurement"
+mpiexec -n "$np" "$mbsid" "${base[@]}" -tao_max_it 4 -o ${tag}_limit4.h5 > ${tag}_limit4.log 2>&1 || { cat ${tag}_limit4.log; fail "the run to 4 iterations failed"; }
+mpiexec -n "$np" "$mbsid" "${base[@]}" -tao_max_it 4 -restart "$checkpoint" -o ${tag}_raised.h5 > ${tag}_raised.log 2>&1 || { cat ${tag}_raised.log; fail "the restart with a raised -tao_max_it was refused or failed"; }
+/usr/bin/python3 "$tests/compare_results.py" ${tag}_limit4.h5 ${tag}_raised.h5 || fail "the restart with a raised -tao_max_it differs from the run made with that limit"
+echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s); a raised -tao_max_it continues"

@@ -9,7 +9,8 @@
   internals; replaying an evaluation costs microseconds.
 
   A checkpoint records what the numbers depend on: the model, the identified parameters, the options (all but those
-  that only name files or control output, MbsCheckpointIgnored), a checksum of each file it reads (measurements, model
+  that only name files or control output, and TAO's iteration limits, which end TAO's path without changing it, so that
+  a run that reached -tao_max_it continues with a higher one; MbsCheckpointIgnored), a checksum of each file it reads (measurements, model
   file, input forces) and J at the start, and a checksum of the log itself. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
   the results do not depend on it.
 
@@ -24,7 +25,7 @@
 #define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 3" /* 2: with log_checksum, 3: every input file's checksum */
 
 /* Options that name files or control what is printed: the numbers do not depend on them */
-static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
+static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_max_it", "-tao_max_funcs", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
 
 /* Appends "key value\n" to the growing text *all */
 static PetscErrorCode MbsAppendLine_Private(char **all, size_t *len, const char key[], const char value[])
