@@ -3,11 +3,13 @@
 
 A runnable example is a fenced block with the info string `console`; each of its lines that starts with `$ ` is a
 command (continued by lines while it ends in a backslash), every other line is output shown to the reader and not
-checked. Any other fence (`sh`, `yaml`, `text`, ...) is not run. The commands of one page run top to bottom in one
+checked. Any other fence (`sh`, `yaml`, `text`, ...) is not run. A command shown to fail (a refusal) is written
+`$ ! command`: bash inverts its status. The commands of one page run top to bottom in one
 fresh directory, as a user types them in the project root: `build` links to the build tree, `jobs` to the scripts,
 and `inputs` is a copy of the shipped inputs (so no example can write into the source tree). Every mbsid run gets
--unused_options_error (through PETSC_OPTIONS), so a command that names an option mbsid does not read fails, as does
-a command that exits non-zero or runs out of time. A failure is reported as PAGE:LINE with the command and the end
+-unused_options_error (through PETSC_OPTIONS), so a command that names an option mbsid does not read fails (a `! `
+command too: its output must not report an unused option), as does a command that exits non-zero or runs out of
+time. A failure is reported as PAGE:LINE with the command and the end
 of its output; the page stops there (its later commands may need what the failed one makes) and the others go on.
 
 Usage: check_doc_examples.py --source SOURCE_DIR --build BUILD_DIR [--timeout SECONDS] [--list] PAGE.md...
@@ -22,6 +24,7 @@ import tempfile
 import time
 
 NOISE = re.compile(r"PETSC ERROR: (#[0-9]+ |Configure options|Petsc Release|See https)")  # PETSc's stack, not the message
+UNUSED = re.compile(r"^Unused option -|option\(s\) were given but not used", re.M)
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([^\s`]*)")
 
 
@@ -76,6 +79,8 @@ def run_page(page, shown, args, environment):
                 status = f"no end within {args.timeout:g} s"
                 output = expired.stdout.decode(errors="replace") if expired.stdout else ""
             seconds = time.monotonic() - start
+            if status == 0 and UNUSED.search(output):  # a refusal shown with `! ` must not pass by a misspelt option
+                status = "0, but mbsid names an option it did not read"
             if status == 0:
                 print(f"{shown}:{line}: ok ({seconds:.1f} s): {command.splitlines()[0]}")
                 continue

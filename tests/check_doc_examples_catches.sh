@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The check of the manual's examples is itself checked: on pages with a misspelt option (which mbsid would run
-# without -unused_options_error) and with a failing command, check_doc_examples.py must fail and name the page and
-# the line where the command starts; a block that is not `console` is not run.
+# without -unused_options_error), with a failing command, and with a refusal (`$ ! ...`) that fails by a misspelt
+# option, check_doc_examples.py must fail and name the page and the line where the command starts; a block that is
+# not `console` is not run.
 # Usage: check_doc_examples_catches.sh CHECK_DOC_EXAMPLES_PY SOURCE_DIR BUILD_DIR
 set -uo pipefail
 check=$1 source=$2 build=$3
@@ -26,4 +27,10 @@ status=$?
 echo "$output" | tail -5
 [ $status -ne 0 ] || fail "a failing command was not caught"
 echo "$output" | grep -q "^tests/docs/failing_command.md:4: the example failed (exit status [1-9]" || fail "the failing command is not named by page and line"
+output=$(/usr/bin/python3 "$check" --source "$source" --build "$build" "$pages/expected_failure.md" 2>&1)
+status=$?
+echo "$output" | tail -3
+[ $status -ne 0 ] || fail "a refusal example that fails by a misspelt option was not caught"
+echo "$output" | grep -q "^tests/docs/expected_failure.md:4: the example failed (exit status 0, but mbsid names an option it did not read" ||
+  fail "the refusal example with a misspelt option is not named by page and line"
 echo "check_doc_examples_catches: every fault caught and named"
