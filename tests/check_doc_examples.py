@@ -4,13 +4,14 @@
 A runnable example is a fenced block with the info string `console`; each of its lines that starts with `$ ` is a
 command (continued by lines while it ends in a backslash), every other line is output shown to the reader and not
 checked. Any other fence (`sh`, `yaml`, `text`, ...) is not run. A command shown to fail (a refusal) is written
-`$ ! command`: bash inverts its status. The commands of one page run top to bottom in one
-fresh directory, as a user types them in the project root: `build` links to the build tree, `jobs` to the scripts,
-and `inputs` is a copy of the shipped inputs (so no example can write into the source tree). Every mbsid run gets
--unused_options_error (through PETSC_OPTIONS), so a command that names an option mbsid does not read fails (a `! `
-command too: its output must not report an unused option), as does a command that exits non-zero or runs out of
-time. A failure is reported as PAGE:LINE with the command and the end
-of its output; the page stops there (its later commands may need what the failed one makes) and the others go on.
+`$ ! command`: bash inverts its status. The commands of one page run top to bottom in one fresh directory, as a
+user types them in the project root: `build` links to the build tree, `jobs` to the scripts, and `inputs` is a copy
+of the shipped inputs (so no example can write into the source tree). Every mbsid run gets -unused_options_error
+(through PETSC_OPTIONS), so a command that names an option mbsid does not read fails (a `! ` command too: its
+output must not report an unused option), as does a command that exits non-zero or runs out of time. A failure is
+reported as PAGE:LINE with the command and the end of its output; the page stops there (its later commands may need
+what the failed one makes) and the others go on. A relative link (`[text](page.md#heading)`) must name an existing
+file and, in a Markdown file, one of its headings.
 
 Usage: check_doc_examples.py --source SOURCE_DIR --build BUILD_DIR [--timeout SECONDS] [--list] PAGE.md...
 """
@@ -59,6 +60,38 @@ def examples(path):
     if fence is not None:
         raise SystemExit(f"{path}: a fenced block is not closed")
     return commands
+
+
+def slug(heading):
+    """The anchor GitHub gives a heading."""
+    text = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return text.replace(" ", "-")
+
+
+def anchors(path):
+    with open(path, encoding="utf-8") as f:
+        return {slug(line.lstrip("#")) for line in f if re.match(r"#+ ", line)}
+
+
+def broken_links(page, shown):
+    """Relative links of the page whose file or heading does not exist, as reports."""
+    reports, fenced = [], False
+    with open(page, encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if FENCE.match(line):
+                fenced = not fenced
+            if fenced:
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", line):
+                if re.match(r"[a-z]+:", target):
+                    continue
+                path, _, anchor = target.partition("#")
+                path = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+                if not os.path.exists(path):
+                    reports.append(f"{shown}:{number}: the link {target} names no file")
+                elif anchor and path.endswith(".md") and anchor not in anchors(path):
+                    reports.append(f"{shown}:{number}: the link {target} names no heading of {os.path.basename(path)}")
+    return reports
 
 
 def run_page(page, shown, args, environment):
@@ -117,10 +150,11 @@ def main():
                 print(f"{shown}:{line}: {command}")
             continue
         count += len(examples(page))
+        failures += broken_links(page, shown)
         failures += run_page(page, shown, args, environment)
     if failures:
         print("\n".join(failures))
-        sys.exit(f"{len(failures)} page(s) with a failing example")
+        sys.exit(f"{len(failures)} failure(s): failing examples or broken links")
     if not args.list:
         print(f"every example ran: {count} command(s) on {len(args.pages)} page(s)")
 
