@@ -82,7 +82,7 @@ def broken_links(page, shown):
                 fenced = not fenced
             if fenced:
                 continue
-            for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"`[^`]*`", "", line)):  # not in code spans
                 if re.match(r"[a-z]+:", target):
                     continue
                 path, _, anchor = target.partition("#")
@@ -115,7 +115,7 @@ def run_page(page, shown, args, environment):
             if status == 0 and UNUSED.search(output):  # a refusal shown with `! ` must not pass by a misspelt option
                 status = "0, but mbsid names an option it did not read"
             if status == 0:
-                print(f"{shown}:{line}: ok ({seconds:.1f} s): {command.splitlines()[0]}")
+                print(f"{shown}:{line}: ok ({seconds:.1f} s): {command.splitlines()[0]}", flush=True)
                 continue
             lines = [text for text in output.rstrip().splitlines() if not NOISE.search(text)]
             tail = "\n".join("    " + text for text in lines[-25:])
@@ -153,7 +153,7 @@ def main():
         failures += broken_links(page, shown)
         failures += run_page(page, shown, args, environment)
     if failures:
-        print("\n".join(failures))
+        print("\n".join(failures), flush=True)
         sys.exit(f"{len(failures)} failure(s): failing examples or broken links")
     if not args.list:
         print(f"every example ran: {count} command(s) on {len(args.pages)} page(s)")
