@@ -1,7 +1,7 @@
 /*
   Private declarations shared by every layer of libmbsid (the foundation in util/): dense column-major access,
   HDF5 files (result writer, readers that name file and dataset), names of function lists. The layers stand in
-  this order, each using only those below it: util, controllers, models, core, costs, identification, commands (README,
+  this order, each using only those below it: util, controllers, models, core, costs, identification, commands (doc/developer.md,
   "Code map"); each folder's private header declares what the layers above may use of it.
 */
 #pragma once

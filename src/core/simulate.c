@@ -719,7 +719,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     PetscCall(TSThetaGetTheta(ts, &value));
     PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_theta_theta <%g>: Theta of the theta method (TSThetaSetTheta)\n", (double)value));
   }
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; README, \"Time integration\"):\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; doc/time-integration.md):\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_type <%s>: Method: cn, theta, beuler (implicit, any model); rk, euler, ssp (explicit, ODE models); gradients exact with cn, theta, beuler, rk, refused with the others (TSSetType)\n%s", type, method));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_dt <%g>: Time step [s], the first one of adaptive steps (TSSetTimeStep)\n", (double)dt));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_type <%s>: Step control: none (fixed steps) or basic (TSAdaptSetType)\n", adapt_type));

@@ -169,7 +169,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
-  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-model_file", "Multibody system described in a YAML model file (implies -model described; README, \"Describing your own system\")", "MbsModelSetType", model->model_file, sizeof(model->model_file), &file_set));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-model_file", "Multibody system described in a YAML model file (implies -model described; doc/model-files.md)", "MbsModelSetType", model->model_file, sizeof(model->model_file), &file_set));
   MbsOptionsEnd();
   if (file_set) {
     PetscBool described;

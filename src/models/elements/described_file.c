@@ -1,7 +1,6 @@
 /*
   The model file (YAML, -model_file): read once with libyaml into the plain structs of elementimpl.h, each entity
-  keeping its line, so that every error names the file, the line and the entity. Schema (README, "Describing your
-  own system"):
+  keeping its line, so that every error names the file, the line and the entity. Schema (doc/model-files.md):
 
     time:       {t0: 0, tf: 2, dt: 1e-3, dt_max: 0}               [s], all optional
     gravity:    [gx, gy, gz]                                       [m/s^2], optional
