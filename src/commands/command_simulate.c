@@ -309,7 +309,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (sweep && !help) {
-    PetscCheck(sigma == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes no signal: -noise_sigma and -measurement do not apply");
+    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -noise_amplitude_rel and -measurement do not apply");
     PetscCall(MbsSimulateSweep_Private(comm, output, save));
     PetscFunctionReturn(0);
   }
