@@ -142,7 +142,7 @@ typedef struct {
   PetscReal *speed;          /* [rpm] */
   PetscReal *order;
   PetscReal *order_amplitude;   /* nspeed x norder, row-major */
-  PetscReal *order_a, *order_b; /* optional (NULL when absent): the coefficients, phase-referred to t = 0 */
+  PetscReal *order_a, *order_b; /* optional (NULL when absent): /orders/A, /B, phase-referred to t = 0 */
   char       order_domain[16];  /* "time" or "angle": the windows of the order analysis (attribute 'domain' of /orders) */
   PetscInt   nsignal;           /* /signal: nsignal > 0 when present */
   PetscReal *t, *y;
