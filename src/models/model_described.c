@@ -170,7 +170,7 @@ static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscRe
   const MbsElement *el   = &desc->element[desc->output];
 
   PetscFunctionBeginUser;
-  PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, y, dydu, dydu ? dydu + desc->nq : NULL));
+  PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -69,8 +69,9 @@ typedef struct _MbsYAMLReader   MbsYAMLReader;
 /* What a force element adds at (t, q, v), parameters desc->p: F += -f (the rows M v' - f), Jq += -df/dq, Jv += -df/dv
    (nq x nq, leading dimension ld), Jp += -df/dp (nq x np, leading dimension ld); any of the four may be NULL */
 typedef PetscErrorCode (*MbsElementForceFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
-/* A sensor's value and dy/dq, dy/dv (length nq each, may be NULL) */
-typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
+/* A sensor's value at (q, v, a), a = v' the accelerations (NULL unless the type sets acceleration), and dy/dq, dy/dv,
+   dy/da (length nq each, may be NULL; the model chains dy/da through a(t, q, v, lambda, p)) */
+typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscReal[]);
 
 /* One element type: how it is read from the file, and what it contributes */
 typedef struct {
@@ -79,7 +80,8 @@ typedef struct {
   PetscErrorCode (*read)(MbsYAMLReader *, void *, MbsElement *);
   MbsElementForceFn  force;
   MbsElementSensorFn sensor;
-  const char        *unit; /* of a sensor's value */
+  const char        *unit;         /* of a sensor's value */
+  PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
 } MbsElementType;
 
 struct _MbsElement {

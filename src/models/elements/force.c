@@ -60,7 +60,7 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {
