@@ -435,32 +435,37 @@ static PetscErrorCode ReadParameters(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-/* orientation: [[u], [v], [w]], the body axes in ground coordinates */
-static PetscErrorCode ReadOrientation(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+/*@C
+  MbsYAMLReadRotation - key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10)
+  in ground coordinates, into R column by column; absent: the identity (an error when required). what names the axes
+  in messages.
+@*/
+PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const char key[], const char what[], PetscReal R[9], PetscBool *set)
 {
-  yaml_node_t *node = Find(reader, field, "orientation");
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
   PetscReal    det;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < 9; k++) body->R0[k] = (k % 4 == 0);
+  for (PetscInt k = 0; k < 9; k++) R[k] = (k % 4 == 0);
+  if (set) *set = (PetscBool)(node != NULL);
   if (!node) PetscFunctionReturn(0);
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3)
-    PetscCall(MbsYAMLError(reader, node, "orientation needs the three body axes u, v, w in ground coordinates, [[ux, uy, uz], [vx, vy, vz], [wx, wy, wz]]"));
+    PetscCall(MbsYAMLError(reader, node, "%s needs the three %s in ground coordinates, [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]]", key, what));
   for (PetscInt s = 0; s < 3; s++) {
     yaml_node_t *axis = Node(reader, node->data.sequence.items.start[s]);
 
-    if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of orientation needs 3 numbers"));
-    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), "orientation", &body->R0[3 * s + k]));
+    if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of %s needs 3 numbers", key));
+    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), key, &R[3 * s + k]));
   }
   for (PetscInt s = 0; s < 3; s++)
     for (PetscInt t = 0; t < 3; t++) {
-      const PetscReal *a = body->R0 + 3 * s, *b = body->R0 + 3 * t;
+      const PetscReal *a = R + 3 * s, *b = R + 3 * t;
 
       if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
-        PetscCall(MbsYAMLError(reader, node, "orientation is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
     }
-  det = body->R0[0] * (body->R0[4] * body->R0[8] - body->R0[5] * body->R0[7]) - body->R0[1] * (body->R0[3] * body->R0[8] - body->R0[5] * body->R0[6]) + body->R0[2] * (body->R0[3] * body->R0[7] - body->R0[4] * body->R0[6]);
-  if (det < 0) PetscCall(MbsYAMLError(reader, node, "orientation is a reflection (u x v = -w); the axes must be right-handed"));
+  det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (det < 0) PetscCall(MbsYAMLError(reader, node, "%s is a reflection (x x y = -z); the axes must be right-handed", key));
   PetscFunctionReturn(0);
 }
 
@@ -518,7 +523,7 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(ReadInertia(reader, field, body));
     PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
-    PetscCall(ReadOrientation(reader, field, body));
+    PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "angular_velocity", PETSC_FALSE, 3, body->omega0, NULL));
     if (!body->rigid && (Find(reader, field, "orientation") || Find(reader, field, "angular_velocity"))) PetscCall(MbsYAMLError(reader, field, "a point mass (no inertia) has no orientation or angular velocity"));
     PetscCall(EndMapping(reader));
