@@ -174,7 +174,7 @@ static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscRe
   PetscFunctionReturn(0);
 }
 
-/* The excitation force of the first force element [N], for reports */
+/* The size of the first excitation element [N or N m], for reports */
 static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
   MbsDescription desc = Description(model);
@@ -185,8 +185,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
     const MbsElement *el = &desc->element[e];
 
     if (el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
-    if (t > el->until) break;
-    for (PetscInt i = 0; i < el->nharmonic; i++) *force += MbsValueOf(&el->harmonic[i][0], desc->p) * PetscSinReal(2 * PETSC_PI * MbsValueOf(&el->harmonic[i][1], desc->p) * t + MbsValueOf(&el->harmonic[i][2], desc->p));
+    *force = el->ops->law(desc, el, t, NULL);
     break;
   }
   PetscFunctionReturn(0);
@@ -448,6 +447,16 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionReturn(0);
 }
 
+/* The engine speed of the engine-order loads: the file's, overridden by -stationary_rpm, -ramp_rpm, -ramp_time, -speed_profile */
+static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
+{
+  MbsDescription desc = Description(model);
+
+  PetscFunctionBeginUser;
+  if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedDestroy(MbsModel model)
 {
   Described *d = (Described *)model->data;
@@ -519,7 +528,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
   }
-  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq, &desc->work));
+  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq + desc->nparam, &desc->work));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < model->n; i++) model->differential[i] = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -539,20 +548,21 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
-  model->ops.residual        = DescribedResidual;
-  model->ops.jacobian        = DescribedJacobian;
-  model->ops.jacobian_p      = DescribedJacobianP;
-  model->ops.output          = DescribedOutput;
-  model->ops.initial_state   = DescribedInitialState;
-  model->ops.initial_state_p = DescribedInitialStateP;
-  model->ops.linearize       = DescribedLinearize;
-  model->ops.excitation      = DescribedExcitation;
-  model->constant_mass       = PETSC_TRUE;
-  model->output_name         = desc->element[desc->output].name;
-  model->output_unit         = desc->element[desc->output].ops->unit;
-  model->t0                  = desc->t0;
-  model->tf                  = desc->tf;
-  model->dt                  = desc->dt;
-  model->dt_max              = desc->dt_max;
+  model->ops.residual         = DescribedResidual;
+  model->ops.jacobian         = DescribedJacobian;
+  model->ops.jacobian_p       = DescribedJacobianP;
+  model->ops.output           = DescribedOutput;
+  model->ops.initial_state    = DescribedInitialState;
+  model->ops.initial_state_p  = DescribedInitialStateP;
+  model->ops.linearize        = DescribedLinearize;
+  model->ops.excitation       = DescribedExcitation;
+  model->ops.set_from_options = DescribedSetFromOptions;
+  model->constant_mass        = PETSC_TRUE;
+  model->output_name          = desc->element[desc->output].name;
+  model->output_unit          = desc->element[desc->output].ops->unit;
+  model->t0                   = desc->t0;
+  model->tf                   = desc->tf;
+  model->dt                   = desc->dt;
+  model->dt_max               = desc->dt_max;
   PetscFunctionReturn(0);
 }

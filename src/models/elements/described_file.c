@@ -10,6 +10,7 @@
                        velocity: [..], angular_velocity: [..]}     without inertia: a point mass
     elements:   NAME: {type: TYPE, ...fields of the type (one file per type in elements/)}
     output:     NAME of a sensor element
+    speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
   Any number an element or a body mass takes may be written {param: NAME}, which makes it the identifiable parameter
   NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
@@ -205,6 +206,30 @@ PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char 
   if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
   for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
   if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadWords - Reads key: a word or a list of at most *n words into words (pointers into the document, valid
+  while it is read); *n becomes their number, 0 when key is absent.
+@*/
+PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *reader, void *node_, const char key[], PetscInt *n, const char *words[])
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  PetscInt     m;
+
+  PetscFunctionBeginUser;
+  if (!node) {
+    *n = 0;
+    PetscFunctionReturn(0);
+  }
+  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 1;
+  if (m < 1 || m > *n) PetscCall(MbsYAMLError(reader, node, "%s needs 1 to %" PetscInt_FMT " words, got %" PetscInt_FMT, key, *n, m));
+  for (PetscInt i = 0; i < m; i++) {
+    words[i] = Scalar(node->type == YAML_SEQUENCE_NODE ? Node(reader, node->data.sequence.items.start[i]) : node);
+    if (!words[i]) PetscCall(MbsYAMLError(reader, node, "%s needs words, got a list or mapping", key));
+  }
+  *n = m;
   PetscFunctionReturn(0);
 }
 
@@ -580,6 +605,32 @@ static PetscErrorCode ReadTime(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
+/*
+  speed: {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}, the engine speed the engine-order loads
+  follow (engine_speed.c: constant, or linear from n0 at t0 to n1 at t1, held outside), which the options
+  -stationary_rpm, -ramp_rpm, -ramp_time and -speed_profile override
+*/
+static PetscErrorCode ReadSpeed(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsSpeedProfile *speed = &reader->desc->speed;
+  PetscBool        set_rpm, set_time;
+
+  PetscFunctionBeginUser;
+  if (!node) {
+    if (reader->desc->engine_order) PetscCall(MbsYAMLError(reader, yaml_document_get_root_node(&reader->doc), "engine-order loads need the engine speed: speed: {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BeginMapping(reader, node, "speed", NULL));
+  if (!reader->desc->engine_order) PetscCall(MbsYAMLError(reader, node, "speed is the crank speed of engine-order loads (engine_force, engine_torque), and the model has none"));
+  if (Find(reader, node, "stationary_rpm")) PetscCall(ReadReal(reader, Find(reader, node, "stationary_rpm"), "stationary_rpm", &speed->stationary_rpm));
+  PetscCall(MbsYAMLReadVector(reader, node, "ramp_rpm", PETSC_FALSE, 2, speed->ramp_rpm, &set_rpm));
+  PetscCall(MbsYAMLReadVector(reader, node, "ramp_time", PETSC_FALSE, 2, speed->ramp_time, &set_time));
+  if (speed->stationary_rpm > 0 ? set_rpm || set_time : !(set_rpm && set_time)) PetscCall(MbsYAMLError(reader, node, "give either stationary_rpm: N > 0 or both ramp_rpm: [n0, n1] and ramp_time: [t0, t1] [rpm, s]"));
+  if (!(speed->stationary_rpm > 0) && !(speed->ramp_rpm[0] > 0 && speed->ramp_rpm[1] > 0 && speed->ramp_time[1] > speed->ramp_time[0])) PetscCall(MbsYAMLError(reader, node, "the run-up needs speeds ramp_rpm > 0 and times ramp_time t0 < t1"));
+  PetscCall(EndMapping(reader));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node, yaml_node_t *root)
 {
   MbsDescription desc = reader->desc;
@@ -604,7 +655,7 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
   PetscCall(BeginMapping(reader, root, "top level", NULL));
   reader->entity[0] = 0;
   {
-    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output");
+    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed");
 
     PetscCall(MbsYAMLReadVector(reader, root, "gravity", PETSC_FALSE, 3, desc->gravity, NULL));
     PetscCall(EndMapping(reader));
@@ -613,6 +664,7 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
     reader->entity[0] = 0;
     PetscCall(ReadBodies(reader, bodies));
     PetscCall(ReadElements(reader, elements));
+    PetscCall(ReadSpeed(reader, speed));
     PetscCall(ReadOutput(reader, output, root));
   }
   PetscFunctionReturn(0);
@@ -678,6 +730,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
   PetscCall(PetscFree((*desc)->body));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));
+  PetscCall(MbsSpeedProfileReset(&(*desc)->speed));
   PetscCall(PetscFree(*desc));
   PetscFunctionReturn(0);
 }
