@@ -164,13 +164,73 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
+/*
+  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
+  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
+  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
+*/
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+{
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[desc->output];
+  PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
+  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedResidual(model, t, U, Udot, R));
+  AddMass(desc, model->p, 1, Minv, nq);
+  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
+  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
+  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
+  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
+  if (dydu) {
+    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+  }
+  if (dydp) {
+    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
+    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
+    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AccelerationOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt   n = model->n, nq = NQ(model);
+  PetscReal *work, value;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
+  MbsCallCleanup(AccelerationOutput_Private(model, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[desc->output];
 
   PetscFunctionBeginUser;
-  PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, t, U, y, dydu, NULL));
+  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* dy/dp: only an accelerometer's output depends on the parameters (through f and M) */
+static PetscErrorCode DescribedOutputP(MbsModel model, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  MbsDescription desc = Description(model);
+
+  PetscFunctionBeginUser;
+  if (desc->element[desc->output].ops->acceleration) PetscCall(AccelerationOutput(model, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -552,6 +612,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.jacobian         = DescribedJacobian;
   model->ops.jacobian_p       = DescribedJacobianP;
   model->ops.output           = DescribedOutput;
+  model->ops.output_p         = DescribedOutputP;
   model->ops.initial_state    = DescribedInitialState;
   model->ops.initial_state_p  = DescribedInitialStateP;
   model->ops.linearize        = DescribedLinearize;

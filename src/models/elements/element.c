@@ -35,6 +35,7 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "engine_torque", MbsElementGetType_EngineTorque));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "position", MbsElementGetType_Position));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "velocity", MbsElementGetType_Velocity));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "acceleration", MbsElementGetType_Acceleration));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "angle", MbsElementGetType_Angle));
   PetscFunctionReturn(0);
 }

@@ -99,6 +99,7 @@ struct _MbsElement {
   MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
   PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
+  PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
 };
 
@@ -197,3 +198,4 @@ MBS_ELEMENT_TYPE(Distance);
 MBS_ELEMENT_TYPE(PointOnPlane);
 MBS_ELEMENT_TYPE(EngineForce);
 MBS_ELEMENT_TYPE(EngineTorque);
+MBS_ELEMENT_TYPE(Acceleration);
