@@ -39,18 +39,8 @@ def skew(s):
     return np.array([[0, -s[2], s[1]], [s[2], 0, -s[0]], [-s[1], s[0], 0]])
 
 
-def main(path):
-    failures = 0
-
-    def check(what, ok, detail):
-        nonlocal failures
-        failures += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {what}: {detail}")
-
-    for body in "PS":
-        moments = np.linalg.eigvalsh(J[body])
-        err = np.max(np.abs(moments - PRINCIPAL[body]))
-        check(f"principal moments of {body}", err <= 5e-5, f"{np.array2string(moments, precision=6)} vs the spec's {PRINCIPAL[body]} (error {err:.1e}, its rounding 5e-5)")
+def linear_matrices():
+    """M, D, K (12 x 12) of the linearisation in z = (u_P, phi_P, u_S, phi_S)"""
     M = np.zeros((12, 12))
     K = np.zeros((12, 12))
     D = np.zeros((12, 12))
@@ -70,6 +60,22 @@ def main(path):
         E = np.array(C).T @ G
         K += E.T @ np.diag(k) @ E
         D += E.T @ np.diag(d) @ E
+    return M, D, K
+
+
+def main(path):
+    failures = 0
+
+    def check(what, ok, detail):
+        nonlocal failures
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {what}: {detail}")
+
+    for body in "PS":
+        moments = np.linalg.eigvalsh(J[body])
+        err = np.max(np.abs(moments - PRINCIPAL[body]))
+        check(f"principal moments of {body}", err <= 5e-5, f"{np.array2string(moments, precision=6)} vs the spec's {PRINCIPAL[body]} (error {err:.1e}, its rounding 5e-5)")
+    M, D, K = linear_matrices()
     A = np.block([[np.zeros((12, 12)), np.eye(12)], [-np.linalg.solve(M, K), -np.linalg.solve(M, D)]])
     lam = np.linalg.eigvals(A)
     lam = lam[np.argsort(np.abs(lam), kind="stable")]
