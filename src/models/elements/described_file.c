@@ -616,6 +616,7 @@ static PetscErrorCode ReadSpeed(MbsYAMLReader *reader, yaml_node_t *node)
   PetscBool        set_rpm, set_time;
 
   PetscFunctionBeginUser;
+  reader->entity[0] = 0;
   if (!node) {
     if (reader->desc->engine_order) PetscCall(MbsYAMLError(reader, yaml_document_get_root_node(&reader->doc), "engine-order loads need the engine speed: speed: {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}"));
     PetscFunctionReturn(0);
