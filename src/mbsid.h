@@ -56,6 +56,7 @@ PETSC_EXTERN PetscErrorCode MbsModelRate(MbsModel, PetscReal, const PetscReal[],
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);

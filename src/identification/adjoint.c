@@ -27,6 +27,7 @@ typedef struct {
   Mat                    DRDU; /* dr/dU as a column, n x 1 */
   Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
   PetscReal             *jp_all;
+  PetscReal             *dp_all;        /* np: a direct dr/dp or dJ/dp of all parameters */
   PetscLogDouble         last_progress; /* wall time of the last progress line [s] */
 } MbsAdjointContext;
 
@@ -107,10 +108,24 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
-/* No cost depends on the parameters but through the output: dr/dp stays the zero it was created with */
+/* dr/dp of the identified parameters: zero, but for an output that depends on the parameters directly */
 static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
 {
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  const PetscScalar *u;
+  PetscScalar       *a;
+
   PetscFunctionBeginUser;
+  if (!adj->integral->integrand_p) PetscFunctionReturn(0);
+  PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(adj->integral->integrand_p(adj->model, t, u, adj->dp_all, adj->integral->ctx));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  for (PetscInt k = 0; k < adj->nid; k++) a[k] = adj->dp_all[adj->id[k]];
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
@@ -134,6 +149,13 @@ static PetscErrorCode MbsAdjointMonitor(TS ts, PetscInt step, PetscReal t, Vec U
     PetscCall(VecGetArray(lambda[0], &l));
     PetscCall(adj->integral->step_point(adj->model, step, t, u, l, adj->integral->ctx));
     PetscCall(VecRestoreArray(lambda[0], &l));
+    if (adj->integral->step_point_p) { /* the term's direct dJ/dp goes straight into the gradient mu */
+      PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
+      PetscCall(adj->integral->step_point_p(adj->model, step, t, u, adj->dp_all, adj->integral->ctx));
+      PetscCall(VecGetArray(mu[0], &l));
+      for (PetscInt k = 0; k < adj->nid; k++) l[k] += adj->dp_all[adj->id[k]];
+      PetscCall(VecRestoreArray(mu[0], &l));
+    }
     PetscCall(VecRestoreArrayRead(U, &u));
   }
   PetscCall(MbsProgressDue(&adj->last_progress, &due));
@@ -221,6 +243,7 @@ static PetscErrorCode MbsGradientObjectsDestroy_Private(MbsGradientObjects *o)
   PetscCall(TSDestroy(&o->ts));
   PetscCall(MbsSignalDestroy(&o->signal));
   PetscCall(PetscFree(o->adj.jp_all));
+  PetscCall(PetscFree(o->adj.dp_all));
   PetscCall(MatDestroy(&o->adj.DRDU));
   PetscCall(MatDestroy(&o->adj.DRDP));
   PetscCall(MatDestroy(&o->adj.Jp));
@@ -242,6 +265,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(MatAssemblyBegin(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
+    PetscCall(PetscMalloc1(model->np, &adj->dp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
   PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, adj, monitor, monitor_ctx, signal, &o->ts));
@@ -386,6 +410,34 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
   PetscFunctionReturn(0);
 }
 
+/* dr/dp = r'(t, y) dy/dp of an output that depends on the parameters directly */
+static PetscErrorCode MbsCostDensityIntegrandP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal drdp[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+  PetscReal        y, drdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelOutput(model, t, u, &y, NULL));
+  PetscCall(MbsCostDensity(c->cost, t, y, &drdy));
+  PetscCall(MbsModelOutputP(model, t, u, drdp));
+  for (PetscInt k = 0; k < model->np; k++) drdp[k] *= drdy;
+  PetscFunctionReturn(0);
+}
+
+/* dJ/dp += dJ/dy_n dy/dp at a step point the cost reads, for an output that depends on the parameters directly */
+static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], PetscReal dJdp[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+  PetscReal        dJdy;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostStepPoint(c->cost, step, t, &dJdy));
+  if (dJdy == 0) PetscFunctionReturn(0);
+  PetscCall(MbsModelOutputP(model, t, u, dJdp));
+  for (PetscInt k = 0; k < model->np; k++) dJdp[k] *= dJdy;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
   id[0..nid-1] by one adjoint solve. A failed forward integration, or a signal the cost cannot use (an adaptive step that
@@ -395,7 +447,16 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY, NULL};
-  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, cost->ops.density ? MbsCostDensityIntegrand : NULL, NULL, MbsCostPrepare, &c, cost->ops.step_point ? MbsCostStepPointDerivative : NULL};
+  MbsIntegralCost integral = {"the cost",
+                              1,
+                              PETSC_FALSE,
+                              cost->ops.density ? MbsCostDensityIntegrand : NULL,
+                              NULL,
+                              MbsCostPrepare,
+                              &c,
+                              cost->ops.step_point ? MbsCostStepPointDerivative : NULL,
+                              cost->ops.density && model->ops.output_p ? MbsCostDensityIntegrandP : NULL,
+                              cost->ops.step_point && model->ops.output_p ? MbsCostStepPointDerivativeP : NULL};
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(model->n, &c.dydu));

@@ -22,6 +22,10 @@ typedef struct {
   void *ctx;
   /* adds to dJ/dU (n) the derivative of a term of J at step point step (time t, state U); NULL: none */
   PetscErrorCode (*step_point)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
+  /* the parts through an output that depends on the parameters directly (MbsModelOutputP): dr_0/dp and the step-point
+     terms' dJ/dp, added into np entries (the model's parameters); NULL: none */
+  PetscErrorCode (*integrand_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[], void *);
+  PetscErrorCode (*step_point_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
 } MbsIntegralCost;
 
 PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);

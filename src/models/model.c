@@ -514,6 +514,18 @@ PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], 
 }
 
 /*@C
+  MbsModelOutputP - dy/dp (length np) of the output at (t, U): zero but for outputs that depend on the parameters
+  directly. Not collective.
+@*/
+PetscErrorCode MbsModelOutputP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(dydp, model->np));
+  if (model->ops.output_p) PetscCall(model->ops.output_p(model, t, u, dydp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelExcitation - The external force F(t) acting on the model [N], less the force u of a controller in the loop.
   Not collective.
 @*/

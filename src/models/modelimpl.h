@@ -22,6 +22,8 @@ typedef struct {
   PetscErrorCode (*jacobian_sensitivity)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[]);
   /* y(U) and dy/dU (length n, may be NULL) */
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* dy/dp (length np) of an output that depends on the parameters directly (an accelerometer: y(t, U, p)); NULL: none */
+  PetscErrorCode (*output_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
