@@ -226,7 +226,8 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 
     PetscCall(TSSetSaveTrajectory(ts));
     PetscCall(TSGetTrajectory(ts, &trajectory));
-    PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
+    PetscCall(MbsTSTrajectoryRegisterStages());
+    PetscCall(TSTrajectorySetType(trajectory, ts, rk ? MBS_TSTRAJECTORY_STAGES : TSTRAJECTORYMEMORY));
     /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
        shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
