@@ -15,10 +15,15 @@ static const char help[] = "J and its adjoint gradient of an identification scen
 #include <identification/identificationimpl.h>
 #include <petsctime.h>
 
-/* Best wall time of repeat evaluations of J, with the gradient when grad is not NULL */
+/* Best wall time of repeat evaluations of J, with the gradient when grad is not NULL, in the log stage of that name
+   (-log_view: where each one's time goes) */
 static PetscErrorCode TimeEvaluation(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscInt repeat, PetscLogDouble *best)
 {
+  PetscLogStage stage;
+
   PetscFunctionBeginUser;
+  PetscCall(PetscLogStageRegister(grad ? "J and gradient" : "J", &stage));
+  PetscCall(PetscLogStagePush(stage));
   *best = PETSC_MAX_REAL;
   for (PetscInt r = 0; r < repeat; r++) {
     PetscLogDouble start, end;
@@ -30,6 +35,7 @@ static PetscErrorCode TimeEvaluation(MbsObjective obj, const PetscReal x[], Pets
     PetscCheck(ok, obj->comm, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s failed; see -ts_monitor", obj->model->type);
     *best = PetscMin(*best, end - start);
   }
+  PetscCall(PetscLogStagePop());
   PetscFunctionReturn(0);
 }
 
