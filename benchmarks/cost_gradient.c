@@ -10,7 +10,7 @@ static const char help[] = "J and its adjoint gradient of an identification scen
 
   Printed as one line in the format of benchmarks/peer_cvodes, so that benchmarks/accuracy_cost compares the two:
 
-    mbsid J <J> grad <g1,g2,...> time_J <s> time_grad <s> steps <accepted steps of the forward solve>
+    mbsid J <J> grad <g1,g2,...> time_J <s> time_grad <s> steps <accepted steps of the forward solve> grad_per_J <ratio>
 */
 #include <identification/identificationimpl.h>
 #include <petsctime.h>
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     PetscCall(CountSteps(obj, &steps));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mbsid J %.12e grad ", (double)J));
     for (PetscInt k = 0; k < obj->nid; k++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s%.12e", k ? "," : "", (double)grad[k]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " time_J %.4f time_grad %.4f steps %" PetscInt_FMT "\n", time_J, time_grad, steps));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " time_J %.4f time_grad %.4f steps %" PetscInt_FMT " grad_per_J %.2f\n", time_J, time_grad, steps, time_grad / time_J));
     PetscCall(PetscFree2(x, grad));
   }
   PetscCall(MbsObjectiveDestroy(&obj));
