@@ -7,8 +7,9 @@
   dr/dU = r'(t, y(U)) dy/dU, r' the cost's adjoint density evaluated after the forward pass. The sub-TS
   integrates it with the integrator's own rule (nodes and weights c_n of mbsid.h, MbsSignal: step points of a
   theta method, stages of a Runge-Kutta method), which is exactly dJ/dy_n of the discrete cost; the parameters
-  enter through dF/dp of the implicit form (TSSetIJacobianP) or dg/dp of the explicit rate (TSSetRHSJacobianP,
-  Runge-Kutta). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
+  enter through dF/dp of the implicit form (TSSetIJacobianP). Runge-Kutta methods take mbsid's own adjoint step
+  (below), which reads dr/dU and dg/dp at the stages itself: no sub-TS unless the integral's value is asked for
+  (design). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
   back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
   and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
   checkpointing options are honoured.
@@ -21,7 +22,7 @@
   options lookups cost as much again, where the step needs only their products with one vector (one transposed
   solve), and it integrates r backwards once more (TSAdjointCostIntegral) though J is known. For one explicit step
 
-    Y_i = U_n + H sum_{j<i} a_ij g(Y_i),   U_n+1 = U_n + H sum_i b_i g(Y_i),   J += H sum_i b_i r(Y_i)
+    Y_i = U_n + H sum_{j<i} a_ij g(Y_j),   U_n+1 = U_n + H sum_i b_i g(Y_i),   J += H sum_i b_i r(Y_i)
 
   it computes, from lambda = dJ/dU_n+1 and for i = s .. 1, the same discrete adjoint as PETSc's:
 
@@ -42,7 +43,7 @@ typedef struct {
   const PetscInt        *id;   /* identified parameters */
   Mat                    Jp;   /* dF/dp of the identified parameters, n x nid */
   Mat                    DRDU; /* dr/dU as a column, n x 1 */
-  Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
+  Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: PETSc's adjoint reads it */
   PetscReal             *jp_all;
   PetscReal             *xi, *sigma, *dmu, *drdu, *rate_work; /* MbsTSAdjointStep_RK: s n, n, nid, n, n (np + 1) */
   PetscLogDouble         last_progress;                       /* wall time of the last progress line [s] */
