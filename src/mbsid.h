@@ -55,6 +55,7 @@ PETSC_EXTERN PetscErrorCode MbsModelFormJacobianP(MbsModel, PetscReal, const Pet
 PETSC_EXTERN PetscErrorCode MbsModelRate(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelRateAdjoint(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);

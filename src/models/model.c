@@ -677,6 +677,29 @@ void MbsDenseLUSolve(PetscInt n, const PetscReal LU[], const PetscInt pivots[], 
   }
 }
 
+/*
+  b <- A^{-T} b, A factored by MbsDenseLUFactor(): P A = L U, so A^T x = b is U^T w = b (forward), L^T v = w
+  (backward) and x = P^T v (the row swaps undone in reverse order). The adjoint of an explicit step needs one such
+  solve per stage (lambda^T dg/dU = -(E^{-T} lambda)^T dF/dU), where dg/dU itself takes n solves.
+*/
+void MbsDenseLUSolveTranspose(PetscInt n, const PetscReal LU[], const PetscInt pivots[], PetscReal b[])
+{
+  const PetscInt *rows = pivots + n;
+
+  for (PetscInt k = 0; k < n; k++) {
+    for (PetscInt i = rows[2 * k + 1]; i < k; i++) b[k] -= MBS_IJ(LU, i, k, n) * b[i];
+    b[k] /= MBS_IJ(LU, k, k, n);
+  }
+  for (PetscInt k = n - 1; k >= 0; k--)
+    for (PetscInt i = k + 1; i < rows[2 * k]; i++) b[k] -= MBS_IJ(LU, i, k, n) * b[i];
+  for (PetscInt k = n - 1; k >= 0; k--) {
+    PetscReal swap = b[k];
+
+    b[k]         = b[pivots[k]];
+    b[pivots[k]] = swap;
+  }
+}
+
 /* Solves A x = b in place (A n x n column-major, overwritten), reporting a singular A. */
 PetscErrorCode MbsDenseSolve_Private(MbsModel model, PetscInt n, PetscReal A[], PetscReal b[])
 {
