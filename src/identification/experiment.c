@@ -9,7 +9,13 @@
                              speed for -warmup_cycles + -window_cycles revolutions, the orders analysed on
                              the last -window_cycles revolutions (-stationary_rpm n, -time_span 0,T)
     -segments K              a run-up cut into K segments of its measured speeds (-speed_rpm), each simulated
-                             from rest -warmup_cycles revolutions before its first window to its last window
+                             from rest, a warm-up before its first window, to its last window. A segment from rest
+                             misses the history of the run-up before it (the free vibration left by the start and
+                             by resonances passed), which decays with the slowest mode: the warm-up is at least
+                             -warmup_cycles revolutions and at least ln(1/-warmup_decay)/sigma, sigma the smallest
+                             decay rate -Re(lambda) of the linearisation at the start parameters; a segment whose
+                             warm-up would begin before the run-up starts from rest where the run-up does, and
+                             then misses nothing
 
   Without any of them there is one experiment with the global options. The experiments are dealt to the
   ranks by their estimated cost (time steps), largest first onto the least loaded rank.
@@ -106,10 +112,19 @@ static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], Pe
   PetscFunctionReturn(0);
 }
 
+/* How long each segment is simulated before its first window */
+typedef struct {
+  PetscReal cycles;    /* -warmup_cycles: at least this many revolutions at the segment's first speed */
+  PetscReal decay;     /* -warmup_decay: the slowest mode decays to this fraction */
+  PetscReal sigma;     /* its decay rate [1/s] */
+  PetscReal frequency; /* its frequency [Hz] (0: a real eigenvalue) */
+} MbsWarmup;
+
 /* The segments of a measured run-up, by its speeds meas->speed in the range of opts */
-static PetscErrorCode MbsSegmentsCut_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], const char path[], const MbsFourierOptions *opts, const MbsMeasurement *meas, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+static PetscErrorCode MbsSegmentsCut_Private(MPI_Comm comm, PetscInt K, const MbsWarmup *warmup, const char all[], const char path[], const MbsFourierOptions *opts, const MbsMeasurement *meas, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
 {
-  PetscInt first = -1, last = -1, nsel;
+  PetscInt  first = -1, last = -1, nsel;
+  PetscReal t_begin = meas->nsignal ? meas->t[0] : opts->speed.ntable ? opts->speed.table_t[0] : opts->speed.ramp_time[0], t_decay = PetscLogReal(1 / warmup->decay) / warmup->sigma;
 
   PetscFunctionBeginUser;
   PetscCheck(meas->nspeed > 0, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders to cut into -segments", path);
@@ -128,8 +143,13 @@ static PetscErrorCode MbsSegmentsCut_Private(MPI_Comm comm, PetscInt K, PetscRea
 
     PetscCall(MbsFourierOrderWindow(&opts->speed, opts->domain, n0, &t_first, &t_ignored));
     PetscCall(MbsFourierOrderWindow(&opts->speed, opts->domain, n1, &t_ignored, &t_last));
-    t_start = t_first - warmup * 60 / n0;
+    t_start = t_first - PetscMax(warmup->cycles * 60 / n0, t_decay);
     t_end   = t_last;
+    if (t_start <= t_begin) {
+      t_start = t_begin;
+      PetscCall(PetscPrintf(comm, "Segment %" PetscInt_FMT " (%g to %g rpm) starts from rest with the run-up at t = %g s: the %g s before its first window are less than the %g s its warm-up needs\n", k, (double)n0, (double)n1, (double)t_begin, (double)(t_first - t_begin),
+                            (double)PetscMax(warmup->cycles * 60 / n0, t_decay)));
+    } else PetscCall(PetscPrintf(comm, "Segment %" PetscInt_FMT " (%g to %g rpm) starts from rest at t = %g s, %g s before its first window\n", k, (double)n0, (double)n1, (double)t_start, (double)(t_first - t_start)));
     PetscCall(MbsExperimentOptionsCreate_Private(all, NULL, NULL, &options));
     PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g,%.17g", (double)t_start, (double)t_end));
     PetscCall(PetscOptionsSetValue(options, "-time_span", value));
@@ -142,7 +162,7 @@ static PetscErrorCode MbsSegmentsCut_Private(MPI_Comm comm, PetscInt K, PetscRea
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsSegmentsRead_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], const char path[], const MbsFourierOptions *opts, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+static PetscErrorCode MbsSegmentsRead_Private(MPI_Comm comm, PetscInt K, const MbsWarmup *warmup, const char all[], const char path[], const MbsFourierOptions *opts, PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
 {
   MbsMeasurement meas;
 
@@ -153,18 +173,59 @@ static PetscErrorCode MbsSegmentsRead_Private(MPI_Comm comm, PetscInt K, PetscRe
   PetscFunctionReturn(0);
 }
 
+/* The slowest decay of a free vibration of the model at the start parameters: the smallest -Re(lambda) of its
+   linearisation over its oscillatory modes and its nonzero real eigenvalues (a rigid-body mode's motion is prescribed
+   by the run-up's speed) */
+static PetscErrorCode MbsWarmupSlowestMode_Private(MPI_Comm comm, MbsModel model, MbsEigenResult *eigen, MbsWarmup *warmup)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsEigenCompute(model, NULL, eigen));
+  PetscCheck(!eigen->unstable, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments: the linearisation of model %s at the start parameters (-p_*) is unstable, so no warm-up lets a segment's start transient decay; start from stable parameters", model->type);
+  warmup->sigma = PETSC_INFINITY;
+  for (PetscInt i = 0; i < eigen->nmode; i++) {
+    PetscReal sigma = eigen->damping_ratio[i] * 2 * PETSC_PI * eigen->frequency_hz[i];
+
+    if (sigma < warmup->sigma) {
+      warmup->sigma     = sigma;
+      warmup->frequency = eigen->frequency_hz[i];
+    }
+  }
+  for (PetscInt i = 0; i < eigen->nreal; i++)
+    if (eigen->real_eigenvalues[i] < 0 && -eigen->real_eigenvalues[i] < warmup->sigma) {
+      warmup->sigma     = -eigen->real_eigenvalues[i];
+      warmup->frequency = 0;
+    }
+  PetscCall(PetscPrintf(comm, "Segments: the slowest mode of the linearisation at the start parameters (%g Hz) decays at %g 1/s; to -warmup_decay %g in %g s\n", (double)warmup->frequency, (double)warmup->sigma, (double)warmup->decay,
+                        (double)(PetscLogReal(1 / warmup->decay) / warmup->sigma)));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsWarmupSlowestModeEnd_Private(MbsModel *model, MbsEigenResult *eigen)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsEigenResultReset(eigen));
+  PetscCall(MbsModelDestroy(model));
+  PetscFunctionReturn(0);
+}
+
 /*
-  A run-up's measured speeds in -speed_rpm cut into K groups; segment k is simulated from -warmup_cycles
-  revolutions before the window of its first speed to the end of the window of its last speed.
+  A run-up's measured speeds in -speed_rpm cut into K groups; segment k is simulated from a warm-up (MbsWarmup) before
+  the window of its first speed to the end of the window of its last speed.
 */
-static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, PetscReal warmup, const char all[], PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
+static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, MbsWarmup *warmup, const char all[], PetscInt *n, PetscInt *nalloc, MbsExperiment **experiments)
 {
   MbsFourierOptions opts;
+  MbsModel          model;
+  MbsEigenResult    eigen;
   char              path[PETSC_MAX_PATH_LEN] = "";
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsGetString(NULL, NULL, "-measurement", path, sizeof(path), NULL));
   PetscCheck(path[0], comm, PETSC_ERR_ARG_WRONG, "-segments cuts the run-up of the measurement: give -measurement");
+  PetscCall(PetscMemzero(&eigen, sizeof(eigen)));
+  PetscCall(MbsModelCreate(comm, &model));
+  MbsCallCleanup(MbsWarmupSlowestMode_Private(comm, model, &eigen, warmup), MbsWarmupSlowestModeEnd_Private(&model, &eigen));
   PetscCall(MbsFourierOptionsRead(0, 1, &opts));
   MbsCallCleanup(MbsSegmentsRead_Private(comm, K, warmup, all, path, &opts, n, nalloc, experiments), MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
@@ -175,7 +236,8 @@ typedef struct {
   char         *names[256];
   PetscInt      nnames, nsegments;
   char          sweep[128];
-  PetscReal     warmup, window;
+  PetscReal     window;
+  MbsWarmup     warmup;
   PetscBool     set_names, set_sweep, set_segments;
   MbsOptionList list;
   char         *all;
@@ -196,20 +258,23 @@ static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperim
   PetscInt nnames, nalloc = 0, modes = 0;
 
   PetscFunctionBeginUser;
-  spec->nnames = PETSC_STATIC_ARRAY_LENGTH(spec->names);
-  spec->warmup = 10;
-  spec->window = 4;
+  spec->nnames        = PETSC_STATIC_ARRAY_LENGTH(spec->names);
+  spec->warmup.cycles = 10;
+  spec->warmup.decay  = 1e-3;
+  spec->window        = 4;
   MbsOptionsBegin(comm, NULL, "Experiments", "MbsExperiment");
   PetscCall(PetscOptionsStringArray("-experiments", "Named experiments a,b,...; -a_X v sets option -X for experiment a (default: one experiment)", "MbsExperimentsCreate", names, &spec->nnames, &spec->set_names));
   PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", spec->sweep, spec->sweep, sizeof(spec->sweep), &spec->set_sweep));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-segments", "Cut the measured run-up into this many segments, one experiment each", &spec->nsegments, PETSC_MIN_INT, PETSC_MAX_INT, &spec->set_segments));
-  PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment", "MbsExperimentsCreate", spec->warmup, &spec->warmup, NULL));
+  PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment (a segment: at least)", "MbsExperimentsCreate", spec->warmup.cycles, &spec->warmup.cycles, NULL));
+  PetscCall(PetscOptionsReal("-warmup_decay", "Segments: a warm-up long enough for the slowest mode of the linearisation to decay to this fraction", "MbsExperimentsCreate", spec->warmup.decay, &spec->warmup.decay, NULL));
   MbsOptionsEnd();
   nnames = spec->nnames;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-window_cycles", &spec->window, NULL)); /* listed in -help with the order analysis, which reads it too */
   modes = (PetscInt)spec->set_names + (PetscInt)spec->set_sweep + (PetscInt)spec->set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
-  PetscCheck(spec->warmup >= 0 && spec->window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCheck(spec->warmup.cycles >= 0 && spec->window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCheck(spec->warmup.decay > 0 && spec->warmup.decay < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_decay %g: must lie in (0, 1), the fraction the slowest mode decays to", (double)spec->warmup.decay);
   PetscCheck(!spec->set_segments || spec->nsegments >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments must be at least 1, got %" PetscInt_FMT, spec->nsegments);
   for (PetscInt e = 0; e < nnames; e++) {
     PetscBool identifier = (PetscBool)((names[e][0] >= 'a' && names[e][0] <= 'z') || (names[e][0] >= 'A' && names[e][0] <= 'Z'));
@@ -250,13 +315,13 @@ static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperim
       PetscCall(MbsExperimentOptionsCreate_Private(spec->all, NULL, NULL, &options));
       PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g", (double)speed));
       PetscCall(PetscOptionsSetValue(options, "-stationary_rpm", value));
-      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((spec->warmup + spec->window) * 60 / speed)));
+      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((spec->warmup.cycles + spec->window) * 60 / speed)));
       PetscCall(PetscOptionsSetValue(options, "-time_span", value));
       PetscCall(PetscSNPrintf(name, sizeof(name), "sweep_%grpm", (double)speed));
       PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, name, options));
     }
   } else if (spec->set_segments) {
-    PetscCall(MbsSegmentsCreate_Private(comm, spec->nsegments, spec->warmup, spec->all, n, &nalloc, experiments));
+    PetscCall(MbsSegmentsCreate_Private(comm, spec->nsegments, &spec->warmup, spec->all, n, &nalloc, experiments));
   } else {
     PetscOptions options;
 
