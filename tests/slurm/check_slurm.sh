@@ -95,8 +95,9 @@ echo "check_slurm: slurmctld and slurmd up, node $host idle with $cpus CPUs (slu
 # --- the project as a user has it: build/, jobs/, inputs/ -----------------------------------------------------
 ln -s "$build" "$work/build"
 ln -s "$src/jobs" "$work/jobs"
-# an identification of about a minute on one rank (ten copies of the chain's experiment), long enough that a
-# time limit of one minute stops it at least once
+# an identification of about half a minute of CPU on one rank (32 copies of the chain's experiment; 25 s on an idle
+# core, measured), long enough that SIGUSR1 45 s before a time limit of one minute stops it at least once: ten copies
+# were enough before the Runge-Kutta gradient became five times cheaper, and then ended before the signal
 cat > "$work/inputs/slurm_chain.yaml" << EOF
 model: cart_pendulum_chain
 p:
@@ -118,7 +119,7 @@ measurement: $chain_meas
 cost: spectrum
 band_hz: 1.25,1.45
 identify: cf,df
-experiments: e0,e1,e2,e3,e4,e5,e6,e7,e8,e9
+experiments: $(seq -s, -f 'e%g' 0 31)
 EOF
 cat > "$work/inputs/slurm_scan.yaml" << EOF
 model: cart_pendulum_chain
