@@ -586,6 +586,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
      to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  if (model->jacobian_lag > 1) { /* a schedule, not a test of convergence: a long solve still sees a fresh Jacobian every lag iterations */
+    PetscCall(SNESSetLagJacobian(snes, model->jacobian_lag));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
+  }
   if (model->sparse_jacobian) {
     KSP ksp;
     PC  pc;
@@ -628,6 +632,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
+  if (model->jacobian_lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
+    PetscCall(SNESSetLagJacobian(snes, 1));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
+  }
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
   if (refused) signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
   PetscCall(TSGetTime(ts, &signal->t_end));
