@@ -79,6 +79,53 @@ static PetscBool MbsTSTypeIsExplicit(TSType type)
   return match;
 }
 
+/* The dense index of each stored entry of the AIJ J, in its CSR order (after every change of its pattern) */
+static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        nrow;
+  PetscBool       done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse Jacobian of model %s gives no row structure", model->type);
+  PetscCall(PetscFree(model->jacobian_entry));
+  PetscCall(PetscMalloc1(ia[nrow], &model->jacobian_entry));
+  model->jacobian_nnz = ia[nrow];
+  for (PetscInt i = 0; i < nrow; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) model->jacobian_entry[k] = i + ja[k] * model->n;
+  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The model's dense Jacobian (model->jacobian_work) into the AIJ B: every stored entry straight into B's values, each
+  taken out of the dense array; what is left non-zero lies outside the pattern (a state made it non-zero), extends it
+  and takes a new index. Every stored entry is overwritten, so an entry a past state made non-zero keeps no old value.
+*/
+static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B)
+{
+  PetscReal *work = model->jacobian_work, *a;
+  PetscInt   n = model->n, outside = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArrayWrite(B, &a));
+  for (PetscInt k = 0; k < model->jacobian_nnz; k++) {
+    a[k]                           = work[model->jacobian_entry[k]];
+    work[model->jacobian_entry[k]] = 0;
+  }
+  PetscCall(MatSeqAIJRestoreArrayWrite(B, &a));
+  for (PetscInt i = 0; i < n * n; i++) outside += work[i] != 0;
+  if (!outside) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n * n; i++)
+    if (work[i] != 0) PetscCall(MatSetValue(B, i % n, i / n, work[i], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscInfo(NULL, "Model %s: %" PetscInt_FMT " entries of the Jacobian outside its pattern extend it\n", model->type, outside));
+  PetscCall(MbsSparseJacobianIndex_Private(model, B));
+  PetscFunctionReturn(0);
+}
+
 /* The callbacks take the model as context, so that a TS kept for an adjoint solve outlives MbsSimContext. */
 static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
 {
@@ -107,14 +154,8 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   if (model->sparse_jacobian) {
-    PetscInt n = model->n;
-
     PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-    /* zeroed first: an entry a past state made non-zero (outside the initial pattern) must not keep its old value */
-    PetscCall(MatZeroEntries(B));
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < n; i++)
-        if (MBS_IJ(model->jacobian_work, i, j, n) != 0) PetscCall(MatSetValue(B, i, j, MBS_IJ(model->jacobian_work, i, j, n), INSERT_VALUES));
+    PetscCall(MbsSparseJacobianGather_Private(model, B));
   } else {
     PetscCall(MatDenseGetArrayWrite(B, &J));
     PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
@@ -525,6 +566,7 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
+  PetscCall(MbsSparseJacobianIndex_Private(model, *J));
   PetscCall(PetscFree(row_nnz));
   PetscCall(PetscFree2(work[0], work[1]));
   PetscCall(PetscFree3(u, udot, used));
