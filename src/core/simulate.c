@@ -123,6 +123,33 @@ static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B)
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: %" PetscInt_FMT " entries of the Jacobian outside its pattern extend it\n", model->type, outside));
   PetscCall(MbsSparseJacobianIndex_Private(model, B));
+  PetscCall(PetscFree2(model->jacobian_mass, model->jacobian_key)); /* aligned with the former pattern */
+  PetscFunctionReturn(0);
+}
+
+/*
+  Whether B still holds the Jacobian the last call assembled at the same (t, U), with another shift only; then it is
+  shifted in place by (shift - last shift) dF/dU' (constant for a constant-mass model, whose dF/dU does not depend on
+  U'). An adjoint step of CN asks for the Jacobian at U_n with one shift, the next step at the same U_n with another.
+  Nothing but this callback writes into the TS's Jacobian (PETSc's adjoint only multiplies with it).
+*/
+static PetscErrorCode MbsSparseJacobianShift_Private(MbsModel model, PetscReal t, const PetscReal u[], PetscReal shift, Mat B, PetscBool *shifted)
+{
+  PetscReal    *key = model->jacobian_key, *a;
+  PetscObjectId id;
+
+  PetscFunctionBeginUser;
+  *shifted = PETSC_FALSE;
+  if (!model->jacobian_mass) PetscFunctionReturn(0);
+  PetscCall(PetscObjectGetId((PetscObject)B, &id));
+  if (id != model->jacobian_matrix || t != key[0]) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < model->n; i++)
+    if (u[i] != key[2 + i]) PetscFunctionReturn(0);
+  PetscCall(MatSeqAIJGetArray(B, &a));
+  for (PetscInt k = 0; k < model->jacobian_nnz; k++) a[k] += (shift - key[1]) * model->jacobian_mass[k];
+  PetscCall(MatSeqAIJRestoreArray(B, &a));
+  key[1]   = shift;
+  *shifted = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -154,8 +181,18 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   if (model->sparse_jacobian) {
-    PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-    PetscCall(MbsSparseJacobianGather_Private(model, B));
+    PetscBool shifted;
+
+    PetscCall(MbsSparseJacobianShift_Private(model, t, u, shift, B, &shifted));
+    if (!shifted) {
+      PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
+      PetscCall(MbsSparseJacobianGather_Private(model, B));
+      if (model->jacobian_mass) {
+        model->jacobian_key[0] = t;
+        model->jacobian_key[1] = shift;
+        PetscCall(PetscArraycpy(model->jacobian_key + 2, u, model->n));
+      }
+    }
   } else {
     PetscCall(MatDenseGetArrayWrite(B, &J));
     PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
@@ -165,6 +202,7 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  if (model->jacobian_mass) PetscCall(PetscObjectGetId((PetscObject)B, &model->jacobian_matrix));
   if (A != B) {
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -567,6 +605,16 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
   PetscCall(MbsSparseJacobianIndex_Private(model, *J));
+  PetscCall(PetscFree2(model->jacobian_mass, model->jacobian_key));
+  if (model->constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */
+    const PetscReal S = 1048576;
+
+    PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, S, work[0]));
+    PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, 0.0, work[1]));
+    PetscCall(PetscMalloc2(model->jacobian_nnz, &model->jacobian_mass, n + 2, &model->jacobian_key));
+    for (PetscInt k = 0; k < model->jacobian_nnz; k++) model->jacobian_mass[k] = (work[0][model->jacobian_entry[k]] - work[1][model->jacobian_entry[k]]) / S;
+    model->jacobian_matrix = -1; /* nothing assembled yet */
+  }
   PetscCall(PetscFree(row_nnz));
   PetscCall(PetscFree2(work[0], work[1]));
   PetscCall(PetscFree3(u, udot, used));
