@@ -79,8 +79,38 @@ static PetscBool MbsTSTypeIsExplicit(TSType type)
   return match;
 }
 
+/* What the sparse path keeps with its AIJ matrix (composed with it, so it lives as long as the TS that uses it) */
+typedef struct {
+  PetscInt  *entry; /* the dense index (i + j n) of each stored entry, in the matrix's CSR order */
+  PetscInt   nnz;
+  PetscReal *mass; /* dF/dU' at each stored entry (a constant-mass model); NULL: no shifted reuse */
+  PetscReal *key;  /* t, shift and U (n) of the Jacobian last assembled (t PETSC_MAX_REAL: none yet) */
+} MbsSparseJacobian;
+
+static PetscErrorCode MbsSparseJacobianDestroy_Private(void *ctx)
+{
+  MbsSparseJacobian *sj = (MbsSparseJacobian *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sj->entry));
+  PetscCall(PetscFree2(sj->mass, sj->key));
+  PetscCall(PetscFree(sj));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSparseJacobianGet_Private(Mat J, MbsSparseJacobian **sj)
+{
+  PetscContainer container;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQuery((PetscObject)J, "MbsSparseJacobian", (PetscObject *)&container));
+  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sparse Jacobian lost its index (MbsSparseJacobianCreate_Private)");
+  PetscCall(PetscContainerGetPointer(container, (void **)sj));
+  PetscFunctionReturn(0);
+}
+
 /* The dense index of each stored entry of the AIJ J, in its CSR order (after every change of its pattern) */
-static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J)
+static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J, MbsSparseJacobian *sj)
 {
   const PetscInt *ia, *ja;
   PetscInt        nrow;
@@ -89,11 +119,11 @@ static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J)
   PetscFunctionBeginUser;
   PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse Jacobian of model %s gives no row structure", model->type);
-  PetscCall(PetscFree(model->jacobian_entry));
-  PetscCall(PetscMalloc1(ia[nrow], &model->jacobian_entry));
-  model->jacobian_nnz = ia[nrow];
+  PetscCall(PetscFree(sj->entry));
+  PetscCall(PetscMalloc1(ia[nrow], &sj->entry));
+  sj->nnz = ia[nrow];
   for (PetscInt i = 0; i < nrow; i++)
-    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) model->jacobian_entry[k] = i + ja[k] * model->n;
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) sj->entry[k] = i + ja[k] * nrow;
   PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
   PetscFunctionReturn(0);
 }
@@ -103,16 +133,16 @@ static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J)
   taken out of the dense array; what is left non-zero lies outside the pattern (a state made it non-zero), extends it
   and takes a new index. Every stored entry is overwritten, so an entry a past state made non-zero keeps no old value.
 */
-static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B)
+static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B, MbsSparseJacobian *sj)
 {
   PetscReal *work = model->jacobian_work, *a;
   PetscInt   n = model->n, outside = 0;
 
   PetscFunctionBeginUser;
   PetscCall(MatSeqAIJGetArrayWrite(B, &a));
-  for (PetscInt k = 0; k < model->jacobian_nnz; k++) {
-    a[k]                           = work[model->jacobian_entry[k]];
-    work[model->jacobian_entry[k]] = 0;
+  for (PetscInt k = 0; k < sj->nnz; k++) {
+    a[k]               = work[sj->entry[k]];
+    work[sj->entry[k]] = 0;
   }
   PetscCall(MatSeqAIJRestoreArrayWrite(B, &a));
   for (PetscInt i = 0; i < n * n; i++) outside += work[i] != 0;
@@ -122,8 +152,8 @@ static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B)
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: %" PetscInt_FMT " entries of the Jacobian outside its pattern extend it\n", model->type, outside));
-  PetscCall(MbsSparseJacobianIndex_Private(model, B));
-  PetscCall(PetscFree2(model->jacobian_mass, model->jacobian_key)); /* aligned with the former pattern */
+  PetscCall(MbsSparseJacobianIndex_Private(model, B, sj));
+  PetscCall(PetscFree2(sj->mass, sj->key)); /* aligned with the former pattern */
   PetscFunctionReturn(0);
 }
 
@@ -133,23 +163,20 @@ static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B)
   U'). An adjoint step of CN asks for the Jacobian at U_n with one shift, the next step at the same U_n with another.
   Nothing but this callback writes into the TS's Jacobian (PETSc's adjoint only multiplies with it).
 */
-static PetscErrorCode MbsSparseJacobianShift_Private(MbsModel model, PetscReal t, const PetscReal u[], PetscReal shift, Mat B, PetscBool *shifted)
+static PetscErrorCode MbsSparseJacobianShift_Private(PetscInt n, PetscReal t, const PetscReal u[], PetscReal shift, Mat B, MbsSparseJacobian *sj, PetscBool *shifted)
 {
-  PetscReal    *key = model->jacobian_key, *a;
-  PetscObjectId id;
+  PetscReal *a;
 
   PetscFunctionBeginUser;
   *shifted = PETSC_FALSE;
-  if (!model->jacobian_mass) PetscFunctionReturn(0);
-  PetscCall(PetscObjectGetId((PetscObject)B, &id));
-  if (id != model->jacobian_matrix || t != key[0]) PetscFunctionReturn(0);
-  for (PetscInt i = 0; i < model->n; i++)
-    if (u[i] != key[2 + i]) PetscFunctionReturn(0);
+  if (!sj->mass || t != sj->key[0]) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++)
+    if (u[i] != sj->key[2 + i]) PetscFunctionReturn(0);
   PetscCall(MatSeqAIJGetArray(B, &a));
-  for (PetscInt k = 0; k < model->jacobian_nnz; k++) a[k] += (shift - key[1]) * model->jacobian_mass[k];
+  for (PetscInt k = 0; k < sj->nnz; k++) a[k] += (shift - sj->key[1]) * sj->mass[k];
   PetscCall(MatSeqAIJRestoreArray(B, &a));
-  key[1]   = shift;
-  *shifted = PETSC_TRUE;
+  sj->key[1] = shift;
+  *shifted   = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 
@@ -181,16 +208,18 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   if (model->sparse_jacobian) {
-    PetscBool shifted;
+    MbsSparseJacobian *sj;
+    PetscBool          shifted;
 
-    PetscCall(MbsSparseJacobianShift_Private(model, t, u, shift, B, &shifted));
+    PetscCall(MbsSparseJacobianGet_Private(B, &sj));
+    PetscCall(MbsSparseJacobianShift_Private(model->n, t, u, shift, B, sj, &shifted));
     if (!shifted) {
       PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-      PetscCall(MbsSparseJacobianGather_Private(model, B));
-      if (model->jacobian_mass) {
-        model->jacobian_key[0] = t;
-        model->jacobian_key[1] = shift;
-        PetscCall(PetscArraycpy(model->jacobian_key + 2, u, model->n));
+      PetscCall(MbsSparseJacobianGather_Private(model, B, sj));
+      if (sj->mass) {
+        sj->key[0] = t;
+        sj->key[1] = shift;
+        PetscCall(PetscArraycpy(sj->key + 2, u, model->n));
       }
     }
   } else {
@@ -202,7 +231,6 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  if (model->jacobian_mass) PetscCall(PetscObjectGetId((PetscObject)B, &model->jacobian_matrix));
   if (A != B) {
     PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -567,10 +595,12 @@ static PetscErrorCode MbsStepPointNodes_Private(const MbsSimContext *sim, MbsSig
 */
 static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const PetscReal u0[], Mat *J)
 {
-  PetscInt    n = model->n, nnz = 0, *row_nnz;
-  PetscReal  *u, *udot, *work[2];
-  PetscRandom rnd;
-  PetscBool  *used;
+  PetscInt           n = model->n, nnz = 0, *row_nnz;
+  PetscReal         *u, *udot, *work[2];
+  PetscRandom        rnd;
+  PetscBool         *used;
+  MbsSparseJacobian *sj;
+  PetscContainer     container;
 
   PetscFunctionBeginUser;
   PetscCall(PetscFree(model->jacobian_work));
@@ -604,16 +634,21 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
-  PetscCall(MbsSparseJacobianIndex_Private(model, *J));
-  PetscCall(PetscFree2(model->jacobian_mass, model->jacobian_key));
+  PetscCall(PetscNew(&sj));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, sj));
+  PetscCall(PetscContainerSetUserDestroy(container, MbsSparseJacobianDestroy_Private));
+  PetscCall(PetscObjectCompose((PetscObject)*J, "MbsSparseJacobian", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MbsSparseJacobianIndex_Private(model, *J, sj));
   if (model->constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */
     const PetscReal S = 1048576;
 
     PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, S, work[0]));
     PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, 0.0, work[1]));
-    PetscCall(PetscMalloc2(model->jacobian_nnz, &model->jacobian_mass, n + 2, &model->jacobian_key));
-    for (PetscInt k = 0; k < model->jacobian_nnz; k++) model->jacobian_mass[k] = (work[0][model->jacobian_entry[k]] - work[1][model->jacobian_entry[k]]) / S;
-    model->jacobian_matrix = -1; /* nothing assembled yet */
+    PetscCall(PetscMalloc2(sj->nnz, &sj->mass, n + 2, &sj->key));
+    for (PetscInt k = 0; k < sj->nnz; k++) sj->mass[k] = (work[0][sj->entry[k]] - work[1][sj->entry[k]]) / S;
+    sj->key[0] = PETSC_MAX_REAL; /* no time of the solve: nothing assembled yet */
   }
   PetscCall(PetscFree(row_nnz));
   PetscCall(PetscFree2(work[0], work[1]));

@@ -71,8 +71,6 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree(model->differential));
   PetscCall(PetscFree2(model->q0, model->v0));
   PetscCall(PetscFree(model->jacobian_work));
-  PetscCall(PetscFree(model->jacobian_entry));
-  PetscCall(PetscFree2(model->jacobian_mass, model->jacobian_key));
   PetscCall(PetscFree2(model->form_work, model->form_pivots));
   PetscCall(PetscFree(model->frozen_t));
   PetscCall(PetscFree(model->sample_t));
