@@ -79,6 +79,107 @@ static PetscBool MbsTSTypeIsExplicit(TSType type)
   return match;
 }
 
+/* What the sparse path keeps with its AIJ matrix (composed with it, so it lives as long as the TS that uses it) */
+typedef struct {
+  PetscInt  *entry; /* the dense index (i + j n) of each stored entry, in the matrix's CSR order */
+  PetscInt   nnz;
+  PetscReal *mass; /* dF/dU' at each stored entry (a constant-mass model); NULL: no shifted reuse */
+  PetscReal *key;  /* t, shift and U (n) of the Jacobian last assembled (t PETSC_MAX_REAL: none yet) */
+} MbsSparseJacobian;
+
+static PetscErrorCode MbsSparseJacobianDestroy_Private(void *ctx)
+{
+  MbsSparseJacobian *sj = (MbsSparseJacobian *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(sj->entry));
+  PetscCall(PetscFree2(sj->mass, sj->key));
+  PetscCall(PetscFree(sj));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsSparseJacobianGet_Private(Mat J, MbsSparseJacobian **sj)
+{
+  PetscContainer container;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectQuery((PetscObject)J, "MbsSparseJacobian", (PetscObject *)&container));
+  PetscCheck(container, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The sparse Jacobian lost its index (MbsSparseJacobianCreate_Private)");
+  PetscCall(PetscContainerGetPointer(container, (void **)sj));
+  PetscFunctionReturn(0);
+}
+
+/* The dense index of each stored entry of the AIJ J, in its CSR order (after every change of its pattern) */
+static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J, MbsSparseJacobian *sj)
+{
+  const PetscInt *ia, *ja;
+  PetscInt        nrow;
+  PetscBool       done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse Jacobian of model %s gives no row structure", model->type);
+  PetscCall(PetscFree(sj->entry));
+  PetscCall(PetscMalloc1(ia[nrow], &sj->entry));
+  sj->nnz = ia[nrow];
+  for (PetscInt i = 0; i < nrow; i++)
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) sj->entry[k] = i + ja[k] * nrow;
+  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &ia, &ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The model's dense Jacobian (model->jacobian_work) into the AIJ B: every stored entry straight into B's values, each
+  taken out of the dense array; what is left non-zero lies outside the pattern (a state made it non-zero), extends it
+  and takes a new index. Every stored entry is overwritten, so an entry a past state made non-zero keeps no old value.
+*/
+static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B, MbsSparseJacobian *sj)
+{
+  PetscReal *work = model->jacobian_work, *a;
+  PetscInt   n = model->n, outside = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArrayWrite(B, &a));
+  for (PetscInt k = 0; k < sj->nnz; k++) {
+    a[k]               = work[sj->entry[k]];
+    work[sj->entry[k]] = 0;
+  }
+  PetscCall(MatSeqAIJRestoreArrayWrite(B, &a));
+  for (PetscInt i = 0; i < n * n; i++) outside += work[i] != 0;
+  if (!outside) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n * n; i++)
+    if (work[i] != 0) PetscCall(MatSetValue(B, i % n, i / n, work[i], INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscInfo(NULL, "Model %s: %" PetscInt_FMT " entries of the Jacobian outside its pattern extend it\n", model->type, outside));
+  PetscCall(MbsSparseJacobianIndex_Private(model, B, sj));
+  PetscCall(PetscFree2(sj->mass, sj->key)); /* aligned with the former pattern */
+  PetscFunctionReturn(0);
+}
+
+/*
+  Whether B still holds the Jacobian the last call assembled at the same (t, U), with another shift only; then it is
+  shifted in place by (shift - last shift) dF/dU' (constant for a constant-mass model, whose dF/dU does not depend on
+  U'). An adjoint step of CN asks for the Jacobian at U_n with one shift, the next step at the same U_n with another.
+  Nothing but this callback writes into the TS's Jacobian (PETSc's adjoint only multiplies with it).
+*/
+static PetscErrorCode MbsSparseJacobianShift_Private(PetscInt n, PetscReal t, const PetscReal u[], PetscReal shift, Mat B, MbsSparseJacobian *sj, PetscBool *shifted)
+{
+  PetscReal *a;
+
+  PetscFunctionBeginUser;
+  *shifted = PETSC_FALSE;
+  if (!sj->mass || t != sj->key[0]) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++)
+    if (u[i] != sj->key[2 + i]) PetscFunctionReturn(0);
+  PetscCall(MatSeqAIJGetArray(B, &a));
+  for (PetscInt k = 0; k < sj->nnz; k++) a[k] += (shift - sj->key[1]) * sj->mass[k];
+  PetscCall(MatSeqAIJRestoreArray(B, &a));
+  sj->key[1] = shift;
+  *shifted   = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 /* The callbacks take the model as context, so that a TS kept for an adjoint solve outlives MbsSimContext. */
 static PetscErrorCode MbsIFunction(TS ts, PetscReal t, Vec U, Vec Udot, Vec F, void *ctx)
 {
@@ -107,14 +208,20 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
   if (model->sparse_jacobian) {
-    PetscInt n = model->n;
+    MbsSparseJacobian *sj;
+    PetscBool          shifted;
 
-    PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-    /* zeroed first: an entry a past state made non-zero (outside the initial pattern) must not keep its old value */
-    PetscCall(MatZeroEntries(B));
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < n; i++)
-        if (MBS_IJ(model->jacobian_work, i, j, n) != 0) PetscCall(MatSetValue(B, i, j, MBS_IJ(model->jacobian_work, i, j, n), INSERT_VALUES));
+    PetscCall(MbsSparseJacobianGet_Private(B, &sj));
+    PetscCall(MbsSparseJacobianShift_Private(model->n, t, u, shift, B, sj, &shifted));
+    if (!shifted) {
+      PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
+      PetscCall(MbsSparseJacobianGather_Private(model, B, sj));
+      if (sj->mass) {
+        sj->key[0] = t;
+        sj->key[1] = shift;
+        PetscCall(PetscArraycpy(sj->key + 2, u, model->n));
+      }
+    }
   } else {
     PetscCall(MatDenseGetArrayWrite(B, &J));
     PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, J));
@@ -471,10 +578,12 @@ static PetscErrorCode MbsStepPointNodes_Private(const MbsSimContext *sim, MbsSig
 */
 static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const PetscReal u0[], Mat *J)
 {
-  PetscInt    n = model->n, nnz = 0, *row_nnz;
-  PetscReal  *u, *udot, *work[2];
-  PetscRandom rnd;
-  PetscBool  *used;
+  PetscInt           n = model->n, nnz = 0, *row_nnz;
+  PetscReal         *u, *udot, *work[2];
+  PetscRandom        rnd;
+  PetscBool         *used;
+  MbsSparseJacobian *sj;
+  PetscContainer     container;
 
   PetscFunctionBeginUser;
   PetscCall(PetscFree(model->jacobian_work));
@@ -508,6 +617,22 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
+  PetscCall(PetscNew(&sj));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, sj));
+  PetscCall(PetscContainerSetUserDestroy(container, MbsSparseJacobianDestroy_Private));
+  PetscCall(PetscObjectCompose((PetscObject)*J, "MbsSparseJacobian", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MbsSparseJacobianIndex_Private(model, *J, sj));
+  if (model->constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */
+    const PetscReal S = 1048576;
+
+    PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, S, work[0]));
+    PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, 0.0, work[1]));
+    PetscCall(PetscMalloc2(sj->nnz, &sj->mass, n + 2, &sj->key));
+    for (PetscInt k = 0; k < sj->nnz; k++) sj->mass[k] = (work[0][sj->entry[k]] - work[1][sj->entry[k]]) / S;
+    sj->key[0] = PETSC_MAX_REAL; /* no time of the solve: nothing assembled yet */
+  }
   PetscCall(PetscFree(row_nnz));
   PetscCall(PetscFree2(work[0], work[1]));
   PetscCall(PetscFree3(u, udot, used));
@@ -569,6 +694,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
      to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
+  if (model->jacobian_lag > 1) { /* a schedule, not a test of convergence: a long solve still sees a fresh Jacobian every lag iterations */
+    PetscCall(SNESSetLagJacobian(snes, model->jacobian_lag));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
+  }
   if (model->sparse_jacobian) {
     KSP ksp;
     PC  pc;
@@ -611,6 +740,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
+  if (model->jacobian_lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
+    PetscCall(SNESSetLagJacobian(snes, 1));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
+  }
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
   if (refused) signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
   PetscCall(TSGetTime(ts, &signal->t_end));

@@ -128,6 +128,7 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscCall(PetscCalloc2(nq, &model->q0, nq, &model->v0));
   model->force_coordinate = -1;
   model->control_force    = 0;
+  model->jacobian_lag     = 1;
   PetscFunctionReturn(0);
 }
 
@@ -211,6 +212,9 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
+  PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian every this many iterations, counted across steps (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
+                            model->jacobian_lag, &model->jacobian_lag, NULL));
+  PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
   if (!model->ops.initial_state) {
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_q", "Initial coordinates, one per coordinate of the model [m or rad] (default: all 0)", "MbsModelInitialState", model->nq, model->q0, NULL));
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_v", "Initial rates, one per coordinate of the model [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->nq, model->v0, NULL));

@@ -91,6 +91,7 @@ struct _p_MbsModel {
   PetscReal               control_force;    /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
   PetscBool               sparse_jacobian;  /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;    /* n x n dense Jacobian the model writes into, for the sparse path */
+  PetscInt                jacobian_lag;     /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
   PetscReal              *form_work;        /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;      /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */

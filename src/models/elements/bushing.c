@@ -72,10 +72,12 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
 
     if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0) continue;
     PetscCall(PetscArrayzero(grad, nq));
-    PetscCall(PetscArrayzero(hess, nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
-    MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    MbsCoordinateForce(desc, MbsBilinearValue(desc, &el->row[i], q), grad, hess, v, k, d, F, Jq, Jv, Jp, ld);
+    if (Jq) {
+      PetscCall(PetscArrayzero(hess, nq * nq));
+      MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
+    }
+    MbsCoordinateForce(desc, MbsBilinearValue(desc, &el->row[i], q), grad, Jq ? hess : NULL, v, k, d, F, Jq, Jv, Jp, ld);
   }
   PetscFunctionReturn(0);
 }

@@ -239,7 +239,8 @@ void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
 
     -f = g s_q^T,  -df/dq = s_q^T (k s_q + d (s_qq v)^T) + g s_qq,  -df/dv = d s_q^T s_q,  g = k s + d s'
 
-  (a Rayleigh damper: its force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as MbsElementForceFn.
+  (a Rayleigh damper: its force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as MbsElementForceFn; only Jq needs
+  s_qq, so hess may be NULL without it (a residual then skips the nq^2 work).
 */
 void MbsCoordinateForce(MbsDescription desc, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], const MbsValue *k, const MbsValue *d, PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
@@ -249,7 +250,7 @@ void MbsCoordinateForce(MbsDescription desc, PetscReal s, const PetscReal grad[]
 
   for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
   g = kv * s + dv * rate;
-  for (PetscInt i = 0; i < nq; i++) {
+  for (PetscInt i = 0; i < nq && Jq; i++) {
     hv[i] = 0;
     for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
   }

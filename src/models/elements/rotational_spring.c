@@ -37,7 +37,7 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
   PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
 
-  for (PetscInt i = 0; i < 3 * nq + 2 * nq * nq; i++) desc->work[i] = 0;
+  for (PetscInt i = 0; i < (hess ? 3 * nq + 2 * nq * nq : 3 * nq); i++) desc->work[i] = 0;
   MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
   MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
   for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
@@ -73,7 +73,7 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
   PetscReal *grad = desc->work + 2 * nq, *hess = grad + nq + 2 * nq * nq, theta;
 
   PetscFunctionBeginUser;
-  theta = MbsRelativeAngle(desc, el, q, grad, hess);
+  theta = MbsRelativeAngle(desc, el, q, grad, Jq ? hess : NULL);
   MbsCoordinateForce(desc, theta, grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
   PetscFunctionReturn(0);
 }
