@@ -56,6 +56,10 @@ PETSC_EXTERN PetscErrorCode MbsModelRate(MbsModel, PetscReal, const PetscReal[],
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelGetNumChannels(MbsModel, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelGetChannelInfo(MbsModel, PetscInt, const char **, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelFindChannel(MbsModel, const char[], const char[], PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);

@@ -493,6 +493,74 @@ PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], 
 }
 
 /*@C
+  MbsModelGetNumChannels - The number of output channels: every sensor of a described model, one (the output y) for a
+  hand-coded model. Not collective.
+@*/
+PetscErrorCode MbsModelGetNumChannels(MbsModel model, PetscInt *nchannel)
+{
+  PetscFunctionBeginUser;
+  *nchannel = model->ops.channel_output ? model->nchannel : 1;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetChannelInfo - Name and unit of output channel c (either may be NULL). Not collective.
+@*/
+PetscErrorCode MbsModelGetChannelInfo(MbsModel model, PetscInt c, const char **name, const char **unit)
+{
+  PetscInt nchannel;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  PetscCheck(c >= 0 && c < nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no output channel %" PetscInt_FMT " (%" PetscInt_FMT " channels)", model->type, c, nchannel);
+  if (name) *name = model->ops.channel_output ? model->channel_name[c] : model->output_name;
+  if (unit) *unit = model->ops.channel_output ? model->channel_unit[c] : model->output_unit;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelFindChannel - The index of the output channel called name; an unknown name is an error that names where it
+  came from (source, e.g. a file and group, or an option) and the model's channels. Collective on the model's
+  communicator.
+@*/
+PetscErrorCode MbsModelFindChannel(MbsModel model, const char name[], const char source[], PetscInt *c)
+{
+  PetscInt nchannel;
+  char     known[512] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  for (*c = 0; *c < nchannel; (*c)++) {
+    const char *channel;
+    PetscBool   same;
+
+    PetscCall(MbsModelGetChannelInfo(model, *c, &channel, NULL));
+    PetscCall(PetscStrcmp(channel, name, &same));
+    if (same) PetscFunctionReturn(0);
+    PetscCall(PetscStrlcat(known, *c ? ", " : "", sizeof(known)));
+    PetscCall(PetscStrlcat(known, channel, sizeof(known)));
+  }
+  SETERRQ(model->comm, PETSC_ERR_ARG_WRONG, "%s: channel '%s' is not an output channel of model %s, whose channels are: %s", source, name, model->type, known);
+}
+
+/*@C
+  MbsModelChannelOutput - y_c(U) of output channel c and, when dydu is not NULL, dy_c/dU. Not collective.
+@*/
+PetscErrorCode MbsModelChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  if (!model->ops.channel_output) {
+    PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has one output channel, not channel %" PetscInt_FMT, model->type, c);
+    PetscCall(MbsModelOutput(model, t, u, y, dydu));
+    PetscFunctionReturn(0);
+  }
+  PetscAssert(c >= 0 && c < model->nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no output channel %" PetscInt_FMT, model->type, c);
+  if (dydu) PetscCall(PetscArrayzero(dydu, model->n));
+  PetscCall(model->ops.channel_output(model, c, t, u, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelExcitation - The external force F(t) acting on the model [N], less the force u of a controller in the loop.
   Not collective.
 @*/

@@ -35,6 +35,7 @@ typedef struct {
   MbsBilinear        *orthonormal; /* 6 per rigid body */
   const MbsBilinear **row;         /* the nc constraint rows */
   PetscInt           *row_owner;   /* element index, or -1 - body index */
+  PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
 } Described;
 
 static PetscInt NQ(MbsModel model)
@@ -164,13 +165,46 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+/* The value of sensor element e and its derivatives dy/dq, dy/dv (the leading 2 nq entries of dydu) */
+static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[desc->output];
+  const MbsElement *el   = &desc->element[e];
 
   PetscFunctionBeginUser;
   PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, y, dydu, dydu ? dydu + desc->nq : NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensor(model, Description(model)->output, U, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensor(model, ((Described *)model->data)->sensor[c], U, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/* Every sensor element is an output channel, named as the element, in the element's unit */
+static PetscErrorCode DescribedChannelsSetUp(MbsModel model, Described *d)
+{
+  MbsDescription desc = d->desc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(desc->nelement, &d->sensor, desc->nelement, &model->channel_name, desc->nelement, &model->channel_unit));
+  model->nchannel = 0;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    if (desc->element[e].ops->kind != MBS_ELEMENT_SENSOR) continue;
+    d->sensor[model->nchannel]           = e;
+    model->channel_name[model->nchannel] = desc->element[e].name;
+    model->channel_unit[model->nchannel] = desc->element[e].ops->unit;
+    model->nchannel++;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -455,6 +489,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscFunctionBeginUser;
   PetscCall(MbsDescriptionDestroy(&d->desc));
   PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
+  PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -539,10 +574,12 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
+  PetscCall(DescribedChannelsSetUp(model, d));
   model->ops.residual        = DescribedResidual;
   model->ops.jacobian        = DescribedJacobian;
   model->ops.jacobian_p      = DescribedJacobianP;
   model->ops.output          = DescribedOutput;
+  model->ops.channel_output  = DescribedChannelOutput;
   model->ops.initial_state   = DescribedInitialState;
   model->ops.initial_state_p = DescribedInitialStateP;
   model->ops.linearize       = DescribedLinearize;
