@@ -7,7 +7,10 @@ numbers, for a measurement of several channels (/channels/NAME):
      from the file: time  P_c = sum_i w_i y_i^2 (w_i the trapezoid weights of /signal/t), spectrum (squared form)
      P_c = 1/4 sum_k |X_k|^4 over the lines of -band_hz.
 
-Both to RTOL = 1e-10: each J is a sum of a few thousand positive terms computed in double precision (relative
+  3. a CSV table of channels A and B (A in mm) imported with mbsid import -channels has the J of the file it was
+     written from.
+
+All to RTOL = 1e-10: each J is a sum of a few thousand positive terms computed in double precision (relative
 rounding ~ 1e-13), printed with 13 significant digits.
 
 Usage: check_channels.py MBSID MEASUREMENT.h5 A B -- ARGS...   (ARGS: the model and its parameters, for gradcheck)
@@ -52,7 +55,8 @@ def check(label, got, want):
 
 def main():
     mbsid, path, a, b = sys.argv[1:5]
-    args = sys.argv[sys.argv.index("--") + 1 :] + ["-measurement", path, "-identify", "d2"]
+    base = sys.argv[sys.argv.index("--") + 1 :] + ["-identify", "d2"]
+    args = base + ["-measurement", path]
     band = (0.0, 8.0)
     ok = True
     with h5py.File(path, "r") as f:
@@ -65,6 +69,20 @@ def main():
             ok &= check(f"{cost_name}: J(0.3 {a} + 2.5 {b}) = 0.3 J_{a} + 2.5 J_{b}", J_ab, 0.3 * J_a + 2.5 * J_b)
             P_a, P_b = zero_output(f, a, cost_name, band), zero_output(f, b, cost_name, band)
             ok &= check(f"{cost_name}: J(default weights) = J_{a}/P_{a} + J_{b}/P_{b} (P_{a} = {P_a:.6e}, P_{b} = {P_b:.6e})", J_default, J_a / P_a + J_b / P_b)
+        t, y_a, y_b = f[f"channels/{a}/signal/t"][:], f[f"channels/{a}/signal/y"][:], f[f"channels/{b}/signal/y"][:]
+        unit_b = f[f"channels/{b}"].attrs["units"]
+        unit_b = unit_b.decode() if isinstance(unit_b, bytes) else unit_b
+    with open("channels_import.csv", "w") as table:
+        table.write(f"time;{a} [mm];{b}\n")
+        for row in zip(t, 1e3 * y_a, y_b):
+            table.write(";".join("%.17g" % v for v in row) + "\n")
+    imported = subprocess.run([mbsid, "import", "-csv", "channels_import.csv", "-kind", "signal", "-channels", f"{a},{b}", "-channel_units", f"mm,{unit_b}", "-o", "channels_import.h5"], capture_output=True, text=True)
+    if imported.returncode:
+        sys.exit(f"FAIL mbsid import:\n{imported.stdout}\n{imported.stderr}")
+    both = ["-channels", f"{a},{b}"]
+    J_file = cost(mbsid, args, "time", both)
+    J_imported = cost(mbsid, base + ["-measurement", "channels_import.h5"], "time", both)
+    ok &= check(f"time: J of the imported table = J of {path}", J_imported, J_file)
     sys.exit(0 if ok else 1)
 
 
