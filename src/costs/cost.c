@@ -227,7 +227,7 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   PetscCall(PetscMalloc1(model->n, &cost->dydu));
   PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
   for (PetscInt k = 0; k < nselect; k++) {
-    model->analysis_dt_max = 0; /* each part sets the step cap of its own frequencies */
+    PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
     if (model->analysis_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, model->analysis_dt_max) : model->analysis_dt_max;
     if (k == 0) {
@@ -244,7 +244,7 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
     }
   }
   PetscCall(PetscFree(sample_t));
-  model->analysis_dt_max = dt_max;
+  PetscCall(MbsModelSetAnalysisStep(model, dt_max));
   PetscFunctionReturn(0);
 }
 

@@ -240,6 +240,17 @@ PetscErrorCode MbsModelSetSampleStep(MbsModel model, PetscReal dt)
 }
 
 /*
+  MbsModelSetAnalysisStep - The step cap [s] of the frequencies a cost analyses (below the Nyquist step of the highest;
+  0: none), which adaptive steps keep to. Not collective.
+*/
+PetscErrorCode MbsModelSetAnalysisStep(MbsModel model, PetscReal dt_max)
+{
+  PetscFunctionBeginUser;
+  model->analysis_dt_max = dt_max;
+  PetscFunctionReturn(0);
+}
+
+/*
   MbsModelFreezeSteps - With freeze, the next solve records its step points and later solves replay them (a gradient
   check's fixed function); without, the steps adapt again. Drops recorded steps either way. Not collective.
 */

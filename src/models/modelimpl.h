@@ -112,6 +112,7 @@ struct _p_MbsModel {
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelSetSampleStep(MbsModel, PetscReal);
+PETSC_INTERN PetscErrorCode MbsModelSetAnalysisStep(MbsModel, PetscReal);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
 PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);
