@@ -339,6 +339,13 @@ PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
   if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (model->ops.channel_output && model->nchannel > 1) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "output channels:"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt c = 0; c < model->nchannel; c++) PetscCall(PetscViewerASCIIPrintf(viewer, " %s [%s]", model->channel_name[c], model->channel_unit[c]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  }
   for (PetscInt i = 0; i < model->np; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%-6s = %-12.8g %-10s %s\n", model->param_info[i].name, (double)model->p[i], model->param_info[i].unit, model->param_info[i].description));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
