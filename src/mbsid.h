@@ -55,11 +55,14 @@ PETSC_EXTERN PetscErrorCode MbsModelFormJacobianP(MbsModel, PetscReal, const Pet
 PETSC_EXTERN PetscErrorCode MbsModelRate(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelRateAdjoint(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelGetNumChannels(MbsModel, PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelGetChannelInfo(MbsModel, PetscInt, const char **, const char **);
 PETSC_EXTERN PetscErrorCode MbsModelFindChannel(MbsModel, const char[], const char[], PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
@@ -150,7 +153,7 @@ struct MbsMeasurement_ {
   PetscReal      *speed;          /* [rpm] */
   PetscReal      *order;
   PetscReal      *order_amplitude;   /* nspeed x norder, row-major */
-  PetscReal      *order_a, *order_b; /* optional (NULL when absent): the coefficients, phase-referred to t = 0 */
+  PetscReal      *order_a, *order_b; /* optional (NULL when absent): /orders/A, /B, phase-referred to t = 0 */
   char            order_domain[16];  /* "time" or "angle": the windows of the order analysis (attribute 'domain' of /orders) */
   PetscInt        nsignal;           /* /signal: nsignal > 0 when present */
   PetscReal      *t, *y;
@@ -183,6 +186,7 @@ PETSC_EXTERN PetscErrorCode MbsCostGetType(MbsCost, const char **);
 PETSC_EXTERN PetscErrorCode MbsCostEvaluate(MbsCost, const MbsSignal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsCostSignalUsable(MbsCost, const MbsSignal *, PetscBool *);
 PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsCostDensityP(MbsCost, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsCostRecord(MbsCost, const MbsSignal *, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
 

@@ -1,7 +1,7 @@
 /*
   Private declarations shared by every layer of libmbsid (the foundation in util/): dense column-major access,
   HDF5 files (result writer, readers that name file and dataset), names of function lists. The layers stand in
-  this order, each using only those below it: util, controllers, models, core, costs, identification, commands (README,
+  this order, each using only those below it: util, controllers, models, core, costs, identification, commands (doc/developer.md,
   "Code map"); each folder's private header declares what the layers above may use of it.
 */
 #pragma once
@@ -15,6 +15,8 @@ PETSC_INTERN PetscErrorCode MbsFunctionListNames(PetscFunctionList, char[], size
 PETSC_INTERN PetscErrorCode MbsOptionsOutputFile(PetscOptionItems *, const char[], const char[], char[], size_t);
 PETSC_INTERN PetscErrorCode MbsOptionsInputFile(PetscOptionItems *, const char[], const char[], const char[], char[], size_t, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsFileDeclare(MPI_Comm, const char[], const char[], PetscBool, const char[]);
+PETSC_INTERN PetscInt       MbsDeclaredFileCount(void);
+PETSC_INTERN void           MbsDeclaredFileGet(PetscInt, const char **, const char **, PetscBool *);
 PETSC_EXTERN PetscErrorCode MbsOptionsFilesDeclare(MPI_Comm, int, char **);
 PETSC_EXTERN PetscErrorCode MbsOptionsCheckUnused(MPI_Comm, PetscBool);
 PETSC_INTERN PetscErrorCode MbsOptionsIntRange(PetscOptionItems *, const char[], const char[], PetscInt *, PetscInt, PetscInt, PetscBool *);
@@ -94,10 +96,14 @@ PETSC_INTERN PetscErrorCode MbsH5WriteReals(MbsH5Writer *, const char[], PetscIn
 PETSC_INTERN PetscErrorCode MbsH5WriteStrings(MbsH5Writer *, const char[], PetscInt, const char *const[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteAttribute(MbsH5Writer *, const char[], const char[], const char[]);
 PETSC_INTERN PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *, MPI_Comm);
-PETSC_INTERN PetscErrorCode MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
-PETSC_INTERN PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
-PETSC_INTERN PetscErrorCode MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
-PETSC_INTERN PetscInt       MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
+#define MBS_CHECKSUM_START 14695981039346656037ULL
+PETSC_INTERN unsigned long long MbsChecksumBytes(unsigned long long, const void *, size_t);
+PETSC_INTERN PetscErrorCode     MbsChecksumFile(const char[], const char[], unsigned long long *);
+PETSC_INTERN PetscErrorCode     MbsModelWriteIdentity(MbsModel, MbsH5Writer *, const char[]);
+PETSC_INTERN PetscErrorCode     MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
+PETSC_INTERN PetscErrorCode     MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
+PETSC_INTERN PetscErrorCode     MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);
+PETSC_INTERN PetscInt           MbsLowerBound(const PetscReal[], PetscInt, PetscReal);
 
 /* A table of numbers from a CSV or whitespace-separated text file (csv.c) */
 typedef struct {

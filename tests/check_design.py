@@ -6,8 +6,8 @@
       piecewise-linear input; a harmonic oscillator for the continuous sine), the extended system w' = A w is
       exact by matrix exponentials, and Tr M = int s_2^2 dt by Van Loan's formula
       int_0^h exp(A^T t) Q exp(A t) dt = F22^T F12, [F11 F12; 0 F22] = exp([[-A^T, Q], [0, A]] h).
-      Compares Tr M, the end state and the printed states of every input in the file (relative rtol, absolute
-      1e-12 near zero), and the E_RMS grids and argmin E_RMS (to 1e-4 N/m) of each noise level, with the noise
+      Compares Tr M, the end state (relative rtol, to the larger of the two masses' values of each quantity) and
+      the printed states of every input in the file (relative rtol, absolute 1e-12 near zero), and the E_RMS grids and argmin E_RMS (to 1e-4 N/m) of each noise level, with the noise
       sequence written here from the spec. An optimal input must have |F_k| < F_max and beat the initial and sine
       inputs' Tr M; with --optimal-end v also |v1(tf)|, |v2(tf)| <= v.
   check_design.py cart_pendulum FILE --mbsid PATH [--rtol r]
@@ -187,7 +187,11 @@ def check_oscillator2(f, args, faults):
         if not close(got, trace, args.rtol, 0):
             faults.append("%s: Tr M = %.15e, exact %.15e" % (case, got, trace))
         for i, (a, b) in enumerate(zip(g["end_state"][()], z_end)):
-            if not close(a, b, args.rtol):
+            # relative to the larger of the two masses' values of the same quantity (x, v, and their sensitivities):
+            # the optimal input drives single end velocities towards zero, where their own size would ask the
+            # integrator for an accuracy relative to a near-cancellation (v1(tf) = -3e-4 m/s beside v2 = 9e-4 m/s)
+            pair = z_end[2 * (i // 2):2 * (i // 2) + 2]
+            if not close(a, b, args.rtol, args.rtol * max(abs(c) for c in pair)):
                 faults.append("%s: end state %d = %.15e, exact %.15e" % (case, i, a, b))
         for r, t in enumerate(times):
             for i, (a, b) in enumerate(zip(g["states"][()][r], states[t])):

@@ -54,8 +54,8 @@ with h5py.File("orders.h5", "r") as f:
     check("orders: speed [rpm]", f["/orders/speed"][:], 60 * speed_hz)
     check("orders: order", f["/orders/order"][:], [2.0, 4.5])
     check("orders: amplitude [rad]", f["/orders/amplitude"][:], 1e-3 * amplitude)
-    check("orders: a [rad]", f["/orders/a"][:], 1e-3 * amplitude * np.cos(np.radians(phase)))
-    check("orders: b [rad]", f["/orders/b"][:], -1e-3 * amplitude * np.sin(np.radians(phase)))
+    check("orders: a [rad]", f["/orders/A"][:], 1e-3 * amplitude * np.cos(np.radians(phase)))
+    check("orders: b [rad]", f["/orders/B"][:], -1e-3 * amplitude * np.sin(np.radians(phase)))
     for key, want in (("domain", "angle"),):
         if attr(f, "/orders", key) != want:
             failures.append(f"/orders attribute {key} is {attr(f, '/orders', key)}, expected {want}")

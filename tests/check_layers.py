@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The folders of src/ stand in layers (README, "Code map"); a file may include the private header of its own
+"""The folders of src/ stand in layers (doc/developer.md, "Code map"); a file may include the private header of its own
 layer or of one below, and call functions defined in its own layer or below. This check reads every source file
 of src/ and fails, naming file and line, on an include or a call that reaches up, and on files that call each other
 (directly or round a longer circle), and on a write into the private struct of another layer: a higher layer reaches

@@ -16,7 +16,7 @@ def main():
     rtol = float(sys.argv[4])
     scale = np.max(np.abs(result["amplitude"][:]))
     failed = False
-    for name in ("amplitude", "a", "b"):
+    for name in ("amplitude", "A", "B"):
         extrapolated = (4 * fine[name][:] - coarse[name][:]) / 3
         err = np.max(np.abs(result[name][:] - extrapolated)) / scale
         unextrapolated = np.max(np.abs(result[name][:] - fine[name][:])) / scale

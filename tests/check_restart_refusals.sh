@@ -22,6 +22,10 @@ edit ${tag}_path.h5 set_log "/evaluations/x[0]" 1.5
 edit ${tag}_gradient.h5 set "/evaluations/gradient[-1]" 0.5 # the last: replayed, TAO would leave the path unseen
 edit ${tag}_fingerprint.h5 attr fingerprint_options "-p_cf"
 head -c 2000 "$checkpoint" > ${tag}_truncated.h5
+# the chain described in a model file: a checkpoint of it, whose model file is then edited
+cp "$tests/../inputs/models/cart_pendulum_chain.yaml" ${tag}_model.yaml
+described=(-model_file ${tag}_model.yaml -measurement_allow_model_mismatch -tao_max_it 1)
+mpiexec -n "$np" "$mbsid" "${base[@]}" "${described[@]}" -checkpoint ${tag}_described.checkpoint.h5 -o ${tag}_described.h5 > ${tag}_described.log 2>&1 || { cat ${tag}_described.log; fail "the run that writes the described model's checkpoint failed"; }
 
 # name | extra options | message that must be printed
 cases=(
@@ -37,12 +41,16 @@ cases=(
   "missing|-restart ${tag}_missing.h5|Cannot open the checkpoint '${tag}_missing.h5' \(-restart\)"
   "truncated|-restart ${tag}_truncated.h5|Cannot open the checkpoint '${tag}_truncated.h5' \(-restart\): missing, unreadable or not HDF5"
   "live writer|-restart $checkpoint|Checkpoint '$checkpoint' is still being written by process [0-9]+ \('$checkpoint.tmp.[0-9]+'\), a rank of the run that was stopped: wait until that run has ended"
-  "measurement changed|-restart $checkpoint|measurement of experiment experiment: the checkpoint has ${tag}_meas.h5 \(checksum [0-9a-f]+\), this run ${tag}_meas.h5 \(checksum [0-9a-f]+\)"
+  "measurement changed|-restart $checkpoint|input file -measurement: the checkpoint has ${tag}_meas.h5 \(checksum [0-9a-f]+\), this run ${tag}_meas.h5 \(checksum [0-9a-f]+\)"
+  "model file changed|-restart ${tag}_described.checkpoint.h5 ${described[*]}|input file -model_file: the checkpoint has ${tag}_model.yaml \(checksum [0-9a-f]+\), this run ${tag}_model.yaml \(checksum [0-9a-f]+\)"
 )
 for case in "${cases[@]}"; do
   IFS='|' read -r name options message <<< "$case"
   if [ "$name" = "measurement changed" ]; then
     /usr/bin/python3 "$tests/edit_h5.py" "$3" "$measurement" scale /spectrum/amplitude 1.001 > /dev/null || fail "cannot edit $measurement"
+  fi
+  if [ "$name" = "model file changed" ]; then
+    echo "# edited after the checkpoint" >> ${tag}_model.yaml
   fi
   if [ "$name" = "live writer" ]; then # a stopped mbsid process stands for a rank of a killed run still writing
     "$mbsid" simulate -time_span 0,1e6 > /dev/null 2>&1 &
@@ -59,6 +67,9 @@ for case in "${cases[@]}"; do
   grep -Eq -- "$message" <<< "$output" || { echo "$output"; fail "$name: exit status $status, but no line matches: $message"; }
   ! grep -Eq -- "^\[ *[0-9]+\] [0-9]+ bytes " <<< "$output" || { echo "$output"; fail "$name: memory left allocated (-malloc_dump)"; }
   [ ! -e ${tag}_refused.h5 ] || fail "$name: a result was written"
+  if [ "$name" = "model file changed" ]; then
+    echo "# edited after the checkpoint" >> ${tag}_model.yaml
+  fi
   if [ "$name" = "live writer" ]; then
     [ -e "$checkpoint.tmp.$writer" ] || fail "$name: the temporary file of a live writer was removed"
     kill -KILL $writer
@@ -67,4 +78,10 @@ for case in "${cases[@]}"; do
   fi
   echo "ok  $name: $(grep -Eo -- "$message" <<< "$output" | head -1)"
 done
-echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s)"
+# Stopping criteria do not change TAO's path, only where it ends: a run that reached -tao_max_it continues from its
+# checkpoint with a higher limit and ends bitwise as a run made with that limit from the start
+cp "$3" "$measurement"
+mpiexec -n "$np" "$mbsid" "${base[@]}" -tao_max_it 4 -o ${tag}_limit4.h5 > ${tag}_limit4.log 2>&1 || { cat ${tag}_limit4.log; fail "the run to 4 iterations failed"; }
+mpiexec -n "$np" "$mbsid" "${base[@]}" -tao_max_it 4 -restart "$checkpoint" -o ${tag}_raised.h5 > ${tag}_raised.log 2>&1 || { cat ${tag}_raised.log; fail "the restart with a raised -tao_max_it was refused or failed"; }
+/usr/bin/python3 "$tests/compare_results.py" ${tag}_limit4.h5 ${tag}_raised.h5 || fail "the restart with a raised -tao_max_it differs from the run made with that limit"
+echo "check_restart_refusals: ${#cases[@]} refusals with their messages on $np rank(s); a raised -tao_max_it continues"

@@ -118,7 +118,7 @@ def accepted(name, teeth, missing, sigma, down=False):
         failures.append(f"{name}: the {teeth}-{missing} wheel was refused: " + next((line for line in (result.stdout + result.stderr).splitlines() if "Tachometer file" in line), ""))
         return
     with h5py.File(f"tracked_{name}.h5", "r") as f:
-        amp, ca, cb = (f["/orders/" + k][:] for k in ("amplitude", "a", "b"))
+        amp, ca, cb = (f["/orders/" + k][:] for k in ("amplitude", "A", "B"))
         tp, rpm, table_angle = f["/speed_profile/t"][:], f["/speed_profile/rpm"][:], f["/speed_profile/angle"][:]
     # the table's angle is the true one less a constant (its origin phi(0) = 0 extrapolates before the first pulse):
     # the tracked phases are those of y in the table's angle, psi_o + o offset

@@ -78,7 +78,7 @@ for source, extra in (("tacho", ["-tacho", "tacho.h5"]), ("channel", ["-speed_so
     with h5py.File(out, "r") as f:
         assert f["/orders"].attrs["domain"] in (b"angle", "angle"), f["/orders"].attrs["domain"]
         assert np.array_equal(f["/orders/speed"][:], speeds)
-        amp, ca, cb = (f["/orders/" + k][:] for k in ("amplitude", "a", "b"))
+        amp, ca, cb = (f["/orders/" + k][:] for k in ("amplitude", "A", "B"))
         tp, rpm = f["/speed_profile/t"][:], f["/speed_profile/rpm"][:]
     speed_error = np.max(np.abs(rpm / speed_rpm(tp) - 1))
     amp_error = np.max(np.abs(amp / amplitude - 1))

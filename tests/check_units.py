@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Checks that every numeric dataset of the given HDF5 result files has a non-empty 'units' attribute (README, "Files").
+"""Checks that every numeric dataset of the given HDF5 result files has a non-empty 'units' attribute (doc/schemas.md).
 
 Usage: check_units.py FILE.h5 ...
 """

@@ -1,5 +1,5 @@
 static const char help[] = "Checks the modes of the linearised models (SLEPc PEP) against closed forms and a dense solve of the companion form.\n"
-                           "Options: -model NAME, -check companion|oscillator2|engine4|chain|twin (-twin_model NAME), and any -pep_* / -st_* option.\n";
+                           "Options: -model NAME, -check companion|oscillator2|engine4|chain|twin|dae (-twin_model NAME), and any -pep_* / -st_* option.\n";
 
 /*
   -check companion (any model): every eigenvalue the PEP returns equals one of the generalised eigenproblem
@@ -13,11 +13,18 @@ static const char help[] = "Checks the modes of the linearised models (SLEPc PEP
     -expect_hz f1,..,f8 -expect_real r1,r2) matches the spec's rough values to -expect_rtol.
   -check twin: a model described in a file (-model_file) has the modes of the hand-coded model -twin_model at its
     defaults: every finite eigenvalue to 1e-10 of the largest modulus, frequencies and damping ratios to 1e-10.
+  -check dae: a DAE model's linearisation (constraints eliminated by its null space) against the finite-difference
+    linearisation of its residual at the initial state: A = dF/dU and B = dF/dU' by 4th-order central differences, whose
+    pencil (A + lambda B) x = 0 has the model's modes as its finite eigenvalues (the rest are infinite: the algebraic
+    states). With T = (A + sigma B)^-1 B, an eigenvalue nu of T is lambda = sigma - 1/nu, and the infinite ones are
+    nu = 0. Each PEP eigenvalue must be one of them to -dae_rtol (1e-8) of its modulus, and there must be exactly 2 nq
+    finite ones. The excitation must vanish at t0 (e.g. an engine-order load at -stationary_rpm 1e-100, theta = 0).
   -check chain: cart_pendulum_chain at its true parameters has the spec's modes (section 9): swing 0.170 Hz, bending
     1.36 and 3.90 Hz (the spec's rounding: 0.5 %), one rigid-body zero and the real eigenvalue near -d_c/M_xx.
 */
 #include "mbstest.h"
 #include <slepceps.h>
+#include "models/modelimpl.h"
 
 #define IJ(A, i, j, rows) (A)[(i) + (j) * (rows)]
 
@@ -176,6 +183,73 @@ static PetscErrorCode CheckEngine4(MbsTest *test, MbsModel model, const MbsEigen
   PetscFunctionReturn(0);
 }
 
+/* dF/dU (wrt_rate false) or dF/dU' at (t, U, U') by 4th-order central differences of absolute step h (n x n) */
+static PetscErrorCode ResidualDifferences(MbsModel model, PetscInt n, PetscReal t, PetscReal U[], PetscReal Udot[], PetscBool wrt_rate, PetscReal h, PetscReal D[], PetscReal *work)
+{
+  const PetscReal offset[4] = {2, 1, -1, -2};
+  PetscReal      *x         = wrt_rate ? Udot : U;
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < n; j++) {
+    PetscReal x0 = x[j];
+
+    for (PetscInt s = 0; s < 4; s++) {
+      x[j] = x0 + offset[s] * h;
+      PetscCall(MbsModelResidual(model, t, U, Udot, work + s * n));
+    }
+    x[j] = x0;
+    for (PetscInt i = 0; i < n; i++) IJ(D, i, j, n) = (8 * (work[n + i] - work[2 * n + i]) - (work[i] - work[3 * n + i])) / (12 * h);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckDae(MbsTest *test, MbsModel model, const MbsEigenResult *result)
+{
+  PetscInt     n, nq, np, nfinite = 0;
+  PetscReal   *U, *Udot, *A, *B, *work, *nu_re, *nu_im, scale = 0, sigma = 1, rtol = 1e-8, t0, tf, dt;
+  PetscInt    *pivots;
+  PetscBLASInt bn, lwork, info, one = 1;
+  PetscReal    dummy;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-dae_rtol", &rtol, NULL));
+  PetscCall(MbsModelGetSizes(model, &n, &nq, &np));
+  PetscCall(MbsModelGetTimeSpan(model, &t0, &tf, &dt));
+  PetscCall(PetscCalloc6(n, &U, n, &Udot, n * n, &A, n * n, &B, 4 * n + 8 * n, &work, 2 * n, &nu_re));
+  PetscCall(PetscMalloc1(3 * n, &pivots));
+  nu_im = nu_re + n;
+  PetscCall(MbsModelInitialState(model, t0, U, Udot));
+  PetscCall(PetscArrayzero(Udot, n)); /* at rest: the linearisation is about U' = 0 */
+  PetscCall(ResidualDifferences(model, n, t0, U, Udot, PETSC_FALSE, 1e-6, A, work));
+  PetscCall(ResidualDifferences(model, n, t0, U, Udot, PETSC_TRUE, 1e-6, B, work));
+  /* T = (A + sigma B)^-1 B, in B */
+  for (PetscInt i = 0; i < n * n; i++) A[i] += sigma * B[i];
+  PetscCheck(MbsDenseLUFactor(n, A, pivots) < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "A + sigma B is singular: choose another shift");
+  MbsDenseLUSolve(n, A, pivots, n, B);
+  PetscCall(PetscBLASIntCast(n, &bn));
+  PetscCall(PetscBLASIntCast(12 * n - 4 * n, &lwork));
+  LAPACKgeev_("N", "N", &bn, B, &bn, nu_re, nu_im, &dummy, &one, &dummy, &one, work + 4 * n, &lwork, &info);
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK geev failed with info %d", (int)info);
+  for (PetscInt i = 0; i < n; i++) scale = PetscMax(scale, PetscHypotReal(nu_re[i], nu_im[i]));
+  for (PetscInt i = 0; i < n; i++) { /* the finite lambda = sigma - 1/nu, in place */
+    PetscReal size = PetscHypotReal(nu_re[i], nu_im[i]);
+
+    if (size <= 1e-9 * scale) continue;
+    nu_re[nfinite]   = sigma - nu_re[i] / (size * size);
+    nu_im[nfinite++] = nu_im[i] / (size * size);
+  }
+  PetscCall(MbsTestTrue(test, "the pencil of the residual's differences has 2 nq finite eigenvalues", (PetscBool)(nfinite == 2 * nq)));
+  for (PetscInt i = 0; i < result->nlambda; i++) {
+    PetscReal re = result->lambda[2 * i], im = result->lambda[2 * i + 1], best = PETSC_MAX_REAL;
+
+    for (PetscInt j = 0; j < nfinite; j++) best = PetscMin(best, PetscHypotReal(nu_re[j] - re, nu_im[j] - im));
+    PetscCall(MbsTestClose(test, "eigenvalue's distance to the pencil's", best, 0, 0, rtol * PetscHypotReal(re, im)));
+  }
+  PetscCall(PetscFree6(U, Udot, A, B, work, nu_re));
+  PetscCall(PetscFree(pivots));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode CheckTwin(MbsTest *test, const MbsEigenResult *result)
 {
   MbsModel       twin;
@@ -248,6 +322,8 @@ int main(int argc, char **argv)
     for (PetscInt i = 0; i < 3 && i < result.nmode; i++) PetscCall(MbsTestClose(&test, "swing / bending 1 / bending 2 [Hz]", result.frequency_hz[i], want[i], 5e-3, 0));
     PetscCall(MbsTestTrue(&test, "one rigid-body (zero) mode", (PetscBool)(result.nzero == 1)));
     if (result.nreal == 2) PetscCall(MbsTestClose(&test, "real eigenvalue ~ -d_c/M_xx [1/s]", result.real_eigenvalues[1], -p[6] / (p[0] + 3 * p[1]), 0.05, 0));
+  } else if (!strcmp(check, "dae")) {
+    PetscCall(CheckDae(&test, model, &result));
   } else if (!strcmp(check, "twin")) {
     PetscCall(CheckTwin(&test, &result));
   } else SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown -check %s", check);

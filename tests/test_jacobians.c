@@ -11,6 +11,7 @@ static const char help[] = "Checks a model's analytic dF/dU, dF/dU', dF/dp and d
   (f(x + h) - f(x - h)) / 2h, h = 1e-6 max(1, |x|), to |err| <= 1e-6 max(|J_ij|, 1e-8 max|J|).
 */
 #include "mbstest.h"
+#include "models/modelimpl.h"
 #include <petscsys.h>
 
 typedef PetscErrorCode (*ResidualFn)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
@@ -108,12 +109,99 @@ static PetscErrorCode CompareColumn(MbsTest *test, const char what[], PetscInt j
   PetscFunctionReturn(0);
 }
 
+/* dy/dU_j (p NULL) or dy/dp_j by 4th-order central differences of relative step -fd_step (at least 1e-4): an
+   accelerometer's y is large at random states, and a step of 1e-6 leaves rounding of 1e-5 of its smaller derivatives */
+static PetscErrorCode OutputDifference(MbsModel model, PetscReal t, PetscReal u[], PetscReal p[], PetscInt j, PetscReal *derivative)
+{
+  PetscReal      *x = p ? p : u, x0 = x[j], h = PetscMax(fd_step, 1e-4) * PetscMax(1, PetscAbsReal(x0)), y[4];
+  const PetscReal offset[4] = {2, 1, -1, -2};
+
+  PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < 4; s++) {
+    x[j] = x0 + offset[s] * h;
+    if (p) PetscCall(MbsModelSetParameters(model, p));
+    PetscCall(MbsModelOutput(model, t, u, &y[s], NULL));
+  }
+  x[j] = x0;
+  if (p) PetscCall(MbsModelSetParameters(model, p));
+  *derivative = (8 * (y[1] - y[2]) - (y[0] - y[3])) / (12 * h); /* exactly 0 where y does not depend on x_j */
+  PetscFunctionReturn(0);
+}
+
 static PetscReal MaxAbs(PetscInt n, const PetscReal a[])
 {
   PetscReal m = 0;
 
   for (PetscInt i = 0; i < n; i++) m = PetscMax(m, PetscAbsReal(a[i]));
   return m;
+}
+
+/* The transposed solve of the small LU (MbsDenseLUSolveTranspose) on a matrix that needs row swaps (zero diagonal
+   entries) and has a zero pattern: A^T x = b to 1e-13 of |A| |x| (the models' mass matrices never pivot) */
+static PetscErrorCode CheckTransposeSolve(MbsTest *test)
+{
+  const PetscInt  n       = 4;
+  const PetscReal A[4][4] = {
+  /* column-major: A[j][i] is row i of column j */
+    {0, 2, 0, 1},
+    {3, 0, 0, 0},
+    {0, 1, 0, 5},
+    {1, 0, 4, 2}
+  };
+  const PetscReal b[4] = {1, -2, 0.5, 3};
+  PetscReal       LU[16], x[4], residual = 0, scale = 0;
+  PetscInt        pivots[12];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(LU, &A[0][0], n * n));
+  PetscCheck(MbsDenseLUFactor(n, LU, pivots) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The test matrix is regular");
+  PetscCall(PetscArraycpy(x, b, n));
+  MbsDenseLUSolveTranspose(n, LU, pivots, x);
+  for (PetscInt j = 0; j < n; j++) { /* (A^T x)_j = column j of A times x */
+    PetscReal sum = 0;
+
+    for (PetscInt i = 0; i < n; i++) {
+      sum += A[j][i] * x[i];
+      scale = PetscMax(scale, PetscAbsReal(A[j][i] * x[i]));
+    }
+    residual = PetscMax(residual, PetscAbsReal(sum - b[j]));
+  }
+  test->checks++;
+  if (residual > 1e-13 * scale) {
+    test->failures++;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL A^T x = b by the transposed LU solve: residual %.3e of %.3e\n", (double)residual, (double)scale));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The Runge-Kutta adjoint's products w^T dg/dU and w^T dg/dp (MbsModelRateAdjoint: one solve with E^T) at a w of mixed
+   signs and sizes, against the same products with dg/dU and dg/dp that the caller has checked against differences (the
+   random stream of the states is left alone) */
+static PetscErrorCode CheckRateAdjoint(MbsTest *test, MbsModel model, PetscReal t, const PetscReal u[])
+{
+  PetscInt   n, np, *all;
+  PetscReal *w, *G, *Gp, *work, *wg, *product;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(PetscMalloc6(n, &w, n * n, &G, n * np, &Gp, n * (np + 1), &work, n + np, &wg, n + np, &product));
+  PetscCall(PetscMalloc1(np, &all));
+  for (PetscInt k = 0; k < np; k++) all[k] = k;
+  for (PetscInt i = 0; i < n; i++) w[i] = PetscSinReal(1.0 + 3 * i);
+  PetscCall(MbsModelRateJacobian(model, t, u, G));
+  PetscCall(MbsModelRateJacobianP(model, t, u, Gp));
+  PetscCall(MbsModelRateAdjoint(model, t, u, w, np, all, work, wg, wg + n));
+  for (PetscInt j = 0; j < n + np; j++) {
+    const PetscReal *column = j < n ? &G[j * n] : &Gp[(j - n) * n];
+
+    product[j] = 0;
+    for (PetscInt i = 0; i < n; i++) product[j] += w[i] * column[i];
+  }
+  PetscCall(CompareColumn(test, "w^T dg/dU", 0, n, wg, product, MaxAbs(n, product)));
+  PetscCall(CompareColumn(test, "w^T dg/dp", 0, np, wg + n, product + n, MaxAbs(np, product + n)));
+  PetscCall(PetscFree(all));
+  PetscCall(PetscFree6(w, G, Gp, work, wg, product));
+  PetscFunctionReturn(0);
 }
 
 int main(int argc, char **argv)
@@ -126,7 +214,7 @@ int main(int argc, char **argv)
   PetscInt                n, nq_model, np, nstates = 5;
   PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE;
   PetscReal               state_scale = 1;
-  PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *E, *Jp, *col, *dydu, t, y, yp, ym;
+  PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *E, *Jp, *col, *dydu, *dydp, t, y;
   const MbsParameterInfo *info;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -151,6 +239,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
+  if (rate_form) PetscCall(CheckTransposeSolve(&test));
   if (nsensitivity) { /* the second derivatives: the extended Jacobian against differences of the extended residual */
     PetscInt  b[4];
     PetscReal t0, tf, tn[11], Fn[11];
@@ -171,7 +260,7 @@ int main(int argc, char **argv)
   PetscCall(MbsModelGetSizes(model, &n, &nq_model, &np));
   PetscCall(MbsModelGetParameterInfo(model, &info));
   PetscCall(PetscMalloc6(n, &u, n, &udot, np, &p, np, &p0, n * n, &J, n * n, &E));
-  PetscCall(PetscMalloc5(n * n, &J0, n * n, &J1, n * np, &Jp, n, &col, n, &dydu));
+  PetscCall(PetscMalloc6(n * n, &J0, n * n, &J1, n * np, &Jp, PetscMax(n, np), &col, n, &dydu, np, &dydp));
   PetscCall(MbsModelGetParameters(model, p0));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1, 1));
@@ -222,17 +311,14 @@ int main(int argc, char **argv)
     }
 
     PetscCall(MbsModelOutput(model, t, u, &y, dydu));
-    for (PetscInt j = 0; j < n; j++) {
-      PetscReal u0 = u[j], h = 1e-6 * PetscMax(1, PetscAbsReal(u0));
-
-      u[j] = u0 + h;
-      PetscCall(MbsModelOutput(model, t, u, &yp, NULL));
-      u[j] = u0 - h;
-      PetscCall(MbsModelOutput(model, t, u, &ym, NULL));
-      u[j]   = u0;
-      col[j] = (yp - ym) / (2 * h);
-    }
+    for (PetscInt j = 0; j < n; j++) PetscCall(OutputDifference(model, t, u, NULL, j, &col[j]));
     PetscCall(CompareColumn(&test, "dy/dU", 0, n, dydu, col, MaxAbs(n, dydu)));
+    PetscCall(MbsModelOutputP(model, t, u, dydp));
+    for (PetscInt k = 0; k < np; k++) { /* as dF/dp: the parameters that can be identified */
+      col[k] = dydp[k];
+      if (info[k].identifiable) PetscCall(OutputDifference(model, t, u, p, k, &col[k]));
+    }
+    PetscCall(CompareColumn(&test, "dy/dp", 0, np, dydp, col, MaxAbs(np, dydp)));
 
     if (rate_form) { /* the rate solves F(U, g(U)) = 0: the explicit form's own factorisation against the model's residual */
       PetscReal scale;
@@ -247,6 +333,7 @@ int main(int argc, char **argv)
         test.failures++;
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL F(U, g(U)) = %.3e, not 0 to 1e-10 of |F(U, 0)| = %.3e\n", (double)MaxAbs(n, J1), (double)scale));
       }
+      PetscCall(CheckRateAdjoint(&test, model, t, u));
     }
   }
   if (!integration_form && !rate_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
@@ -281,7 +368,7 @@ int main(int argc, char **argv)
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFree6(u, udot, p, p0, J, E));
-  PetscCall(PetscFree5(J0, J1, Jp, col, dydu));
+  PetscCall(PetscFree6(J0, J1, Jp, col, dydu, dydp));
   PetscCall(MbsModelDestroy(&model));
   PetscCall(MbsModelDestroy(&base));
   PetscCall(PetscFinalize());

@@ -375,7 +375,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
         PetscCall(MbsInputWrite(&w, "/input", d->nnodes, d->t_nodes, cases[CASE_OPTIMAL].F));
         PetscCall(MbsH5WriteAttribute(&w, "/design/optimal", "tao_converged_reason", TaoConvergedReasons[reason]));
       }
-      PetscCall(MbsH5WriteAttribute(&w, "/design", "model", d->base->type));
+      PetscCall(MbsModelWriteIdentity(d->base, &w, "/design"));
       PetscCall(MbsH5WriteProvenance(&w, comm));
       PetscCall(MbsH5WriterClose(&w));
       PetscCall(PetscPrintf(PETSC_COMM_SELF, "Wrote %s\n", output));

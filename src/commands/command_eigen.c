@@ -118,7 +118,7 @@ static PetscErrorCode MbsEigenRun_Private(MPI_Comm comm, MbsEigenCommand *ec)
       PetscCall(MbsH5WriteReals(&writer, "/eigen/controller_gains", 1, &three, gain, "Kp [N/m], Ki [N/(m s)], Kd [N s/m]"));
       PetscCall(MbsH5WriteAttribute(&writer, "/eigen/controller_gains", "source", gains_given ? "-controller_gains" : "estimated by perturbation"));
     }
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", model->type));
+    PetscCall(MbsModelWriteIdentity(model, &writer, "/"));
     PetscCall(MbsH5WriteProvenance(&writer, comm));
     PetscCall(MbsH5WriterClose(&writer));
   }

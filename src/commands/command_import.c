@@ -428,7 +428,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   im->domain = MBS_ORDER_DOMAIN_ANGLE;
   MbsOptionsBegin(comm, NULL, "mbsid import: a CSV table of a test bench to a measurement file", "import");
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-csv", "Table to import: CSV, or columns separated by ';', tabs or blanks; '#' lines are comments, a first line with names is the header", "", im->csv, sizeof(im->csv), NULL));
-  PetscCall(PetscOptionsEnum("-kind", "What the table holds (README, \"Your own measurements\")", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
+  PetscCall(PetscOptionsEnum("-kind", "What the table holds (doc/measurements.md)", "", MbsImportKinds, (PetscEnum)im->kind, (PetscEnum *)&im->kind, &kind_set));
   PetscCall(PetscOptionsStringArray("-columns", "Columns to read, by header name or 1-based index (signal: time,value[,speed]; orders: speed,amplitude,...; spectrum: frequency,amplitude; tacho: time, or time,voltage; speed_profile: time,speed[,angle])", "", im->columns, &ncolumns, NULL));
   PetscCall(PetscOptionsString("-units", "Unit of the values (signal, amplitudes): rad, mrad, urad, deg, m, mm, um, rad/s, deg/s, m/s, mm/s, rad/s^2, m/s^2", "", value_unit, value_unit, sizeof(value_unit), NULL));
   PetscCall(PetscOptionsString("-time_units", "Unit of times: s, ms, us", "", time_unit, time_unit, sizeof(time_unit), NULL));

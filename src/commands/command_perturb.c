@@ -187,7 +187,7 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
     PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)params[i]));
     PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", name, text));
   }
-  PetscCall(MbsH5WriteAttribute(&writer, "/", "model", model->type));
+  PetscCall(MbsModelWriteIdentity(model, &writer, "/"));
   PetscCall(MbsH5WriteProvenance(&writer, comm));
   PetscCall(MbsH5WriterClose(&writer));
   PetscCall(PetscFree5(time, y0, gain, matrix, rhs));

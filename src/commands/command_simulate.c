@@ -150,7 +150,7 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement table;
-  PetscReal     *local;
+  PetscReal     *local; /* this rank's points' amplitudes, then coefficients a, then b: the table's three arrays */
 } MbsSweep;
 
 static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
@@ -201,8 +201,10 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
     table->norder = norder;
     PetscCall(PetscMalloc1(norder, &table->order));
     PetscCall(PetscArraycpy(table->order, orders, norder));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &sw->local));
+    PetscCall(PetscCalloc1(3 * sw->nexp * norder, &sw->local));
     PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_amplitude));
+    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_a));
+    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_b));
   }
   table->speed[e] = speed[0];
   if (exp->rank == rank) {
@@ -210,7 +212,13 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
     PetscCall(MbsFourierCheckSignal(sw->fourier, &sw->signal, "simulate -sweep_rpm"));
     PetscCall(MbsFourierComputeSignal(sw->fourier, &sw->signal));
     PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
-    for (PetscInt o = 0; o < norder; o++) sw->local[e * norder + o] = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+    for (PetscInt o = 0; o < norder; o++) {
+      PetscInt j = e * norder + o, size = sw->nexp * norder;
+
+      sw->local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+      sw->local[size + j]     = A[offset + o];
+      sw->local[2 * size + j] = B[offset + o];
+    }
     PetscCall(MbsSignalDestroy(&sw->signal));
   }
   PetscCall(MbsFourierDestroy(&sw->fourier));
@@ -237,7 +245,17 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
     PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
     MbsCallCleanup(MbsSweepPoint_Private(comm, sw, e), MbsExperimentOptionsPop(&sw->exps[e]));
   }
-  PetscCall(MPIU_Allreduce(sw->local, table->order_amplitude, sw->nexp * table->norder, MPIU_REAL, MPIU_SUM, comm)); /* one contribution per entry */
+  { /* one contribution per entry */
+    PetscInt   size = sw->nexp * table->norder;
+    PetscReal *all;
+
+    PetscCall(PetscMalloc1(3 * size, &all));
+    PetscCall(MPIU_Allreduce(sw->local, all, 3 * size, MPIU_REAL, MPIU_SUM, comm));
+    PetscCall(PetscArraycpy(table->order_amplitude, all, size));
+    PetscCall(PetscArraycpy(table->order_a, all + size, size));
+    PetscCall(PetscArraycpy(table->order_b, all + 2 * size, size));
+    PetscCall(PetscFree(all));
+  }
   PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder));
   PetscCall(PetscStrncpy(table->model, sw->exps[0].model->type, sizeof(table->model)));
   PetscCall(PetscStrncpy(table->output, sw->exps[0].model->output_name, sizeof(table->output)));
@@ -254,7 +272,8 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
 
 /*
   A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
-  amplitudes of -orders on each point's last -window_cycles revolutions are gathered into one order table
+  amplitudes and coefficients a, b of -orders on each point's last -window_cycles revolutions (t = 0 is crank angle
+  0, so a, b refer to the crank angle) are gathered into one order table
   (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only).
 */
 static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
@@ -329,7 +348,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (sweep && !help) {
-    PetscCheck(sigma == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes no signal: -noise_sigma and -measurement do not apply");
+    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -noise_amplitude_rel and -measurement do not apply");
     PetscCall(MbsSimulateSweep_Private(comm, output, save));
     PetscFunctionReturn(0);
   }

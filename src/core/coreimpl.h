@@ -36,6 +36,9 @@ PETSC_INTERN PetscErrorCode MbsFourierGetOrderDomain(MbsFourier, const char **);
 typedef PetscErrorCode (*MbsTSSetUpFn)(TS, void *);
 PETSC_INTERN PetscErrorCode MbsSimulate_Private(MbsModel, const char[], MbsTSSetUpFn, void *, MbsStateMonitor, void *, MbsSignal *, TS *);
 PETSC_INTERN PetscErrorCode MbsProgressDue(PetscLogDouble *, PetscBool *);
+/* mbsid's trajectory of Runge-Kutta solves for their adjoint (trajectory.c) */
+#define MBS_TSTRAJECTORY_STAGES "stages"
+PETSC_INTERN PetscErrorCode MbsTSTrajectoryRegisterStages(void);
 
 /* /eigen groups of a result file (eigen.c) */
 PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);

@@ -179,3 +179,41 @@ PetscErrorCode MbsModelRateJacobianP(MbsModel model, PetscReal t, const PetscRea
   for (PetscInt i = 0; i < n * model->np; i++) Gp[i] = -Gp[i];
   PetscFunctionReturn(0);
 }
+
+/*@C
+  MbsModelRateAdjoint - The products of w with the explicit rate's derivatives at (t, U) without forming them:
+  w^T dg/dU = -z^T dF/dU and w^T dg/dp = -z^T dF/dp with E^T z = w, one transposed solve with the factored E where dg/dU
+  takes n solves and dg/dp np. wg_u gets n entries, wg_p the nid parameters id[] (may be NULL with nid = 0); work holds
+  n (np + 1). Not collective.
+@*/
+PetscErrorCode MbsModelRateAdjoint(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal w[], PetscInt nid, const PetscInt id[], PetscReal work[], PetscReal wg_u[], PetscReal wg_p[])
+{
+  static PetscLogEvent event = -1; /* the adjoint's unit of work, counted by test gradient_work */
+  MbsExplicitForm      form;
+  PetscInt             n = model->n;
+  PetscReal           *z = work, *dFdU;
+
+  PetscFunctionBeginUser;
+  if (event < 0) PetscCall(PetscLogEventRegister("MbsRateAdjoint", TS_CLASSID, &event));
+  PetscCall(PetscLogEventBegin(event, 0, 0, 0, 0));
+  PetscCall(MbsExplicitFormSetUp_Private(model, t, u, &form));
+  dFdU = form.work; /* scratch once E is factored */
+  PetscCall(PetscArraycpy(z, w, n));
+  MbsDenseLUSolveTranspose(n, form.E, form.pivots, z);
+  PetscCall(MbsModelJacobian(model, t, u, form.rate, 0.0, dFdU));
+  for (PetscInt j = 0; j < n; j++) {
+    PetscReal sum = 0;
+
+    for (PetscInt i = 0; i < n; i++) sum += z[i] * MBS_IJ(dFdU, i, j, n);
+    wg_u[j] = -sum;
+  }
+  if (nid) PetscCall(MbsModelJacobianP(model, t, u, form.rate, work + n));
+  for (PetscInt k = 0; k < nid; k++) {
+    PetscReal sum = 0;
+
+    for (PetscInt i = 0; i < n; i++) sum += z[i] * MBS_IJ(work + n, i, id[k], n);
+    wg_p[k] = -sum;
+  }
+  PetscCall(PetscLogEventEnd(event, 0, 0, 0, 0));
+  PetscFunctionReturn(0);
+}

@@ -147,23 +147,6 @@ static PetscErrorCode MbsRHSFunction(TS ts, PetscReal t, Vec U, Vec G, void *ctx
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsRHSJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
-{
-  MbsModel           model = (MbsModel)ctx;
-  const PetscScalar *u;
-  PetscScalar       *J;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MatDenseGetArrayWrite(B, &J));
-  PetscCall(MbsModelRateJacobian(model, t, u, J));
-  PetscCall(MatDenseRestoreArrayWrite(B, &J));
-  PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MatAssemblyBegin(B, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(B, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
 /* Appends (t, y[, w]) to arrays of *nalloc entries (PetscMalloc2 of t, y or PetscMalloc3 of t, y, w), doubling them when full */
 static PetscErrorCode MbsAppend_Private(PetscInt *n, PetscInt *nalloc, PetscReal **t, PetscReal **y, PetscReal **w, PetscReal t_new, PetscReal y_new, PetscReal w_new)
 {
@@ -576,8 +559,9 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(VecGetArrayWrite(U, &u));
   PetscCall(VecGetArrayWrite(Udot, &udot));
   PetscCall(MbsModelInitialState(model, model->t0, u, udot));
+  /* the explicit form needs no Jacobian: the Runge-Kutta adjoint takes products with dg/dU (adjoint.c) */
   if (model->sparse_jacobian && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &o->J));
-  else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &o->J));
+  else if (!explicit_form) PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &o->J));
   J = o->J;
   PetscCall(VecRestoreArrayWrite(Udot, &udot));
   PetscCall(VecRestoreArrayWrite(U, &u));
@@ -590,7 +574,6 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSSetProblemType(ts, TS_NONLINEAR));
   if (explicit_form) {
     PetscCall(TSSetRHSFunction(ts, NULL, MbsRHSFunction, model));
-    PetscCall(TSSetRHSJacobian(ts, J, J, MbsRHSJacobian, model));
   } else {
     PetscCall(TSSetIFunction(ts, NULL, MbsIFunction, model));
     PetscCall(TSSetIJacobian(ts, J, J, MbsIJacobian, model));
@@ -740,7 +723,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     PetscCall(TSThetaGetTheta(ts, &value));
     PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_theta_theta <%g>: Theta of the theta method (TSThetaSetTheta)\n", (double)value));
   }
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; README, \"Time integration\"):\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nTime integration (PETSc TS; doc/time-integration.md):\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_type <%s>: Method: cn, theta, beuler (implicit, any model); rk, euler, ssp (explicit, ODE models); gradients exact with cn, theta, beuler, rk, refused with the others (TSSetType)\n%s", type, method));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_dt <%g>: Time step [s], the first one of adaptive steps (TSSetTimeStep)\n", (double)dt));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_type <%s>: Step control: none (fixed steps) or basic (TSAdaptSetType)\n", adapt_type));
@@ -749,7 +732,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_min <%g>: Smallest adaptive step [s] (TSAdaptSetStepLimits)\n", (double)dt_min));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_max <%g>: Largest adaptive step [s] (default: the model's cap, and just below the Nyquist step 1/(2 f) of the highest frequency a spectrum cost analyses) (TSAdaptSetStepLimits)\n", (double)dt_max));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_monitor: Print every step (TSMonitorSet)\n"));
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <memory>: Where adjoint gradients keep the forward trajectory: memory or basic (disk) (TSTrajectorySetType)\n"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <%s>: Where adjoint gradients keep the forward trajectory: memory or basic (disk), and for -ts_type rk stages (mbsid's own, in memory; the default there) (TSTrajectorySetType)\n", rk ? "stages" : "memory"));
   PetscCall(TSDestroy(&ts));
   PetscFunctionReturn(0);
 }

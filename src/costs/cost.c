@@ -224,7 +224,7 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   PetscFunctionBeginUser;
   PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
   PetscCall(PetscCalloc2(nselect, &cost->part, nselect, &cost->weight));
-  PetscCall(PetscMalloc1(model->n, &cost->dydu));
+  PetscCall(PetscMalloc2(model->n, &cost->dydu, model->np, &cost->dydp));
   PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
   for (PetscInt k = 0; k < nselect; k++) {
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
@@ -282,6 +282,15 @@ static PetscErrorCode MbsCostPartOutput_Private(MbsCost cost, MbsCost part, Pets
   PetscFunctionBeginUser;
   if (part->channel < 0) PetscCall(MbsModelOutput(cost->model, t, u, y, cost->dydu));
   else PetscCall(MbsModelChannelOutput(cost->model, part->channel, t, u, y, cost->dydu));
+  PetscFunctionReturn(0);
+}
+
+/* dy_c/dp (in cost->dydp) of a part's channel */
+static PetscErrorCode MbsCostPartOutputP_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[])
+{
+  PetscFunctionBeginUser;
+  if (part->channel < 0) PetscCall(MbsModelOutputP(cost->model, t, u, cost->dydp));
+  else PetscCall(MbsModelChannelOutputP(cost->model, part->channel, t, u, cost->dydp));
   PetscFunctionReturn(0);
 }
 
@@ -352,6 +361,47 @@ PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], Pe
     PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
     *r += cost->weight[c] * drdy * y;
     for (PetscInt i = 0; drdu && i < cost->model->n; i++) drdu[i] += cost->weight[c] * drdy * cost->dydu[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostDensityP - dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp (length np) for the signal of the last MbsCostEvaluate(): the
+  part of the density's parameter derivative from channels that depend on the parameters directly (an accelerometer).
+  Not collective.
+@*/
+PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal drdp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(drdp, cost->model->np));
+  if (!cost->ops.density) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal y, drdy;
+
+    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
+    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
+    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
+    for (PetscInt k = 0; k < cost->model->np; k++) drdp[k] += cost->weight[c] * drdy * cost->dydp[k];
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostStepPointP - dJ/dp = sum_c w_c dJ_c/dy_c,n dy_c/dp (length np) at step point n of the signal of the last
+  MbsCostEvaluate(), from channels that depend on the parameters directly; zero for an integral cost. Not collective.
+*/
+PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(dJdp, cost->model->np));
+  if (!cost->ops.step_point) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal dJdy;
+
+    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
+    if (dJdy == 0) continue;
+    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
+    for (PetscInt k = 0; k < cost->model->np; k++) dJdp[k] += cost->weight[c] * dJdy * cost->dydp[k];
   }
   PetscFunctionReturn(0);
 }
@@ -456,7 +506,7 @@ PetscErrorCode MbsCostDestroy(MbsCost *cost)
   if (!*cost) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < (*cost)->npart; c++) PetscCall(MbsCostDestroy(&(*cost)->part[c]));
   PetscCall(PetscFree2((*cost)->part, (*cost)->weight));
-  PetscCall(PetscFree((*cost)->dydu));
+  PetscCall(PetscFree2((*cost)->dydu, (*cost)->dydp));
   if ((*cost)->ops.destroy) PetscCall((*cost)->ops.destroy(*cost));
   PetscCall(PetscFree(*cost));
   PetscFunctionReturn(0);

@@ -1,8 +1,14 @@
 /*
-  Spectrum cost: the model's Fourier coefficients A_k, B_k against measured amplitudes |X_k|,
+  Spectrum cost: the model's Fourier coefficients A_k, B_k against measured amplitudes |X_k| or coefficients a_k, b_k,
 
     squared form (default)    J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2
     amplitude form            J = 1/2 sum_k (sqrt(A_k^2 + B_k^2) - |X_k|)^2
+    coefficients form         J = 1/2 sum_k [(A_k - a_k)^2 + (B_k - b_k)^2]      (J_id of powertrain_mounts.md 8.4)
+
+  The coefficients form keeps the phase, which amplitudes lose: parameters that move the response's phase more than
+  its amplitude (mounts driven above their rigid-body modes, powertrain_mounts.md 9.3) are identifiable from it. Its
+  coefficients are those of fourier.c, so the measurement's /spectrum/A, /B refer to the start of the analysis window
+  and its /orders/A, /B to t = 0 (the crank angle), as simulate writes them.
 
   over the measured spectrum lines in the band -band_hz, and/or the engine orders -orders at the measured
   speeds in -speed_rpm. Only these coefficients enter J, so parts of the model outside the band do not
@@ -16,16 +22,18 @@
 
 typedef enum {
   MBS_SPECTRUM_SQUARED,
-  MBS_SPECTRUM_AMPLITUDE
+  MBS_SPECTRUM_AMPLITUDE,
+  MBS_SPECTRUM_COEFFICIENTS
 } MbsSpectrumForm;
 
-static const char *const MbsSpectrumForms[] = {"squared", "amplitude", "MbsSpectrumForm", "MBS_SPECTRUM_", NULL};
+static const char *const MbsSpectrumForms[] = {"squared", "amplitude", "coefficients", "MbsSpectrumForm", "MBS_SPECTRUM_", NULL};
 
 typedef struct {
   MbsSpectrumForm   form;
   MbsFourierOptions opts;
-  MbsFourier        fourier;  /* the coefficients in J */
-  PetscReal        *measured; /* |X_k| of each coefficient in J */
+  MbsFourier        fourier;                 /* the coefficients in J */
+  PetscReal        *measured;                /* |X_k| of each coefficient in J */
+  PetscReal        *measured_a, *measured_b; /* a_k, b_k of each coefficient in J (coefficients form) */
   PetscReal        *alpha, *beta;
   /* the adjoint density at the samples of the last evaluation: the adjoint asks for it there, several times */
   PetscInt   nsample, nsample_alloc;
@@ -50,6 +58,7 @@ static PetscErrorCode MbsCostSpectrumAddLines_Private(MbsCost cost, const char p
 
   PetscFunctionBeginUser;
   PetscCheck(meas->nfreq > 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /spectrum, which the spectrum cost compares with; give -orders for an order cost", path);
+  PetscCheck(ctx->form != MBS_SPECTRUM_COEFFICIENTS || meas->a, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no datasets '/spectrum/A', '/spectrum/B', which -cost_form coefficients compares with; give -cost_form squared or amplitude, or a measurement with the coefficients", path);
   ctx->band[0] = opts->band_set ? opts->band[0] : meas->frequency[0];
   ctx->band[1] = opts->band_set ? opts->band[1] : meas->frequency[meas->nfreq - 1];
   PetscCheck(ctx->band[1] >= ctx->band[0], cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-band_hz %g,%g: lo must not exceed hi", (double)ctx->band[0], (double)ctx->band[1]);
@@ -62,6 +71,10 @@ static PetscErrorCode MbsCostSpectrumAddLines_Private(MbsCost cost, const char p
     if (f < ctx->band[0] - 1e-9 * L || f > ctx->band[1] + 1e-9 * L) continue;
     PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
     ctx->measured[ncost] = meas->amplitude[j];
+    if (meas->a) {
+      ctx->measured_a[ncost] = meas->a[j];
+      ctx->measured_b[ncost] = meas->b[j];
+    }
     PetscCall(MbsFourierAddCoefficient(ctx->fourier, opts->window, opts->interval[0], opts->interval[1], f));
   }
   PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
@@ -94,6 +107,7 @@ static PetscErrorCode MbsCostSpectrumAddOrders_Private(MbsCost cost, const char 
 
   PetscFunctionBeginUser;
   PetscCheck(meas->nspeed > 0, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no /orders, which -orders compares with", path);
+  PetscCheck(ctx->form != MBS_SPECTRUM_COEFFICIENTS || meas->order_a, cost->model->comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no datasets '/orders/A', '/orders/B', which -cost_form coefficients compares with; give -cost_form squared or amplitude, or a measurement with the coefficients", path);
   PetscCheck(opts->nspeed_range == 0 || opts->nspeed_range == 2, cost->model->comm, PETSC_ERR_ARG_SIZ, "-speed_rpm of a cost selects measured speeds: give lo,hi [rpm]");
   ctx->speed_range[0] = opts->nspeed_range ? opts->speed_range[0] : meas->speed[0];
   ctx->speed_range[1] = opts->nspeed_range ? opts->speed_range[1] : meas->speed[meas->nspeed - 1];
@@ -141,8 +155,10 @@ static PetscErrorCode MbsCostSetFromOptions_Spectrum(MbsCost cost)
   PetscFunctionBeginUser;
   PetscCall(MbsFourierOptionsRead(cost->model->t0, cost->model->tf, &ctx->opts));
   MbsOptionsBegin(cost->model->comm, NULL, "Spectrum cost", "MbsCost");
-  PetscCall(PetscOptionsEnum("-cost_form", "squared: 1/4 sum (|X|^2 - |X_meas|^2)^2; amplitude: 1/2 sum (|X| - |X_meas|)^2", "MbsCostSetFromOptions", MbsSpectrumForms, (PetscEnum)ctx->form, (PetscEnum *)&ctx->form, NULL));
+  PetscCall(PetscOptionsEnum("-cost_form", "squared: 1/4 sum (|X|^2 - |X_meas|^2)^2; amplitude: 1/2 sum (|X| - |X_meas|)^2; coefficients: 1/2 sum (A - a_meas)^2 + (B - b_meas)^2 (needs /spectrum/A,B or /orders/A,B)", "MbsCostSetFromOptions", MbsSpectrumForms,
+                             (PetscEnum)ctx->form, (PetscEnum *)&ctx->form, NULL));
   MbsOptionsEnd();
+  cost->noise_of = ctx->form == MBS_SPECTRUM_COEFFICIENTS ? "each measured coefficient a, b in the cost" : "each measured amplitude in the cost";
   PetscCall(MbsFourierSetWindowGain(ctx->fourier, ctx->opts.gain));
   PetscCall(MbsFourierSetWindowGain(ctx->display, ctx->opts.gain));
   PetscFunctionReturn(0);
@@ -158,7 +174,7 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
   PetscFunctionBeginUser;
   ctx->meas = meas;
   ncost     = meas->nfreq + meas->nspeed * meas->norder; /* at most */
-  PetscCall(PetscMalloc3(ncost, &ctx->measured, ncost, &ctx->alpha, ncost, &ctx->beta));
+  PetscCall(PetscMalloc5(ncost, &ctx->measured, ncost, &ctx->measured_a, ncost, &ctx->measured_b, ncost, &ctx->alpha, ncost, &ctx->beta));
   /* lines unless only orders are asked for */
   ctx->use_lines = (PetscBool)(opts->band_set || !opts->norder);
   if (ctx->use_lines) PetscCall(MbsCostSpectrumAddLines_Private(cost, path, opts));
@@ -171,7 +187,15 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
   for (PetscInt s = 0; s < nspeed; s++) {
     PetscInt ms = MbsMeasuredSpeedIndex_Private(meas, speed[s]);
 
-    for (PetscInt o = 0; o < norder; o++) ctx->measured[offset + s * norder + o] = meas->order_amplitude[ms * meas->norder + order_index[o]];
+    for (PetscInt o = 0; o < norder; o++) {
+      PetscInt k = offset + s * norder + o, m = ms * meas->norder + order_index[o];
+
+      ctx->measured[k] = meas->order_amplitude[m];
+      if (meas->order_a) {
+        ctx->measured_a[k] = meas->order_a[m];
+        ctx->measured_b[k] = meas->order_b[m];
+      }
+    }
   }
   PetscCall(PetscInfo(NULL, "Spectrum cost: %" PetscInt_FMT " lines and %" PetscInt_FMT " orders x %" PetscInt_FMT " speeds\n", nlines, norder, nspeed));
   /* adaptive steps stay below the Nyquist step of every analysed frequency, whatever the parameters TAO tries */
@@ -231,6 +255,10 @@ static PetscErrorCode MbsCostEvaluate_Spectrum(MbsCost cost, const MbsSignal *si
       *J += 0.25 * e * e;
       ctx->alpha[k] = e * A[k];
       ctx->beta[k]  = e * B[k];
+    } else if (ctx->form == MBS_SPECTRUM_COEFFICIENTS) {
+      ctx->alpha[k] = A[k] - ctx->measured_a[k];
+      ctx->beta[k]  = B[k] - ctx->measured_b[k];
+      *J += 0.5 * (ctx->alpha[k] * ctx->alpha[k] + ctx->beta[k] * ctx->beta[k]);
     } else {
       PetscReal amplitude = PetscSqrtReal(power), e = amplitude - ctx->measured[k];
 
@@ -285,17 +313,31 @@ static PetscErrorCode MbsCostZeroOutput_Spectrum(MbsCost cost, PetscReal *J)
 }
 
 /* One residual per coefficient in J, against its own measured amplitude: e_k = |X_k|^2 - |X_meas,k|^2 with weight 1/4
-   (squared form) or |X_k| - |X_meas,k| with weight 1/2 (amplitude form) */
+   (squared form) or |X_k| - |X_meas,k| with weight 1/2 (amplitude form); two in the coefficients form, A_k - a_k and
+   B_k - b_k with weight 1/2, each against its own measured value (a_k is value 2k, b_k value 2k + 1) */
 static PetscErrorCode MbsCostResiduals_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
 {
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
   const PetscReal *A, *B;
+  PetscInt         ncost;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, m));
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+  *m     = ctx->form == MBS_SPECTRUM_COEFFICIENTS ? 2 * ncost : ncost;
   *ndata = *m;
   if (!r) PetscFunctionReturn(0);
   PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
+  if (ctx->form == MBS_SPECTRUM_COEFFICIENTS) {
+    for (PetscInt i = 0; i < *m; i++) {
+      r[i]             = i % 2 ? B[i / 2] - ctx->measured_b[i / 2] : A[i / 2] - ctx->measured_a[i / 2];
+      w[i]             = 0.5;
+      data[2 * i]      = i;
+      data[2 * i + 1]  = i;
+      dr_dd[2 * i]     = -1;
+      dr_dd[2 * i + 1] = 0;
+    }
+    PetscFunctionReturn(0);
+  }
   for (PetscInt k = 0; k < *m; k++) {
     PetscReal power = A[k] * A[k] + B[k] * B[k], d = ctx->measured[k];
 
@@ -377,7 +419,7 @@ static PetscErrorCode MbsCostDestroy_Spectrum(MbsCost cost)
   PetscCall(MbsFourierDestroy(&ctx->fourier));
   PetscCall(MbsFourierDestroy(&ctx->display));
   PetscCall(MbsFourierOptionsReset(&ctx->opts));
-  PetscCall(PetscFree3(ctx->measured, ctx->alpha, ctx->beta));
+  PetscCall(PetscFree5(ctx->measured, ctx->measured_a, ctx->measured_b, ctx->alpha, ctx->beta));
   PetscCall(PetscFree2(ctx->sample_t, ctx->sample_G));
   for (PetscInt s = 0; s < MBS_COST_SLOTS; s++) PetscCall(PetscFree(ctx->curve[s]));
   PetscCall(PetscFree(cost->data));
@@ -401,7 +443,6 @@ PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
   cost->ops.zero_output      = MbsCostZeroOutput_Spectrum;
   cost->ops.record           = MbsCostRecord_Spectrum;
   cost->ops.usable           = MbsCostUsable_Spectrum;
-  cost->noise_of             = "each measured amplitude in the cost";
   cost->ops.write            = MbsCostWrite_Spectrum;
   cost->ops.destroy          = MbsCostDestroy_Spectrum;
   PetscFunctionReturn(0);

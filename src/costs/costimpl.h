@@ -55,6 +55,7 @@ struct _p_MbsCost {
   MbsCost    *part;
   PetscReal  *weight;                /* w_c */
   PetscReal  *dydu;                  /* n: dy_c/dU of a part's channel */
+  PetscReal  *dydp;                  /* np: dy_c/dp of a part's channel */
   char        channels[1024];        /* -channels: the channels to compare, comma separated ("": every measured one) */
   char        channel_weights[1024]; /* -channel_weights NAME:w,... */
   PetscInt    channel;               /* of a part: the model's output channel, -1: the model's output y (a one-channel file) */
@@ -66,4 +67,5 @@ PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsCostStepPointP(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);

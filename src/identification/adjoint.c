@@ -7,16 +7,34 @@
   dr/dU = r'(t, y(U)) dy/dU, r' the cost's adjoint density evaluated after the forward pass. The sub-TS
   integrates it with the integrator's own rule (nodes and weights c_n of mbsid.h, MbsSignal: step points of a
   theta method, stages of a Runge-Kutta method), which is exactly dJ/dy_n of the discrete cost; the parameters
-  enter through dF/dp of the implicit form (TSSetIJacobianP) or dg/dp of the explicit rate (TSSetRHSJacobianP,
-  Runge-Kutta). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
+  enter through dF/dp of the implicit form (TSSetIJacobianP). Runge-Kutta methods take mbsid's own adjoint step
+  (below), which reads dr/dU and dg/dp at the stages itself: no sub-TS unless the integral's value is asked for
+  (design). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
   back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
   and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
   checkpointing options are honoured.
 
   PETSc 3.18's TSRK adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc
   3.21.4), which the tableaus 5dp, 5f and 5bs have: gradients refuse them and name the tableaus that work.
+
+  The Runge-Kutta adjoint step is mbsid's own (MbsTSAdjointStep_RK, put in TSRK's method table before the sweep):
+  PETSc's forms dg/dU (n solves with E) and dg/dp (np solves) at every stage through SNESComputeJacobian, whose
+  options lookups cost as much again, where the step needs only their products with one vector (one transposed
+  solve), and it integrates r backwards once more (TSAdjointCostIntegral) though J is known. For one explicit step
+
+    Y_i = U_n + H sum_{j<i} a_ij g(Y_j),   U_n+1 = U_n + H sum_i b_i g(Y_i),   J += H sum_i b_i r(Y_i)
+
+  it computes, from lambda = dJ/dU_n+1 and for i = s .. 1, the same discrete adjoint as PETSc's:
+
+    sigma_i = H (b_i lambda + sum_{j>i} a_ji xi_j)          (dJ/dg(Y_i))
+    xi_i    = dg/dU(Y_i)^T sigma_i + H b_i dr/dU(Y_i)       (dJ/dY_i)
+    mu     += dg/dp(Y_i)^T sigma_i,     lambda_n = lambda + sum_i xi_i
+
+  (with b_i = 0 as well: sigma_i then has no lambda term, and a stage no later stage reads, the last of a FSAL tableau,
+  has sigma_i = 0 and costs nothing).
 */
 #include "identification/identificationimpl.h"
+#include <petsc/private/tsimpl.h> /* TSRK's method table, whose adjoint step mbsid replaces (see above) */
 
 typedef struct {
   MbsModel               model;
@@ -25,9 +43,11 @@ typedef struct {
   const PetscInt        *id;   /* identified parameters */
   Mat                    Jp;   /* dF/dp of the identified parameters, n x nid */
   Mat                    DRDU; /* dr/dU as a column, n x 1 */
-  Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: the Runge-Kutta adjoint reads it */
+  Mat                    DRDP; /* dr/dp = 0 as a column, nid x 1: PETSc's adjoint reads it */
   PetscReal             *jp_all;
-  PetscLogDouble         last_progress; /* wall time of the last progress line [s] */
+  PetscReal             *dp_all;                              /* np: a direct dr/dp or dJ/dp of all parameters */
+  PetscReal             *xi, *sigma, *dmu, *drdu, *rate_work; /* MbsTSAdjointStep_RK: s n, n, nid, n, n (np + 1) */
+  PetscLogDouble         last_progress;                       /* wall time of the last progress line [s] */
 } MbsAdjointContext;
 
 /* A <- the identified parameters' columns of adj->jp_all */
@@ -55,19 +75,6 @@ static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscRe
   PetscCall(VecGetArrayRead(Udot, &udot));
   PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
   PetscCall(VecRestoreArrayRead(Udot, &udot));
-  PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MbsRHSJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
-{
-  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
-  const PetscScalar *u;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MbsModelRateJacobianP(adj->model, t, u, adj->jp_all));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
   PetscFunctionReturn(0);
@@ -107,10 +114,87 @@ static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A,
   PetscFunctionReturn(0);
 }
 
-/* No cost depends on the parameters but through the output: dr/dp stays the zero it was created with */
+/* dr/dp of the identified parameters: zero, but for an output that depends on the parameters directly */
 static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A, void *ctx)
 {
+  MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
+  const PetscScalar *u;
+  PetscScalar       *a;
+
   PetscFunctionBeginUser;
+  if (!adj->integral->integrand_p) PetscFunctionReturn(0);
+  PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(adj->integral->integrand_p(adj->model, t, u, adj->dp_all, adj->integral->ctx));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  for (PetscInt k = 0; k < adj->nid; k++) a[k] = adj->dp_all[adj->id[k]];
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The adjoint of one explicit Runge-Kutta step (file header); TSAdjointSolve has restored its stages and set the time
+   to t_n+1 and the step to -H */
+static PetscErrorCode MbsTSAdjointStep_RK(TS ts)
+{
+  MbsAdjointContext *adj;
+  MbsModel           model;
+  const PetscReal   *A, *b, *c;
+  PetscInt           s, nstage, ncost, n;
+  PetscReal          t, h;
+  Vec               *Y, *lambda, *mu;
+  PetscScalar       *l, *m;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetRHSJacobianP(ts, NULL, NULL, (void **)&adj));
+  model = adj->model;
+  n     = model->n;
+  PetscCall(TSRKGetTableau(ts, &s, &A, &b, &c, NULL, NULL, NULL, NULL));
+  PetscCall(TSGetStages(ts, &nstage, &Y));
+  PetscCall(TSGetCostGradients(ts, &ncost, &lambda, &mu));
+  PetscAssert(ncost == 1 && nstage == s && !ts->vecs_sensi2, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The Runge-Kutta adjoint step takes one cost gradient of first order");
+  PetscCall(TSGetTime(ts, &t));
+  PetscCall(TSGetTimeStep(ts, &h));
+  PetscCall(VecGetArray(lambda[0], &l));
+  PetscCall(VecGetArray(mu[0], &m));
+  for (PetscInt i = s - 1; i >= 0; i--) {
+    PetscReal         *xi = adj->xi + i * n, stage_time = t + h * (1.0 - c[i]); /* as PETSc's: the node of the forward rule */
+    PetscBool          read = (PetscBool)(b[i] != 0);
+    const PetscScalar *y;
+
+    for (PetscInt k = 0; k < n; k++) adj->sigma[k] = -h * b[i] * l[k];
+    for (PetscInt j = i + 1; j < s; j++) {
+      if (A[j * s + i] == 0) continue;
+      read = PETSC_TRUE;
+      for (PetscInt k = 0; k < n; k++) adj->sigma[k] -= h * A[j * s + i] * adj->xi[j * n + k];
+    }
+    if (!read) {
+      PetscCall(PetscArrayzero(xi, n));
+      continue;
+    }
+    PetscCall(VecGetArrayRead(Y[i], &y));
+    PetscCall(MbsModelRateAdjoint(model, stage_time, y, adj->sigma, adj->nid, adj->id, adj->rate_work, xi, adj->dmu));
+    for (PetscInt k = 0; k < adj->nid; k++) m[k] += adj->dmu[k];
+    if (adj->integral->integrand && b[i] != 0) {
+      PetscReal r[1];
+
+      PetscCall(PetscArrayzero(adj->drdu, n));
+      PetscCall(adj->integral->integrand(model, stage_time, y, r, adj->drdu, adj->integral->ctx));
+      for (PetscInt k = 0; k < n; k++) xi[k] -= h * b[i] * adj->drdu[k];
+      if (adj->integral->integrand_p) { /* an output that depends on the parameters directly */
+        PetscCall(PetscArrayzero(adj->dp_all, model->np));
+        PetscCall(adj->integral->integrand_p(model, stage_time, y, adj->dp_all, adj->integral->ctx));
+        for (PetscInt k = 0; k < adj->nid; k++) m[k] -= h * b[i] * adj->dp_all[adj->id[k]];
+      }
+    }
+    PetscCall(VecRestoreArrayRead(Y[i], &y));
+  }
+  for (PetscInt i = 0; i < s; i++)
+    for (PetscInt k = 0; k < n; k++) l[k] += adj->xi[i * n + k];
+  PetscCall(VecRestoreArray(mu[0], &m));
+  PetscCall(VecRestoreArray(lambda[0], &l));
   PetscFunctionReturn(0);
 }
 
@@ -134,6 +218,13 @@ static PetscErrorCode MbsAdjointMonitor(TS ts, PetscInt step, PetscReal t, Vec U
     PetscCall(VecGetArray(lambda[0], &l));
     PetscCall(adj->integral->step_point(adj->model, step, t, u, l, adj->integral->ctx));
     PetscCall(VecRestoreArray(lambda[0], &l));
+    if (adj->integral->step_point_p) { /* the term's direct dJ/dp goes straight into the gradient mu */
+      PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
+      PetscCall(adj->integral->step_point_p(adj->model, step, t, u, adj->dp_all, adj->integral->ctx));
+      PetscCall(VecGetArray(mu[0], &l));
+      for (PetscInt k = 0; k < adj->nid; k++) l[k] += adj->dp_all[adj->id[k]];
+      PetscCall(VecRestoreArray(mu[0], &l));
+    }
     PetscCall(VecRestoreArrayRead(U, &u));
   }
   PetscCall(MbsProgressDue(&adj->last_progress, &due));
@@ -163,16 +254,21 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
 
     PetscCall(TSSetSaveTrajectory(ts));
     PetscCall(TSGetTrajectory(ts, &trajectory));
-    PetscCall(TSTrajectorySetType(trajectory, ts, TSTRAJECTORYMEMORY));
+    PetscCall(MbsTSTrajectoryRegisterStages());
+    PetscCall(TSTrajectorySetType(trajectory, ts, rk ? MBS_TSTRAJECTORY_STAGES : TSTRAJECTORYMEMORY));
     /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
        shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
     PetscCall(PetscSNPrintf(dirname, sizeof(dirname), "SA-data-rank%d-pid%d", rank, (int)getpid()));
     PetscCall(TSTrajectorySetDirname(trajectory, dirname));
-    if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, MbsRHSJacobianP, adj));
+    /* the Runge-Kutta adjoint step is mbsid's, which forms no dg/dp: TSAdjointSetUp asks for the matrix all the same,
+       and the step finds its context with it */
+    if (rk) PetscCall(TSSetRHSJacobianP(ts, adj->Jp, NULL, adj));
     else PetscCall(TSSetIJacobianP(ts, adj->Jp, MbsIJacobianP, adj));
   }
-  if (!adj->integral->integrand) PetscFunctionReturn(0); /* a cost on step points only: no quadrature */
+  /* a cost on step points only, or one that the Runge-Kutta adjoint step differentiates at its stages itself: no
+     quadrature, unless its value is asked for */
+  if (!adj->integral->integrand || (rk && adj->Jp && !adj->integral->forward)) PetscFunctionReturn(0);
   PetscCall(TSCreateQuadratureTS(ts, adj->integral->forward, &quadts));
   if (adj->integral->ncomp > 1) { /* PETSc sizes the quadrature by the number of cost gradients, 1 without */
     Vec Q;
@@ -221,6 +317,8 @@ static PetscErrorCode MbsGradientObjectsDestroy_Private(MbsGradientObjects *o)
   PetscCall(TSDestroy(&o->ts));
   PetscCall(MbsSignalDestroy(&o->signal));
   PetscCall(PetscFree(o->adj.jp_all));
+  PetscCall(PetscFree(o->adj.dp_all));
+  PetscCall(PetscFree5(o->adj.xi, o->adj.sigma, o->adj.dmu, o->adj.drdu, o->adj.rate_work));
   PetscCall(MatDestroy(&o->adj.DRDU));
   PetscCall(MatDestroy(&o->adj.DRDP));
   PetscCall(MatDestroy(&o->adj.Jp));
@@ -242,6 +340,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(MatAssemblyBegin(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
+    PetscCall(PetscMalloc1(model->np, &adj->dp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */
   PetscCall(MbsSimulate_Private(model, NULL, grad || integral->forward ? MbsAdjointSetUp : NULL, adj, monitor, monitor_ctx, signal, &o->ts));
@@ -274,6 +373,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     SNES               snes;
     TSAdapt            adapt;
     PetscInt           lag;
+    PetscBool          rk;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->lambda));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, nid, &o->mu));
@@ -298,6 +398,14 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
     if (MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT) PetscCall(MbsAdjointCheckTableau_Private(o->ts));
+    PetscCall(PetscObjectTypeCompare((PetscObject)o->ts, TSRK, &rk));
+    if (rk) {
+      PetscInt s;
+
+      PetscCall(TSRKGetTableau(o->ts, &s, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+      PetscCall(PetscMalloc5(s * model->n, &adj->xi, model->n, &adj->sigma, nid, &adj->dmu, model->n, &adj->drdu, model->n * (model->np + 1), &adj->rate_work));
+      o->ts->ops->adjointstep = MbsTSAdjointStep_RK; /* MBS_PETSC_RK_ADJOINT_FORMS_JACOBIANS */
+    }
     /* the sweep may recompute steps from stored step points (simulate.c, the one-stage theta methods): they must be the
        steps taken, which a step control without its history (PETSc does not restore it) would reject or change */
     if (MBS_PETSC_ADJOINT_RECOMPUTE_ADAPTS) {
@@ -376,6 +484,27 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
   PetscFunctionReturn(0);
 }
 
+/* dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp of the channels that depend on the parameters directly */
+static PetscErrorCode MbsCostDensityIntegrandP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal drdp[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostDensityP(c->cost, t, u, drdp));
+  PetscFunctionReturn(0);
+}
+
+/* dJ/dp = sum_c w_c dJ_c/dy_c,n dy_c/dp at a step point the cost reads, for channels that depend on the parameters
+   directly */
+static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], PetscReal dJdp[], void *ctx)
+{
+  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostStepPointP(c->cost, step, t, u, dJdp));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
   id[0..nid-1] by one adjoint solve. A failed forward integration, or a signal the cost cannot use (an adaptive step that
@@ -385,7 +514,16 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY};
-  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, cost->ops.density ? MbsCostDensityIntegrand : NULL, NULL, MbsCostPrepare, &c, cost->ops.step_point ? MbsCostStepPointDerivative : NULL};
+  MbsIntegralCost integral = {"the cost",
+                              1,
+                              PETSC_FALSE,
+                              cost->ops.density ? MbsCostDensityIntegrand : NULL,
+                              NULL,
+                              MbsCostPrepare,
+                              &c,
+                              cost->ops.step_point ? MbsCostStepPointDerivative : NULL,
+                              cost->ops.density && model->ops.output_p ? MbsCostDensityIntegrandP : NULL,
+                              cost->ops.step_point && model->ops.output_p ? MbsCostStepPointDerivativeP : NULL};
 
   PetscFunctionBeginUser;
   PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));

@@ -9,8 +9,9 @@
   internals; replaying an evaluation costs microseconds.
 
   A checkpoint records what the numbers depend on: the model, the identified parameters, the options (all but those
-  that only name files or control output, MbsCheckpointIgnored), a checksum of each measurement file and J at the
-  start, and a checksum of the log itself. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
+  that only name files or control output, and TAO's iteration limits, which end TAO's path without changing it, so that
+  a run that reached -tao_max_it continues with a higher one; MbsCheckpointIgnored), a checksum of each file it reads (measurements, model
+  file, input forces) and J at the start, and a checksum of the log itself. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
   the results do not depend on it.
 
   Rank 0 writes the file after every accepted iteration and when a stop is requested (SIGTERM, SIGUSR1, SIGINT;
@@ -21,35 +22,10 @@
 #include <ctype.h>
 #include <petsctime.h>
 
-#define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 2" /* 2: with log_checksum */
+#define MBS_CHECKPOINT_FORMAT "mbsid identify checkpoint 3" /* 2: with log_checksum, 3: every input file's checksum */
 
 /* Options that name files or control what is printed: the numbers do not depend on them */
-static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
-
-/* 64-bit FNV-1a of n more bytes, from hash (MBS_FNV1A_START for the first) */
-#define MBS_FNV1A_START 14695981039346656037ULL
-static unsigned long long MbsFNV1a_Private(unsigned long long hash, const void *data, size_t n)
-{
-  const unsigned char *bytes = (const unsigned char *)data;
-
-  for (size_t i = 0; i < n; i++) hash = (hash ^ bytes[i]) * 1099511628211ULL;
-  return hash;
-}
-
-/* The checksum of the file's bytes: tells a changed measurement file from the one the checkpoint was made with */
-static PetscErrorCode MbsFileChecksum_Private(const char path[], unsigned long long *hash)
-{
-  unsigned char buffer[65536];
-  size_t        n;
-  FILE         *file = fopen(path, "rb");
-
-  PetscFunctionBeginUser;
-  PetscCheck(file, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s' to compute its checksum", path);
-  *hash = MBS_FNV1A_START;
-  while ((n = fread(buffer, 1, sizeof(buffer), file)) > 0) *hash = MbsFNV1a_Private(*hash, buffer, n);
-  PetscCheck(!ferror(file) && fclose(file) == 0, PETSC_COMM_SELF, PETSC_ERR_FILE_READ, "Cannot read measurement file '%s' to compute its checksum", path);
-  PetscFunctionReturn(0);
-}
+static const char *const MbsCheckpointIgnored[] = {"-checkpoint", "-restart", "-o", "-help", "-log_view", "-log_view_memory", "-log_trace", "-options_left", "-options_view", "-malloc_dump", "-malloc_debug", "-malloc_test", "-unused_options_error", "-measurement_read_timeout", "-tao_max_it", "-tao_max_funcs", "-tao_monitor", "-tao_view", "-no_signal_handler", "-info"};
 
 /* Appends "key value\n" to the growing text *all */
 static PetscErrorCode MbsAppendLine_Private(char **all, size_t *len, const char key[], const char value[])
@@ -73,13 +49,13 @@ static PetscErrorCode MbsAppendLine_Private(char **all, size_t *len, const char 
   PetscFunctionReturn(0);
 }
 
-/* The options the numbers depend on, one "-name value" line each, and one "experiment file checksum" line per measurement */
+/* The options the numbers depend on, one "-name value" line each, and one "-option path (checksum)" line per input file
+   (measurements, model files, input forces, speed profiles: whatever the command declared it reads) */
 static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
 {
-  MbsObjective obj = ck->obj;
-  char        *all, **tokens;
-  int          ntokens;
-  size_t       len = 256;
+  char  *all, **tokens;
+  int    ntokens;
+  size_t len = 256;
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(len, &ck->options));
@@ -97,14 +73,30 @@ static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
   PetscCall(PetscFree(all));
 
   len = 256;
-  PetscCall(PetscCalloc1(len, &ck->measurements));
-  for (PetscInt e = 0; e < obj->nexp; e++) {
+  PetscCall(PetscCalloc1(len, &ck->inputs));
+  for (PetscInt i = 0; i < MbsDeclaredFileCount(); i++) {
+    const char        *option, *path;
+    char               key[300], value[PETSC_MAX_PATH_LEN + 64];
+    PetscBool          output, ignored = PETSC_FALSE;
+    PetscInt           repeat = 1;
     unsigned long long hash;
-    char               value[PETSC_MAX_PATH_LEN + 64];
 
-    PetscCall(MbsFileChecksum_Private(obj->exp[e].measurement, &hash));
-    PetscCall(PetscSNPrintf(value, sizeof(value), "%s (checksum %016llx)", obj->exp[e].measurement, hash));
-    PetscCall(MbsAppendLine_Private(&ck->measurements, &len, obj->exp[e].name, value));
+    MbsDeclaredFileGet(i, &option, &path, &output);
+    for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(MbsCheckpointIgnored) && !ignored; k++) PetscCall(PetscStrcmp(option, MbsCheckpointIgnored[k], &ignored));
+    if (output || ignored) continue;
+    for (PetscInt j = 0; j < i; j++) { /* experiments read their files under the same option */
+      const char *other, *other_path;
+      PetscBool   other_output, same;
+
+      MbsDeclaredFileGet(j, &other, &other_path, &other_output);
+      PetscCall(PetscStrcmp(option, other, &same));
+      if (same && !other_output) repeat++;
+    }
+    if (repeat > 1) PetscCall(PetscSNPrintf(key, sizeof(key), "%s#%" PetscInt_FMT, option, repeat));
+    else PetscCall(PetscStrncpy(key, option, sizeof(key)));
+    PetscCall(MbsChecksumFile(option, path, &hash));
+    PetscCall(PetscSNPrintf(value, sizeof(value), "%s (checksum %016llx)", path, hash));
+    PetscCall(MbsAppendLine_Private(&ck->inputs, &len, key, value));
   }
   PetscFunctionReturn(0);
 }
@@ -116,14 +108,14 @@ static PetscErrorCode MbsCheckpointFingerprint_Private(MbsCheckpoint ck)
 static PetscErrorCode MbsCheckpointLogChecksum_Private(MbsCheckpoint ck, char text[], size_t size)
 {
   size_t             n = (size_t)ck->n, nid = (size_t)ck->obj->nid;
-  unsigned long long hash = MBS_FNV1A_START;
+  unsigned long long hash = MBS_CHECKSUM_START;
 
   PetscFunctionBeginUser;
-  hash = MbsFNV1a_Private(hash, ck->x, n * nid * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->J, n * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->g, n * nid * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->ok, n * sizeof(PetscReal));
-  hash = MbsFNV1a_Private(hash, ck->time, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->x, n * nid * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->J, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->g, n * nid * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->ok, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->time, n * sizeof(PetscReal));
   PetscCall(PetscSNPrintf(text, size, "%016llx", hash));
   PetscFunctionReturn(0);
 }
@@ -221,16 +213,16 @@ static PetscErrorCode MbsCheckpointReadLog_Private(MbsCheckpoint ck, hid_t file,
   PetscFunctionReturn(0);
 }
 
-/* The fingerprints of the restart file (options and measurements) against this run's, read into saved[len] */
+/* The fingerprints of the restart file (options and input files) against this run's, read into saved[len] */
 static PetscErrorCode MbsCheckpointCompareFingerprints_Private(MbsCheckpoint ck, hid_t file, char saved[], size_t len)
 {
-  const char *what[2] = {"option", "measurement of experiment"};
+  const char *what[2] = {"option", "input file"};
   char        difference[2048];
 
   PetscFunctionBeginUser;
   for (int i = 0; i < 2; i++) {
-    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_measurements", saved, len, NULL));
-    PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->measurements, difference, sizeof(difference)));
+    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_inputs", saved, len, NULL));
+    PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->inputs, difference, sizeof(difference)));
     PetscCheck(!difference[0], ck->obj->comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' was made for another problem: %s", ck->restart, difference);
   }
   PetscFunctionReturn(0);
@@ -474,11 +466,11 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriterOpen(ck->path, &writer));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "checkpoint_format", MBS_CHECKPOINT_FORMAT));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "status", status));
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", obj->model->type));
+    PetscCall(MbsModelWriteIdentity(obj->model, &writer, "/"));
     PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "parameters", names));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_options", ck->options));
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_measurements", ck->measurements));
+    PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_inputs", ck->inputs));
     PetscCall(MbsH5WriteProvenance(&writer, obj->comm));
     PetscCall(MbsH5WriteReals(&writer, "/checkpoint/J0", 1, (PetscInt[]){1}, &ck->J0, "cost"));
     PetscCall(MbsH5WriteReals(&writer, "/evaluations/x", 2, dims, ck->x, "TAO's scaled variables"));
@@ -507,7 +499,7 @@ PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *checkpoint)
   if (ck->catching) PetscCall(MbsInterruptCatch(PETSC_FALSE));
   PetscCall(PetscFree5(ck->x, ck->J, ck->g, ck->ok, ck->time));
   PetscCall(PetscFree(ck->options));
-  PetscCall(PetscFree(ck->measurements));
+  PetscCall(PetscFree(ck->inputs));
   PetscCall(PetscFree(ck));
   *checkpoint = NULL;
   PetscFunctionReturn(0);

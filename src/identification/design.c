@@ -248,7 +248,7 @@ PetscErrorCode MbsDesignCheckOk(MbsDesign d, PetscBool ok)
 @*/
 PetscErrorCode MbsDesignEvaluate(MbsDesign d, PetscReal rho, MbsStateMonitor monitor, void *ctx, PetscReal *J, PetscReal *trace, PetscReal M[], PetscReal z_end[])
 {
-  MbsIntegralCost integral = {"the design cost", 1 + d->nb * d->nb, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL};
+  MbsIntegralCost integral = {"the design cost", 1 + d->nb * d->nb, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, NULL, NULL};
   PetscReal       Q[1 + MBS_DESIGN_MAX_PARAMETERS * MBS_DESIGN_MAX_PARAMETERS], *z, w;
   PetscBool       ok;
 
@@ -273,7 +273,7 @@ PetscErrorCode MbsDesignEvaluate(MbsDesign d, PetscReal rho, MbsStateMonitor mon
 @*/
 PetscErrorCode MbsDesignGradient(MbsDesign d, const PetscReal F[], PetscReal rho, PetscReal *J, PetscReal dJdF[], PetscBool *ok)
 {
-  MbsIntegralCost integral = {"the design cost", 1, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL};
+  MbsIntegralCost integral = {"the design cost", 1, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, NULL, NULL};
   PetscReal       Q, w, *z;
 
   PetscFunctionBeginUser;

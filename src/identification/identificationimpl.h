@@ -22,6 +22,10 @@ typedef struct {
   void *ctx;
   /* adds to dJ/dU (n) the derivative of a term of J at step point step (time t, state U); NULL: none */
   PetscErrorCode (*step_point)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
+  /* the parts through an output that depends on the parameters directly (MbsModelOutputP): dr_0/dp and the step-point
+     terms' dJ/dp, added into np entries (the model's parameters); NULL: none */
+  PetscErrorCode (*integrand_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[], void *);
+  PetscErrorCode (*step_point_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
 } MbsIntegralCost;
 
 PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);
@@ -156,7 +160,7 @@ struct _p_MbsCheckpoint {
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
   PetscBool           catching;                    /* stop requests are caught (MbsInterruptCatch()) */
   char                restart[PETSC_MAX_PATH_LEN]; /* read ("" for none) */
-  char               *options, *measurements;      /* what the numbers depend on, as "key value" lines */
+  char               *options, *inputs;      /* what the numbers depend on, as "key value" lines */
   PetscReal           J0, J0_saved;                /* J at the start: of this run, of the restart file */
   PetscInt            n, nalloc;                   /* evaluations logged */
   PetscReal          *x, *J, *g, *ok, *time;       /* each evaluation's point, cost, gradient, success, wall time */

@@ -436,7 +436,7 @@ PetscErrorCode MbsObjectiveWriteFile(MbsObjective obj, const char path[], const 
     if (extra) PetscCall(extra(obj, &writer, ctx));
     PetscCall(MbsH5WriteReals(&writer, "/timing/rank_busy_time", 1, (PetscInt[]){size}, busy_all, "s"));
     PetscCall(MbsCostGetType(obj->cost, &cost_type));
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "model", obj->model->type));
+    PetscCall(MbsModelWriteIdentity(obj->model, &writer, "/"));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "cost", cost_type));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "measurement", obj->exp[0].measurement));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "output", obj->model->output_name));

@@ -190,7 +190,7 @@ PetscErrorCode MbsModelInputSetFromOptions(MbsModel model, PetscOptionItems *Pet
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-input_file", "Nodal input force replacing the model's excitation: HDF5 with /input/time, /input/force, or text with F or t,F per line (README, \"Planning an experiment\")", "MbsModelSetNodalInput", path, sizeof(path), &set));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-input_file", "Nodal input force replacing the model's excitation: HDF5 with /input/time, /input/force, or text with F or t,F per line (doc/design.md)", "MbsModelSetNodalInput", path, sizeof(path), &set));
   if (!set) PetscFunctionReturn(0);
   PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_ARG_INCOMP, "-input_file %s: model %s has no force input", path, model->type);
   {

@@ -169,7 +169,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
-  PetscCall(PetscOptionsString("-model_file", "Multibody system described in a YAML model file (implies -model described; README, \"Describing your own system\")", "MbsModelSetType", model->model_file, model->model_file, sizeof(model->model_file), &file_set));
+  PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-model_file", "Multibody system described in a YAML model file (implies -model described; doc/model-files.md)", "MbsModelSetType", model->model_file, sizeof(model->model_file), &file_set));
   MbsOptionsEnd();
   if (file_set) {
     PetscBool described;
@@ -500,6 +500,27 @@ PetscErrorCode MbsModelJacobianP(MbsModel model, PetscReal t, const PetscReal u[
 }
 
 /*@C
+  MbsModelWriteIdentity - Attributes of group naming the model: 'model', and for a model described in a file the file
+  ('model_file') and the checksum of its bytes ('model_file_checksum'), which tell the file a result was made with from
+  an edited one. Not collective.
+@*/
+PetscErrorCode MbsModelWriteIdentity(MbsModel model, MbsH5Writer *writer, const char group[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5WriteAttribute(writer, group, "model", model->type));
+  if (model->model_file[0]) {
+    unsigned long long hash;
+    char               text[32];
+
+    PetscCall(MbsChecksumFile("-model_file", model->model_file, &hash));
+    PetscCall(PetscSNPrintf(text, sizeof(text), "%016llx", hash));
+    PetscCall(MbsH5WriteAttribute(writer, group, "model_file", model->model_file));
+    PetscCall(MbsH5WriteAttribute(writer, group, "model_file_checksum", text));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelOutput - y(U) and, when dydu is not NULL, dy/dU. Not collective.
 @*/
 PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
@@ -507,6 +528,18 @@ PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], 
   PetscFunctionBeginUser;
   if (dydu) PetscCall(PetscArrayzero(dydu, model->n));
   PetscCall(model->ops.output(model, t, u, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelOutputP - dy/dp (length np) of the output at (t, U): zero but for outputs that depend on the parameters
+  directly. Not collective.
+@*/
+PetscErrorCode MbsModelOutputP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(dydp, model->np));
+  if (model->ops.output_p) PetscCall(model->ops.output_p(model, t, u, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -575,6 +608,23 @@ PetscErrorCode MbsModelChannelOutput(MbsModel model, PetscInt c, PetscReal t, co
   PetscAssert(c >= 0 && c < model->nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no output channel %" PetscInt_FMT, model->type, c);
   if (dydu) PetscCall(PetscArrayzero(dydu, model->n));
   PetscCall(model->ops.channel_output(model, c, t, u, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelOutputP - dy_c/dp (length np) of output channel c at (t, U): zero but for channels that depend on the
+  parameters directly (an accelerometer). Not collective.
+@*/
+PetscErrorCode MbsModelChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal u[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  if (!model->ops.channel_output) {
+    PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has one output channel, not channel %" PetscInt_FMT, model->type, c);
+    PetscCall(MbsModelOutputP(model, t, u, dydp));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscArrayzero(dydp, model->np));
+  if (model->ops.channel_output_p) PetscCall(model->ops.channel_output_p(model, c, t, u, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -727,6 +777,29 @@ void MbsDenseLUSolve(PetscInt n, const PetscReal LU[], const PetscInt pivots[], 
       b[k] /= MBS_IJ(LU, k, k, n);
       for (PetscInt i = rows[2 * k + 1]; i < k; i++) b[i] -= MBS_IJ(LU, i, k, n) * b[k];
     }
+  }
+}
+
+/*
+  b <- A^{-T} b, A factored by MbsDenseLUFactor(): P A = L U, so A^T x = b is U^T w = b (forward), L^T v = w
+  (backward) and x = P^T v (the row swaps undone in reverse order). The adjoint of an explicit step needs one such
+  solve per stage (lambda^T dg/dU = -(E^{-T} lambda)^T dF/dU), where dg/dU itself takes n solves.
+*/
+void MbsDenseLUSolveTranspose(PetscInt n, const PetscReal LU[], const PetscInt pivots[], PetscReal b[])
+{
+  const PetscInt *rows = pivots + n;
+
+  for (PetscInt k = 0; k < n; k++) {
+    for (PetscInt i = rows[2 * k + 1]; i < k; i++) b[k] -= MBS_IJ(LU, i, k, n) * b[i];
+    b[k] /= MBS_IJ(LU, k, k, n);
+  }
+  for (PetscInt k = n - 1; k >= 0; k--)
+    for (PetscInt i = k + 1; i < rows[2 * k]; i++) b[k] -= MBS_IJ(LU, i, k, n) * b[i];
+  for (PetscInt k = n - 1; k >= 0; k--) {
+    PetscReal swap = b[k];
+
+    b[k]         = b[pivots[k]];
+    b[pivots[k]] = swap;
   }
 }
 

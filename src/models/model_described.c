@@ -165,28 +165,100 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
-/* The value of sensor element e and its derivatives dy/dq, dy/dv (the leading 2 nq entries of dydu) */
-static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+/*
+  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
+  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
+  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
+*/
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+{
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
+  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedResidual(model, t, U, Udot, R));
+  AddMass(desc, model->p, 1, Minv, nq);
+  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
+  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
+  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
+  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
+  if (dydu) {
+    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+  }
+  if (dydp) {
+    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
+    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
+    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt   n = model->n, nq = NQ(model);
+  PetscReal *work, value;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
+  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscFunctionReturn(0);
+}
+
+/* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
+static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
 
   PetscFunctionBeginUser;
-  PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, y, dydu, dydu ? dydu + desc->nq : NULL));
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* dy/dp of sensor element e: only an accelerometer's value depends on the parameters (through f and M) */
+static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensor(model, Description(model)->output, U, y, dydu));
+  PetscCall(DescribedSensor(model, Description(model)->output, t, U, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedOutputP(MbsModel model, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensorP(model, Description(model)->output, t, U, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensor(model, ((Described *)model->data)->sensor[c], U, y, dydu));
+  PetscCall(DescribedSensor(model, ((Described *)model->data)->sensor[c], t, U, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensorP(model, ((Described *)model->data)->sensor[c], t, U, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -208,7 +280,7 @@ static PetscErrorCode DescribedChannelsSetUp(MbsModel model, Described *d)
   PetscFunctionReturn(0);
 }
 
-/* The excitation force of the first force element [N], for reports */
+/* The size of the first excitation element [N or N m], for reports */
 static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
   MbsDescription desc = Description(model);
@@ -219,8 +291,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
     const MbsElement *el = &desc->element[e];
 
     if (el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
-    if (t > el->until) break;
-    for (PetscInt i = 0; i < el->nharmonic; i++) *force += MbsValueOf(&el->harmonic[i][0], desc->p) * PetscSinReal(2 * PETSC_PI * MbsValueOf(&el->harmonic[i][1], desc->p) * t + MbsValueOf(&el->harmonic[i][2], desc->p));
+    *force = el->ops->law(desc, el, t, NULL);
     break;
   }
   PetscFunctionReturn(0);
@@ -482,6 +553,16 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionReturn(0);
 }
 
+/* The engine speed of the engine-order loads: the file's, overridden by -stationary_rpm, -ramp_rpm, -ramp_time, -speed_profile */
+static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
+{
+  MbsDescription desc = Description(model);
+
+  PetscFunctionBeginUser;
+  if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedDestroy(MbsModel model)
 {
   Described *d = (Described *)model->data;
@@ -554,7 +635,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
   }
-  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq, &desc->work));
+  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq + desc->nparam, &desc->work));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < model->n; i++) model->differential[i] = PETSC_FALSE;
   PetscFunctionReturn(0);
@@ -575,21 +656,24 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
-  model->ops.residual        = DescribedResidual;
-  model->ops.jacobian        = DescribedJacobian;
-  model->ops.jacobian_p      = DescribedJacobianP;
-  model->ops.output          = DescribedOutput;
-  model->ops.channel_output  = DescribedChannelOutput;
-  model->ops.initial_state   = DescribedInitialState;
-  model->ops.initial_state_p = DescribedInitialStateP;
-  model->ops.linearize       = DescribedLinearize;
-  model->ops.excitation      = DescribedExcitation;
-  model->constant_mass       = PETSC_TRUE;
-  model->output_name         = desc->element[desc->output].name;
-  model->output_unit         = desc->element[desc->output].ops->unit;
-  model->t0                  = desc->t0;
-  model->tf                  = desc->tf;
-  model->dt                  = desc->dt;
-  model->dt_max              = desc->dt_max;
+  model->ops.residual         = DescribedResidual;
+  model->ops.jacobian         = DescribedJacobian;
+  model->ops.jacobian_p       = DescribedJacobianP;
+  model->ops.output           = DescribedOutput;
+  model->ops.output_p         = DescribedOutputP;
+  model->ops.channel_output   = DescribedChannelOutput;
+  model->ops.channel_output_p = DescribedChannelOutputP;
+  model->ops.initial_state    = DescribedInitialState;
+  model->ops.initial_state_p  = DescribedInitialStateP;
+  model->ops.linearize        = DescribedLinearize;
+  model->ops.excitation       = DescribedExcitation;
+  model->ops.set_from_options = DescribedSetFromOptions;
+  model->constant_mass        = PETSC_TRUE;
+  model->output_name          = desc->element[desc->output].name;
+  model->output_unit          = desc->element[desc->output].ops->unit;
+  model->t0                   = desc->t0;
+  model->tf                   = desc->tf;
+  model->dt                   = desc->dt;
+  model->dt_max               = desc->dt_max;
   PetscFunctionReturn(0);
 }

@@ -22,8 +22,12 @@ typedef struct {
   PetscErrorCode (*jacobian_sensitivity)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[]);
   /* y(U) and dy/dU (length n, may be NULL) */
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* dy/dp (length np) of an output that depends on the parameters directly (an accelerometer: y(t, U, p)); NULL: none */
+  PetscErrorCode (*output_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
   /* y_c(U) and dy_c/dU of output channel c < nchannel (every sensor of a described model); NULL: one channel, output */
   PetscErrorCode (*channel_output)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* dy_c/dp of output channel c (an accelerometer's); NULL: output_p for a one-channel model */
+  PetscErrorCode (*channel_output_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
@@ -123,6 +127,7 @@ PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, 
 PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
+PETSC_INTERN void           MbsDenseLUSolveTranspose(PetscInt, const PetscReal[], const PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);

@@ -3,8 +3,9 @@
 
     root attributes  model, output, units (of the output), created_by
     /spectrum/frequency [Hz] (N, >= 0, increasing), /spectrum/amplitude (N, >= 0), optional /spectrum/A, /B (N)
-    /orders/speed [rpm] (S, > 0, increasing), /orders/order (O, > 0), /orders/amplitude (S x O, >= 0); attribute
-      'domain' of /orders: "time" (default) or "angle", the windows the orders were analysed in (fourier.c)
+    /orders/speed [rpm] (S, > 0, increasing), /orders/order (O, > 0), /orders/amplitude (S x O, >= 0), optional
+      /orders/A, /B (S x O): the coefficients a, b, phase-referred to t = 0 (the crank angle); attribute 'domain' of
+      /orders: "time" (default) or "angle", the windows the orders were analysed in (fourier.c)
     /signal/t [s] (N, increasing), /signal/y (N), optional /signal/speed [rpm] (N, >= 0): a speed channel
     /tacho/t [s] (P, increasing): tachometer pulse times
     /speed_profile/t [s] (R, increasing), /speed_profile/rpm [rpm] (R, > 0): a measured engine speed, optional
@@ -37,8 +38,8 @@ static PetscErrorCode MbsMeasurementWriteTables_Private(MbsH5Writer *writer, con
     PetscCall(MbsH5WriteReals(writer, "/orders/speed", 1, &meas->nspeed, meas->speed, "rpm"));
     PetscCall(MbsH5WriteReals(writer, "/orders/order", 1, &meas->norder, meas->order, "1"));
     PetscCall(MbsH5WriteReals(writer, "/orders/amplitude", 2, dims, meas->order_amplitude, meas->units));
-    if (meas->order_a) PetscCall(MbsH5WriteReals(writer, "/orders/a", 2, dims, meas->order_a, meas->units));
-    if (meas->order_b) PetscCall(MbsH5WriteReals(writer, "/orders/b", 2, dims, meas->order_b, meas->units));
+    if (meas->order_a) PetscCall(MbsH5WriteReals(writer, "/orders/A", 2, dims, meas->order_a, meas->units));
+    if (meas->order_b) PetscCall(MbsH5WriteReals(writer, "/orders/B", 2, dims, meas->order_b, meas->units));
     PetscCall(MbsH5WriteAttribute(writer, "/orders", "domain", meas->order_domain[0] ? meas->order_domain : "time"));
   }
   if (meas->nsignal > 0) {
@@ -121,6 +122,23 @@ static PetscErrorCode MbsCheckNonNegative_Private(const char filename[], const c
   PetscFunctionReturn(0);
 }
 
+/* The coefficients A, B of a group (/spectrum, /orders) come both or neither */
+static PetscErrorCode MbsCheckPair_Private(const char filename[], const char group[], const PetscReal *a, const PetscReal *b)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!a == !b, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' has dataset '%s/%s' but no '%s/%s': the coefficients A, B come as a pair", filename, group, a ? "A" : "B", group, a ? "B" : "A");
+  PetscFunctionReturn(0);
+}
+
+/* An order table (amplitudes or coefficients) is speeds x orders */
+static PetscErrorCode MbsCheckOrderTable_Private(const char filename[], const char path[], const PetscInt dims[2], const MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(dims[0] == meas->nspeed && dims[1] == meas->norder, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' is %" PetscInt_FMT " x %" PetscInt_FMT ", expected speeds x orders = %" PetscInt_FMT " x %" PetscInt_FMT, filename, path, dims[0], dims[1],
+             meas->nspeed, meas->norder);
+  PetscFunctionReturn(0);
+}
+
 /*
   libhdf5 itself can crash on a damaged file (HDF5 1.10.8 reads past a corrupted global heap while it converts a
   variable-length string; tests/bad_inputs/fuzz_measurement holds such a file): the crash is then reported as one
@@ -156,7 +174,7 @@ static PetscErrorCode MbsMeasurementReadTables_Private(hid_t file, const char pa
     if (found) PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfreq, ref));
     PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/spectrum/B"), 1, dims, &meas->b, meas->units, &found));
     if (found) PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfreq, ref));
-    PetscCheck(!meas->a == !meas->b, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': %s/spectrum/A and %s/spectrum/B come as a pair", path, prefix, prefix);
+    PetscCall(MbsCheckPair_Private(path, MBS_AT(ds, "/spectrum"), meas->a, meas->b));
   } else meas->nfreq = 0;
 
   PetscCall(MbsH5ReadReals(file, path, MBS_AT(ref, "/orders/speed"), 1, &meas->nspeed, &meas->speed, "rpm", &found_speed));
@@ -165,9 +183,13 @@ static PetscErrorCode MbsMeasurementReadTables_Private(hid_t file, const char pa
     PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/order"), 1, &meas->norder, &meas->order, NULL, NULL));
     PetscCall(MbsCheckIncreasing_Private(path, ds, meas->norder, meas->order, 0, PETSC_TRUE));
     PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/amplitude"), 2, dims, &meas->order_amplitude, meas->units, NULL));
-    PetscCheck(dims[0] == meas->nspeed && dims[1] == meas->norder, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '%s' is %" PetscInt_FMT " x %" PetscInt_FMT ", expected speeds x orders = %" PetscInt_FMT " x %" PetscInt_FMT, path, ds, dims[0], dims[1],
-               meas->nspeed, meas->norder);
+    PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
     PetscCall(MbsCheckNonNegative_Private(path, ds, meas->nspeed * meas->norder, meas->order_amplitude));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/A"), 2, dims, &meas->order_a, meas->units, &found));
+    if (found) PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/B"), 2, dims, &meas->order_b, meas->units, &found));
+    if (found) PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
+    PetscCall(MbsCheckPair_Private(path, MBS_AT(ds, "/orders"), meas->order_a, meas->order_b));
     PetscCall(MbsH5ReadAttribute(file, path, MBS_AT(ds, "/orders"), "domain", meas->order_domain, sizeof(meas->order_domain), &found));
     if (!found) PetscCall(PetscStrncpy(meas->order_domain, "time", sizeof(meas->order_domain)));
     PetscCheck(!strcmp(meas->order_domain, "time") || !strcmp(meas->order_domain, "angle"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute 'domain' of '%s' is '%s', expected 'time' or 'angle'", path, ds, meas->order_domain);

@@ -186,6 +186,24 @@ PetscErrorCode MbsFileDeclare(MPI_Comm comm, const char option[], const char pat
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsDeclaredFileCount - The number of files declared so far (MbsFileDeclare()). Not collective.
+@*/
+PetscInt MbsDeclaredFileCount(void)
+{
+  return MbsNumDeclaredFiles;
+}
+
+/*@C
+  MbsDeclaredFileGet - The option, path and direction of declared file i, in the order of declaration. Not collective.
+@*/
+void MbsDeclaredFileGet(PetscInt i, const char **option, const char **path, PetscBool *output)
+{
+  *option = MbsDeclaredFiles[i].option;
+  *path   = MbsDeclaredFiles[i].path;
+  *output = MbsDeclaredFiles[i].output;
+}
+
 /* The option's full name, with the options block's prefix */
 static PetscErrorCode MbsOptionsFullName_Private(PetscOptionItems *PetscOptionsObject, const char name[], char full[], size_t size)
 {

@@ -51,6 +51,7 @@ def main():
         "units_integer": lambda f: f.attrs.__setitem__("units", 7),
         "dataset_units_missing": lambda f: f["/spectrum/amplitude"].attrs.__delitem__("units"),
         "frequency_in_rpm": lambda f: f["/spectrum/frequency"].attrs.__setitem__("units", "rpm"),
+        "spectrum_coefficients_missing": lambda f: (f.__delitem__("/spectrum/A"), f.__delitem__("/spectrum/B")),
     }
     o = {
         "orders_missing": lambda f: f.__delitem__("/orders/order"),
@@ -60,6 +61,10 @@ def main():
         "order_zero": lambda f: f["/orders/order"].__setitem__(0, 0.0),
         "order_amplitude_nan": lambda f: f["/orders/amplitude"].__setitem__((2, 1), np.nan),
         "order_amplitude_transposed": lambda f: replace(f, "/orders/amplitude", f["/orders/amplitude"][()].T.copy(), "m"),
+        "order_coefficients_missing": lambda f: (f.__delitem__("/orders/A"), f.__delitem__("/orders/B")),
+        "order_b_missing": lambda f: f.__delitem__("/orders/B"),
+        "order_a_transposed": lambda f: replace(f, "/orders/A", f["/orders/A"][()].T.copy(), "m"),
+        "order_b_nan": lambda f: f["/orders/B"].__setitem__((1, 2), np.nan),
     }
     for name, change in s.items():
         edited(spectrum, name, change)

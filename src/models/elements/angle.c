@@ -20,7 +20,7 @@ static PetscErrorCode AngleRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode AngleSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal *y, PetscReal dydq[], PetscReal dydv[])
+static PetscErrorCode AngleSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal *y, PetscReal dydq[], PetscReal dydv[], PetscReal dyda[])
 {
   PetscReal *grad = desc->work + 2 * desc->nq;
 
@@ -30,7 +30,7 @@ static PetscErrorCode AngleSensor(MbsDescription desc, const MbsElement *el, con
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Angle = {MBS_ELEMENT_SENSOR, AngleRead, NULL, AngleSensor, "rad"};
+static const MbsElementType Angle = {MBS_ELEMENT_SENSOR, AngleRead, NULL, AngleSensor, "rad", PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Angle(const MbsElementType **type)
 {

@@ -1,24 +1,27 @@
 /*
-  Element bushing: a linear Kelvin-Voigt bushing between a frame on body a (the body's axes R_a, at point P_a) and
-  body b (seed 003, section 4.2.1). Its coordinates, resolved in frame a,
+  Element bushing: a linear Kelvin-Voigt bushing between a frame fixed to body a (axes C in a's body axes, at point
+  P_a) and body b (seed 003, section 4.2.1; powertrain_mounts.md section 4). Its coordinates, resolved in the frame,
 
-    x_t,i = (R_a e_i).(P_b - P_a)                                    translation [m], i = 1..3
-    x_r   = vect(R_a^T R_b R0^T) = 1/2 (a_3.c_2 - a_2.c_3, a_1.c_3 - a_3.c_1, a_2.c_1 - a_1.c_2)   rotation [rad]
+    e_i = x_t,i = (R_a C e_i).(P_b - P_a)                            translation [m], i = 1..3: e = C^T R_a^T (r_B - r_A)
+    x_r   = vect(C^T R_a^T R_b R0^T C) = 1/2 (a_3.c_2 - a_2.c_3, a_1.c_3 - a_3.c_1, a_2.c_1 - a_1.c_2)   rotation [rad]
 
-  with a_i = R_a e_i, c_j = R_b R0^T e_j and R0 the initial relative rotation (unloaded at the initial pose), are
-  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsCoordinateForce). For a frame a on the
-  ground or on a point mass the rate x_t' is R_a^T (P_b - P_a)', the seed's v_t; on a rotating body it adds the
-  frame's rotation, which makes the damper a Rayleigh damper. Fields: bodies: [a, b], point or point_a and point_b,
-  stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness [N m/rad] and
-  rotational_damping [N m s/rad] (3 each).
+  with a_i = R_a C e_i, c_j = R_b R0^T C e_j and R0 the initial relative rotation (unloaded at the initial pose), are
+  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsCoordinateForce). The generalised force
+  Q = -(de/dq)^T (K e + D e') with e' = (de/dq) v is that of the force F_B = -R_a C f on b at P_b and its reaction on
+  a at the same point P_b (no moment of the pair), f = K e + D e'; e' = C^T R_a^T (P_b' - P_a' - omega_a x (P_b - P_a)),
+  the rate seen in the turning frame, so the damper dissipates e'^T D e' >= 0. Fields: bodies: [a, b], point or
+  point_a and point_b, axes (the frame's x, y, z axes in ground coordinates at the initial pose, [[..], [..], [..]];
+  default a's axes), stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness
+  [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes.
 */
 #include "models/elements/elementimpl.h"
 
 static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3];
+  PetscReal      local[2][3], axes[9];
   PetscInt       nrot_k, nrot_d;
+  PetscBool      framed;
   MbsVectorMap   pa, pb, d, a[3], c[3];
   const PetscInt pair[3][2] = {
     {2, 1},
@@ -28,6 +31,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
   PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 3, el->value, NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_TRUE, 3, el->value + 3, NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "rotational_stiffness", "N m/rad", PETSC_FALSE, 3, el->value + 6, &nrot_k));
@@ -37,9 +41,10 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   MbsMapPoint(desc, el->body[1], local[1], &pb);
   MbsMapDifference(&pb, &pa, &d);
   for (PetscInt i = 0; i < 3; i++) {
-    PetscReal e[3] = {0, 0, 0}, ci[3];
+    PetscReal e[3], ci[3];
 
-    e[i] = 1;
+    if (framed) MbsDescriptionLocalDirection(desc, el->body[0], axes + 3 * i, e); /* C e_i */
+    else PetscCall(PetscArraycpy(e, axes + 3 * i, 3));                            /* a's own axis */
     MbsMapDirection(desc, el->body[0], e, &a[i]);
     MbsRelativeDirection(desc, el, e, ci);
     MbsMapDirection(desc, el->body[1], ci, &c[i]);
@@ -75,7 +80,7 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL};
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

@@ -1,7 +1,6 @@
 /*
   The model file (YAML, -model_file): read once with libyaml into the plain structs of elementimpl.h, each entity
-  keeping its line, so that every error names the file, the line and the entity. Schema (README, "Describing your
-  own system"):
+  keeping its line, so that every error names the file, the line and the entity. Schema (doc/model-files.md):
 
     time:       {t0: 0, tf: 2, dt: 1e-3, dt_max: 0}               [s], all optional
     gravity:    [gx, gy, gz]                                       [m/s^2], optional
@@ -10,6 +9,7 @@
                        velocity: [..], angular_velocity: [..]}     without inertia: a point mass
     elements:   NAME: {type: TYPE, ...fields of the type (one file per type in elements/)}
     output:     NAME of a sensor element
+    speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
   Any number an element or a body mass takes may be written {param: NAME}, which makes it the identifiable parameter
   NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
@@ -205,6 +205,30 @@ PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char 
   if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
   for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
   if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadWords - Reads key: a word or a list of at most *n words into words (pointers into the document, valid
+  while it is read); *n becomes their number, 0 when key is absent.
+@*/
+PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *reader, void *node_, const char key[], PetscInt *n, const char *words[])
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  PetscInt     m;
+
+  PetscFunctionBeginUser;
+  if (!node) {
+    *n = 0;
+    PetscFunctionReturn(0);
+  }
+  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 1;
+  if (m < 1 || m > *n) PetscCall(MbsYAMLError(reader, node, "%s needs 1 to %" PetscInt_FMT " words, got %" PetscInt_FMT, key, *n, m));
+  for (PetscInt i = 0; i < m; i++) {
+    words[i] = Scalar(node->type == YAML_SEQUENCE_NODE ? Node(reader, node->data.sequence.items.start[i]) : node);
+    if (!words[i]) PetscCall(MbsYAMLError(reader, node, "%s needs words, got a list or mapping", key));
+  }
+  *n = m;
   PetscFunctionReturn(0);
 }
 
@@ -435,32 +459,37 @@ static PetscErrorCode ReadParameters(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-/* orientation: [[u], [v], [w]], the body axes in ground coordinates */
-static PetscErrorCode ReadOrientation(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+/*@C
+  MbsYAMLReadRotation - key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10)
+  in ground coordinates, into R column by column; absent: the identity (an error when required). what names the axes
+  in messages.
+@*/
+PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const char key[], const char what[], PetscReal R[9], PetscBool *set)
 {
-  yaml_node_t *node = Find(reader, field, "orientation");
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
   PetscReal    det;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < 9; k++) body->R0[k] = (k % 4 == 0);
+  for (PetscInt k = 0; k < 9; k++) R[k] = (k % 4 == 0);
+  if (set) *set = (PetscBool)(node != NULL);
   if (!node) PetscFunctionReturn(0);
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3)
-    PetscCall(MbsYAMLError(reader, node, "orientation needs the three body axes u, v, w in ground coordinates, [[ux, uy, uz], [vx, vy, vz], [wx, wy, wz]]"));
+    PetscCall(MbsYAMLError(reader, node, "%s needs the three %s in ground coordinates, [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]]", key, what));
   for (PetscInt s = 0; s < 3; s++) {
     yaml_node_t *axis = Node(reader, node->data.sequence.items.start[s]);
 
-    if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of orientation needs 3 numbers"));
-    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), "orientation", &body->R0[3 * s + k]));
+    if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of %s needs 3 numbers", key));
+    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), key, &R[3 * s + k]));
   }
   for (PetscInt s = 0; s < 3; s++)
     for (PetscInt t = 0; t < 3; t++) {
-      const PetscReal *a = body->R0 + 3 * s, *b = body->R0 + 3 * t;
+      const PetscReal *a = R + 3 * s, *b = R + 3 * t;
 
       if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
-        PetscCall(MbsYAMLError(reader, node, "orientation is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
     }
-  det = body->R0[0] * (body->R0[4] * body->R0[8] - body->R0[5] * body->R0[7]) - body->R0[1] * (body->R0[3] * body->R0[8] - body->R0[5] * body->R0[6]) + body->R0[2] * (body->R0[3] * body->R0[7] - body->R0[4] * body->R0[6]);
-  if (det < 0) PetscCall(MbsYAMLError(reader, node, "orientation is a reflection (u x v = -w); the axes must be right-handed"));
+  det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
+  if (det < 0) PetscCall(MbsYAMLError(reader, node, "%s is a reflection (x x y = -z); the axes must be right-handed", key));
   PetscFunctionReturn(0);
 }
 
@@ -518,7 +547,7 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(ReadInertia(reader, field, body));
     PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
-    PetscCall(ReadOrientation(reader, field, body));
+    PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "angular_velocity", PETSC_FALSE, 3, body->omega0, NULL));
     if (!body->rigid && (Find(reader, field, "orientation") || Find(reader, field, "angular_velocity"))) PetscCall(MbsYAMLError(reader, field, "a point mass (no inertia) has no orientation or angular velocity"));
     PetscCall(EndMapping(reader));
@@ -575,6 +604,33 @@ static PetscErrorCode ReadTime(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
+/*
+  speed: {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}, the engine speed the engine-order loads
+  follow (engine_speed.c: constant, or linear from n0 at t0 to n1 at t1, held outside), which the options
+  -stationary_rpm, -ramp_rpm, -ramp_time and -speed_profile override
+*/
+static PetscErrorCode ReadSpeed(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  MbsSpeedProfile *speed = &reader->desc->speed;
+  PetscBool        set_rpm, set_time;
+
+  PetscFunctionBeginUser;
+  reader->entity[0] = 0;
+  if (!node) {
+    if (reader->desc->engine_order) PetscCall(MbsYAMLError(reader, yaml_document_get_root_node(&reader->doc), "engine-order loads need the engine speed: speed: {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}"));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(BeginMapping(reader, node, "speed", NULL));
+  if (!reader->desc->engine_order) PetscCall(MbsYAMLError(reader, node, "speed is the crank speed of engine-order loads (engine_force, engine_torque), and the model has none"));
+  if (Find(reader, node, "stationary_rpm")) PetscCall(ReadReal(reader, Find(reader, node, "stationary_rpm"), "stationary_rpm", &speed->stationary_rpm));
+  PetscCall(MbsYAMLReadVector(reader, node, "ramp_rpm", PETSC_FALSE, 2, speed->ramp_rpm, &set_rpm));
+  PetscCall(MbsYAMLReadVector(reader, node, "ramp_time", PETSC_FALSE, 2, speed->ramp_time, &set_time));
+  if (speed->stationary_rpm > 0 ? set_rpm || set_time : !(set_rpm && set_time)) PetscCall(MbsYAMLError(reader, node, "give either stationary_rpm: N > 0 or both ramp_rpm: [n0, n1] and ramp_time: [t0, t1] [rpm, s]"));
+  if (!(speed->stationary_rpm > 0) && !(speed->ramp_rpm[0] > 0 && speed->ramp_rpm[1] > 0 && speed->ramp_time[1] > speed->ramp_time[0])) PetscCall(MbsYAMLError(reader, node, "the run-up needs speeds ramp_rpm > 0 and times ramp_time t0 < t1"));
+  PetscCall(EndMapping(reader));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node, yaml_node_t *root)
 {
   MbsDescription desc = reader->desc;
@@ -599,7 +655,7 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
   PetscCall(BeginMapping(reader, root, "top level", NULL));
   reader->entity[0] = 0;
   {
-    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output");
+    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed");
 
     PetscCall(MbsYAMLReadVector(reader, root, "gravity", PETSC_FALSE, 3, desc->gravity, NULL));
     PetscCall(EndMapping(reader));
@@ -608,6 +664,7 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
     reader->entity[0] = 0;
     PetscCall(ReadBodies(reader, bodies));
     PetscCall(ReadElements(reader, elements));
+    PetscCall(ReadSpeed(reader, speed));
     PetscCall(ReadOutput(reader, output, root));
   }
   PetscFunctionReturn(0);
@@ -673,6 +730,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
   PetscCall(PetscFree((*desc)->body));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));
+  PetscCall(MbsSpeedProfileReset(&(*desc)->speed));
   PetscCall(PetscFree(*desc));
   PetscFunctionReturn(0);
 }

@@ -31,8 +31,11 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing", MbsElementGetType_Bushing));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "rotational_spring", MbsElementGetType_RotationalSpring));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "force", MbsElementGetType_Force));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "engine_force", MbsElementGetType_EngineForce));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "engine_torque", MbsElementGetType_EngineTorque));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "position", MbsElementGetType_Position));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "velocity", MbsElementGetType_Velocity));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "acceleration", MbsElementGetType_Acceleration));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "angle", MbsElementGetType_Angle));
   PetscFunctionReturn(0);
 }

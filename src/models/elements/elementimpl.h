@@ -69,8 +69,9 @@ typedef struct _MbsYAMLReader   MbsYAMLReader;
 /* What a force element adds at (t, q, v), parameters desc->p: F += -f (the rows M v' - f), Jq += -df/dq, Jv += -df/dv
    (nq x nq, leading dimension ld), Jp += -df/dp (nq x np, leading dimension ld); any of the four may be NULL */
 typedef PetscErrorCode (*MbsElementForceFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
-/* A sensor's value and dy/dq, dy/dv (length nq each, may be NULL) */
-typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
+/* A sensor's value at (q, v, a), a = v' the accelerations (NULL unless the type sets acceleration), and dy/dq, dy/dv,
+   dy/da (length nq each, may be NULL; the model chains dy/da through a(t, q, v, lambda, p)) */
+typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscReal[]);
 
 /* One element type: how it is read from the file, and what it contributes */
 typedef struct {
@@ -79,7 +80,10 @@ typedef struct {
   PetscErrorCode (*read)(MbsYAMLReader *, void *, MbsElement *);
   MbsElementForceFn  force;
   MbsElementSensorFn sensor;
-  const char        *unit; /* of a sensor's value */
+  const char        *unit;         /* of a sensor's value */
+  PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
+  /* an excitation's size s(t) (its time law, for reports) and ds/dp added into dsdp (length np, may be NULL) */
+  PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
 } MbsElementType;
 
 struct _MbsElement {
@@ -92,8 +96,10 @@ struct _MbsElement {
   MbsValue              value[12]; /* stiffness and damping per coordinate, or spring constants */
   PetscReal             vector[2][3];
   PetscInt              nharmonic;
-  MbsValue              harmonic[MBS_MAX_HARMONICS][3]; /* amplitude [N], frequency [Hz], phase [rad] */
+  MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
+  PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
+  PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
 };
 
@@ -106,9 +112,16 @@ struct _MbsDescription {
   PetscReal         gravity[3];
   PetscInt          output; /* the sensor that is the model's output y */
   PetscReal         t0, tf, dt, dt_max;
-  PetscReal        *p;    /* the model's current parameter values, while it evaluates */
-  PetscReal        *work; /* 3 nq x nq + 4 nq scratch of the force elements */
+  PetscBool         engine_order; /* an element follows the crank angle of speed */
+  MbsSpeedProfile   speed;        /* the engine speed (section speed:, and the options of MbsSpeedProfileSetFromOptions) */
+  PetscReal        *p;            /* the model's current parameter values, while it evaluates */
+  PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
 };
+
+static inline PetscReal *MbsParameterScratch(MbsDescription desc)
+{
+  return desc->work + 3 * desc->nq * desc->nq + 4 * desc->nq;
+}
 
 /* Vector maps and bilinear scalars (kinematics.c) */
 PETSC_INTERN void         MbsMapPoint(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
@@ -146,6 +159,8 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElemen
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const char[], PetscReal *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const char[], const char[], PetscBool, PetscInt, MbsValue[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
@@ -153,6 +168,11 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsEle
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
+
+/* Engine-order loads (engine_order.c) */
+PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
+PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);
@@ -176,3 +196,6 @@ MBS_ELEMENT_TYPE(Cylindrical);
 MBS_ELEMENT_TYPE(Universal);
 MBS_ELEMENT_TYPE(Distance);
 MBS_ELEMENT_TYPE(PointOnPlane);
+MBS_ELEMENT_TYPE(EngineForce);
+MBS_ELEMENT_TYPE(EngineTorque);
+MBS_ELEMENT_TYPE(Acceleration);

@@ -40,27 +40,40 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+/* F(t) and dF/dA_i, dF/df_i, dF/dphi_i of the parameters among them, added into dFdp */
+static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
-  const PetscReal *p = desc->p;
-  MbsVectorMap     P;
+  PetscReal F = 0;
 
-  PetscFunctionBeginUser;
-  if (t > el->until) PetscFunctionReturn(0);
-  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
+  if (t > el->until) return 0;
   for (PetscInt i = 0; i < el->nharmonic; i++) {
     const MbsValue *h = el->harmonic[i];
-    PetscReal       A = MbsValueOf(&h[0], p), omega = 2 * PETSC_PI * MbsValueOf(&h[1], p), angle = omega * t + MbsValueOf(&h[2], p);
+    PetscReal       A = MbsValueOf(&h[0], desc->p), angle = 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
     PetscReal       dF[3] = {PetscSinReal(angle), A * PetscCosReal(angle) * 2 * PETSC_PI * t, A * PetscCosReal(angle)};
 
-    if (F) MbsMapAddTranspose(desc, &P, -A * PetscSinReal(angle), el->vector[1], F, 1);
-    for (PetscInt j = 0; j < 3 && Jp; j++)
-      if (h[j].param >= 0) MbsMapAddTranspose(desc, &P, -dF[j], el->vector[1], Jp + h[j].param * ld, 1);
+    F += A * PetscSinReal(angle);
+    for (PetscInt j = 0; j < 3 && dFdp; j++)
+      if (h[j].param >= 0) dFdp[h[j].param] += dF[j];
   }
+  return F;
+}
+
+static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscReal   *dFdp = MbsParameterScratch(desc), size;
+  MbsVectorMap P;
+
+  PetscFunctionBeginUser;
+  if (Jp) PetscCall(PetscArrayzero(dFdp, desc->nparam));
+  size = ForceLaw(desc, el, t, Jp ? dFdp : NULL);
+  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
+  if (F) MbsMapAddTranspose(desc, &P, -size, el->vector[1], F, 1);
+  for (PetscInt j = 0; j < desc->nparam && Jp; j++)
+    if (dFdp[j] != 0) MbsMapAddTranspose(desc, &P, -dFdp[j], el->vector[1], Jp + j * ld, 1);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {

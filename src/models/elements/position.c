@@ -27,14 +27,14 @@ void MbsSensorAlong(MbsDescription desc, const MbsElement *el, const PetscReal x
   if (dydx) MbsMapAddTranspose(desc, &P, 1, el->vector[1], dydx, 1);
 }
 
-static PetscErrorCode PositionSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal *y, PetscReal dydq[], PetscReal dydv[])
+static PetscErrorCode PositionSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal *y, PetscReal dydq[], PetscReal dydv[], PetscReal dyda[])
 {
   PetscFunctionBeginUser;
   MbsSensorAlong(desc, el, q, PETSC_TRUE, y, dydq);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m"};
+static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m", PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Position(const MbsElementType **type)
 {

@@ -4,14 +4,14 @@
 */
 #include "models/elements/elementimpl.h"
 
-static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal *y, PetscReal dydq[], PetscReal dydv[])
+static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal *y, PetscReal dydq[], PetscReal dydv[], PetscReal dyda[])
 {
   PetscFunctionBeginUser;
   MbsSensorAlong(desc, el, v, PETSC_FALSE, y, dydv);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s"};
+static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s", PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Velocity(const MbsElementType **type)
 {

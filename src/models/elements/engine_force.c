@@ -1,0 +1,43 @@
+/*
+  Element engine_force: a follower force F = s(t) R d at a body point P (powertrain_mounts.md section 5: the free
+  second-order inertia force m_osc r lambda w^2 cos(2 theta) along the cylinders), d a unit direction fixed in the body
+  and s(t) an engine-order law of the crank angle (engine_order.c). In natural coordinates R d and P are linear in q, so
+  the generalised force s P^T (R d) and its Jacobian s P^T D (D: the map of R d) are exact. Fields: body, point (ground
+  coordinates at the initial pose, default the centre of mass), direction (ground axes at the initial pose, turning
+  with the body), and the law's orders, amplitudes [N/(rad/s)^power], powers, phases, functions.
+*/
+#include "models/elements/elementimpl.h"
+
+static PetscErrorCode EngineForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  PetscReal      direction[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
+  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
+  PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", direction));
+  MbsDescriptionLocalDirection(desc, el->body[0], direction, el->vector[1]);
+  PetscCall(MbsEngineOrderRead(reader, node, "N", el));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  MbsVectorMap P, D;
+
+  PetscFunctionBeginUser;
+  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
+  MbsMapDirection(desc, el->body[0], el->vector[1], &D);
+  PetscCall(MbsFollowerLoad(desc, el, &P, &D, t, q, F, Jq, Jp, ld));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue};
+
+PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
+{
+  *type = &EngineForce;
+  return 0;
+}

@@ -1,0 +1,259 @@
+static const char help[] = "Checks the bushing and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
+
+/*
+  1. A bushing with a turned frame C between two rigid bodies A and B (a model file this test writes), at poses with large
+  finite rotations and arbitrary velocities. The model's residual rows M v' - f at v' = 0, lambda = 0 give the bushing's
+  generalised force Q = f in natural coordinates (r, u, v, w per body). From Q, each body's resultant and moment about
+  its centre of mass follow by virtual work (delta u_j = delta theta x u_j):
+
+    F_i = Q_r,   M_i = sum_j a_j x Q_aj        (a_j = u, v, w of body i)
+
+  They must equal those of section 4 computed here from the spec's formulas (rotation matrices and angular velocities,
+  not natural coordinates): e = C^T R_A^T (r_B - r_A), e' = C^T R_A^T (r_B' - r_A' - w_A x (r_B - r_A)),
+  f = K e + D e', F_B = -R_A C f at r_B, F_A = -F_B at the same point. Further, the pair exerts no net moment about the
+  origin, and the power of Q is -(e^T K e' + e'^T D e'), of which the damper's part e'^T D e' >= 0 is dissipated.
+
+  2. The engine-order loads on a rigid body at a finite rotation R, at constant speed n: an engine_force along the body
+  direction d at the body point c and an engine_torque about the body axis m (section 5, with d and m turned off the
+  body axes), F = A w^2 cos(2 theta) R d at x + R c and M = T sin(2 theta) R m, theta = 2 pi n t, w = 2 pi n. From the
+  residual's Q (as in 1.) the body's resultant must be F and its moment about the centre (R c) x F + M.
+*/
+#include "mbstest.h"
+
+static void Rotation(const PetscReal phi[3], PetscReal R[9]) /* Rodrigues, R[3 i + j] = R_ij */
+{
+  PetscReal angle = PetscSqrtReal(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]), n[3], c = PetscCosReal(angle), s = PetscSinReal(angle);
+
+  for (PetscInt k = 0; k < 3; k++) n[k] = phi[k] / angle;
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) R[3 * i + j] = (i == j ? c : 0) + (1 - c) * n[i] * n[j] + s * (i == (j + 1) % 3 ? n[(j + 2) % 3] : i == (j + 2) % 3 ? -n[(j + 1) % 3] : 0);
+}
+
+static void Times(const PetscReal R[9], PetscBool transpose, const PetscReal x[3], PetscReal y[3])
+{
+  for (PetscInt i = 0; i < 3; i++) y[i] = transpose ? R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] : R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
+}
+
+static void Cross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
+{
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Body resultant F and moment M about the centre from the generalised force Q (r, u, v, w) at the axes q + 3.. */
+static void Resultant(const PetscReal Q[], const PetscReal q[], PetscReal F[3], PetscReal M[3])
+{
+  for (PetscInt k = 0; k < 3; k++) {
+    F[k] = Q[k];
+    M[k] = 0;
+  }
+  for (PetscInt j = 0; j < 3; j++) {
+    PetscReal m[3];
+
+    Cross(q + 3 + 3 * j, Q + 3 + 3 * j, m);
+    for (PetscInt k = 0; k < 3; k++) M[k] += m[k];
+  }
+}
+
+static PetscErrorCode LoadModel(const char path[], MbsModel *model, PetscInt *n)
+{
+  PetscInt nq, np;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsSetValue(NULL, "-model_file", path));
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, model));
+  PetscCall(MbsModelSetFromOptions(*model));
+  PetscCall(MbsModelGetSizes(*model, n, &nq, &np));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckEngineLoads(MbsTest *test)
+{
+  const PetscReal phi[3] = {0.5, -0.4, 0.7}, x[3] = {0.01, -0.02, 0.03}, c[3] = {0.02, -0.01, 0.05}, d[3] = {0.0, 0.6, 0.8}, rpm = 1234, A = 0.019952, T = 90, t = 0.0123;
+  const char      path[] = "test_engine_loads_model.yaml";
+  PetscReal       R[9], m[3], theta = 2 * PETSC_PI * rpm / 60 * t, w = 2 * PETSC_PI * rpm / 60, size, *U, *Udot, *F, Q[12], got_F[3], got_M[3], want_F[3], want_M[3], Rc[3], t1[3];
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  size = PetscSqrtReal(1 + 0.04 + 0.01);
+  m[0] = 1 / size;
+  m[1] = 0.2 / size;
+  m[2] = 0.1 / size;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "speed: {stationary_rpm: %g}\nbodies:\n  P: {mass: 180, inertia: [8.0, 14.0, 12.0, 0.4, 0.3, -1.2]}\nelements:\n", (double)rpm));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  force: {type: engine_force, body: P, point: [%g, %g, %g], direction: [%g, %g, %g], orders: [2], amplitudes: [%g], powers: [2]}\n", (double)c[0], (double)c[1], (double)c[2], (double)d[0], (double)d[1], (double)d[2], (double)A));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  torque: {type: engine_torque, body: P, axis: [1, 0.2, 0.1], orders: [2], amplitudes: [%g], functions: [sin]}\n  x: {type: position, body: P, axis: [1, 0, 0]}\n", (double)T));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
+  Rotation(phi, R);
+  for (PetscInt k = 0; k < 3; k++) U[k] = x[k];
+  for (PetscInt j = 0; j < 3; j++)
+    for (PetscInt k = 0; k < 3; k++) U[3 + 3 * j + k] = R[3 * k + j];
+  PetscCall(MbsModelResidual(model, t, U, Udot, F)); /* rows 12..23: -Q */
+  for (PetscInt i = 0; i < 12; i++) Q[i] = -F[12 + i];
+  Resultant(Q, U, got_F, got_M);
+  Times(R, PETSC_FALSE, d, want_F);
+  Times(R, PETSC_FALSE, c, Rc);
+  for (PetscInt k = 0; k < 3; k++) want_F[k] *= A * w * w * PetscCosReal(2 * theta);
+  Cross(Rc, want_F, want_M);
+  Times(R, PETSC_FALSE, m, t1);
+  for (PetscInt k = 0; k < 3; k++) want_M[k] += T * PetscSinReal(2 * theta) * t1[k];
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscCall(MbsTestClose(test, "engine-order force, component", got_F[k], want_F[k], 0, 1e-12 * A * w * w));
+    PetscCall(MbsTestClose(test, "engine-order moment about the centre, component", got_M[k], want_M[k], 0, 1e-12 * T));
+  }
+  PetscCall(PetscFree3(U, Udot, F));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CheckBushing(MbsTest *test)
+{
+  /* the bushing: point p at rest (A's and B's centres at xA0, xB0, axes parallel to ground), frame C = R(c_phi) */
+  const PetscReal xA0[3] = {0.1, -0.2, 0.3}, xB0[3] = {0.5, 0.1, 0.2}, p[3] = {0.3, 0.25, -0.1}, c_phi[3] = {0.4, -0.3, 0.8}, K[3] = {2e5, 1.5e5, 3e5}, D[3] = {300, 220, 450};
+  /* the state: finite rotations, displacements of the order of the bushing's size, velocities */
+  const PetscReal phiA[3] = {0.3, -0.5, 0.2}, phiB[3] = {-0.4, 0.35, 0.6}, dxA[3] = {0.01, -0.02, 0.015}, dxB[3] = {-0.012, 0.008, 0.02};
+  const PetscReal vA[3] = {0.3, -0.1, 0.2}, vB[3] = {-0.2, 0.4, 0.1}, wA[3] = {1.5, -0.7, 2.0}, wB[3] = {-1.1, 2.3, 0.4};
+  const char      path[] = "test_bushing_model.yaml";
+  PetscReal       C[9], RA[9], RB[9], xA[3], xB[3], a[3], b[3], rA[3], rB[3], d[3], dd[3], e[3], edot[3], f[3], g[3], FB[3], MA[3], MB[3], t1[3], t2[3];
+  PetscReal      *U, *Udot, *F, power = 0, scaleF = 0, scaleM = 0;
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  Rotation(c_phi, C);
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "bodies:\n  A: {mass: 2, inertia: [0.03, 0.04, 0.05, 0.002, -0.001, 0.003], position: [%.17g, %.17g, %.17g]}\n", (double)xA0[0], (double)xA0[1], (double)xA0[2]));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  B: {mass: 3, inertia: [0.05, 0.06, 0.07], position: [%.17g, %.17g, %.17g]}\nelements:\n", (double)xB0[0], (double)xB0[1], (double)xB0[2]));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  mount: {type: bushing, bodies: [A, B], point: [%.17g, %.17g, %.17g], stiffness: [%g, %g, %g], damping: [%g, %g, %g],\n", (double)p[0], (double)p[1], (double)p[2], (double)K[0], (double)K[1], (double)K[2], (double)D[0], (double)D[1], (double)D[2]));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "    axes: [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]}\n", (double)C[0], (double)C[3], (double)C[6], (double)C[1], (double)C[4], (double)C[7], (double)C[2], (double)C[5], (double)C[8]));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  x: {type: position, body: B, axis: [1, 0, 0]}\n"));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
+
+  /* natural coordinates of the pose (body A: 0..11, B: 12..23) and their rates u_j' = w x u_j */
+  Rotation(phiA, RA);
+  Rotation(phiB, RB);
+  for (PetscInt k = 0; k < 3; k++) {
+    xA[k] = xA0[k] + dxA[k];
+    xB[k] = xB0[k] + dxB[k];
+    a[k]  = p[k] - xA0[k];
+    b[k]  = p[k] - xB0[k];
+  }
+  for (PetscInt body = 0; body < 2; body++) {
+    const PetscReal *x = body ? xB : xA, *R = body ? RB : RA, *v = body ? vB : vA, *w = body ? wB : wA;
+    PetscReal       *q = U + 12 * body, *qdot = U + 24 + 12 * body;
+
+    for (PetscInt k = 0; k < 3; k++) {
+      q[k]    = x[k];
+      qdot[k] = v[k];
+    }
+    for (PetscInt j = 0; j < 3; j++) {
+      PetscReal axis[3] = {R[j], R[3 + j], R[6 + j]};
+
+      for (PetscInt k = 0; k < 3; k++) q[3 + 3 * j + k] = axis[k];
+      Cross(w, axis, qdot + 3 + 3 * j);
+    }
+  }
+  PetscCall(MbsModelResidual(model, 0, U, Udot, F)); /* rows 24..47: -Q */
+
+  /* section 4 */
+  Times(RA, PETSC_FALSE, a, t1);
+  Times(RB, PETSC_FALSE, b, t2);
+  for (PetscInt k = 0; k < 3; k++) {
+    rA[k] = xA[k] + t1[k];
+    rB[k] = xB[k] + t2[k];
+    d[k]  = rB[k] - rA[k];
+  }
+  {
+    PetscReal wa[3], wb[3], wd[3];
+
+    Cross(wA, t1, wa);
+    Cross(wB, t2, wb);
+    Cross(wA, d, wd);
+    for (PetscInt k = 0; k < 3; k++) dd[k] = (vB[k] + wb[k]) - (vA[k] + wa[k]) - wd[k];
+  }
+  Times(RA, PETSC_TRUE, d, t1);
+  Times(C, PETSC_TRUE, t1, e);
+  Times(RA, PETSC_TRUE, dd, t1);
+  Times(C, PETSC_TRUE, t1, edot);
+  for (PetscInt k = 0; k < 3; k++) f[k] = K[k] * e[k] + D[k] * edot[k];
+  Times(C, PETSC_FALSE, f, t1);
+  Times(RA, PETSC_FALSE, t1, FB);
+  for (PetscInt k = 0; k < 3; k++) {
+    FB[k] = -FB[k];
+    t1[k] = rB[k] - xB[k];
+    t2[k] = rB[k] - xA[k];
+    g[k]  = -FB[k]; /* F_A */
+  }
+  Cross(t1, FB, MB);
+  Cross(t2, g, MA);
+  for (PetscInt k = 0; k < 3; k++) {
+    scaleF = PetscMax(scaleF, PetscAbsReal(FB[k]));
+    scaleM = PetscMax(scaleM, PetscMax(PetscAbsReal(MA[k]), PetscAbsReal(MB[k])));
+  }
+  {
+    PetscReal force[2][3],
+      moment[2][3] =
+        {
+          {0, 0, 0},
+          {0, 0, 0}
+    },
+      net[3];
+    char what[64];
+
+    for (PetscInt body = 0; body < 2; body++) {
+      PetscReal Q[12];
+
+      for (PetscInt i = 0; i < 12; i++) Q[i] = -F[24 + 12 * body + i];
+      Resultant(Q, U + 12 * body, force[body], moment[body]);
+      for (PetscInt k = 0; k < 3; k++) {
+        PetscCall(PetscSNPrintf(what, sizeof(what), "force on %c, component %" PetscInt_FMT, body ? 'B' : 'A', k + 1));
+        PetscCall(MbsTestClose(test, what, force[body][k], body ? FB[k] : g[k], 0, 1e-11 * scaleF));
+        PetscCall(PetscSNPrintf(what, sizeof(what), "moment on %c about its CoG, component %" PetscInt_FMT, body ? 'B' : 'A', k + 1));
+        PetscCall(MbsTestClose(test, what, moment[body][k], body ? MB[k] : MA[k], 0, 1e-11 * scaleM));
+      }
+    }
+    /* no net moment about the origin: x_A x F_A + M_A + x_B x F_B + M_B = 0 */
+    Cross(xA, force[0], t1);
+    Cross(xB, force[1], t2);
+    for (PetscInt k = 0; k < 3; k++) net[k] = t1[k] + moment[0][k] + t2[k] + moment[1][k];
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscCall(PetscSNPrintf(what, sizeof(what), "net moment of the pair, component %" PetscInt_FMT, k + 1));
+      PetscCall(MbsTestClose(test, what, net[k], 0, 0, 1e-11 * scaleM));
+    }
+  }
+  /* power of Q along q' = v: -(e^T K e' + e'^T D e'), the damper's part dissipated */
+  for (PetscInt i = 0; i < 24; i++) power -= F[24 + i] * U[24 + i];
+  {
+    PetscReal elastic = 0, dissipated = 0;
+
+    for (PetscInt k = 0; k < 3; k++) {
+      elastic += K[k] * e[k] * edot[k];
+      dissipated += D[k] * edot[k] * edot[k];
+    }
+    PetscCall(MbsTestClose(test, "power of Q = -(e^T K e' + e'^T D e')", power, -(elastic + dissipated), 1e-10, 0));
+    PetscCall(MbsTestTrue(test, "the damper dissipates: e'^T D e' > 0", (PetscBool)(dissipated > 0)));
+  }
+  PetscCall(PetscFree3(U, Udot, F));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsTest test = {0, 0};
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(CheckBushing(&test));
+  PetscCall(CheckEngineLoads(&test));
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFinalize());
+  return 0;
+}
