@@ -5,7 +5,7 @@ numbers, for a measurement of several channels (/channels/NAME):
   1. J with weights a, b on channels A, B equals a J_A + b J_B, the single-channel costs of separate runs;
   2. J with the default weights equals sum_c J_c / P_c, where P_c, the cost of a zero model output, is computed here
      from the file: time  P_c = sum_i w_i y_i^2 (w_i the trapezoid weights of /signal/t), spectrum (squared form)
-     P_c = 1/4 sum_k |X_k|^4 over the lines of -band_hz.
+     P_c = 1/4 sum_k |X_k|^4 over the lines of -band_hz, (coefficients form) P_c = 1/2 sum_k (A_k^2 + B_k^2).
 
   3. a CSV table of channels A and B (A in mm) imported with mbsid import -channels has the J of the file it was
      written from.
@@ -34,7 +34,7 @@ def cost(mbsid, args, cost_name, extra):
     return float(match.group(1))
 
 
-def zero_output(f, channel, cost_name, band):
+def zero_output(f, channel, cost_name, band, form):
     if cost_name == "time":
         t, y = f[f"channels/{channel}/signal/t"][:], f[f"channels/{channel}/signal/y"][:]
         w = np.zeros_like(t)
@@ -43,6 +43,9 @@ def zero_output(f, channel, cost_name, band):
         return np.sum(w * y**2)
     freq, amp = f[f"channels/{channel}/spectrum/frequency"][:], f[f"channels/{channel}/spectrum/amplitude"][:]
     inside = (freq >= band[0]) & (freq <= band[1])
+    if form == "coefficients":
+        A, B = f[f"channels/{channel}/spectrum/A"][:], f[f"channels/{channel}/spectrum/B"][:]
+        return 0.5 * np.sum(A[inside] ** 2 + B[inside] ** 2)
     return 0.25 * np.sum(amp[inside] ** 4)
 
 
@@ -60,15 +63,15 @@ def main():
     band = (0.0, 8.0)
     ok = True
     with h5py.File(path, "r") as f:
-        for cost_name in ("time", "spectrum"):
-            extra = ["-band_hz", f"{band[0]:g},{band[1]:g}"] if cost_name == "spectrum" else []
+        for cost_name, form in (("time", None), ("spectrum", "squared"), ("spectrum", "coefficients")):
+            extra = ["-band_hz", f"{band[0]:g},{band[1]:g}", "-cost_form", form] if cost_name == "spectrum" else []
             J_a = cost(mbsid, args, cost_name, extra + ["-channels", a, "-channel_weights", f"{a}:1"])
             J_b = cost(mbsid, args, cost_name, extra + ["-channels", b, "-channel_weights", f"{b}:1"])
             J_ab = cost(mbsid, args, cost_name, extra + ["-channels", f"{a},{b}", "-channel_weights", f"{a}:0.3,{b}:2.5"])
             J_default = cost(mbsid, args, cost_name, extra + ["-channels", f"{a},{b}"])
-            ok &= check(f"{cost_name}: J(0.3 {a} + 2.5 {b}) = 0.3 J_{a} + 2.5 J_{b}", J_ab, 0.3 * J_a + 2.5 * J_b)
-            P_a, P_b = zero_output(f, a, cost_name, band), zero_output(f, b, cost_name, band)
-            ok &= check(f"{cost_name}: J(default weights) = J_{a}/P_{a} + J_{b}/P_{b} (P_{a} = {P_a:.6e}, P_{b} = {P_b:.6e})", J_default, J_a / P_a + J_b / P_b)
+            ok &= check(f"{cost_name} {form or ''}: J(0.3 {a} + 2.5 {b}) = 0.3 J_{a} + 2.5 J_{b}", J_ab, 0.3 * J_a + 2.5 * J_b)
+            P_a, P_b = zero_output(f, a, cost_name, band, form), zero_output(f, b, cost_name, band, form)
+            ok &= check(f"{cost_name} {form or ''}: J(default weights) = J_{a}/P_{a} + J_{b}/P_{b} (P_{a} = {P_a:.6e}, P_{b} = {P_b:.6e})", J_default, J_a / P_a + J_b / P_b)
         t, y_a, y_b = f[f"channels/{a}/signal/t"][:], f[f"channels/{a}/signal/y"][:], f[f"channels/{b}/signal/y"][:]
         unit_b = f[f"channels/{b}"].attrs["units"]
         unit_b = unit_b.decode() if isinstance(unit_b, bytes) else unit_b

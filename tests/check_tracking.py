@@ -103,7 +103,7 @@ with h5py.File("tracked_channels.h5", "r") as f:
     for channel, units, amp_true, phase_true in (("twist", "rad", amplitude, phase), ("x", "m", amplitude2, phase2)):
         group = f["/channels/" + channel]
         got_units = group.attrs["units"].decode() if isinstance(group.attrs["units"], bytes) else group.attrs["units"]
-        amp, ca, cb = (group["orders/" + k][:] for k in ("amplitude", "a", "b"))
+        amp, ca, cb = (group["orders/" + k][:] for k in ("amplitude", "A", "B"))
         amp_error = np.max(np.abs(amp / amp_true - 1))
         phase_error = np.max(np.abs(np.angle(np.exp(1j * (np.arctan2(-cb, ca) - phase_true)))))
         print(f"channel {channel} [{got_units}]: max relative amplitude error {amp_error:.2e}, max phase error {phase_error:.2e} rad")

@@ -295,7 +295,8 @@ static PetscErrorCode MbsCostDensity_Spectrum(MbsCost cost, PetscReal t, PetscRe
   PetscFunctionReturn(0);
 }
 
-/* J at A_k = B_k = 0: 1/4 sum_k |X_meas,k|^4 (squared form) or 1/2 sum_k |X_meas,k|^2 (amplitude form) */
+/* J at A_k = B_k = 0: 1/4 sum_k |X_meas,k|^4 (squared form), 1/2 sum_k |X_meas,k|^2 (amplitude form) or
+   1/2 sum_k (a_k^2 + b_k^2) (coefficients form) */
 static PetscErrorCode MbsCostZeroOutput_Spectrum(MbsCost cost, PetscReal *J)
 {
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
@@ -305,7 +306,7 @@ static PetscErrorCode MbsCostZeroOutput_Spectrum(MbsCost cost, PetscReal *J)
   PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
   *J = 0;
   for (PetscInt k = 0; k < ncost; k++) {
-    PetscReal d2 = ctx->measured[k] * ctx->measured[k];
+    PetscReal d2 = ctx->form == MBS_SPECTRUM_COEFFICIENTS ? PetscSqr(ctx->measured_a[k]) + PetscSqr(ctx->measured_b[k]) : PetscSqr(ctx->measured[k]);
 
     *J += ctx->form == MBS_SPECTRUM_SQUARED ? 0.25 * d2 * d2 : 0.5 * d2;
   }
