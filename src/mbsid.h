@@ -57,6 +57,11 @@ PETSC_EXTERN PetscErrorCode MbsModelRateJacobian(MbsModel, PetscReal, const Pets
 PETSC_EXTERN PetscErrorCode MbsModelRateJacobianP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelRateAdjoint(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutput(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelGetNumChannels(MbsModel, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelGetChannelInfo(MbsModel, PetscInt, const char **, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelFindChannel(MbsModel, const char[], const char[], PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
@@ -93,6 +98,8 @@ typedef struct {
   TSConvergedReason reason;    /* < 0: the integration failed */
   PetscReal         t_end;     /* time reached [s] */
   PetscBool         nonfinite; /* the output became Inf or NaN */
+  PetscInt          nchannel;  /* output channels of the model (MbsModelChannelOutput), recorded beside y; 0: y alone */
+  PetscReal       **yc, **yqc; /* nchannel arrays each: channel c at the step points (n) and at the nodes (nq) */
 } MbsSignal;
 
 /* Fourier and order analysis */
@@ -130,36 +137,41 @@ typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscReal, PetscReal, 
 PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, MbsSampleFn, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
+PETSC_EXTERN PetscErrorCode MbsSignalGetChannel(const MbsSignal *, PetscInt, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);
 
-/* Measurements (HDF5) */
-typedef struct {
-  char       model[64], output[64], units[32], created_by[128];
-  PetscInt   nfreq;     /* /spectrum: nfreq > 0 when present */
-  PetscReal *frequency; /* [Hz] */
-  PetscReal *amplitude;
-  PetscReal *a, *b;          /* optional (NULL when absent) */
-  PetscInt   nspeed, norder; /* /orders: nspeed > 0 when present */
-  PetscReal *speed;          /* [rpm] */
-  PetscReal *order;
-  PetscReal *order_amplitude;   /* nspeed x norder, row-major */
-  PetscReal *order_a, *order_b; /* optional (NULL when absent): /orders/A, /B, phase-referred to t = 0 */
-  char       order_domain[16];  /* "time" or "angle": the windows of the order analysis (attribute 'domain' of /orders) */
-  PetscInt   nsignal;           /* /signal: nsignal > 0 when present */
-  PetscReal *t, *y;
-  PetscReal *signal_speed;            /* optional (NULL when absent): /signal/speed [rpm], a speed channel at t */
-  PetscInt   ntacho;                  /* /tacho: ntacho > 0 when present */
-  PetscReal *tacho;                   /* tachometer pulse times [s] */
-  PetscInt   nprofile;                /* /speed_profile: nprofile > 0 when present */
-  PetscReal *profile_t, *profile_rpm; /* the engine speed [rpm] at times [s] */
-  PetscReal *profile_angle;           /* optional (NULL when absent): the crank angle [rad] at those times */
-} MbsMeasurement;
+/* Measurements (HDF5): one channel's tables, or a file of several channels (measurement.c) */
+typedef struct MbsMeasurement_ MbsMeasurement;
+struct MbsMeasurement_ {
+  char            model[64], output[64], units[32], created_by[128]; /* output: the channel's name */
+  PetscInt        nfreq;                                             /* /spectrum: nfreq > 0 when present */
+  PetscReal      *frequency;                                         /* [Hz] */
+  PetscReal      *amplitude;
+  PetscReal      *a, *b;          /* optional (NULL when absent) */
+  PetscInt        nspeed, norder; /* /orders: nspeed > 0 when present */
+  PetscReal      *speed;          /* [rpm] */
+  PetscReal      *order;
+  PetscReal      *order_amplitude;   /* nspeed x norder, row-major */
+  PetscReal      *order_a, *order_b; /* optional (NULL when absent): /orders/A, /B, phase-referred to t = 0 */
+  char            order_domain[16];  /* "time" or "angle": the windows of the order analysis (attribute 'domain' of /orders) */
+  PetscInt        nsignal;           /* /signal: nsignal > 0 when present */
+  PetscReal      *t, *y;
+  PetscReal      *signal_speed;            /* optional (NULL when absent): /signal/speed [rpm], a speed channel at t */
+  PetscInt        ntacho;                  /* /tacho: ntacho > 0 when present */
+  PetscReal      *tacho;                   /* tachometer pulse times [s] */
+  PetscInt        nprofile;                /* /speed_profile: nprofile > 0 when present */
+  PetscReal      *profile_t, *profile_rpm; /* the engine speed [rpm] at times [s] */
+  PetscReal      *profile_angle;           /* optional (NULL when absent): the crank angle [rad] at those times */
+  PetscInt        nchannel;                /* named channels (/channels/NAME); 0: one channel, whose tables are these */
+  MbsMeasurement *channel;                 /* their tables (spectrum, orders, signal) and units, output their names */
+};
 
 PETSC_EXTERN PetscErrorCode MbsMeasurementRead(MPI_Comm, const char[], MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementOptions(MPI_Comm, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementWrite(MPI_Comm, const char[], const MbsMeasurement *);
 PETSC_EXTERN PetscErrorCode MbsMeasurementReset(MbsMeasurement *);
+PETSC_EXTERN PetscErrorCode MbsMeasurementGetChannels(const MbsMeasurement *, PetscInt *, const MbsMeasurement **);
 PETSC_EXTERN PetscErrorCode MbsMeasurementScaleNoise(MbsMeasurement *, PetscReal, PetscInt);
 
 /* Costs J(y) of a simulated output against a measurement, with the adjoint density they induce */
@@ -173,7 +185,8 @@ PETSC_EXTERN PetscErrorCode MbsCostSetUp(MbsCost, const char[], const MbsMeasure
 PETSC_EXTERN PetscErrorCode MbsCostGetType(MbsCost, const char **);
 PETSC_EXTERN PetscErrorCode MbsCostEvaluate(MbsCost, const MbsSignal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsCostSignalUsable(MbsCost, const MbsSignal *, PetscBool *);
-PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, PetscReal, PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsCostDensityP(MbsCost, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsCostRecord(MbsCost, const MbsSignal *, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
 

@@ -9,7 +9,8 @@ a ripple of 2a = 1 % of the speed at engine order 2. A 60-2 wheel gives the puls
 and 59 of every revolution missing; solved by Newton, rounded to 1 ns like a counter card), the signal
 y = sum_o Y_o cos(o phi + psi_o) is sampled at 5 kHz. Both go through the user's path: CSV files, mbsid import,
 mbsid track. Checked: the speed table derived from the pulses against the true speed at its times (1e-4), and the
-tracked amplitudes and phases against Y_o, psi_o (1e-3); the same with the speed channel as the source.
+tracked amplitudes and phases against Y_o, psi_o (1e-3); the same with the speed channel as the source; and two
+channels of one table (mbsid import -channels), each tracked against the one tachometer, against their own truths.
 
 Usage: check_tracking.py MBSID [MPIEXEC_PREFIX...]   (run in a scratch directory)
 """
@@ -88,6 +89,28 @@ for source, extra in (("tacho", ["-tacho", "tacho.h5"]), ("channel", ["-speed_so
         failures.append(f"tacho-derived speed off by {speed_error:.2e} (limit 1e-4)")
     if not amp_error < 1e-3 or not phase_error < 1e-3:
         failures.append(f"{source}: tracked orders off by {amp_error:.2e} in amplitude, {phase_error:.2e} rad in phase (limit 1e-3)")
+
+# two channels of one table (mbsid import -channels) tracked against the one tachometer, each against its own truth
+amplitude2, phase2 = np.array([2e-4, 5e-4]), np.array([-0.3, 0.9])
+y2 = sum(A * np.cos(o * angle(ts) + p) for o, A, p in zip(orders, amplitude2, phase2))
+with open("channels.csv", "w") as f:
+    f.write("time;twist_mrad;x_mm\n")
+    for row in zip(ts, 1e3 * y, 1e3 * y2):
+        f.write("%.6f;%.12e;%.12e\n" % row)
+run("import", "-csv", "channels.csv", "-kind", "signal", "-channels", "twist,x", "-channel_units", "mrad,mm", "-o", "channels.h5")
+run("track", "-measurement", "channels.h5", "-tacho", "tacho.h5", "-orders", "2,6", "-speed_rpm", "1500,5500,500", "-o", "tracked_channels.h5")
+with h5py.File("tracked_channels.h5", "r") as f:
+    for channel, units, amp_true, phase_true in (("twist", "rad", amplitude, phase), ("x", "m", amplitude2, phase2)):
+        group = f["/channels/" + channel]
+        got_units = group.attrs["units"].decode() if isinstance(group.attrs["units"], bytes) else group.attrs["units"]
+        amp, ca, cb = (group["orders/" + k][:] for k in ("amplitude", "A", "B"))
+        amp_error = np.max(np.abs(amp / amp_true - 1))
+        phase_error = np.max(np.abs(np.angle(np.exp(1j * (np.arctan2(-cb, ca) - phase_true)))))
+        print(f"channel {channel} [{got_units}]: max relative amplitude error {amp_error:.2e}, max phase error {phase_error:.2e} rad")
+        if got_units != units or not amp_error < 1e-3 or not phase_error < 1e-3:
+            failures.append(f"channel {channel} [{got_units}, want {units}]: tracked orders off by {amp_error:.2e} in amplitude, {phase_error:.2e} rad in phase (limit 1e-3)")
+    if "speed_profile/rpm" not in f:
+        failures.append("the tracked channels have no shared /speed_profile")
 
 # a tacho with one pulse lost is refused where it is lost (an interval of 2 pitches on a 60-2 wheel)
 np.savetxt("tacho_lost.csv", np.delete(pulses, 500), fmt="%.9f")

@@ -3,6 +3,8 @@
   (measurement.c). The columns each kind takes, chosen by -columns (header names or 1-based indices):
 
     signal         time, value[, speed]            (default 1,2)      /signal/t, /signal/y[, /signal/speed]
+                   with -channels A,B,...: time, a value column per channel (default: all, in that order)
+                                                                      /channels/A/signal/t, /channels/A/signal/y, ...
     orders         speed, amplitude of each order  (default: all)     /orders/speed, /orders/order, /orders/amplitude
     spectrum       frequency, amplitude            (default 1,2)      /spectrum/frequency, /spectrum/amplitude
     tacho          pulse time, or time, voltage    (default: 1 or 2)  /tacho/t (from a voltage: its rising edges)
@@ -86,7 +88,9 @@ typedef struct {
   MbsImportKind  kind;
   char           csv[PETSC_MAX_PATH_LEN], output[PETSC_MAX_PATH_LEN], model[64], output_name[64];
   char          *columns[64], *phase_columns[64];
-  PetscInt       ncolumns, nphase_columns, norders;
+  char          *channels[64];     /* -channels: a named channel per value column of a signal */
+  const MbsUnit *channel_unit[64]; /* their units (-channel_units, default -units) */
+  PetscInt       ncolumns, nphase_columns, norders, nchannels;
   PetscReal      orders[64];
   const MbsUnit *value_unit, *time_unit, *speed_unit, *phase_unit, *angle_unit;
   PetscReal      tacho_threshold, tacho_hysteresis; /* where not set, from the voltage's range */
@@ -261,6 +265,33 @@ static PetscErrorCode MbsImportTachoEdges_Private(MPI_Comm comm, const MbsImport
   PetscFunctionReturn(0);
 }
 
+/* A signal of several channels: the time column, then a value column per channel of -channels */
+static PetscErrorCode MbsImportChannels_Private(const MbsImport *im, const MbsCsv *csv, MbsMeasurement *meas)
+{
+  PetscInt col[65], ncol = 1 + im->nchannels;
+
+  PetscFunctionBeginUser;
+  if (im->ncolumns) PetscCall(MbsImportColumns_Private(im, csv, ncol, ncol, col, &ncol));
+  else {
+    PetscCheck(csv->ncol == ncol, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has %" PetscInt_FMT " columns, but -channels names %" PetscInt_FMT " channels: the table takes a time column and one per channel; choose them with -columns",
+               csv->path, csv->ncol, im->nchannels);
+    for (PetscInt i = 0; i < ncol; i++) col[i] = i;
+  }
+  PetscCall(PetscCalloc1(im->nchannels, &meas->channel));
+  for (PetscInt c = 0; c < im->nchannels; c++) {
+    MbsMeasurement *channel = &meas->channel[c];
+
+    meas->nchannel++;
+    PetscCall(PetscStrncpy(channel->output, im->channels[c], sizeof(channel->output)));
+    PetscCall(PetscStrncpy(channel->units, im->channel_unit[c]->si, sizeof(channel->units)));
+    PetscCall(PetscStrncpy(channel->model, meas->model, sizeof(channel->model)));
+    channel->nsignal = csv->nrow;
+    PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &channel->t));
+    PetscCall(MbsImportColumn_Private(csv, col[1 + c], im->channel_unit[c], "value", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &channel->y));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The measurement the table holds, by kind */
 static PetscErrorCode MbsImportTable_Private(MPI_Comm comm, const MbsImport *im, const MbsCsv *csv, MbsMeasurement *meas)
 {
@@ -269,8 +300,12 @@ static PetscErrorCode MbsImportTable_Private(MPI_Comm comm, const MbsImport *im,
   PetscFunctionBeginUser;
   switch (im->kind) {
   case MBS_IMPORT_SIGNAL:
-    PetscCall(MbsImportColumns_Private(im, csv, 2, 3, col, &ncol));
     PetscCheck(csv->nrow >= 2, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "CSV file '%s' has 1 row; a signal needs at least 2 samples", csv->path);
+    if (im->nchannels) {
+      PetscCall(MbsImportChannels_Private(im, csv, meas));
+      break;
+    }
+    PetscCall(MbsImportColumns_Private(im, csv, 2, 3, col, &ncol));
     meas->nsignal = csv->nrow;
     PetscCall(MbsImportColumn_Private(csv, col[0], im->time_unit, "time", PETSC_MIN_REAL, PETSC_FALSE, PETSC_TRUE, &meas->t));
     PetscCall(MbsImportColumn_Private(csv, col[1], im->value_unit, "value", PETSC_MIN_REAL, PETSC_FALSE, PETSC_FALSE, &meas->y));
@@ -331,6 +366,16 @@ static PetscErrorCode MbsImportLabelModel_Private(MPI_Comm comm, const MbsImport
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetType(model, im->model));
+  PetscCall(PetscStrncpy(meas->model, im->model, sizeof(meas->model)));
+  for (PetscInt c = 0; c < im->nchannels; c++) { /* each named channel is an output channel of the model, in its unit */
+    PetscInt index;
+
+    PetscCall(MbsModelFindChannel(model, im->channels[c], "-channels", &index));
+    PetscCall(MbsModelGetChannelInfo(model, index, NULL, &unit));
+    PetscCall(PetscStrcmp(im->channel_unit[c]->si, unit, &same));
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "-channel_units: channel %s is given in '%s', but output channel %s of model %s is in '%s'", im->channels[c], im->channel_unit[c]->si, im->channels[c], im->model, unit);
+  }
+  if (im->nchannels) PetscFunctionReturn(0);
   PetscCall(MbsModelGetOutputInfo(model, &name, &unit));
   PetscCall(PetscStrcmp(meas->units, unit, &same));
   PetscCheck(!im->value_unit || same, comm, PETSC_ERR_ARG_INCOMP, "-units %s gives values in '%s', but the output %s of model %s is in '%s'", im->value_unit->name, im->value_unit->si, name, im->model, unit);
@@ -356,10 +401,26 @@ static PetscErrorCode MbsImportLabel_Private(MPI_Comm comm, const MbsImport *im,
   PetscFunctionReturn(0);
 }
 
+/* The unit of each channel of -channels: -channel_units, one per channel, or -units for all */
+static PetscErrorCode MbsImportChannelUnits_Private(MPI_Comm comm, MbsImport *im, const char value_unit[], PetscInt nunits, char *units[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(!nunits || im->nchannels, comm, PETSC_ERR_ARG_WRONG, "-channel_units gives the units of the channels of -channels, which is not given");
+  PetscCheck(!im->nchannels || im->kind == MBS_IMPORT_SIGNAL, comm, PETSC_ERR_ARG_INCOMP, "-channels: mbsid import reads several channels from a signal table (-kind signal), not -kind %s", MbsImportKinds[im->kind]);
+  PetscCheck(!nunits || nunits == im->nchannels, comm, PETSC_ERR_ARG_SIZ, "-channel_units: %" PetscInt_FMT " unit(s) for the %" PetscInt_FMT " channels of -channels; give one per channel", nunits, im->nchannels);
+  PetscCheck(nunits || !im->nchannels || value_unit[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import -channels needs the units of the channels: -channel_units u1,u2,... or -units for all");
+  for (PetscInt c = 0; c < im->nchannels; c++) {
+    for (PetscInt d = 0; d < c; d++) PetscCheck(strcmp(im->channels[c], im->channels[d]), comm, PETSC_ERR_ARG_WRONG, "-channels names channel '%s' twice", im->channels[c]);
+    PetscCall(MbsUnitFind_Private(MbsValueUnits, nunits ? "-channel_units" : "-units", nunits ? units[c] : value_unit, &im->channel_unit[c]));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *im, PetscBool *help)
 {
   char      value_unit[32] = "", time_unit[32] = "s", speed_unit[32] = "rpm", phase_unit[32] = "rad", angle_unit[32] = "rad";
-  PetscInt  ncolumns = 64, nphase = 64, norders = 64;
+  PetscInt  ncolumns = 64, nphase = 64, norders = 64, nchannels = 64, nchannel_units = 64;
+  char     *channel_units[64] = {NULL};
   PetscBool kind_set;
 
   PetscFunctionBeginUser;
@@ -382,12 +443,17 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscCall(PetscOptionsBool("-csv_decimal_comma", "Numbers are written with a decimal comma (1,5); the delimiter is then ';', a tab or blanks", "", im->decimal_comma, &im->decimal_comma, NULL));
   PetscCall(PetscOptionsString("-model", "Model whose output the values are: checks -units and -output against it, and names it in the file", "", im->model, im->model, sizeof(im->model), NULL));
   PetscCall(PetscOptionsString("-output", "Name of the measured output (default: the model's)", "", im->output_name, im->output_name, sizeof(im->output_name), NULL));
+  PetscCall(PetscOptionsStringArray("-channels", "-kind signal: names of the channels of the value columns after the time column (a measurement of several channels, /channels/NAME)", "", im->channels, &nchannels, NULL));
+  PetscCall(PetscOptionsStringArray("-channel_units", "Units of the channels of -channels, one per channel (default: -units for every one)", "", channel_units, &nchannel_units, NULL));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5, measurement schema)", im->output, sizeof(im->output)));
   MbsOptionsEnd();
   im->ncolumns       = ncolumns;
   im->nphase_columns = nphase;
   im->norders        = norders;
+  im->nchannels      = nchannels;
   PetscCall(PetscOptionsHasHelp(NULL, help));
+  if (!*help) MbsCallCleanup(MbsImportChannelUnits_Private(comm, im, value_unit, nchannel_units, channel_units), MbsStringsFree(nchannel_units, channel_units));
+  else PetscCall(MbsStringsFree(nchannel_units, channel_units));
   if (*help) PetscFunctionReturn(0);
 
   PetscCheck(im->csv[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import needs the table: -csv FILE");
@@ -396,7 +462,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscCall(MbsUnitFind_Private(MbsSpeedUnits, "-speed_units", speed_unit, &im->speed_unit));
   PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-phase_units", phase_unit, &im->phase_unit));
   PetscCall(MbsUnitFind_Private(MbsAngleUnits, "-angle_units", angle_unit, &im->angle_unit));
-  if (im->kind == MBS_IMPORT_SIGNAL || im->kind == MBS_IMPORT_ORDERS || im->kind == MBS_IMPORT_SPECTRUM) {
+  if ((im->kind == MBS_IMPORT_SIGNAL && !im->nchannels) || im->kind == MBS_IMPORT_ORDERS || im->kind == MBS_IMPORT_SPECTRUM) {
     PetscCheck(value_unit[0], comm, PETSC_ERR_ARG_WRONG, "mbsid import -kind %s needs -units, the unit of the values in '%s' (rad, mrad, deg, m, mm, ...)", MbsImportKinds[im->kind], im->csv);
     PetscCall(MbsUnitFind_Private(MbsValueUnits, "-units", value_unit, &im->value_unit));
   }
@@ -418,6 +484,7 @@ static PetscErrorCode MbsImportCommandDestroy_Private(MbsImportCommand *ic)
   PetscCall(MbsMeasurementReset(&ic->meas));
   PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(ic->im.columns), ic->im.columns));
   PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(ic->im.phase_columns), ic->im.phase_columns));
+  PetscCall(MbsStringsFree(PETSC_STATIC_ARRAY_LENGTH(ic->im.channels), ic->im.channels));
   PetscFunctionReturn(0);
 }
 

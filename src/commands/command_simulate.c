@@ -55,8 +55,45 @@ static PetscErrorCode MbsSimulationToMeasurement_Private(MbsModel model, MbsFour
 static PetscErrorCode MbsSimulationMeasurementFree_Private(MbsMeasurement *meas)
 {
   PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < meas->nchannel; c++) PetscCall(MbsSimulationMeasurementFree_Private(&meas->channel[c]));
+  PetscCall(PetscFree(meas->channel));
   PetscCall(PetscFree4(meas->frequency, meas->amplitude, meas->a, meas->b));
   PetscCall(PetscFree3(meas->order_amplitude, meas->order_a, meas->order_b));
+  meas->nchannel = 0;
+  PetscFunctionReturn(0);
+}
+
+/* The measurement view of a simulated signal: of its output y, or, for a model of several output channels, one named
+   channel per output channel (each with its unit, its spectrum and orders computed from that channel) */
+static PetscErrorCode MbsSimulationToChannels_Private(MbsModel model, MbsFourier fourier, const MbsSignal *signal, MbsMeasurement *meas)
+{
+  PetscInt nchannel;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  if (nchannel == 1) {
+    PetscCall(MbsFourierComputeSignal(fourier, signal));
+    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, signal, meas));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  PetscCall(PetscStrncpy(meas->model, model->type, sizeof(meas->model)));
+  PetscCall(PetscSNPrintf(meas->created_by, sizeof(meas->created_by), "mbsid %s simulate", MBSID_VERSION));
+  PetscCall(PetscCalloc1(nchannel, &meas->channel));
+  for (PetscInt c = 0; c < nchannel; c++) {
+    MbsMeasurement *channel = &meas->channel[c];
+    MbsSignal       view;
+    const char     *name, *unit;
+
+    PetscCall(MbsSignalGetChannel(signal, c, &view));
+    PetscCall(MbsFourierCheckSignal(fourier, &view, "simulate (-band_hz, -orders)"));
+    PetscCall(MbsFourierComputeSignal(fourier, &view));
+    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, &view, channel));
+    meas->nchannel++;
+    PetscCall(MbsModelGetChannelInfo(model, c, &name, &unit));
+    PetscCall(PetscStrncpy(channel->output, name, sizeof(channel->output)));
+    PetscCall(PetscStrncpy(channel->units, unit, sizeof(channel->units)));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -285,15 +322,17 @@ static PetscErrorCode MbsSimulateHelpSweep_Private(MPI_Comm comm)
 */
 static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
 {
-  MbsModel        model;
-  MbsFourier      fourier;
-  MbsSignal      *signal                     = &sim->signal;
-  MbsMeasurement *result                     = &sim->result;
-  char            output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
-  PetscReal       sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
-  PetscInt        seed = 12345;
-  PetscBool       help, sweep;
-  PetscLogStage   stage;
+  MbsModel              model;
+  MbsFourier            fourier;
+  MbsSignal            *signal                     = &sim->signal;
+  MbsMeasurement       *result                     = &sim->result;
+  char                  output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  PetscReal             sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
+  PetscInt              nchannel;
+  const MbsMeasurement *channel;
+  PetscInt              seed = 12345;
+  PetscBool             help, sweep;
+  PetscLogStage         stage;
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
@@ -340,16 +379,23 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscPrintf(comm, "Simulated t = [%g, %g] s: %" PetscInt_FMT " steps, %" PetscInt_FMT " rejected\n", (double)model->t0, (double)model->tf, signal->steps, signal->rejects));
 
   PetscCall(MbsFourierCheckSignal(fourier, signal, "simulate (-band_hz, -orders)"));
-  PetscCall(MbsFourierComputeSignal(fourier, signal));
-  PetscCall(MbsSimulationToMeasurement_Private(model, fourier, signal, result));
-  for (PetscInt j = 0; j < result->nfreq; j++) {
-    if (result->amplitude[j] > peak) {
-      peak    = result->amplitude[j];
-      peak_hz = result->frequency[j];
+  PetscCall(MbsSimulationToChannels_Private(model, fourier, signal, result));
+  PetscCall(MbsMeasurementGetChannels(result, &nchannel, &channel));
+  for (PetscInt c = 0; c < nchannel; c++) {
+    const MbsMeasurement *ch = &channel[c];
+
+    peak = 0;
+    for (PetscInt j = 0; j < ch->nfreq; j++) {
+      if (ch->amplitude[j] > peak) {
+        peak    = ch->amplitude[j];
+        peak_hz = ch->frequency[j];
+      }
     }
+    if (ch->nfreq)
+      PetscCall(
+        PetscPrintf(comm, "Spectrum%s%s: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result->nchannel ? " of channel " : "", result->nchannel ? ch->output : "", ch->nfreq, (double)ch->frequency[0], (double)ch->frequency[ch->nfreq - 1], (double)peak, ch->units, (double)peak_hz));
   }
-  if (result->nfreq)
-    PetscCall(PetscPrintf(comm, "Spectrum: %" PetscInt_FMT " harmonics in [%g, %g] Hz, largest amplitude %.6e %s at %g Hz\n", result->nfreq, (double)result->frequency[0], (double)result->frequency[result->nfreq - 1], (double)peak, model->output_unit, (double)peak_hz));
+  PetscCheck(!compare[0] || !result->nchannel, comm, PETSC_ERR_SUP, "-measurement %s: simulate compares the spectrum of a one-output model; model %s has %" PetscInt_FMT " output channels", compare, model->type, nchannel);
   if (compare[0]) PetscCall(MbsCompareSpectra_Private(comm, compare, result, &sim->meas)); /* before writing: a comparison that fails leaves no result file behind */
   PetscCall(MbsWriteSimulation_Private(comm, output, model, result));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
@@ -357,12 +403,10 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   if (save[0]) {
     MbsMeasurement *virtual_meas = &sim->virtual_meas;
 
-    if (sigma > 0) { /* without noise the coefficients computed above are the measurement's */
-      PetscCall(MbsSignalAddNoise(signal, sigma, seed));
-      PetscCall(MbsFourierComputeSignal(fourier, signal));
-    }
-    PetscCall(MbsSimulationToMeasurement_Private(model, fourier, signal, virtual_meas));
+    PetscCall(MbsSignalAddNoise(signal, sigma, seed));
+    PetscCall(MbsSimulationToChannels_Private(model, fourier, signal, virtual_meas));
     PetscCall(MbsMeasurementScaleNoise(virtual_meas, amplitude_rel, seed));
+    for (PetscInt c = 0; c < virtual_meas->nchannel; c++) PetscCall(MbsMeasurementScaleNoise(&virtual_meas->channel[c], amplitude_rel, seed + 1 + c));
     PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
     PetscCall(MbsMeasurementWrite(comm, save, virtual_meas));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));

@@ -9,7 +9,9 @@
 
   The result is a measurement file with /orders and, for a table, the table itself as /speed_profile: an
   identification with -speed_profile on that file drives the engine with the measured speed and windows the
-  simulated output exactly like the measured one.
+  simulated output exactly like the measured one. A raw measurement of several channels (/channels/NAME/signal) is
+  tracked channel by channel against the one speed, into /channels/NAME/orders (the speed channel, if any, is the
+  first channel's /signal/speed that exists).
 */
 #include "commands/commandimpl.h"
 
@@ -137,15 +139,31 @@ static PetscErrorCode MbsTachoSpeedTable_Private(const char path[], PetscInt np,
   PetscFunctionReturn(0);
 }
 
-/* The coefficients of every measured sample, as a signal whose quadrature is the trapezoidal rule on the samples */
-static PetscErrorCode MbsTrackOrdersOn_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier, PetscInt nspeed, PetscReal speed[], PetscReal weight[])
+/* The orders -orders at the speeds -speed_rpm lo,hi,step, in the windows of opts */
+static PetscErrorCode MbsTrackOrdersSetUp_Private(const MbsFourierOptions *opts, MbsFourier fourier)
+{
+  PetscInt   nspeed;
+  PetscReal *speed;
+
+  PetscFunctionBeginUser;
+  PetscCheck(opts->norder > 0 && opts->nspeed_range == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "mbsid track needs the orders and speeds to track: -orders o1,o2,... -speed_rpm lo,hi,step");
+  PetscCheck(opts->speed_range[2] > 0 && opts->speed_range[1] >= opts->speed_range[0] && opts->speed_range[0] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-speed_rpm needs lo,hi,step with 0 < lo <= hi and step > 0, got %g,%g,%g", (double)opts->speed_range[0],
+             (double)opts->speed_range[1], (double)opts->speed_range[2]);
+  nspeed = (PetscInt)PetscFloorReal((opts->speed_range[1] - opts->speed_range[0]) / opts->speed_range[2] + 1e-9) + 1;
+  PetscCall(PetscMalloc1(nspeed, &speed));
+  for (PetscInt s = 0; s < nspeed; s++) speed[s] = opts->speed_range[0] + s * opts->speed_range[2];
+  PetscCall(MbsFourierSetWindowGain(fourier, opts->gain));
+  MbsCallCleanup(MbsFourierAddOrders(fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed), PetscFree(speed));
+  PetscFunctionReturn(0);
+}
+
+/* The coefficients of every measured sample of one channel, as a signal whose quadrature is the trapezoidal rule on
+   the samples */
+static PetscErrorCode MbsTrackSignal_Private(const MbsMeasurement *raw, const char source[], MbsFourier fourier, PetscReal weight[])
 {
   MbsSignal signal = {0};
 
   PetscFunctionBeginUser;
-  for (PetscInt s = 0; s < nspeed; s++) speed[s] = opts->speed_range[0] + s * opts->speed_range[2];
-  PetscCall(MbsFourierSetWindowGain(fourier, opts->gain));
-  PetscCall(MbsFourierAddOrders(fourier, opts->order_window, &opts->speed, opts->domain, opts->norder, opts->order, nspeed, speed));
   PetscCall(MbsQuadratureWeights(raw->nsignal, raw->t, 0.5, weight));
   signal.n = signal.nq = raw->nsignal;
   signal.t = signal.tq = raw->t;
@@ -156,28 +174,18 @@ static PetscErrorCode MbsTrackOrdersOn_Private(const MbsMeasurement *raw, const 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsTrackOrders_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, const char source[], MbsFourier fourier)
-{
-  PetscInt   nspeed;
-  PetscReal *speed, *weight;
-
-  PetscFunctionBeginUser;
-  PetscCheck(opts->norder > 0 && opts->nspeed_range == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "mbsid track needs the orders and speeds to track: -orders o1,o2,... -speed_rpm lo,hi,step");
-  PetscCheck(opts->speed_range[2] > 0 && opts->speed_range[1] >= opts->speed_range[0] && opts->speed_range[0] > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-speed_rpm needs lo,hi,step with 0 < lo <= hi and step > 0, got %g,%g,%g", (double)opts->speed_range[0],
-             (double)opts->speed_range[1], (double)opts->speed_range[2]);
-  nspeed = (PetscInt)PetscFloorReal((opts->speed_range[1] - opts->speed_range[0]) / opts->speed_range[2] + 1e-9) + 1;
-  PetscCall(PetscMalloc2(nspeed, &speed, raw->nsignal, &weight));
-  MbsCallCleanup(MbsTrackOrdersOn_Private(raw, opts, source, fourier, nspeed, speed, weight), PetscFree2(speed, weight));
-  PetscFunctionReturn(0);
-}
-
-static PetscErrorCode MbsTrackResult_Private(const MbsMeasurement *raw, const MbsFourierOptions *opts, MbsFourier fourier, MbsMeasurement *result)
+/* The tracked orders of one channel's raw signal, with its name and units (result shares the Fourier object's speeds
+   and orders) */
+static PetscErrorCode MbsTrackChannel_Private(const MbsMeasurement *raw, const char source[], MbsFourier fourier, MbsMeasurement *result)
 {
   const PetscReal *A, *B, *speed, *order;
   const char      *domain;
   PetscInt         offset, nspeed, norder;
+  PetscReal       *weight;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(raw->nsignal, &weight));
+  MbsCallCleanup(MbsTrackSignal_Private(raw, source, fourier, weight), PetscFree(weight));
   PetscCall(PetscMemzero(result, sizeof(*result)));
   PetscCall(PetscStrncpy(result->model, raw->model, sizeof(result->model)));
   PetscCall(PetscStrncpy(result->output, raw->output, sizeof(result->output)));
@@ -196,10 +204,42 @@ static PetscErrorCode MbsTrackResult_Private(const MbsMeasurement *raw, const Mb
     result->order_b[j]         = B[offset + j];
     result->order_amplitude[j] = PetscSqrtReal(PetscSqr(A[offset + j]) + PetscSqr(B[offset + j]));
   }
+  PetscFunctionReturn(0);
+}
+
+/* Every channel of the raw measurement tracked against the one speed of opts: the orders of /signal, or of each
+   /channels/NAME/signal into the result's channel NAME; the speed table, shared, at the result's root */
+static PetscErrorCode MbsTrackResult_Private(const char input[], const MbsMeasurement *raw, const MbsFourierOptions *opts, MbsFourier fourier, MbsMeasurement *result)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsTrackOrdersSetUp_Private(opts, fourier));
+  if (!raw->nchannel) PetscCall(MbsTrackChannel_Private(raw, input, fourier, result));
+  else {
+    PetscCall(PetscMemzero(result, sizeof(*result)));
+    PetscCall(PetscStrncpy(result->model, raw->model, sizeof(result->model)));
+    PetscCall(PetscCalloc1(raw->nchannel, &result->channel));
+    for (PetscInt c = 0; c < raw->nchannel; c++) {
+      char source[PETSC_MAX_PATH_LEN + 128];
+
+      PetscCall(PetscSNPrintf(source, sizeof(source), "%s, channel %s", input, raw->channel[c].output));
+      PetscCall(MbsTrackChannel_Private(&raw->channel[c], source, fourier, &result->channel[c]));
+      result->nchannel++;
+    }
+  }
   result->nprofile      = opts->speed.ntable;
   result->profile_t     = opts->speed.table_t;
   result->profile_rpm   = opts->speed.table_rpm;
   result->profile_angle = opts->speed.table_phi;
+  PetscFunctionReturn(0);
+}
+
+/* Frees the order tables of a result of MbsTrackResult_Private() (the rest it shares) */
+static PetscErrorCode MbsTrackResultFree_Private(MbsMeasurement *result)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < result->nchannel; c++) PetscCall(MbsTrackResultFree_Private(&result->channel[c]));
+  PetscCall(PetscFree(result->channel));
+  PetscCall(PetscFree3(result->order_amplitude, result->order_a, result->order_b));
   PetscFunctionReturn(0);
 }
 
@@ -213,7 +253,7 @@ typedef struct {
 static PetscErrorCode MbsTrackCommandDestroy_Private(MbsTrackCommand *tc)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscFree3(tc->result.order_amplitude, tc->result.order_a, tc->result.order_b));
+  PetscCall(MbsTrackResultFree_Private(&tc->result));
   PetscCall(PetscFree2(tc->rpm, tc->angle));
   PetscCall(MbsFourierDestroy(&tc->fourier));
   PetscCall(MbsMeasurementReset(&tc->pulses));
@@ -224,12 +264,14 @@ static PetscErrorCode MbsTrackCommandDestroy_Private(MbsTrackCommand *tc)
 
 static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
 {
-  char               input[PETSC_MAX_PATH_LEN] = "", tacho[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "tracked.h5", source_text[2 * PETSC_MAX_PATH_LEN + 64];
-  MbsSpeedSource     source = MBS_SPEED_SOURCE_RAMP;
-  PetscInt           teeth = 60, missing = 2;
-  PetscBool          source_set, help;
-  MbsMeasurement    *raw = &tc->raw, *result = &tc->result;
-  MbsFourierOptions *opts = &tc->opts;
+  char                  input[PETSC_MAX_PATH_LEN] = "", tacho[PETSC_MAX_PATH_LEN] = "", output[PETSC_MAX_PATH_LEN] = "tracked.h5", source_text[2 * PETSC_MAX_PATH_LEN + 64];
+  MbsSpeedSource        source = MBS_SPEED_SOURCE_RAMP;
+  PetscInt              teeth = 60, missing = 2;
+  PetscBool             source_set, help;
+  MbsMeasurement       *raw = &tc->raw, *result = &tc->result;
+  MbsFourierOptions    *opts = &tc->opts;
+  PetscInt              nchannel;
+  const MbsMeasurement *channel, *speed_channel = NULL;
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid track: engine orders of a measured raw signal", "track");
@@ -250,8 +292,12 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
   PetscCheck(input[0], comm, PETSC_ERR_ARG_WRONG, "mbsid track needs the raw signal: -measurement FILE with /signal/t, /signal/y");
   PetscCheck(source != MBS_SPEED_SOURCE_TACHO || tacho[0], comm, PETSC_ERR_ARG_WRONG, "-speed_source tacho needs -tacho FILE with /tacho/t");
   PetscCall(MbsMeasurementRead(comm, input, raw));
-  PetscCheck(raw->nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal /signal/t, /signal/y to track", input);
-  PetscCall(MbsFourierOptionsRead(raw->t[0], raw->t[raw->nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
+  PetscCall(MbsMeasurementGetChannels(raw, &nchannel, &channel));
+  for (PetscInt c = 0; c < nchannel; c++)
+    PetscCheck(channel[c].nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal %s%s/signal/t, /signal/y to track", input, raw->nchannel ? "/channels/" : "", raw->nchannel ? channel[c].output : "");
+  for (PetscInt c = 0; c < nchannel && !speed_channel; c++)
+    if (channel[c].signal_speed) speed_channel = &channel[c];
+  PetscCall(MbsFourierOptionsRead(channel[0].t[0], channel[0].t[channel[0].nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
   PetscCheck(!opts->speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
@@ -269,9 +315,9 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
     PetscCall(PetscPrintf(comm, "Tachometer '%s': %" PetscInt_FMT " pulses of a %" PetscInt_FMT "-%" PetscInt_FMT " wheel over t = [%g, %g] s, speed %g to %g rpm\n", tacho, pulses->ntacho, teeth, missing, (double)pulses->tacho[0],
                           (double)pulses->tacho[pulses->ntacho - 1], (double)rpm[0], (double)rpm[pulses->ntacho - 1]));
   } else if (source == MBS_SPEED_SOURCE_CHANNEL) {
-    PetscCheck(raw->signal_speed, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed channel /signal/speed (-speed_source channel)", input);
-    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the speed channel /signal/speed of '%s'", input));
-    PetscCall(MbsSpeedProfileSetTable(&opts->speed, raw->nsignal, raw->t, raw->signal_speed, NULL, source_text));
+    PetscCheck(speed_channel, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no speed channel /signal/speed (-speed_source channel)", input);
+    PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the speed channel %s%s/signal/speed of '%s'", raw->nchannel ? "/channels/" : "", raw->nchannel ? speed_channel->output : "", input));
+    PetscCall(MbsSpeedProfileSetTable(&opts->speed, speed_channel->nsignal, speed_channel->t, speed_channel->signal_speed, NULL, source_text));
   }
   if (opts->speed.ntable) {
     PetscBool domain_set;
@@ -283,12 +329,18 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
     PetscCall(PetscSNPrintf(source_text, sizeof(source_text), "the ideal run-up -ramp_rpm %g,%g -ramp_time %g,%g", (double)opts->speed.ramp_rpm[0], (double)opts->speed.ramp_rpm[1], (double)opts->speed.ramp_time[0], (double)opts->speed.ramp_time[1]));
 
   PetscCall(MbsFourierCreate(&tc->fourier));
-  PetscCall(PetscPrintf(comm, "Tracking orders of '%s' (%" PetscInt_FMT " samples over t = [%g, %g] s) in the %s domain of %s\n", input, raw->nsignal, (double)raw->t[0], (double)raw->t[raw->nsignal - 1], MbsOrderDomains[opts->domain], source_text));
-  PetscCall(MbsTrackOrders_Private(raw, opts, input, tc->fourier));
-  PetscCall(MbsTrackResult_Private(raw, opts, tc->fourier, result));
+  PetscCall(PetscPrintf(comm, "Tracking orders of '%s' (%" PetscInt_FMT " channel(s), %" PetscInt_FMT " samples over t = [%g, %g] s) in the %s domain of %s\n", input, nchannel, channel[0].nsignal, (double)channel[0].t[0],
+                        (double)channel[0].t[channel[0].nsignal - 1], MbsOrderDomains[opts->domain], source_text));
+  PetscCall(MbsTrackResult_Private(input, raw, opts, tc->fourier, result));
   PetscCall(PetscSNPrintf(result->created_by, sizeof(result->created_by), "mbsid %s track (%s domain, %s)", MBSID_VERSION, MbsOrderDomains[opts->domain], MbsSpeedSources[source]));
   PetscCall(MbsMeasurementWrite(comm, output, result));
-  PetscCall(PetscPrintf(comm, "Wrote %s: %" PetscInt_FMT " orders at %" PetscInt_FMT " speeds from %g to %g rpm%s\n", output, result->norder, result->nspeed, (double)result->speed[0], (double)result->speed[result->nspeed - 1], result->nprofile ? ", and the speed table /speed_profile for -speed_profile" : ""));
+  {
+    const MbsMeasurement *tracked;
+
+    PetscCall(MbsMeasurementGetChannels(result, &nchannel, &tracked));
+    PetscCall(PetscPrintf(comm, "Wrote %s: %" PetscInt_FMT " orders at %" PetscInt_FMT " speeds from %g to %g rpm%s%s\n", output, tracked[0].norder, tracked[0].nspeed, (double)tracked[0].speed[0], (double)tracked[0].speed[tracked[0].nspeed - 1],
+                          result->nchannel ? " of every channel" : "", result->nprofile ? ", and the speed table /speed_profile for -speed_profile" : ""));
+  }
   PetscFunctionReturn(0);
 }
 

@@ -23,7 +23,8 @@ typedef struct {
   MbsStateMonitor monitor; /* optional, sees the state of every accepted step */
   void           *monitor_ctx;
   PetscInt        nalloc, nq_alloc;
-  PetscLogDouble  last_progress; /* wall time of the last progress line [s] */
+  PetscInt        channel_alloc, channel_q_alloc; /* entries of each array of signal->yc, signal->yqc */
+  PetscLogDouble  last_progress;                  /* wall time of the last progress line [s] */
   /* Methods whose quadrature nodes are stages (Runge-Kutta; the one-stage theta methods, whose b = 1, c = theta): b and
      c, and the stages in the order of c (quadrature nodes in time order); the others weigh the step points by
      step_theta. Set after the options are read. */
@@ -281,6 +282,18 @@ static PetscErrorCode MbsAppend_Private(PetscInt *n, PetscInt *nalloc, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* Stores every output channel at U as entry i of the arrays yc[c] of *nalloc entries, doubling them when full */
+static PetscErrorCode MbsRecordChannels_Private(MbsModel model, PetscInt nchannel, PetscInt i, PetscInt *nalloc, PetscReal **yc, PetscReal t, const PetscScalar u[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < nchannel; c++) {
+    if (i == *nalloc) PetscCall(PetscRealloc(PetscMax(1024, 2 * *nalloc) * sizeof(PetscReal), &yc[c]));
+    PetscCall(MbsModelChannelOutput(model, c, t, u, &yc[c][i], NULL));
+  }
+  if (i == *nalloc) *nalloc = PetscMax(1024, 2 * *nalloc);
+  PetscFunctionReturn(0);
+}
+
 /*
   The rule by which PETSc 3.18 integrates a cost (TSForwardCostIntegral, and its derivative in TSAdjointStep), which the
   recorded nodes must be: Runge-Kutta methods the stages t_n + c_i h with b_i h. The theta methods in their end-point
@@ -344,6 +357,7 @@ static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscRe
     if (sim->b[i] == 0) continue;
     PetscCall(VecGetArrayRead(Y[i], &u));
     PetscCall(MbsModelOutput(sim->model, t_prev + sim->c[i] * h, u, &y, NULL));
+    PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->nq, &sim->channel_q_alloc, signal->yqc, t_prev + sim->c[i] * h, u));
     PetscCall(VecRestoreArrayRead(Y[i], &u));
     PetscCall(MbsAppend_Private(&signal->nq, &sim->nq_alloc, &signal->tq, &signal->yq, &signal->wq, t_prev + sim->c[i] * h, y, sim->b[i] * h));
   }
@@ -527,6 +541,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(MbsModelOutput(sim->model, t, u, &y, NULL));
+  PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->n, &sim->channel_alloc, signal->yc, t, u));
   PetscCall(MbsAppend_Private(&signal->n, &sim->nalloc, &signal->t, &signal->y, NULL, t, y, 0));
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -565,6 +580,10 @@ static PetscErrorCode MbsStepPointNodes_Private(const MbsSimContext *sim, MbsSig
   PetscCall(PetscMalloc3(signal->n, &signal->tq, signal->n, &signal->yq, signal->n, &signal->wq));
   PetscCall(PetscArraycpy(signal->tq, signal->t, signal->n));
   PetscCall(PetscArraycpy(signal->yq, signal->y, signal->n));
+  for (PetscInt c = 0; c < signal->nchannel; c++) {
+    PetscCall(PetscMalloc1(signal->n, &signal->yqc[c]));
+    PetscCall(PetscArraycpy(signal->yqc[c], signal->yc[c], signal->n));
+  }
   PetscCall(MbsQuadratureWeights(signal->n, signal->t, sim->step_theta, signal->wq));
   PetscFunctionReturn(0);
 }
@@ -787,6 +806,8 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   o.sim.monitor     = monitor;
   o.sim.monitor_ctx = monitor_ctx;
   PetscCall(PetscMemzero(signal, sizeof(*signal)));
+  PetscCall(MbsModelGetNumChannels(model, &signal->nchannel));
+  PetscCall(PetscCalloc2(signal->nchannel, &signal->yc, signal->nchannel, &signal->yqc));
   ierr = MbsSimulateSolve_Private(&o, model, prefix, setup, setup_ctx, signal);
   MbsCallCleanup(ierr, MbsSimulateEnd_Private(&o, ierr, signal, ts_keep));
   PetscFunctionReturn(0);
@@ -882,6 +903,32 @@ PetscErrorCode MbsSignalDestroy(MbsSignal *signal)
   PetscFunctionBeginUser;
   PetscCall(PetscFree2(signal->t, signal->y));
   PetscCall(PetscFree3(signal->tq, signal->yq, signal->wq));
-  signal->n = signal->nq = 0;
+  for (PetscInt c = 0; c < signal->nchannel; c++) {
+    PetscCall(PetscFree(signal->yc[c]));
+    PetscCall(PetscFree(signal->yqc[c]));
+  }
+  PetscCall(PetscFree2(signal->yc, signal->yqc));
+  signal->n = signal->nq = signal->nchannel = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSignalGetChannel - A view of output channel c of a signal as a signal of that channel alone (y, yq are the
+  channel's; nothing is copied, so the view lives as long as the signal and is not destroyed). A signal without
+  channels is its own channel 0. Not collective.
+@*/
+PetscErrorCode MbsSignalGetChannel(const MbsSignal *signal, PetscInt c, MbsSignal *view)
+{
+  PetscFunctionBeginUser;
+  *view = *signal;
+  if (!signal->nchannel) {
+    PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The signal has one output channel, not channel %" PetscInt_FMT, c);
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(c >= 0 && c < signal->nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The signal has no output channel %" PetscInt_FMT " (%" PetscInt_FMT " channels)", c, signal->nchannel);
+  view->y        = signal->yc[c];
+  view->yq       = signal->yqc[c];
+  view->nchannel = 0;
+  view->yc = view->yqc = NULL;
   PetscFunctionReturn(0);
 }

@@ -4,6 +4,17 @@
 
     spectrum  J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2 over a band or engine orders (cost_spectrum.c)
     time      J = sum_i w_i (y(t_i) - y_i)^2 over the measured samples, w_i their trapezoid weights (cost_time.c)
+
+  Several measured channels (a file with /channels/NAME groups, measurement.c): a part per compared channel c, a cost
+  of the same type on the model's output channel of that name alone, and
+
+    J = sum_c w_c J_c,   w_c = 1 / J_c(y_c = 0) by default (-channel_weights NAME:w,... sets them),
+
+  J_c(y_c = 0) the cost of channel c for a model output that is zero everywhere: the channel's measured power in the
+  cost's own measure (time: sum_i w_i y_i^2; spectrum: 1/4 sum_k |X_k|^4, amplitude form 1/2 sum_k |X_k|^2), so each
+  channel enters as its relative misfit, whatever its unit and size. A one-channel file (tables at its root) compares
+  the model's output y with weight 1, as it always has. The adjoint forcing is the weighted sum over the channels,
+  dJ/dU = sum_c w_c dJ_c/dy_c dy_c/dU: still one forcing for one adjoint solve.
 */
 #include "costs/costimpl.h"
 
@@ -63,6 +74,9 @@ PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
   PetscFunctionBeginUser;
   MbsOptionsBegin(cost->model->comm, NULL, "Cost", "MbsCost");
   PetscCall(PetscOptionsFList("-cost", "Cost compared with the measurement", "MbsCostSetFromOptions", MbsCostList, type, type, sizeof(type), NULL));
+  PetscCall(PetscOptionsString("-channels", "Measured channels the cost compares, comma separated (default: every channel of the file)", "MbsCostSetUp", cost->channels, cost->channels, sizeof(cost->channels), NULL));
+  PetscCall(PetscOptionsString("-channel_weights", "Weights w_c of J = sum_c w_c J_c as NAME:w,... (default: 1/J_c at a zero model output, the channel's measured power; 1 for a one-channel file)", "MbsCostSetUp", cost->channel_weights, cost->channel_weights,
+                               sizeof(cost->channel_weights), NULL));
   MbsOptionsEnd();
   PetscCall(PetscFunctionListFind(MbsCostList, type, &create));
   if (!create) {
@@ -77,15 +91,206 @@ PetscErrorCode MbsCostSetFromOptions(MbsCost cost)
   PetscFunctionReturn(0);
 }
 
+/* A part of the cost on measured channel meas (path names the file), compared with model output channel 'channel' */
+static PetscErrorCode MbsCostPartCreate_Private(MbsCost cost, const char path[], const MbsMeasurement *meas, PetscInt channel, MbsCost *part)
+{
+  PetscErrorCode (*create)(MbsCost) = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(part));
+  (*part)->model   = cost->model;
+  (*part)->channel = channel;
+  PetscCall(PetscStrncpy((*part)->type, cost->type, sizeof((*part)->type)));
+  PetscCall(PetscStrncpy((*part)->measurement, path, sizeof((*part)->measurement)));
+  if (channel >= 0) {
+    PetscCall(PetscStrncpy((*part)->channel_name, meas->output, sizeof((*part)->channel_name)));
+    PetscCall(MbsModelGetChannelInfo(cost->model, channel, NULL, &(*part)->unit));
+  } else (*part)->unit = cost->model->output_unit;
+  PetscCall(PetscFunctionListFind(MbsCostList, cost->type, &create));
+  PetscCall(create(*part));
+  if ((*part)->ops.set_from_options) PetscCall((*part)->ops.set_from_options(*part));
+  PetscCall((*part)->ops.set_up(*part, path, meas));
+  PetscFunctionReturn(0);
+}
+
+/* The measured channels the cost compares (-channels), each with the model's channel of its name and unit */
+static PetscErrorCode MbsCostSelectChannels_Private(MbsCost cost, const char path[], const MbsMeasurement *meas, PetscInt *nselect, PetscInt select[], PetscInt channel[])
+{
+  MbsModel              model = cost->model;
+  const MbsMeasurement *measured;
+  PetscInt              nmeasured;
+  char                **names       = NULL;
+  char                  known[1024] = "";
+  int                   nnames      = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
+  if (!meas->nchannel) { /* the root of a one-channel file: the model's output */
+    PetscCheck(!cost->channels[0], model->comm, PETSC_ERR_ARG_WRONG, "-channels %s: measurement file '%s' has one channel (its tables at the root), not named channels /channels/NAME", cost->channels, path);
+    *nselect   = 1;
+    select[0]  = 0;
+    channel[0] = -1;
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt c = 0; c < nmeasured; c++) {
+    PetscCall(PetscStrlcat(known, c ? ", " : "", sizeof(known)));
+    PetscCall(PetscStrlcat(known, measured[c].output, sizeof(known)));
+  }
+  if (cost->channels[0]) PetscCall(PetscStrToArray(cost->channels, ',', &nnames, &names));
+  *nselect = cost->channels[0] ? nnames : nmeasured;
+  for (PetscInt k = 0; k < *nselect; k++) {
+    select[k] = k;
+    for (PetscInt c = 0; names && c < nmeasured; c++)
+      if (!strcmp(names[k], measured[c].output)) select[k] = c;
+    if (names && strcmp(names[k], measured[select[k]].output)) {
+      char name[256];
+
+      PetscCall(PetscStrncpy(name, names[k], sizeof(name)));
+      PetscCall(PetscStrToArrayDestroy(nnames, names));
+      SETERRQ(model->comm, PETSC_ERR_ARG_WRONG, "-channels: measurement file '%s' has no channel '%s'; its channels are: %s", path, name, known);
+    }
+    for (PetscInt l = 0; l < k; l++) PetscCheck(select[l] != select[k], model->comm, PETSC_ERR_ARG_WRONG, "-channels names channel '%s' twice", measured[select[k]].output);
+  }
+  if (names) PetscCall(PetscStrToArrayDestroy(nnames, names));
+  for (PetscInt k = 0; k < *nselect; k++) {
+    const MbsMeasurement *m = &measured[select[k]];
+    char                  source[PETSC_MAX_PATH_LEN + 128];
+    const char           *unit;
+    PetscBool             same;
+
+    PetscCall(PetscSNPrintf(source, sizeof(source), "Measurement file '%s', group /channels/%s", path, m->output));
+    PetscCall(MbsModelFindChannel(model, m->output, source, &channel[k]));
+    PetscCall(MbsModelGetChannelInfo(model, channel[k], NULL, &unit));
+    PetscCall(PetscStrcmp(m->units, unit, &same));
+    PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "%s is in units '%s', but output channel %s of model %s is in '%s'", source, m->units, m->output, model->type, unit);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* w_c of -channel_weights NAME:w,...; the others 1/J_c(y_c = 0) for named channels, 1 for a one-channel file */
+static PetscErrorCode MbsCostWeights_Private(MbsCost cost, const char path[])
+{
+  MbsModel model  = cost->model;
+  char   **items  = NULL;
+  int      nitems = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < cost->npart; c++) cost->weight[c] = -1;
+  if (cost->channel_weights[0]) PetscCall(PetscStrToArray(cost->channel_weights, ',', &nitems, &items));
+  for (int k = 0; k < nitems; k++) {
+    char     *colon = strrchr(items[k], ':'), *end = NULL, item[256];
+    PetscReal w = colon ? (PetscReal)strtod(colon + 1, &end) : -1;
+    PetscInt  c = 0;
+
+    PetscCall(PetscStrncpy(item, items[k], sizeof(item)));
+    if (colon) *colon = 0;
+    while (c < cost->npart && (!colon || strcmp(items[k], cost->part[c]->channel_name))) c++;
+    if (!colon || end == colon + 1 || *end || !(w > 0) || c == cost->npart) {
+      PetscBool syntax = (PetscBool)(!colon || end == colon + 1 || *end);
+
+      PetscCall(PetscStrToArrayDestroy(nitems, items));
+      PetscCheck(!syntax, model->comm, PETSC_ERR_ARG_WRONG, "-channel_weights: '%s' is not NAME:w (a channel's name and its weight)", item);
+      PetscCheck(c < cost->npart, model->comm, PETSC_ERR_ARG_WRONG, "-channel_weights: '%s' names no channel the cost compares (measurement file '%s'; -channels)", item, path);
+      SETERRQ(model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-channel_weights: '%s' gives a weight that is not positive; leave a channel out with -channels instead", item);
+    }
+    cost->weight[c] = w;
+  }
+  if (items) PetscCall(PetscStrToArrayDestroy(nitems, items));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsCost   part = cost->part[c];
+    PetscReal zero;
+
+    if (cost->weight[c] > 0) continue;
+    if (part->channel < 0) {
+      cost->weight[c] = 1;
+      continue;
+    }
+    PetscCall(part->ops.zero_output(part, &zero));
+    PetscCheck(zero > 0 && !PetscIsInfOrNanReal(zero), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Measurement file '%s': the data of channel %s in the cost have the measured power %g, which cannot normalise it; give its weight with -channel_weights %s:w", path,
+               part->channel_name, (double)zero, part->channel_name);
+    cost->weight[c] = 1 / zero;
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The parts of the cost, one per compared channel; all must ask the integrator for the same sample times */
+static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[], const MbsMeasurement *meas, PetscInt select[], PetscInt channel[])
+{
+  MbsModel              model = cost->model;
+  const MbsMeasurement *measured;
+  PetscInt              nmeasured, nselect, nsample = 0;
+  PetscReal             dt_max = 0, *sample_t = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
+  PetscCall(PetscCalloc2(nselect, &cost->part, nselect, &cost->weight));
+  PetscCall(PetscMalloc2(model->n, &cost->dydu, model->np, &cost->dydp));
+  PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
+  for (PetscInt k = 0; k < nselect; k++) {
+    PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
+    PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
+    if (model->analysis_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, model->analysis_dt_max) : model->analysis_dt_max;
+    if (k == 0) {
+      nsample = model->nsample;
+      PetscCall(PetscMalloc1(nsample, &sample_t));
+      PetscCall(PetscArraycpy(sample_t, model->sample_t, nsample));
+    } else {
+      PetscBool same = (PetscBool)(nsample == model->nsample);
+
+      for (PetscInt i = 0; same && i < nsample; i++) same = (PetscBool)(sample_t[i] == model->sample_t[i]);
+      if (!same) PetscCall(PetscFree(sample_t));
+      PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s': channel %s has other /signal/t samples than channel %s, which cost %s compares on the same steps; give every channel the same /signal/t", path, cost->part[k]->channel_name,
+                 cost->part[0]->channel_name, cost->type);
+    }
+  }
+  PetscCall(PetscFree(sample_t));
+  PetscCall(MbsModelSetAnalysisStep(model, dt_max));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCostSetUp - Takes the measured data the cost compares with from the measurement (path names the file in
-  messages); the measurement must outlive the cost. Collective on the model's communicator.
+  messages): every measured channel (or those of -channels), each against the model's output channel of its name,
+  weighted by -channel_weights or by default (cost.c); the measurement must outlive the cost. Collective on the
+  model's communicator.
 @*/
 PetscErrorCode MbsCostSetUp(MbsCost cost, const char path[], const MbsMeasurement *meas)
 {
+  PetscInt nmeasured, *select, *channel;
+
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(cost->measurement, path, sizeof(cost->measurement)));
-  PetscCall(cost->ops.set_up(cost, path, meas));
+  nmeasured = meas->nchannel ? meas->nchannel : 1;
+  PetscCall(PetscMalloc2(nmeasured, &select, nmeasured, &channel));
+  MbsCallCleanup(MbsCostSetUpParts_Private(cost, path, meas, select, channel), PetscFree2(select, channel));
+  PetscCall(MbsCostWeights_Private(cost, path));
+  PetscFunctionReturn(0);
+}
+
+/* The channel of a part in a signal: the model's output y (channel -1) or its output channel */
+static PetscErrorCode MbsCostPartSignal_Private(MbsCost part, const MbsSignal *signal, MbsSignal *view)
+{
+  PetscFunctionBeginUser;
+  if (part->channel < 0) *view = *signal;
+  else PetscCall(MbsSignalGetChannel(signal, part->channel, view));
+  PetscFunctionReturn(0);
+}
+
+/* y_c(U) and dy_c/dU (in cost->dydu) of a part's channel */
+static PetscErrorCode MbsCostPartOutput_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[], PetscReal *y)
+{
+  PetscFunctionBeginUser;
+  if (part->channel < 0) PetscCall(MbsModelOutput(cost->model, t, u, y, cost->dydu));
+  else PetscCall(MbsModelChannelOutput(cost->model, part->channel, t, u, y, cost->dydu));
+  PetscFunctionReturn(0);
+}
+
+/* dy_c/dp (in cost->dydp) of a part's channel */
+static PetscErrorCode MbsCostPartOutputP_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[])
+{
+  PetscFunctionBeginUser;
+  if (part->channel < 0) PetscCall(MbsModelOutputP(cost->model, t, u, cost->dydp));
+  else PetscCall(MbsModelChannelOutputP(cost->model, part->channel, t, u, cost->dydp));
   PetscFunctionReturn(0);
 }
 
@@ -102,7 +307,15 @@ PetscErrorCode MbsCostGetType(MbsCost cost, const char **type)
 PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal *J)
 {
   PetscFunctionBeginUser;
-  PetscCall(cost->ops.evaluate(cost, signal, J));
+  *J = 0;
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsSignal view;
+    PetscReal Jc;
+
+    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    PetscCall(cost->ops.evaluate(cost->part[c], &view, &Jc));
+    *J += cost->weight[c] * Jc;
+  }
   /* the simulated output is finite here (a failed solve does not get this far): the measurement overflows the cost */
   PetscCheck(!PetscIsInfOrNanReal(*J), PETSC_COMM_SELF, PETSC_ERR_FP, "Cost %s of model %s against measurement file '%s' is %g: the measured values overflow it (amplitudes of 1e154 and more square to infinity); check the file's values and units",
              cost->type, cost->model->type, cost->measurement, (double)*J);
@@ -119,33 +332,96 @@ PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscB
 {
   PetscFunctionBeginUser;
   cost->unusable[0] = 0;
-  if (cost->ops.usable) PetscCall(cost->ops.usable(cost, signal, cost->unusable, sizeof(cost->unusable)));
+  for (PetscInt c = 0; c < cost->npart && cost->ops.usable && !cost->unusable[0]; c++) {
+    MbsSignal view;
+
+    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    PetscCall(cost->ops.usable(cost->part[c], &view, cost->unusable, sizeof(cost->unusable)));
+  }
   *usable = (PetscBool)!cost->unusable[0];
   if (!*usable) PetscCall(PetscInfo(NULL, "%s\n", cost->unusable));
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsCostDensity - r'(t, y) with dJ/dy_n = c_n r'(t_n, y_n) for the signal of the last MbsCostEvaluate(); 0 for a
-  cost on step points (MbsCostStepPoint()). Not collective.
+  MbsCostDensity - The adjoint density in the state, r(t, U) = sum_c w_c r'_c(t, y_c) y_c(U) and, when drdu is not
+  NULL, dr/dU = sum_c w_c r'_c dy_c/dU (r'_c frozen), for the signal of the last MbsCostEvaluate(): dJ/dU_n = c_n
+  dr/dU(t_n, U_n); 0 for a cost on step points (MbsCostStepPoint()). Not collective.
 @*/
-PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, PetscReal y, PetscReal *drdy)
+PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[])
 {
   PetscFunctionBeginUser;
-  *drdy = 0;
-  if (cost->ops.density) PetscCall(cost->ops.density(cost, t, y, drdy));
+  *r = 0;
+  if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
+  if (!cost->ops.density) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal y, drdy;
+
+    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
+    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
+    *r += cost->weight[c] * drdy * y;
+    for (PetscInt i = 0; drdu && i < cost->model->n; i++) drdu[i] += cost->weight[c] * drdy * cost->dydu[i];
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostDensityP - dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp (length np) for the signal of the last MbsCostEvaluate(): the
+  part of the density's parameter derivative from channels that depend on the parameters directly (an accelerometer).
+  Not collective.
+@*/
+PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal drdp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(drdp, cost->model->np));
+  if (!cost->ops.density) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal y, drdy;
+
+    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
+    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
+    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
+    for (PetscInt k = 0; k < cost->model->np; k++) drdp[k] += cost->weight[c] * drdy * cost->dydp[k];
+  }
   PetscFunctionReturn(0);
 }
 
 /*
-  MbsCostStepPoint - dJ/dy_n at step point n (time t_n) of the signal of the last MbsCostEvaluate(), beyond what the
-  density gives; 0 for an integral cost. Not collective.
+  MbsCostStepPointP - dJ/dp = sum_c w_c dJ_c/dy_c,n dy_c/dp (length np) at step point n of the signal of the last
+  MbsCostEvaluate(), from channels that depend on the parameters directly; zero for an integral cost. Not collective.
 */
-PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, PetscReal *dJdy)
+PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdp[])
 {
   PetscFunctionBeginUser;
-  *dJdy = 0;
-  if (cost->ops.step_point) PetscCall(cost->ops.step_point(cost, n, t, dJdy));
+  PetscCall(PetscArrayzero(dJdp, cost->model->np));
+  if (!cost->ops.step_point) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal dJdy;
+
+    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
+    if (dJdy == 0) continue;
+    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
+    for (PetscInt k = 0; k < cost->model->np; k++) dJdp[k] += cost->weight[c] * dJdy * cost->dydp[k];
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostStepPoint - Adds dJ/dU_n = sum_c w_c dJ_c/dy_c,n dy_c/dU at step point n (time t_n, state u) of the signal of
+  the last MbsCostEvaluate() to dJdu, beyond what the density gives; nothing for an integral cost. Not collective.
+*/
+PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdu[])
+{
+  PetscFunctionBeginUser;
+  if (!cost->ops.step_point) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscReal y, dJdy;
+
+    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
+    if (dJdy == 0) continue;
+    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
+    for (PetscInt i = 0; i < cost->model->n; i++) dJdu[i] += cost->weight[c] * dJdy * cost->dydu[i];
+  }
   PetscFunctionReturn(0);
 }
 
@@ -156,27 +432,71 @@ PetscErrorCode MbsCostRecord(MbsCost cost, const MbsSignal *signal, PetscInt slo
 {
   PetscFunctionBeginUser;
   PetscCheck(slot >= 0 && slot < MBS_COST_SLOTS, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Cost record slot %" PetscInt_FMT " out of range [0, %d)", slot, MBS_COST_SLOTS);
-  PetscCall(cost->ops.record(cost, signal, slot));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsSignal view;
+
+    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    PetscCall(cost->ops.record(cost->part[c], &view, slot));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* A channel's curves, below the writer's base, and the weight w_c it enters J with */
+static PetscErrorCode MbsCostWritePart_Private(MbsCost part, MbsH5Writer *writer, PetscReal weight)
+{
+  PetscInt one = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(part->ops.write(part, writer));
+  PetscCall(MbsH5WriteReals(writer, "/weight", 1, &one, &weight, "1/J"));
   PetscFunctionReturn(0);
 }
 
 /*
   MbsCostResiduals - J of the last MbsCostEvaluate() as sum_i w_i r_i^2, and the map from the measured values to the
-  residuals (costimpl.h). Call with r NULL for the sizes m and ndata, then with arrays of m (w, r) and 2 m (data,
-  dr_dd) entries. Not collective.
+  residuals (costimpl.h): the channels' residuals one after the other, each weight times its channel's w_c, the
+  measured values of channel c numbered after those of the channels before it. Call with r NULL for the sizes m and
+  ndata, then with arrays of m (w, r) and 2 m (data, dr_dd) entries. Not collective.
 */
 PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
 {
   PetscFunctionBeginUser;
   PetscCheck(cost->ops.residuals, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s does not provide its residuals, which the confidence of a result needs: run identify with -confidence false", cost->type);
-  PetscCall(cost->ops.residuals(cost, signal, m, ndata, r, w, data, dr_dd));
+  *m = *ndata = 0;
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsSignal view;
+    PetscInt  mc, nc;
+
+    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    PetscCall(cost->ops.residuals(cost->part[c], &view, &mc, &nc, r ? r + *m : NULL, r ? w + *m : NULL, r ? data + 2 * *m : NULL, r ? dr_dd + 2 * *m : NULL));
+    for (PetscInt i = *m; r && i < *m + mc; i++) {
+      w[i] *= cost->weight[c];
+      data[2 * i] += *ndata;
+      data[2 * i + 1] += *ndata;
+    }
+    *m += mc;
+    *ndata += nc;
+  }
   PetscFunctionReturn(0);
 }
 
+/* Every part's measured and recorded curves: at the root for a one-channel file, else below /channels/NAME, with the
+   channel's weight */
 PetscErrorCode MbsCostWrite(MbsCost cost, MbsH5Writer *writer)
 {
   PetscFunctionBeginUser;
-  PetscCall(cost->ops.write(cost, writer));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsCost part = cost->part[c];
+    char    base[sizeof(writer->base)];
+
+    if (part->channel < 0) {
+      PetscCall(cost->ops.write(part, writer));
+      continue;
+    }
+    PetscCall(PetscStrncpy(base, writer->base, sizeof(base)));
+    PetscCall(PetscSNPrintf(writer->base, sizeof(writer->base), "%s/channels/%s", base, part->channel_name));
+    MbsCallCleanup(MbsCostWritePart_Private(part, writer, cost->weight[c]), PetscStrncpy(writer->base, base, sizeof(writer->base)));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -184,6 +504,9 @@ PetscErrorCode MbsCostDestroy(MbsCost *cost)
 {
   PetscFunctionBeginUser;
   if (!*cost) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < (*cost)->npart; c++) PetscCall(MbsCostDestroy(&(*cost)->part[c]));
+  PetscCall(PetscFree2((*cost)->part, (*cost)->weight));
+  PetscCall(PetscFree2((*cost)->dydu, (*cost)->dydp));
   if ((*cost)->ops.destroy) PetscCall((*cost)->ops.destroy(*cost));
   PetscCall(PetscFree(*cost));
   PetscFunctionReturn(0);

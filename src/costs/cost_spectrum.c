@@ -295,6 +295,24 @@ static PetscErrorCode MbsCostDensity_Spectrum(MbsCost cost, PetscReal t, PetscRe
   PetscFunctionReturn(0);
 }
 
+/* J at A_k = B_k = 0: 1/4 sum_k |X_meas,k|^4 (squared form), 1/2 sum_k |X_meas,k|^2 (amplitude form) or
+   1/2 sum_k (a_k^2 + b_k^2) (coefficients form) */
+static PetscErrorCode MbsCostZeroOutput_Spectrum(MbsCost cost, PetscReal *J)
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  PetscInt         ncost;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+  *J = 0;
+  for (PetscInt k = 0; k < ncost; k++) {
+    PetscReal d2 = ctx->form == MBS_SPECTRUM_COEFFICIENTS ? PetscSqr(ctx->measured_a[k]) + PetscSqr(ctx->measured_b[k]) : PetscSqr(ctx->measured[k]);
+
+    *J += ctx->form == MBS_SPECTRUM_SQUARED ? 0.25 * d2 * d2 : 0.5 * d2;
+  }
+  PetscFunctionReturn(0);
+}
+
 /* One residual per coefficient in J, against its own measured amplitude: e_k = |X_k|^2 - |X_meas,k|^2 with weight 1/4
    (squared form) or |X_k| - |X_meas,k| with weight 1/2 (amplitude form); two in the coefficients form, A_k - a_k and
    B_k - b_k with weight 1/2, each against its own measured value (a_k is value 2k, b_k value 2k + 1) */
@@ -354,7 +372,7 @@ static PetscErrorCode MbsCostWrite_Spectrum(MbsCost cost, MbsH5Writer *writer)
 {
   MbsCostSpectrum      *ctx  = (MbsCostSpectrum *)cost->data;
   const MbsMeasurement *meas = ctx->meas;
-  const char           *unit = cost->model->output_unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
+  const char           *unit = cost->unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
   char                  path[64];
   PetscInt              offset, nspeed, norder;
   const PetscReal      *speed;
@@ -423,6 +441,7 @@ PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
   cost->ops.evaluate         = MbsCostEvaluate_Spectrum;
   cost->ops.density          = MbsCostDensity_Spectrum;
   cost->ops.residuals        = MbsCostResiduals_Spectrum;
+  cost->ops.zero_output      = MbsCostZeroOutput_Spectrum;
   cost->ops.record           = MbsCostRecord_Spectrum;
   cost->ops.usable           = MbsCostUsable_Spectrum;
   cost->ops.write            = MbsCostWrite_Spectrum;

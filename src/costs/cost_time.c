@@ -120,6 +120,17 @@ static PetscErrorCode MbsCostResiduals_Time(MbsCost cost, const MbsSignal *signa
   PetscFunctionReturn(0);
 }
 
+/* J at y = 0: sum_i w_i y_i^2, the measured signal's energy over the simulated interval */
+static PetscErrorCode MbsCostZeroOutput_Time(MbsCost cost, PetscReal *J)
+{
+  MbsCostTime *ctx = (MbsCostTime *)cost->data;
+
+  PetscFunctionBeginUser;
+  *J = 0;
+  for (PetscInt i = 0; i < ctx->m; i++) *J += ctx->w[i] * PetscSqr(ctx->meas->y[ctx->first + i]);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsCostRecord_Time(MbsCost cost, const MbsSignal *signal, PetscInt slot)
 {
   MbsCostTime *ctx = (MbsCostTime *)cost->data;
@@ -139,7 +150,7 @@ static PetscErrorCode MbsCostRecord_Time(MbsCost cost, const MbsSignal *signal, 
 static PetscErrorCode MbsCostWrite_Time(MbsCost cost, MbsH5Writer *writer)
 {
   MbsCostTime *ctx  = (MbsCostTime *)cost->data;
-  const char  *unit = cost->model->output_unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
+  const char  *unit = cost->unit, *slot_name[MBS_COST_SLOTS] = {"initial", "identified"};
   char         path[64];
 
   PetscFunctionBeginUser;
@@ -172,14 +183,15 @@ PetscErrorCode MbsCostCreate_Time(MbsCost cost)
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&ctx));
-  cost->data           = ctx;
-  cost->ops.set_up     = MbsCostSetUp_Time;
-  cost->ops.evaluate   = MbsCostEvaluate_Time;
-  cost->ops.step_point = MbsCostStepPoint_Time;
-  cost->ops.residuals  = MbsCostResiduals_Time;
-  cost->ops.record     = MbsCostRecord_Time;
-  cost->noise_of       = "each sample of the measured /signal";
-  cost->ops.write      = MbsCostWrite_Time;
-  cost->ops.destroy    = MbsCostDestroy_Time;
+  cost->data            = ctx;
+  cost->ops.set_up      = MbsCostSetUp_Time;
+  cost->ops.evaluate    = MbsCostEvaluate_Time;
+  cost->ops.step_point  = MbsCostStepPoint_Time;
+  cost->ops.residuals   = MbsCostResiduals_Time;
+  cost->ops.zero_output = MbsCostZeroOutput_Time;
+  cost->ops.record      = MbsCostRecord_Time;
+  cost->noise_of        = "each sample of the measured /signal";
+  cost->ops.write       = MbsCostWrite_Time;
+  cost->ops.destroy     = MbsCostDestroy_Time;
   PetscFunctionReturn(0);
 }

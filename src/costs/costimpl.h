@@ -32,6 +32,9 @@ typedef struct {
      values at most: an interpolation between samples; an unused entry has weight 0). ndata bounds the indices.
      With r NULL only m and ndata are returned. */
   PetscErrorCode (*residuals)(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
+  /* J of a model output that is zero everywhere, after set_up: the channel's measured power in the cost's own measure,
+     whose inverse is the channel's default weight */
+  PetscErrorCode (*zero_output)(MbsCost, PetscReal *);
   /* keeps the model's curve (spectrum, orders or signal) of a signal in a slot, for the result file */
   PetscErrorCode (*record)(MbsCost, const MbsSignal *, PetscInt);
   /* writes the measured curve and the recorded ones */
@@ -47,10 +50,22 @@ struct _p_MbsCost {
   MbsModel    model;
   MbsCostOps  ops;
   void       *data;
+  /* the measured channels, each compared by a part (a cost of the same type on that channel alone): J = sum_c w_c J_c */
+  PetscInt    npart;
+  MbsCost    *part;
+  PetscReal  *weight;                /* w_c */
+  PetscReal  *dydu;                  /* n: dy_c/dU of a part's channel */
+  PetscReal  *dydp;                  /* np: dy_c/dp of a part's channel */
+  char        channels[1024];        /* -channels: the channels to compare, comma separated ("": every measured one) */
+  char        channel_weights[1024]; /* -channel_weights NAME:w,... */
+  PetscInt    channel;               /* of a part: the model's output channel, -1: the model's output y (a one-channel file) */
+  char        channel_name[64];      /* of a part: the measured channel's name, "" for the root of a one-channel file */
+  const char *unit;                  /* of a part: the unit of its channel */
 };
 
 PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
-PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsCostStepPointP(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);

@@ -448,9 +448,8 @@ PetscErrorCode MbsIntegralGradient(MbsModel model, const MbsIntegralCost *integr
 }
 
 typedef struct {
-  MbsCost    cost;
-  PetscReal  J;
-  PetscReal *dydu; /* n */
+  MbsCost   cost;
+  PetscReal J;
 } MbsCostIntegral;
 
 /* The cost's density needs the forward signal before the adjoint sweep: J is evaluated there, if the cost can use it */
@@ -464,61 +463,45 @@ static PetscErrorCode MbsCostPrepare(MbsModel model, const MbsSignal *signal, vo
   PetscFunctionReturn(0);
 }
 
-/* r(t, U) = r'(t, y) y: any integrand with the right derivative serves; J comes from the cost on the forward signal */
+/* r(t, U) = sum_c w_c r'_c(t, y_c) y_c: any integrand with the right derivative serves; J comes from the cost on the
+   forward signal */
 static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const PetscReal u[], PetscReal r[], PetscReal drdu[], void *ctx)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
-  PetscReal        y, drdy;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelOutput(model, t, u, &y, drdu));
-  PetscCall(MbsCostDensity(c->cost, t, y, &drdy));
-  r[0] = drdy * y;
-  if (drdu)
-    for (PetscInt i = 0; i < model->n; i++) drdu[i] *= drdy;
+  PetscCall(MbsCostDensity(c->cost, t, u, &r[0], drdu));
   PetscFunctionReturn(0);
 }
 
-/* dJ/dU_n += dJ/dy_n dy/dU_n at a step point the cost reads */
+/* dJ/dU_n += sum_c w_c dJ_c/dy_c,n dy_c/dU_n at a step point the cost reads */
 static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], PetscReal dJdu[], void *ctx)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
-  PetscReal        y, dJdy;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsCostStepPoint(c->cost, step, t, &dJdy));
-  if (dJdy == 0) PetscFunctionReturn(0);
-  PetscCall(PetscArrayzero(c->dydu, model->n));
-  PetscCall(MbsModelOutput(model, t, u, &y, c->dydu));
-  for (PetscInt i = 0; i < model->n; i++) dJdu[i] += dJdy * c->dydu[i];
+  PetscCall(MbsCostStepPoint(c->cost, step, t, u, dJdu));
   PetscFunctionReturn(0);
 }
 
-/* dr/dp = r'(t, y) dy/dp of an output that depends on the parameters directly */
+/* dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp of the channels that depend on the parameters directly */
 static PetscErrorCode MbsCostDensityIntegrandP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal drdp[], void *ctx)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
-  PetscReal        y, drdy;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelOutput(model, t, u, &y, NULL));
-  PetscCall(MbsCostDensity(c->cost, t, y, &drdy));
-  PetscCall(MbsModelOutputP(model, t, u, drdp));
-  for (PetscInt k = 0; k < model->np; k++) drdp[k] *= drdy;
+  PetscCall(MbsCostDensityP(c->cost, t, u, drdp));
   PetscFunctionReturn(0);
 }
 
-/* dJ/dp += dJ/dy_n dy/dp at a step point the cost reads, for an output that depends on the parameters directly */
+/* dJ/dp = sum_c w_c dJ_c/dy_c,n dy_c/dp at a step point the cost reads, for channels that depend on the parameters
+   directly */
 static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], PetscReal dJdp[], void *ctx)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
-  PetscReal        dJdy;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsCostStepPoint(c->cost, step, t, &dJdy));
-  if (dJdy == 0) PetscFunctionReturn(0);
-  PetscCall(MbsModelOutputP(model, t, u, dJdp));
-  for (PetscInt k = 0; k < model->np; k++) dJdp[k] *= dJdy;
+  PetscCall(MbsCostStepPointP(c->cost, step, t, u, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -530,7 +513,7 @@ static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step,
 @*/
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
-  MbsCostIntegral c        = {cost, PETSC_INFINITY, NULL};
+  MbsCostIntegral c        = {cost, PETSC_INFINITY};
   MbsIntegralCost integral = {"the cost",
                               1,
                               PETSC_FALSE,
@@ -543,8 +526,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
                               cost->ops.step_point && model->ops.output_p ? MbsCostStepPointDerivativeP : NULL};
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(model->n, &c.dydu));
-  MbsCallCleanup(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok), PetscFree(c.dydu));
+  PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
   *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);
 }

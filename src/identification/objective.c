@@ -21,13 +21,15 @@ static PetscErrorCode MbsMeasurementCheckModel_Private(const MbsExperiment *exp,
   PetscBool             same;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscStrcmp(meas->units, model->output_unit, &same));
-  PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' is in units '%s', but the output %s of model %s is in '%s'", exp->measurement, meas->units, model->output_name, model->type, model->output_unit);
+  if (!meas->nchannel) { /* named channels: the cost checks each against the model's channel of that name */
+    PetscCall(PetscStrcmp(meas->units, model->output_unit, &same));
+    PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' is in units '%s', but the output %s of model %s is in '%s'", exp->measurement, meas->units, model->output_name, model->type, model->output_unit);
+  }
   if (meas->model[0] && !allow_other_model) {
     PetscCall(PetscStrcmp(meas->model, model->type, &same));
     PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' was made for model '%s', not %s (-measurement_allow_model_mismatch to use it anyway)", exp->measurement, meas->model, model->type);
   }
-  if (meas->output[0]) {
+  if (meas->output[0] && !meas->nchannel) {
     PetscCall(PetscStrcmp(meas->output, model->output_name, &same));
     PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s' measures output '%s', but model %s's output is %s", exp->measurement, meas->output, model->type, model->output_name);
   }

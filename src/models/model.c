@@ -244,6 +244,17 @@ PetscErrorCode MbsModelSetSampleStep(MbsModel model, PetscReal dt)
 }
 
 /*
+  MbsModelSetAnalysisStep - The step cap [s] of the frequencies a cost analyses (below the Nyquist step of the highest;
+  0: none), which adaptive steps keep to. Not collective.
+*/
+PetscErrorCode MbsModelSetAnalysisStep(MbsModel model, PetscReal dt_max)
+{
+  PetscFunctionBeginUser;
+  model->analysis_dt_max = dt_max;
+  PetscFunctionReturn(0);
+}
+
+/*
   MbsModelFreezeSteps - With freeze, the next solve records its step points and later solves replay them (a gradient
   check's fixed function); without, the steps adapt again. Drops recorded steps either way. Not collective.
 */
@@ -332,6 +343,13 @@ PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
   if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (model->ops.channel_output && model->nchannel > 1) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "output channels:"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_FALSE));
+    for (PetscInt c = 0; c < model->nchannel; c++) PetscCall(PetscViewerASCIIPrintf(viewer, " %s [%s]", model->channel_name[c], model->channel_unit[c]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+    PetscCall(PetscViewerASCIIUseTabs(viewer, PETSC_TRUE));
+  }
   for (PetscInt i = 0; i < model->np; i++) PetscCall(PetscViewerASCIIPrintf(viewer, "%-6s = %-12.8g %-10s %s\n", model->param_info[i].name, (double)model->p[i], model->param_info[i].unit, model->param_info[i].description));
   PetscCall(PetscViewerASCIIPopTab(viewer));
   PetscFunctionReturn(0);
@@ -526,6 +544,91 @@ PetscErrorCode MbsModelOutputP(MbsModel model, PetscReal t, const PetscReal u[],
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(dydp, model->np));
   if (model->ops.output_p) PetscCall(model->ops.output_p(model, t, u, dydp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetNumChannels - The number of output channels: every sensor of a described model, one (the output y) for a
+  hand-coded model. Not collective.
+@*/
+PetscErrorCode MbsModelGetNumChannels(MbsModel model, PetscInt *nchannel)
+{
+  PetscFunctionBeginUser;
+  *nchannel = model->ops.channel_output ? model->nchannel : 1;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetChannelInfo - Name and unit of output channel c (either may be NULL). Not collective.
+@*/
+PetscErrorCode MbsModelGetChannelInfo(MbsModel model, PetscInt c, const char **name, const char **unit)
+{
+  PetscInt nchannel;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  PetscCheck(c >= 0 && c < nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no output channel %" PetscInt_FMT " (%" PetscInt_FMT " channels)", model->type, c, nchannel);
+  if (name) *name = model->ops.channel_output ? model->channel_name[c] : model->output_name;
+  if (unit) *unit = model->ops.channel_output ? model->channel_unit[c] : model->output_unit;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelFindChannel - The index of the output channel called name; an unknown name is an error that names where it
+  came from (source, e.g. a file and group, or an option) and the model's channels. Collective on the model's
+  communicator.
+@*/
+PetscErrorCode MbsModelFindChannel(MbsModel model, const char name[], const char source[], PetscInt *c)
+{
+  PetscInt nchannel;
+  char     known[512] = "";
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  for (*c = 0; *c < nchannel; (*c)++) {
+    const char *channel;
+    PetscBool   same;
+
+    PetscCall(MbsModelGetChannelInfo(model, *c, &channel, NULL));
+    PetscCall(PetscStrcmp(channel, name, &same));
+    if (same) PetscFunctionReturn(0);
+    PetscCall(PetscStrlcat(known, *c ? ", " : "", sizeof(known)));
+    PetscCall(PetscStrlcat(known, channel, sizeof(known)));
+  }
+  SETERRQ(model->comm, PETSC_ERR_ARG_WRONG, "%s: channel '%s' is not an output channel of model %s, whose channels are: %s", source, name, model->type, known);
+}
+
+/*@C
+  MbsModelChannelOutput - y_c(U) of output channel c and, when dydu is not NULL, dy_c/dU. Not collective.
+@*/
+PetscErrorCode MbsModelChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  if (!model->ops.channel_output) {
+    PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has one output channel, not channel %" PetscInt_FMT, model->type, c);
+    PetscCall(MbsModelOutput(model, t, u, y, dydu));
+    PetscFunctionReturn(0);
+  }
+  PetscAssert(c >= 0 && c < model->nchannel, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has no output channel %" PetscInt_FMT, model->type, c);
+  if (dydu) PetscCall(PetscArrayzero(dydu, model->n));
+  PetscCall(model->ops.channel_output(model, c, t, u, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelOutputP - dy_c/dp (length np) of output channel c at (t, U): zero but for channels that depend on the
+  parameters directly (an accelerometer). Not collective.
+@*/
+PetscErrorCode MbsModelChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal u[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  if (!model->ops.channel_output) {
+    PetscCheck(c == 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has one output channel, not channel %" PetscInt_FMT, model->type, c);
+    PetscCall(MbsModelOutputP(model, t, u, dydp));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscArrayzero(dydp, model->np));
+  if (model->ops.channel_output_p) PetscCall(model->ops.channel_output_p(model, c, t, u, dydp));
   PetscFunctionReturn(0);
 }
 

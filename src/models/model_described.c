@@ -35,6 +35,7 @@ typedef struct {
   MbsBilinear        *orthonormal; /* 6 per rigid body */
   const MbsBilinear **row;         /* the nc constraint rows */
   PetscInt           *row_owner;   /* element index, or -1 - body index */
+  PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
 } Described;
 
 static PetscInt NQ(MbsModel model)
@@ -169,10 +170,10 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
   dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
 */
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
 {
   MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[desc->output];
+  const MbsElement *el   = &desc->element[e];
   PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
   PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
 
@@ -201,7 +202,7 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscReal t, co
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode AccelerationOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
+static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
   PetscInt   n = model->n, nq = NQ(model);
   PetscReal *work, value;
@@ -209,28 +210,73 @@ static PetscErrorCode AccelerationOutput(MbsModel model, PetscReal t, const Pets
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
-  MbsCallCleanup(AccelerationOutput_Private(model, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscFunctionReturn(0);
+}
+
+/* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
+static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+{
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+
+  PetscFunctionBeginUser;
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* dy/dp of sensor element e: only an accelerometer's value depends on the parameters (through f and M) */
+static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[desc->output];
-
   PetscFunctionBeginUser;
-  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, t, U, y, dydu, NULL));
-  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  PetscCall(DescribedSensor(model, Description(model)->output, t, U, y, dydu));
   PetscFunctionReturn(0);
 }
 
-/* dy/dp: only an accelerometer's output depends on the parameters (through f and M) */
 static PetscErrorCode DescribedOutputP(MbsModel model, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
-  MbsDescription desc = Description(model);
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensorP(model, Description(model)->output, t, U, dydp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensor(model, ((Described *)model->data)->sensor[c], t, U, y, dydu));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensorP(model, ((Described *)model->data)->sensor[c], t, U, dydp));
+  PetscFunctionReturn(0);
+}
+
+/* Every sensor element is an output channel, named as the element, in the element's unit */
+static PetscErrorCode DescribedChannelsSetUp(MbsModel model, Described *d)
+{
+  MbsDescription desc = d->desc;
 
   PetscFunctionBeginUser;
-  if (desc->element[desc->output].ops->acceleration) PetscCall(AccelerationOutput(model, t, U, NULL, NULL, dydp));
+  PetscCall(PetscMalloc3(desc->nelement, &d->sensor, desc->nelement, &model->channel_name, desc->nelement, &model->channel_unit));
+  model->nchannel = 0;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    if (desc->element[e].ops->kind != MBS_ELEMENT_SENSOR) continue;
+    d->sensor[model->nchannel]           = e;
+    model->channel_name[model->nchannel] = desc->element[e].name;
+    model->channel_unit[model->nchannel] = desc->element[e].ops->unit;
+    model->nchannel++;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -524,6 +570,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscFunctionBeginUser;
   PetscCall(MbsDescriptionDestroy(&d->desc));
   PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
+  PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -613,11 +660,14 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
+  PetscCall(DescribedChannelsSetUp(model, d));
   model->ops.residual         = DescribedResidual;
   model->ops.jacobian         = DescribedJacobian;
   model->ops.jacobian_p       = DescribedJacobianP;
   model->ops.output           = DescribedOutput;
   model->ops.output_p         = DescribedOutputP;
+  model->ops.channel_output   = DescribedChannelOutput;
+  model->ops.channel_output_p = DescribedChannelOutputP;
   model->ops.initial_state    = DescribedInitialState;
   model->ops.initial_state_p  = DescribedInitialStateP;
   model->ops.linearize        = DescribedLinearize;

@@ -24,6 +24,10 @@ typedef struct {
   PetscErrorCode (*output)(MbsModel, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* dy/dp (length np) of an output that depends on the parameters directly (an accelerometer: y(t, U, p)); NULL: none */
   PetscErrorCode (*output_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+  /* y_c(U) and dy_c/dU of output channel c < nchannel (every sensor of a described model); NULL: one channel, output */
+  PetscErrorCode (*channel_output)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
+  /* dy_c/dp of output channel c (an accelerometer's); NULL: output_p for a one-channel model */
+  PetscErrorCode (*channel_output_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
@@ -80,20 +84,22 @@ struct _p_MbsModel {
   const MbsParameterInfo *param_info; /* np entries, static in the model file */
   PetscReal              *p;          /* current parameter values */
   const char             *output_name, *output_unit;
-  PetscReal               t0, tf, dt;       /* default time span and step [s] */
-  PetscReal               dt_max;           /* step cap for adaptive integration [s], 0: none */
-  PetscReal               analysis_dt_max;  /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
-  PetscBool              *differential;     /* n flags, PETSC_FALSE for algebraic components of a DAE */
-  PetscBool               constant_mass;    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
-  const char             *ode_form_option;  /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
-  PetscReal              *q0, *v0;          /* nq initial coordinates and rates of an ODE model */
-  PetscInt                force_coordinate; /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
-  PetscReal               control_force;    /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
-  PetscBool               sparse_jacobian;  /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
-  PetscReal              *jacobian_work;    /* n x n dense Jacobian the model writes into, for the sparse path */
-  PetscInt                jacobian_lag;     /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
-  PetscReal              *form_work;        /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
-  PetscInt               *form_pivots;      /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
+  PetscInt                nchannel;                     /* output channels of ops.channel_output; 0: one, the output */
+  const char            **channel_name, **channel_unit; /* nchannel each, owned by the model file's data */
+  PetscReal               t0, tf, dt;                   /* default time span and step [s] */
+  PetscReal               dt_max;                       /* step cap for adaptive integration [s], 0: none */
+  PetscReal               analysis_dt_max;              /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
+  PetscBool              *differential;                 /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass;                /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  const char             *ode_form_option;              /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
+  PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
+  PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
+  PetscReal               control_force;                /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
+  PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
+  PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
+  PetscReal              *form_work;                    /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
+  PetscInt               *form_pivots;                  /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
   PetscInt   nfrozen;
@@ -111,6 +117,7 @@ struct _p_MbsModel {
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelSetSampleStep(MbsModel, PetscReal);
+PETSC_INTERN PetscErrorCode MbsModelSetAnalysisStep(MbsModel, PetscReal);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
 PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);

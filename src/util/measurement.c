@@ -13,12 +13,17 @@
 
   At least one group is present. Every dataset carries a 'units' attribute; the reader checks shapes,
   units, signs and finiteness and names the file and dataset at fault.
+
+  Several channels: a group /channels/NAME per measured channel NAME, with a 'units' attribute (the channel's unit)
+  and the same tables as the root of a one-channel file (/channels/NAME/spectrum, .../orders, .../signal), read and
+  checked by the same code; /tacho and /speed_profile stay at the root, shared by every channel, and the root has no
+  'output' or 'units'. Channels are read in the order of their names.
 */
 #include "mbsidimpl.h"
 #include <signal.h>
 
-/* Writes the data groups of a measurement; shared by measurement files and simulation results. */
-PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsMeasurement *meas)
+/* Writes one channel's tables (spectrum, orders, signal) and its 'units' below the writer's base group */
+static PetscErrorCode MbsMeasurementWriteTables_Private(MbsH5Writer *writer, const MbsMeasurement *meas)
 {
   PetscFunctionBeginUser;
   if (meas->nfreq > 0) {
@@ -42,6 +47,25 @@ PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsM
     PetscCall(MbsH5WriteReals(writer, "/signal/y", 1, &meas->nsignal, meas->y, meas->units));
     if (meas->signal_speed) PetscCall(MbsH5WriteReals(writer, "/signal/speed", 1, &meas->nsignal, meas->signal_speed, "rpm"));
   }
+  PetscCall(MbsH5WriteAttribute(writer, "/", "units", meas->units));
+  PetscFunctionReturn(0);
+}
+
+/* Writes the data groups of a measurement; shared by measurement files and simulation results. */
+PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsMeasurement *meas)
+{
+  PetscFunctionBeginUser;
+  if (!meas->nchannel) {
+    PetscCall(MbsMeasurementWriteTables_Private(writer, meas));
+    PetscCall(MbsH5WriteAttribute(writer, "/", "output", meas->output));
+  }
+  for (PetscInt c = 0; c < meas->nchannel; c++) {
+    char base[sizeof(writer->base)];
+
+    PetscCall(PetscStrncpy(base, writer->base, sizeof(base)));
+    PetscCall(PetscSNPrintf(writer->base, sizeof(writer->base), "%s/channels/%s", base, meas->channel[c].output));
+    MbsCallCleanup(MbsMeasurementWriteTables_Private(writer, &meas->channel[c]), PetscStrncpy(writer->base, base, sizeof(writer->base)));
+  }
   if (meas->ntacho > 0) PetscCall(MbsH5WriteReals(writer, "/tacho/t", 1, &meas->ntacho, meas->tacho, "s"));
   if (meas->nprofile > 0) {
     PetscCall(MbsH5WriteReals(writer, "/speed_profile/t", 1, &meas->nprofile, meas->profile_t, "s"));
@@ -49,8 +73,6 @@ PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsM
     if (meas->profile_angle) PetscCall(MbsH5WriteReals(writer, "/speed_profile/angle", 1, &meas->nprofile, meas->profile_angle, "rad"));
   }
   PetscCall(MbsH5WriteAttribute(writer, "/", "model", meas->model));
-  PetscCall(MbsH5WriteAttribute(writer, "/", "output", meas->output));
-  PetscCall(MbsH5WriteAttribute(writer, "/", "units", meas->units));
   PetscCall(MbsH5WriteAttribute(writer, "/", "created_by", meas->created_by));
   PetscFunctionReturn(0);
 }
@@ -128,11 +150,112 @@ static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
   return PETSC_ERR_FILE_UNEXPECTED; /* non-zero: PETSc aborts every rank */
 }
 
+/*
+  The tables of one channel below the group prefix ("" for the root of a one-channel file, "/channels/NAME" for a
+  channel), with the channel's 'units' attribute on that group; *found says whether it holds any table
+*/
+static PetscErrorCode MbsMeasurementReadTables_Private(hid_t file, const char path[], const char prefix[], MbsMeasurement *meas, PetscBool *found_any)
+{
+  PetscBool found_freq, found_speed, found_t, found;
+  PetscInt  dims[2];
+  char      ds[PETSC_MAX_PATH_LEN], ref[PETSC_MAX_PATH_LEN];
+
+#define MBS_AT(buffer, name) (PetscSNPrintf(buffer, sizeof(buffer), "%s%s", prefix, name), buffer)
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5ReadAttribute(file, path, prefix[0] ? prefix : "/", "units", meas->units, sizeof(meas->units), NULL));
+
+  PetscCall(MbsH5ReadReals(file, path, MBS_AT(ref, "/spectrum/frequency"), 1, &meas->nfreq, &meas->frequency, "Hz", &found_freq));
+  if (found_freq) {
+    PetscCall(MbsCheckIncreasing_Private(path, ref, meas->nfreq, meas->frequency, 0, PETSC_FALSE));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/spectrum/amplitude"), 1, dims, &meas->amplitude, meas->units, NULL));
+    PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfreq, ref));
+    PetscCall(MbsCheckNonNegative_Private(path, ds, meas->nfreq, meas->amplitude));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/spectrum/A"), 1, dims, &meas->a, meas->units, &found));
+    if (found) PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfreq, ref));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/spectrum/B"), 1, dims, &meas->b, meas->units, &found));
+    if (found) PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfreq, ref));
+    PetscCall(MbsCheckPair_Private(path, MBS_AT(ds, "/spectrum"), meas->a, meas->b));
+  } else meas->nfreq = 0;
+
+  PetscCall(MbsH5ReadReals(file, path, MBS_AT(ref, "/orders/speed"), 1, &meas->nspeed, &meas->speed, "rpm", &found_speed));
+  if (found_speed) {
+    PetscCall(MbsCheckIncreasing_Private(path, ref, meas->nspeed, meas->speed, 0, PETSC_TRUE));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/order"), 1, &meas->norder, &meas->order, NULL, NULL));
+    PetscCall(MbsCheckIncreasing_Private(path, ds, meas->norder, meas->order, 0, PETSC_TRUE));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/amplitude"), 2, dims, &meas->order_amplitude, meas->units, NULL));
+    PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
+    PetscCall(MbsCheckNonNegative_Private(path, ds, meas->nspeed * meas->norder, meas->order_amplitude));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/A"), 2, dims, &meas->order_a, meas->units, &found));
+    if (found) PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/orders/B"), 2, dims, &meas->order_b, meas->units, &found));
+    if (found) PetscCall(MbsCheckOrderTable_Private(path, ds, dims, meas));
+    PetscCall(MbsCheckPair_Private(path, MBS_AT(ds, "/orders"), meas->order_a, meas->order_b));
+    PetscCall(MbsH5ReadAttribute(file, path, MBS_AT(ds, "/orders"), "domain", meas->order_domain, sizeof(meas->order_domain), &found));
+    if (!found) PetscCall(PetscStrncpy(meas->order_domain, "time", sizeof(meas->order_domain)));
+    PetscCheck(!strcmp(meas->order_domain, "time") || !strcmp(meas->order_domain, "angle"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute 'domain' of '%s' is '%s', expected 'time' or 'angle'", path, ds, meas->order_domain);
+  } else meas->nspeed = 0;
+
+  PetscCall(MbsH5ReadReals(file, path, MBS_AT(ref, "/signal/t"), 1, &meas->nsignal, &meas->t, "s", &found_t));
+  if (found_t) {
+    PetscCall(MbsCheckIncreasing_Private(path, ref, meas->nsignal, meas->t, -PETSC_MAX_REAL, PETSC_FALSE));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/signal/y"), 1, dims, &meas->y, meas->units, NULL));
+    PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nsignal, ref));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/signal/speed"), 1, dims, &meas->signal_speed, "rpm", &found));
+    if (found) {
+      PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nsignal, ref));
+      PetscCall(MbsCheckNonNegative_Private(path, ds, meas->nsignal, meas->signal_speed));
+    }
+  } else meas->nsignal = 0;
+  *found_any = (PetscBool)(found_freq || found_speed || found_t);
+#undef MBS_AT
+  PetscFunctionReturn(0);
+}
+
+/* The names of the groups in /channels, in increasing order */
+static herr_t MbsChannelName_Private(hid_t group, const char name[], const H5L_info_t *info, void *ctx)
+{
+  MbsMeasurement *meas = (MbsMeasurement *)ctx;
+
+  (void)group;
+  (void)info;
+  if (PetscStrncpy(meas->channel[meas->nchannel].output, name, sizeof(meas->channel[meas->nchannel].output))) return -1;
+  meas->nchannel++;
+  return 0;
+}
+
+/* The channels /channels/NAME of a multi-channel file, each checked as the root of a one-channel file is */
+static PetscErrorCode MbsMeasurementReadChannels_Private(hid_t file, const char path[], MbsMeasurement *meas)
+{
+  hid_t      group = H5Gopen2(file, "/channels", H5P_DEFAULT);
+  H5G_info_t info;
+  PetscInt   nchannel;
+
+  PetscFunctionBeginUser;
+  MbsCallHDF5(group, path, "/channels");
+  MbsCallHDF5(H5Gget_info(group, &info), path, "/channels");
+  nchannel = (PetscInt)info.nlinks;
+  PetscCheck(nchannel > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': group '/channels' holds no channel; give each measured channel a group /channels/NAME", path);
+  PetscCall(PetscCalloc1(nchannel, &meas->channel));
+  MbsCallHDF5(H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, NULL, MbsChannelName_Private, meas), path, "/channels");
+  MbsCallHDF5(H5Gclose(group), path, "/channels");
+  for (PetscInt c = 0; c < meas->nchannel; c++) {
+    char      prefix[sizeof(meas->channel[c].output) + 16];
+    PetscBool found;
+
+    PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "/channels/%s", meas->channel[c].output));
+    PetscCall(MbsMeasurementReadTables_Private(file, path, prefix, &meas->channel[c], &found));
+    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': channel group '%s' holds no measurement: it needs %s/spectrum/frequency, %s/orders/speed or %s/signal/t", path, prefix, prefix, prefix, prefix);
+    PetscCall(PetscStrncpy(meas->channel[c].model, meas->model, sizeof(meas->channel[c].model)));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[], MbsMeasurement *meas, hid_t *opened)
 {
   hid_t     file;
-  PetscBool found_freq, found_speed, found_t, found_tacho, found_profile, found;
+  PetscBool found_tables = PETSC_FALSE, found_tacho, found_profile, found;
   PetscInt  dims[2];
+  htri_t    channels;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(meas, sizeof(*meas)));
@@ -142,53 +265,15 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
   PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open measurement file '%s': not an HDF5 file, or truncated", path);
   *opened = file;
 
-  PetscCall(MbsH5ReadAttribute(file, path, "/", "units", meas->units, sizeof(meas->units), NULL));
   PetscCall(MbsH5ReadAttribute(file, path, "/", "model", meas->model, sizeof(meas->model), &found));
-  PetscCall(MbsH5ReadAttribute(file, path, "/", "output", meas->output, sizeof(meas->output), &found));
   PetscCall(MbsH5ReadAttribute(file, path, "/", "created_by", meas->created_by, sizeof(meas->created_by), &found));
-
-  PetscCall(MbsH5ReadReals(file, path, "/spectrum/frequency", 1, &meas->nfreq, &meas->frequency, "Hz", &found_freq));
-  if (found_freq) {
-    PetscCall(MbsCheckIncreasing_Private(path, "/spectrum/frequency", meas->nfreq, meas->frequency, 0, PETSC_FALSE));
-    PetscCall(MbsH5ReadReals(file, path, "/spectrum/amplitude", 1, dims, &meas->amplitude, meas->units, NULL));
-    PetscCall(MbsCheckLength_Private(path, "/spectrum/amplitude", dims[0], meas->nfreq, "/spectrum/frequency"));
-    PetscCall(MbsCheckNonNegative_Private(path, "/spectrum/amplitude", meas->nfreq, meas->amplitude));
-    PetscCall(MbsH5ReadReals(file, path, "/spectrum/A", 1, dims, &meas->a, meas->units, &found));
-    if (found) PetscCall(MbsCheckLength_Private(path, "/spectrum/A", dims[0], meas->nfreq, "/spectrum/frequency"));
-    PetscCall(MbsH5ReadReals(file, path, "/spectrum/B", 1, dims, &meas->b, meas->units, &found));
-    if (found) PetscCall(MbsCheckLength_Private(path, "/spectrum/B", dims[0], meas->nfreq, "/spectrum/frequency"));
-    PetscCall(MbsCheckPair_Private(path, "/spectrum", meas->a, meas->b));
-  } else meas->nfreq = 0;
-
-  PetscCall(MbsH5ReadReals(file, path, "/orders/speed", 1, &meas->nspeed, &meas->speed, "rpm", &found_speed));
-  if (found_speed) {
-    PetscCall(MbsCheckIncreasing_Private(path, "/orders/speed", meas->nspeed, meas->speed, 0, PETSC_TRUE));
-    PetscCall(MbsH5ReadReals(file, path, "/orders/order", 1, &meas->norder, &meas->order, NULL, NULL));
-    PetscCall(MbsCheckIncreasing_Private(path, "/orders/order", meas->norder, meas->order, 0, PETSC_TRUE));
-    PetscCall(MbsH5ReadReals(file, path, "/orders/amplitude", 2, dims, &meas->order_amplitude, meas->units, NULL));
-    PetscCall(MbsCheckOrderTable_Private(path, "/orders/amplitude", dims, meas));
-    PetscCall(MbsCheckNonNegative_Private(path, "/orders/amplitude", meas->nspeed * meas->norder, meas->order_amplitude));
-    PetscCall(MbsH5ReadReals(file, path, "/orders/A", 2, dims, &meas->order_a, meas->units, &found));
-    if (found) PetscCall(MbsCheckOrderTable_Private(path, "/orders/A", dims, meas));
-    PetscCall(MbsH5ReadReals(file, path, "/orders/B", 2, dims, &meas->order_b, meas->units, &found));
-    if (found) PetscCall(MbsCheckOrderTable_Private(path, "/orders/B", dims, meas));
-    PetscCall(MbsCheckPair_Private(path, "/orders", meas->order_a, meas->order_b));
-    PetscCall(MbsH5ReadAttribute(file, path, "/orders", "domain", meas->order_domain, sizeof(meas->order_domain), &found));
-    if (!found) PetscCall(PetscStrncpy(meas->order_domain, "time", sizeof(meas->order_domain)));
-    PetscCheck(!strcmp(meas->order_domain, "time") || !strcmp(meas->order_domain, "angle"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': attribute 'domain' of '/orders' is '%s', expected 'time' or 'angle'", path, meas->order_domain);
-  } else meas->nspeed = 0;
-
-  PetscCall(MbsH5ReadReals(file, path, "/signal/t", 1, &meas->nsignal, &meas->t, "s", &found_t));
-  if (found_t) {
-    PetscCall(MbsCheckIncreasing_Private(path, "/signal/t", meas->nsignal, meas->t, -PETSC_MAX_REAL, PETSC_FALSE));
-    PetscCall(MbsH5ReadReals(file, path, "/signal/y", 1, dims, &meas->y, meas->units, NULL));
-    PetscCall(MbsCheckLength_Private(path, "/signal/y", dims[0], meas->nsignal, "/signal/t"));
-    PetscCall(MbsH5ReadReals(file, path, "/signal/speed", 1, dims, &meas->signal_speed, "rpm", &found));
-    if (found) {
-      PetscCall(MbsCheckLength_Private(path, "/signal/speed", dims[0], meas->nsignal, "/signal/t"));
-      PetscCall(MbsCheckNonNegative_Private(path, "/signal/speed", meas->nsignal, meas->signal_speed));
-    }
-  } else meas->nsignal = 0;
+  channels = H5Lexists(file, "/channels", H5P_DEFAULT);
+  MbsCallHDF5(channels, path, "/channels");
+  if (channels) PetscCall(MbsMeasurementReadChannels_Private(file, path, meas));
+  else {
+    PetscCall(MbsH5ReadAttribute(file, path, "/", "output", meas->output, sizeof(meas->output), &found));
+    PetscCall(MbsMeasurementReadTables_Private(file, path, "", meas, &found_tables));
+  }
 
   PetscCall(MbsH5ReadReals(file, path, "/tacho/t", 1, &meas->ntacho, &meas->tacho, "s", &found_tacho));
   if (found_tacho) PetscCall(MbsCheckIncreasing_Private(path, "/tacho/t", meas->ntacho, meas->tacho, -PETSC_MAX_REAL, PETSC_FALSE));
@@ -208,7 +293,7 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
       PetscCheck(meas->profile_rpm[i] > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': dataset '/speed_profile/rpm' has %g at index %" PetscInt_FMT ", must be > 0", path, (double)meas->profile_rpm[i], i);
   } else meas->nprofile = 0;
 
-  PetscCheck(found_freq || found_speed || found_t || found_tacho || found_profile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed, /signal/t, /tacho/t or /speed_profile/t", path);
+  PetscCheck(meas->nchannel || found_tables || found_tacho || found_profile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s' holds no measurement: it needs /spectrum/frequency, /orders/speed, /signal/t, /tacho/t, /speed_profile/t or /channels", path);
   *opened = H5I_INVALID_HID;
   MbsCallHDF5(H5Fclose(file), path, "/");
   PetscFunctionReturn(0);
@@ -306,6 +391,8 @@ PetscErrorCode MbsMeasurementRead(MPI_Comm comm, const char path[], MbsMeasureme
 PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
 {
   PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < meas->nchannel; c++) PetscCall(MbsMeasurementReset(&meas->channel[c]));
+  PetscCall(PetscFree(meas->channel));
   PetscCall(PetscFree(meas->frequency));
   PetscCall(PetscFree(meas->amplitude));
   PetscCall(PetscFree(meas->a));
@@ -323,5 +410,17 @@ PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
   PetscCall(PetscFree(meas->profile_rpm));
   PetscCall(PetscFree(meas->profile_angle));
   PetscCall(PetscMemzero(meas, sizeof(*meas)));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsMeasurementGetChannels - The measured channels: the named channels of a multi-channel file, or the measurement
+  itself as its one channel. Not collective.
+@*/
+PetscErrorCode MbsMeasurementGetChannels(const MbsMeasurement *meas, PetscInt *nchannel, const MbsMeasurement **channel)
+{
+  PetscFunctionBeginUser;
+  *nchannel = meas->nchannel ? meas->nchannel : 1;
+  *channel  = meas->nchannel ? meas->channel : meas;
   PetscFunctionReturn(0);
 }

@@ -39,29 +39,38 @@ PetscErrorCode MbsNormalSequence(PetscInt seed, PetscInt n, PetscReal values[])
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output at the step points, and the
-  same noise, linearly interpolated, at the quadrature nodes (the noise of the sampled signal that a spectrum sees).
-  Not collective.
-@*/
-PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt seed)
+/* Adds sigma times the seeded sequence to y at the step points and, interpolated, to yq at the nodes */
+static PetscErrorCode MbsAddNoise_Private(MbsSignal *signal, PetscReal y[], PetscReal yq[], PetscReal sigma, PetscInt seed)
 {
   PetscReal *noise;
 
   PetscFunctionBeginUser;
-  PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Noise level must be >= 0, got %g (-noise_sigma)", (double)sigma);
-  if (sigma == 0) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(signal->n, &noise));
   PetscCall(MbsNormalSequence(seed, signal->n, noise));
-  for (PetscInt i = 0; i < signal->n; i++) signal->y[i] += sigma * noise[i];
+  for (PetscInt i = 0; i < signal->n; i++) y[i] += sigma * noise[i];
   for (PetscInt j = 0, i = 1; j < signal->nq && signal->n > 1; j++) {
     PetscReal s;
 
     while (i < signal->n - 1 && signal->t[i] < signal->tq[j]) i++;
     s = (signal->tq[j] - signal->t[i - 1]) / (signal->t[i] - signal->t[i - 1]);
-    signal->yq[j] += sigma * ((1 - s) * noise[i - 1] + s * noise[i]);
+    yq[j] += sigma * ((1 - s) * noise[i - 1] + s * noise[i]);
   }
   PetscCall(PetscFree(noise));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output at the step points, and the
+  same noise, linearly interpolated, at the quadrature nodes (the noise of the sampled signal that a spectrum sees).
+  Each output channel c gets its own sequence (seed + 1 + c) of the same sigma, in the channel's unit. Not collective.
+@*/
+PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt seed)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Noise level must be >= 0, got %g (-noise_sigma)", (double)sigma);
+  if (sigma == 0) PetscFunctionReturn(0);
+  PetscCall(MbsAddNoise_Private(signal, signal->y, signal->yq, sigma, seed));
+  for (PetscInt c = 0; c < signal->nchannel; c++) PetscCall(MbsAddNoise_Private(signal, signal->yc[c], signal->yqc[c], sigma, seed + 1 + c));
   PetscFunctionReturn(0);
 }
 

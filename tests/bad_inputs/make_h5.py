@@ -2,7 +2,8 @@
 """Writes the malformed measurement files of the bad-input corpus (tests/bad_inputs/README.md), each a copy of a
 good measurement with one fault, into the current directory.
 
-Usage: make_h5.py SPECTRUM.h5 ORDERS.h5   (measurements with /spectrum and with /orders, made by mbsid simulate)
+Usage: make_h5.py SPECTRUM.h5 ORDERS.h5 CHANNELS.h5   (measurements with /spectrum, with /orders, and with the
+       channels /channels/{v2,x1,x2} of inputs/models/bushing2_channels.yaml, made by mbsid simulate)
 """
 import shutil
 import sys
@@ -26,7 +27,7 @@ def replace(f, path, data, units):
 
 
 def main():
-    spectrum, orders = sys.argv[1:3]
+    spectrum, orders, channels = sys.argv[1:4]
     s = {
         # a dataset of the wrong type or shape
         "frequency_strings": lambda f: replace(f, "/spectrum/frequency", np.array([b"one", b"two"] * 12 + [b"x"]), "Hz"),
@@ -96,6 +97,19 @@ def main():
     write("profile_length_mismatch", {"/speed_profile/t": (profile_t, "s"), "/speed_profile/rpm": (profile_rpm[:-1], "rpm")})
     edited(orders, "orders_domain_unknown", lambda f: f["/orders"].attrs.__setitem__("domain", "crank"))
     extra = 8
+
+    # several channels (/channels/NAME): a channel the model lacks, a channel whose tables disagree, units missing or
+    # wrong, a channel group without tables
+    c = {
+        "channel_unknown": lambda f: f.move("/channels/x1", "/channels/x9"),
+        "channel_signal_length": lambda f: replace(f, "/channels/v2/signal/y", f["/channels/v2/signal/y"][:-1], "m/s"),
+        "channel_units_missing": lambda f: f["/channels/x1"].attrs.__delitem__("units"),
+        "channel_units_wrong": lambda f: f["/channels/v2"].visititems(lambda name, obj: obj.attrs.__setitem__("units", "m") if obj.attrs.get("units") in (b"m/s", "m/s") else None) or f["/channels/v2"].attrs.__setitem__("units", "m"),
+        "channel_empty": lambda f: (f.__delitem__("/channels/x2"), f.create_group("/channels/x2"), f["/channels/x2"].attrs.__setitem__("units", "m")),
+    }
+    for name, change in c.items():
+        edited(channels, name, change)
+    extra += len(c)
 
     # not HDF5 at all, and an empty file
     with open("bad_input_not_hdf5.h5", "w") as f:
