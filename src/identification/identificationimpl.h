@@ -160,7 +160,7 @@ struct _p_MbsCheckpoint {
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
   PetscBool           catching;                    /* stop requests are caught (MbsInterruptCatch()) */
   char                restart[PETSC_MAX_PATH_LEN]; /* read ("" for none) */
-  char               *options, *inputs;      /* what the numbers depend on, as "key value" lines */
+  char               *options, *inputs;            /* what the numbers depend on, as "key value" lines */
   PetscReal           J0, J0_saved;                /* J at the start: of this run, of the restart file */
   PetscInt            n, nalloc;                   /* evaluations logged */
   PetscReal          *x, *J, *g, *ok, *time;       /* each evaluation's point, cost, gradient, success, wall time */
