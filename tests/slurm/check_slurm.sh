@@ -95,9 +95,10 @@ echo "check_slurm: slurmctld and slurmd up, node $host idle with $cpus CPUs (slu
 # --- the project as a user has it: build/, jobs/, inputs/ -----------------------------------------------------
 ln -s "$build" "$work/build"
 ln -s "$src/jobs" "$work/jobs"
-# an identification of about half a minute of CPU on one rank (32 copies of the chain's experiment; 25 s on an idle
-# core, measured), long enough that SIGUSR1 45 s before a time limit of one minute stops it at least once: ten copies
-# were enough before the Runge-Kutta gradient became five times cheaper, and then ended before the signal
+# an identification of about 50 s of CPU on one rank (64 copies of the chain's experiment; 32 copies took 25 s on an
+# idle core, measured). SIGUSR1 is due 55 s before a time limit of one minute, at 5 s, but slurmctld checks time limits
+# every 30 s, so it arrives up to about 35 s after the start (a 26 s job was never signalled): the job must outlast
+# that. Ten copies were enough before the Runge-Kutta gradient became five times cheaper
 cat > "$work/inputs/slurm_chain.yaml" << EOF
 model: cart_pendulum_chain
 p:
@@ -119,7 +120,7 @@ measurement: $chain_meas
 cost: spectrum
 band_hz: 1.25,1.45
 identify: cf,df
-experiments: $(seq -s, -f 'e%g' 0 31)
+experiments: $(seq -s, -f 'e%g' 0 63)
 EOF
 cat > "$work/inputs/slurm_scan.yaml" << EOF
 model: cart_pendulum_chain
@@ -130,9 +131,9 @@ EOF
 grid=9,11,3,0.01,0.03,8
 cd "$work" || fail "no $work"
 reference=$(sbatch --parsable --ntasks=1 --time=10 jobs/identify.sbatch inputs/slurm_chain.yaml -o results/reference.h5) || fail "sbatch identify.sbatch refused"
-limited=$(sbatch --parsable --ntasks=1 --time=1 --signal=USR1@45 jobs/identify.sbatch inputs/slurm_chain.yaml -o results/time_limited.h5) || fail "sbatch identify.sbatch with a time limit refused"
+limited=$(sbatch --parsable --ntasks=1 --time=1 --signal=USR1@55 jobs/identify.sbatch inputs/slurm_chain.yaml -o results/time_limited.h5) || fail "sbatch identify.sbatch with a time limit refused"
 scan=$(sbatch --parsable --ntasks=1 jobs/scan_array.sbatch inputs/slurm_scan.yaml $grid) || fail "sbatch scan_array.sbatch refused"
-echo "check_slurm: submitted identify.sbatch as jobs $reference (10 min) and $limited (1 min, SIGUSR1 45 s before), scan_array.sbatch as $scan"
+echo "check_slurm: submitted identify.sbatch as jobs $reference (10 min) and $limited (1 min, SIGUSR1 55 s before), scan_array.sbatch as $scan"
 
 start=$SECONDS
 while [ -n "$(squeue -h -j "$reference,$limited,$scan" 2> /dev/null)" ]; do
