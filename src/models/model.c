@@ -505,19 +505,17 @@ PetscErrorCode MbsModelJacobianP(MbsModel model, PetscReal t, const PetscReal u[
 
 /*@C
   MbsModelWriteIdentity - Attributes of group naming the model: 'model', and for a model described in a file the file
-  ('model_file') and the checksum of its bytes ('model_file_checksum'), which tell the file a result was made with from
-  an edited one. Not collective.
+  ('model_file') and the checksum of the bytes read from it ('model_file_checksum'), which tell the file a result was
+  made with from an edited one. Not collective.
 @*/
 PetscErrorCode MbsModelWriteIdentity(MbsModel model, MbsH5Writer *writer, const char group[])
 {
   PetscFunctionBeginUser;
   PetscCall(MbsH5WriteAttribute(writer, group, "model", model->type));
   if (model->model_file[0]) {
-    unsigned long long hash;
-    char               text[32];
+    char text[32];
 
-    PetscCall(MbsChecksumFile("-model_file", model->model_file, &hash));
-    PetscCall(PetscSNPrintf(text, sizeof(text), "%016llx", hash));
+    PetscCall(PetscSNPrintf(text, sizeof(text), "%016llx", model->model_file_checksum));
     PetscCall(MbsH5WriteAttribute(writer, group, "model_file", model->model_file));
     PetscCall(MbsH5WriteAttribute(writer, group, "model_file_checksum", text));
   }

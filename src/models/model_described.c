@@ -657,6 +657,8 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->data        = d;
   model->ops.destroy = DescribedDestroy; /* from here on, MbsModelDestroy frees what was read even after an error */
   PetscCall(MbsDescriptionRead(model->model_file, &d->desc));
+  /* once, beside the read: results name the file as it was read, however often they are written */
+  PetscCall(MbsChecksumFile("-model_file", model->model_file, &model->model_file_checksum));
   desc = d->desc;
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
