@@ -138,7 +138,7 @@ PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscR
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalGetChannel(const MbsSignal *, PetscInt, MbsSignal *);
-PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, const PetscReal[], PetscInt);
 PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);
 
 /* Measurements (HDF5): one channel's tables, or a file of several channels (measurement.c) */

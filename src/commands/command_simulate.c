@@ -291,6 +291,7 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement result, meas, virtual_meas; /* result and virtual_meas share the signal's arrays */
+  PetscReal     *channel_sigma;              /* the virtual measurement's noise per output channel */
 } MbsSimulation;
 
 static PetscErrorCode MbsSimulationDestroy_Private(MbsSimulation *sim)
@@ -300,6 +301,7 @@ static PetscErrorCode MbsSimulationDestroy_Private(MbsSimulation *sim)
   PetscCall(MbsSimulationMeasurementFree_Private(&sim->result));
   PetscCall(MbsMeasurementReset(&sim->meas));
   PetscCall(MbsSignalDestroy(&sim->signal));
+  PetscCall(PetscFree(sim->channel_sigma));
   PetscCall(MbsFourierDestroy(&sim->fourier));
   PetscCall(MbsModelDestroy(&sim->model));
   PetscFunctionReturn(0);
@@ -316,6 +318,26 @@ static PetscErrorCode MbsSimulateHelpSweep_Private(MPI_Comm comm)
   PetscFunctionReturn(0);
 }
 
+/* The noise of each output channel of the virtual measurement: sigma, or the channel's of -channel_noise NAME:sigma,...
+   (a one-output model's one channel is its output); checked before the solve */
+static PetscErrorCode MbsSimulationChannelNoise_Private(MbsModel model, PetscReal sigma, const char channel_noise[], PetscReal **channel_sigma)
+{
+  PetscInt     nchannel;
+  const char **names;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  PetscCall(PetscMalloc1(nchannel, channel_sigma));
+  PetscCall(PetscMalloc1(nchannel, &names));
+  for (PetscInt c = 0; c < nchannel; c++) {
+    PetscCall(MbsModelGetChannelInfo(model, c, &names[c], NULL));
+    (*channel_sigma)[c] = sigma;
+  }
+  MbsCallUndo(MbsNamedValues(model->comm, "-channel_noise", channel_noise, "the model's outputs", nchannel, names, *channel_sigma), PetscFree(names));
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}
+
 /*
   Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
   alike; rank 0 writes.
@@ -326,7 +348,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   MbsFourier            fourier;
   MbsSignal            *signal                     = &sim->signal;
   MbsMeasurement       *result                     = &sim->result;
-  char                  output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  char                  output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "", channel_noise[1024] = "";
   PetscReal             sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
   PetscInt              nchannel;
   const MbsMeasurement *channel;
@@ -338,7 +360,8 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   MbsOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", save, sizeof(save)));
-  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal, every channel [its unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsString("-channel_noise", "Noise of the channels named, as NAME:sigma,... [each channel's unit]; the others: -noise_sigma", "MbsSignalAddNoise", channel_noise, channel_noise, sizeof(channel_noise), NULL));
   PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-noise_seed", "Seed of the noise sequence", &seed, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, sizeof(compare), NULL));
@@ -348,7 +371,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (sweep && !help) {
-    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -noise_amplitude_rel and -measurement do not apply");
+    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0] && !channel_noise[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -channel_noise, -noise_amplitude_rel and -measurement do not apply");
     PetscCall(MbsSimulateSweep_Private(comm, output, save));
     PetscFunctionReturn(0);
   }
@@ -369,6 +392,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
     PetscFunctionReturn(0);
   }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
+  PetscCall(MbsSimulationChannelNoise_Private(model, sigma, channel_noise, &sim->channel_sigma));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &sim->meas)); /* a bad file fails before the work */
 
@@ -403,11 +427,12 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   if (save[0]) {
     MbsMeasurement *virtual_meas = &sim->virtual_meas;
 
-    PetscCall(MbsSignalAddNoise(signal, sigma, seed));
+    /* a one-output model's file holds its output y, whose noise is that of its one channel */
+    PetscCall(MbsSignalAddNoise(signal, result->nchannel ? sigma : sim->channel_sigma[0], sim->channel_sigma, seed));
     PetscCall(MbsSimulationToChannels_Private(model, fourier, signal, virtual_meas));
     PetscCall(MbsMeasurementScaleNoise(virtual_meas, amplitude_rel, seed));
     for (PetscInt c = 0; c < virtual_meas->nchannel; c++) PetscCall(MbsMeasurementScaleNoise(&virtual_meas->channel[c], amplitude_rel, seed + 1 + c));
-    PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
+    PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g%s, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, channel_noise[0] ? " or -channel_noise" : "", (double)amplitude_rel, seed));
     PetscCall(MbsMeasurementWrite(comm, save, virtual_meas));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
   }

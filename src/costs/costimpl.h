@@ -68,4 +68,6 @@ PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostStepPointP(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
-PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MbsCostGetNumChannels(MbsCost, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCostGetChannel(MbsCost, PetscInt, const char **, const char **);

@@ -135,20 +135,24 @@ PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], co
 
 /* The confidence of identified parameters: Gauss-Newton covariance, intervals, Fisher information (confidence.c) */
 typedef struct {
-  PetscInt    n;
-  PetscBool   valid; /* otherwise reason says why no statistics were formed */
-  char        reason[256];
-  PetscReal   step;   /* relative step of the central differences dr/dp */
-  PetscInt    solves; /* forward solves per experiment */
-  PetscInt    nresidual, ndata, dof;
-  PetscReal   J, sigma, quantile, condition;
-  PetscBool   sigma_given;                                      /* -noise_sigma; otherwise estimated from the residual */
-  const char *noise_of;                                         /* which measured values sigma refers to */
-  PetscReal  *estimate, *std, *lower, *upper;                   /* n */
-  PetscReal  *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
+  PetscInt     n;
+  PetscBool    valid; /* otherwise reason says why no statistics were formed */
+  char         reason[256];
+  PetscReal    step;   /* relative step of the central differences dr/dp */
+  PetscInt     solves; /* forward solves per experiment */
+  PetscInt     nresidual, ndata, dof;
+  PetscReal    J, quantile, condition;
+  PetscInt     nchannel;                                         /* measured channels, each with its own noise */
+  PetscReal   *sigma;                                            /* nchannel: the noise of each channel's measured values */
+  PetscBool   *given;                                            /* nchannel: sigma given; otherwise estimated from the residual */
+  const char **channel_name, **channel_unit;                     /* nchannel, the cost's; "" for a one-channel file */
+  const char  *noise_of;                                         /* which measured values sigma refers to */
+  PetscReal   *estimate, *std, *lower, *upper;                   /* n */
+  PetscReal   *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
 } MbsConfidence;
 
-PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, const char[], PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective, const char[]);
 PETSC_INTERN PetscErrorCode MbsConfidenceView(MbsObjective, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceWrite(MbsH5Writer *, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
