@@ -272,6 +272,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   PetscBool              help, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
   TaoConvergedReason     reason = TAO_CONTINUE_ITERATING;
   PetscMPIInt            rank;
+  const MbsDesignSpec   *spec;
 
   PetscFunctionBeginUser;
   /* the default integrator of a design: fixed Tsitouras 5(4) steps, which the sample times and input nodes fall on */
@@ -287,7 +288,8 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", csv, sizeof(csv)));
-  max_it = d->base->design.max_it; /* at most PETSC_MAX_INT/4: the evaluation cap of TAO is 4 max_it + 100 */
+  PetscCall(MbsModelGetDesignSpec(d->base, &spec));
+  max_it = spec->max_it; /* at most PETSC_MAX_INT/4: the evaluation cap of TAO is 4 max_it + 100 */
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", &max_it, 0, PETSC_MAX_INT / 4, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));
   PetscCall(PetscOptionsReal("-design_gradcheck_step", "Step of the central differences, relative to F_max", "", step, &step, NULL));

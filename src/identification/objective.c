@@ -39,8 +39,10 @@ static PetscErrorCode MbsMeasurementCheckModel_Private(const MbsExperiment *exp,
 /* Creates the experiment's model, cost and measurement; its options are the default database */
 static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
 {
-  PetscReal dt;
-  PetscBool set, allow_other_model = PETSC_FALSE;
+  PetscReal        dt;
+  PetscBool        set, allow_other_model = PETSC_FALSE;
+  PetscInt         nsample;
+  const PetscReal *sample_t;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
@@ -65,7 +67,8 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-    exp->steps = PetscMax(exp->steps, exp->model->nsample + 1); /* the steps end on every sample a cost reads */
+    PetscCall(MbsModelGetSampleTimes(exp->model, &nsample, &sample_t));
+    exp->steps = PetscMax(exp->steps, nsample + 1); /* the steps end on every sample a cost reads */
   } else if (exp == &obj->exp[0]) {
     PetscReal timeout;
 
@@ -190,8 +193,11 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
 @*/
 PetscErrorCode MbsObjectiveGetValues(MbsObjective obj, PetscReal x[])
 {
+  const PetscReal *p;
+
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < obj->nid; k++) x[k] = obj->model->p[obj->id[k]];
+  PetscCall(MbsModelGetParametersRead(obj->model, &p));
+  for (PetscInt k = 0; k < obj->nid; k++) x[k] = p[obj->id[k]];
   PetscFunctionReturn(0);
 }
 
