@@ -205,7 +205,7 @@ static PetscErrorCode MbsDesignCaseView_Private(MbsDesign d, const MbsDesignCase
 static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, const MbsDesignCase *c, const char name[])
 {
   char     path[256], fisher[256];
-  PetscInt nb2[2] = {d->nb, d->nb}, N = d->ext->n;
+  PetscInt nb = d->nb, nb2[2] = {d->nb, d->nb}, N = d->ext->n;
   /* the extended state: U in the model's units, then S_j = dU/db_j */
   const char *state = "U (the model's state), then dU/db_j for each design parameter b_j";
 
@@ -216,7 +216,7 @@ static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, co
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher", name));
   PetscCall(MbsH5WriteReals(w, path, 2, nb2, c->M, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher_eigenvalues", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, &d->nb, c->eig, fisher));
+  PetscCall(MbsH5WriteReals(w, path, 1, &nb, c->eig, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/trace", name));
   PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->trace, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/condition", name));

@@ -188,6 +188,16 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsObjectiveGetEvaluations - The evaluations of J so far. Not collective.
+*/
+PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective obj, PetscInt *nevals)
+{
+  PetscFunctionBeginUser;
+  *nevals = obj->nevals;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsObjectiveGetValues - The current values of the identified parameters. Not collective.
 @*/
