@@ -429,7 +429,7 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
   PetscCheck(!rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) recomputes Runge-Kutta steps, where PETSc 3.18's adjoint is wrong for tsit5; with -ts_type rk keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCheck(fixed, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) needs fixed steps (-ts_adapt_type none); with adaptive steps keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCall(TSGetTimeStep(ts, &dt));
-  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t));
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
   for (PetscInt i = 0; i < nsample; i++) { /* a sample between the fixed steps adds a step there */
     PetscReal k = (sample_t[i] - model->t0) / dt;
 
@@ -521,7 +521,7 @@ static PetscErrorCode MbsStepOntoSample_Private(MbsModel model, PetscReal t, Pet
   const PetscReal *sample_t;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t));
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
   PetscCall(MbsModelGetStepCaps(model, &dt_max, NULL));
   k      = MbsLowerBound(sample_t, nsample, t + tol);
   target = k < nsample ? PetscMin(sample_t[k], model->tf) : model->tf;
@@ -540,7 +540,7 @@ static PetscErrorCode MbsSampleStep(TS ts)
   PetscCall(TSGetApplicationContext(ts, &model));
   PetscCall(TSGetTime(ts, &t));
   PetscCall(TSGetTimeStep(ts, &dt));
-  PetscCall(MbsModelGetSampleStep(model, &sample_dt));
+  PetscCall(MbsModelGetSampleTimes(model, NULL, NULL, &sample_dt));
   PetscCall(MbsStepOntoSample_Private(model, t, sample_dt > 0 ? sample_dt : dt, &step));
   PetscCall(TSSetTimeStep(ts, step));
   PetscFunctionReturn(0);
@@ -693,7 +693,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag));
-  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t));
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
   PetscCall(MbsModelGetFrozenSteps(model, &nfrozen, &frozen_t));
   /* the method decides the form the TS sees, so it is read before the TS is configured */
   PetscCall(PetscOptionsGetString(NULL, prefix, "-ts_type", type, sizeof(type), NULL));

@@ -231,7 +231,7 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
     PetscCall(MbsModelGetStepCaps(model, NULL, &part_dt_max));
-    PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t));
+    PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t, NULL));
     if (part_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, part_dt_max) : part_dt_max;
     if (k == 0) {
       nsample = npart_sample;

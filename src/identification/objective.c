@@ -39,10 +39,9 @@ static PetscErrorCode MbsMeasurementCheckModel_Private(const MbsExperiment *exp,
 /* Creates the experiment's model, cost and measurement; its options are the default database */
 static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExperiment *exp, PetscInt nlist, char *list[], PetscBool help)
 {
-  PetscReal        dt;
-  PetscBool        set, allow_other_model = PETSC_FALSE;
-  PetscInt         nsample;
-  const PetscReal *sample_t;
+  PetscReal dt;
+  PetscBool set, allow_other_model = PETSC_FALSE;
+  PetscInt  nsample;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
@@ -67,7 +66,7 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-    PetscCall(MbsModelGetSampleTimes(exp->model, &nsample, &sample_t));
+    PetscCall(MbsModelGetSampleTimes(exp->model, &nsample, NULL, NULL));
     exp->steps = PetscMax(exp->steps, nsample + 1); /* the steps end on every sample a cost reads */
   } else if (exp == &obj->exp[0]) {
     PetscReal timeout;

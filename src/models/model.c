@@ -312,24 +312,16 @@ PetscErrorCode MbsModelSetSampleTimes(MbsModel model, PetscInt n, const PetscRea
 }
 
 /*
-  MbsModelGetSampleTimes - The sample times every solve steps onto (MbsModelSetSampleTimes()), n = 0: none; the array
-  stays the model's. Not collective.
+  MbsModelGetSampleTimes - The n sample times t every solve steps onto (MbsModelSetSampleTimes()), n = 0: none, the
+  array staying the model's; and the fixed step dt [s] resumed after a step onto one (MbsModelSetSampleStep(), 0:
+  adaptive steps). Any may be NULL. Not collective.
 */
-PetscErrorCode MbsModelGetSampleTimes(MbsModel model, PetscInt *n, const PetscReal **t)
+PetscErrorCode MbsModelGetSampleTimes(MbsModel model, PetscInt *n, const PetscReal **t, PetscReal *dt)
 {
   PetscFunctionBeginUser;
-  *n = model->nsample;
-  *t = model->sample_t;
-  PetscFunctionReturn(0);
-}
-
-/*
-  MbsModelGetSampleStep - The fixed step [s] resumed after a step onto a sample time (0: adaptive steps). Not collective.
-*/
-PetscErrorCode MbsModelGetSampleStep(MbsModel model, PetscReal *dt)
-{
-  PetscFunctionBeginUser;
-  *dt = model->sample_dt;
+  if (n) *n = model->nsample;
+  if (t) *t = model->sample_t;
+  if (dt) *dt = model->sample_dt;
   PetscFunctionReturn(0);
 }
 

@@ -130,8 +130,7 @@ PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscRea
 PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
 PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
-PETSC_INTERN PetscErrorCode MbsModelGetSampleTimes(MbsModel, PetscInt *, const PetscReal **);
-PETSC_INTERN PetscErrorCode MbsModelGetSampleStep(MbsModel, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsModelGetSampleTimes(MbsModel, PetscInt *, const PetscReal **, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelGetFrozenSteps(MbsModel, PetscInt *, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetStepCaps(MbsModel, PetscReal *, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *);
