@@ -2,9 +2,9 @@
 """The folders of src/ stand in layers (doc/developer.md, "Code map"); a file may include the private header of its own
 layer or of one below, and call functions defined in its own layer or below. This check reads every source file
 of src/ and fails, naming file and line, on an include or a call that reaches up, and on files that call each other
-(directly or round a longer circle), and on a write into the private struct of another layer, or a read of a field that is not in that struct's
-read-only view: a higher layer reaches a lower one's state only through that layer's functions (MbsModelSet...,
-Get...). Usage: check_layers.py SRC_DIR"""
+(directly or round a longer circle), and on a write into the private struct of another layer or a read of a field
+outside that struct's read-only view: a higher layer reaches a lower one's state only through that layer's functions
+(MbsModelSet..., Get...). Usage: check_layers.py SRC_DIR"""
 import pathlib
 import re
 import sys
@@ -85,10 +85,11 @@ def private_access(src, files):
                     struct = handles[handle]
                     if owner.get(struct, mine) == mine:
                         continue
-                    # the last access of a chain (not one inside its brackets) is the one whose address is taken (the field's own:
-                    # &h->field[i] is an element of what it holds, a read of the field) or that PetscFree sets to NULL
+                    # the last access of a chain (not one inside its brackets) is the one whose address is taken or
+                    # that PetscFree sets to NULL; &h->field[i] is an element of what the field holds, a read of it
                     last = not more.match(line, m.end(2))
-                    taken = last and line[m.end(2) : m.end(2) + 1] != "[" and any(a <= m.start() and m.end(2) <= b and line.count("[", a, m.start()) == line.count("]", a, m.start()) for a, b in addressed)
+                    outer = [(a, b) for a, b in addressed if line.count("[", a, m.start()) == line.count("]", a, m.start())]
+                    taken = last and line[m.end(2) : m.end(2) + 1] != "[" and any(a <= m.start() and m.end(2) <= b for a, b in outer)
                     where = "%s:%d" % (p.relative_to(src), number)
                     what = "%s->%s, private to layer %s (struct _p_%s)" % (m.group(1), m.group(2), owner[struct], struct)
                     if taken or assign.match(line, m.end(2)) or (last and freed.search(line[: m.start()])):
