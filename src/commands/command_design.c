@@ -205,7 +205,7 @@ static PetscErrorCode MbsDesignCaseView_Private(MbsDesign d, const MbsDesignCase
 static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, const MbsDesignCase *c, const char name[])
 {
   char     path[256], fisher[256];
-  PetscInt nb2[2] = {d->nb, d->nb}, N = d->ext->n;
+  PetscInt nb = d->nb, nb2[2] = {d->nb, d->nb}, N = d->ext->n;
   /* the extended state: U in the model's units, then S_j = dU/db_j */
   const char *state = "U (the model's state), then dU/db_j for each design parameter b_j";
 
@@ -216,7 +216,7 @@ static PetscErrorCode MbsDesignCaseWrite_Private(MbsDesign d, MbsH5Writer *w, co
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher", name));
   PetscCall(MbsH5WriteReals(w, path, 2, nb2, c->M, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/fisher_eigenvalues", name));
-  PetscCall(MbsH5WriteReals(w, path, 1, &d->nb, c->eig, fisher));
+  PetscCall(MbsH5WriteReals(w, path, 1, &nb, c->eig, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/trace", name));
   PetscCall(MbsH5WriteReals(w, path, 1, (PetscInt[]){1}, &c->trace, fisher));
   PetscCall(PetscSNPrintf(path, sizeof(path), "/design/%s/condition", name));
@@ -272,6 +272,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   PetscBool              help, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
   TaoConvergedReason     reason = TAO_CONTINUE_ITERATING;
   PetscMPIInt            rank;
+  const MbsDesignSpec   *spec;
 
   PetscFunctionBeginUser;
   /* the default integrator of a design: fixed Tsitouras 5(4) steps, which the sample times and input nodes fall on */
@@ -287,7 +288,8 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   MbsOptionsBegin(comm, NULL, "mbsid design: optimal input for the identification of b", "design");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-design_csv", "Also write the optimal input as CSV t,F (readable by -input_file)", csv, sizeof(csv)));
-  max_it = d->base->design.max_it; /* at most PETSC_MAX_INT/4: the evaluation cap of TAO is 4 max_it + 100 */
+  PetscCall(MbsModelGetDesignSpec(d->base, &spec));
+  max_it = spec->max_it; /* at most PETSC_MAX_INT/4: the evaluation cap of TAO is 4 max_it + 100 */
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_max_it", "Most optimiser iterations (default: the spec's; 0: evaluate only)", &max_it, 0, PETSC_MAX_INT / 4, NULL));
   PetscCall(PetscOptionsBool("-design_gradcheck", "Check dJ/dF_k of every node against central differences, then stop", "", gradcheck, &gradcheck, NULL));
   PetscCall(PetscOptionsReal("-design_gradcheck_step", "Step of the central differences, relative to F_max", "", step, &step, NULL));

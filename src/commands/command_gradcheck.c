@@ -28,10 +28,14 @@ static PetscErrorCode MbsEvaluateOrFail_Private(MbsObjective obj, const PetscRea
   PetscCall(MbsObjectiveEvaluate(obj, x, J, grad, &ok));
   if (!ok) { /* a signal the cost could not use says why, on the rank of its experiment */
     PetscMPIInt rank;
+    const char *why;
 
     PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
-    for (PetscInt e = 0; e < obj->nexp; e++)
-      if (obj->exp[e].rank == rank && obj->exp[e].cost->unusable[0]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", obj->exp[e].cost->unusable));
+    for (PetscInt e = 0; e < obj->nexp; e++) {
+      if (obj->exp[e].rank != rank) continue;
+      PetscCall(MbsCostGetUnusable(obj->exp[e].cost, &why));
+      if (why[0]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", why));
+    }
   }
   PetscCheck(ok, obj->comm, PETSC_ERR_NOT_CONVERGED, "The forward simulation of model %s failed during the gradient check, or its steps alias an analysed frequency; see -ts_monitor", obj->model->type);
   PetscFunctionReturn(0);

@@ -273,6 +273,7 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   const PetscScalar *x;
   PetscReal         *final, J_final;
   PetscBool          ok;
+  PetscInt           nevals, nreplay;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(obj->nid, &ctx->final));
@@ -285,8 +286,10 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
   PetscCall(MbsObjectiveRecord(obj, 1));
-  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, obj->nevals));
-  if (ctx->ck->nreplay) PetscCall(PetscPrintf(comm, " and %" PetscInt_FMT " evaluations replayed from '%s'", ctx->ck->nreplay, ctx->ck->restart));
+  PetscCall(MbsObjectiveGetEvaluations(obj, &nevals));
+  PetscCall(MbsCheckpointGetCounts(ctx->ck, NULL, &nreplay));
+  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, nevals));
+  if (nreplay) PetscCall(PetscPrintf(comm, " and %" PetscInt_FMT " evaluations replayed from '%s'", nreplay, ctx->ck->restart));
   PetscCall(PetscPrintf(comm, "\n"));
   for (PetscInt k = 0; k < obj->nid; k++) {
     const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
@@ -417,7 +420,10 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());
   if (ierr == MBS_ERR_INTERRUPTED) {
-    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, ctx->ck->n, ctx->ck->path, ctx->ck->path));
+    PetscInt logged;
+
+    PetscCall(MbsCheckpointGetCounts(ctx->ck, &logged, NULL));
+    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, logged, ctx->ck->path, ctx->ck->path));
     PetscCall(MbsCommandSetExitStatus(MBS_EXIT_STOPPED));
   } else {
     PetscCall(ierr);

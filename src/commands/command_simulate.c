@@ -123,8 +123,10 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    MbsH5Writer  writer;
-    const char **names, **units;
+    MbsH5Writer      writer;
+    const char     **names, **units;
+    const PetscReal *p;
+    PetscInt         np = model->np;
 
     PetscCall(PetscMalloc2(model->np, &names, model->np, &units));
     for (PetscInt i = 0; i < model->np; i++) {
@@ -135,7 +137,8 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
     PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", model->np, names));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", model->np, units));
-    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, "see /parameters/unit"));
+    PetscCall(MbsModelGetParametersRead(model, &p));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &np, p, "see /parameters/unit"));
     PetscCall(MbsH5WriteProvenance(&writer, comm));
     PetscCall(MbsH5WriterClose(&writer));
     PetscCall(PetscFree2(names, units));

@@ -205,8 +205,9 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
 {
   MbsModel              model = cost->model;
   const MbsMeasurement *measured;
-  PetscInt              nmeasured, nselect, nsample = 0;
-  PetscReal             dt_max = 0, *sample_t = NULL;
+  PetscInt              nmeasured, nselect, nsample = 0, npart_sample;
+  PetscReal             dt_max = 0, *sample_t = NULL, part_dt_max;
+  const PetscReal      *part_sample_t;
 
   PetscFunctionBeginUser;
   PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
@@ -216,15 +217,17 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   for (PetscInt k = 0; k < nselect; k++) {
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
-    if (model->analysis_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, model->analysis_dt_max) : model->analysis_dt_max;
+    PetscCall(MbsModelGetStepCaps(model, NULL, &part_dt_max));
+    PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t, NULL));
+    if (part_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, part_dt_max) : part_dt_max;
     if (k == 0) {
-      nsample = model->nsample;
+      nsample = npart_sample;
       PetscCall(PetscMalloc1(nsample, &sample_t));
-      PetscCall(PetscArraycpy(sample_t, model->sample_t, nsample));
+      PetscCall(PetscArraycpy(sample_t, part_sample_t, nsample));
     } else {
-      PetscBool same = (PetscBool)(nsample == model->nsample);
+      PetscBool same = (PetscBool)(nsample == npart_sample);
 
-      for (PetscInt i = 0; same && i < nsample; i++) same = (PetscBool)(sample_t[i] == model->sample_t[i]);
+      for (PetscInt i = 0; same && i < nsample; i++) same = (PetscBool)(sample_t[i] == part_sample_t[i]);
       if (!same) PetscCall(PetscFree(sample_t));
       PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s': channel %s has other /signal/t samples than channel %s, which cost %s compares on the same steps; give every channel the same /signal/t", path, cost->part[k]->channel_name,
                  cost->part[0]->channel_name, cost->type);
@@ -285,6 +288,28 @@ PetscErrorCode MbsCostGetType(MbsCost cost, const char **type)
 {
   PetscFunctionBeginUser;
   *type = cost->type;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostGetAdjointTerms - Whether the cost's adjoint has a density r' integrated with the integrator's rule, and
+  whether it has terms at step points (MbsCostOps). Not collective.
+*/
+PetscErrorCode MbsCostGetAdjointTerms(MbsCost cost, PetscBool *density, PetscBool *step_point)
+{
+  PetscFunctionBeginUser;
+  *density    = (PetscBool) !!cost->ops.density;
+  *step_point = (PetscBool) !!cost->ops.step_point;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostGetUnusable - Why the last signal was not usable (MbsCostSignalUsable()); empty: it was. Not collective.
+*/
+PetscErrorCode MbsCostGetUnusable(MbsCost cost, const char **why)
+{
+  PetscFunctionBeginUser;
+  *why = cost->unusable;
   PetscFunctionReturn(0);
 }
 

@@ -514,18 +514,16 @@ static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step,
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY};
-  MbsIntegralCost integral = {"the cost",
-                              1,
-                              PETSC_FALSE,
-                              cost->ops.density ? MbsCostDensityIntegrand : NULL,
-                              NULL,
-                              MbsCostPrepare,
-                              &c,
-                              cost->ops.step_point ? MbsCostStepPointDerivative : NULL,
-                              cost->ops.density && model->ops.output_p ? MbsCostDensityIntegrandP : NULL,
-                              cost->ops.step_point && model->ops.output_p ? MbsCostStepPointDerivativeP : NULL};
+  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, NULL, NULL, MbsCostPrepare, &c, NULL, NULL, NULL};
+  PetscBool       density, step_point, output_p;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostGetAdjointTerms(cost, &density, &step_point));
+  PetscCall(MbsModelHasOutputP(model, &output_p));
+  integral.integrand    = density ? MbsCostDensityIntegrand : NULL;
+  integral.step_point   = step_point ? MbsCostStepPointDerivative : NULL;
+  integral.integrand_p  = density && output_p ? MbsCostDensityIntegrandP : NULL;
+  integral.step_point_p = step_point && output_p ? MbsCostStepPointDerivativeP : NULL;
   PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
   *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);

@@ -376,6 +376,18 @@ PetscErrorCode MbsCheckpointStart(MbsCheckpoint ck, PetscReal J0)
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCheckpointGetCounts - The evaluations logged so far and those a restart replays (either may be NULL). Not
+  collective.
+*/
+PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint ck, PetscInt *logged, PetscInt *replayed)
+{
+  PetscFunctionBeginUser;
+  if (logged) *logged = ck->n;
+  if (replayed) *replayed = ck->nreplay;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCheckpointElapsed - Wall time of the identification so far, across restarts [s]. Not collective.
 @*/

@@ -32,6 +32,9 @@ PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost 
 
 /* The optimal input design problem (design.c) */
 #define MBS_DESIGN_MAX_PARAMETERS 4
+/* The read-only view of a design (tests/check_layers.py; see modelimpl.h): the problem MbsDesignCreate() sets up
+   view _p_MbsDesign: comm base ext nb b nnodes t_nodes F force_max end_weight cost_scale
+*/
 struct _p_MbsDesign {
   MPI_Comm   comm;
   MbsModel   base, ext; /* the model and its sensitivity-extended system */
@@ -104,6 +107,9 @@ PETSC_INTERN PetscErrorCode MbsExperimentOptionsDestroy(MbsExperiment *);
 
 /* The identification problem of the commands gradcheck, identify and scan (objective.c) */
 typedef struct _p_MbsObjective *MbsObjective;
+/* The read-only view of an objective (tests/check_layers.py; see modelimpl.h): the problem MbsObjectiveCreate() sets up
+   view _p_MbsObjective: comm nexp exp model cost nid id
+*/
 struct _p_MbsObjective {
   MPI_Comm       comm;
   PetscInt       nexp;
@@ -125,6 +131,7 @@ typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void 
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
@@ -159,6 +166,9 @@ PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
 
 /* Checkpoint and restart of an identification: the log of TAO's evaluations (checkpoint.c) */
 typedef struct _p_MbsCheckpoint *MbsCheckpoint;
+/* The read-only view of a checkpoint (tests/check_layers.py; see modelimpl.h): its files
+   view _p_MbsCheckpoint: path restart
+*/
 struct _p_MbsCheckpoint {
   MbsObjective        obj;
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
@@ -180,6 +190,7 @@ PETSC_INTERN PetscErrorCode MbsCheckpointStart(MbsCheckpoint, PetscReal);
 PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar[], PetscReal *, PetscReal[], PetscBool *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsCheckpointWrite(MbsCheckpoint, const char[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *);
 

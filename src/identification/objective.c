@@ -41,6 +41,7 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
 {
   PetscReal dt;
   PetscBool set, allow_other_model = PETSC_FALSE;
+  PetscInt  nsample;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
@@ -65,7 +66,8 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-    exp->steps = PetscMax(exp->steps, exp->model->nsample + 1); /* the steps end on every sample a cost reads */
+    PetscCall(MbsModelGetSampleTimes(exp->model, &nsample, NULL, NULL));
+    exp->steps = PetscMax(exp->steps, nsample + 1); /* the steps end on every sample a cost reads */
   } else if (exp == &obj->exp[0]) {
     PetscReal timeout;
 
@@ -185,13 +187,26 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsObjectiveGetEvaluations - The evaluations of J so far. Not collective.
+*/
+PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective obj, PetscInt *nevals)
+{
+  PetscFunctionBeginUser;
+  *nevals = obj->nevals;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsObjectiveGetValues - The current values of the identified parameters. Not collective.
 @*/
 PetscErrorCode MbsObjectiveGetValues(MbsObjective obj, PetscReal x[])
 {
+  const PetscReal *p;
+
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < obj->nid; k++) x[k] = obj->model->p[obj->id[k]];
+  PetscCall(MbsModelGetParametersRead(obj->model, &p));
+  for (PetscInt k = 0; k < obj->nid; k++) x[k] = p[obj->id[k]];
   PetscFunctionReturn(0);
 }
 
