@@ -59,8 +59,8 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N m/rad", PETSC_TRUE, 1, &el->value[0], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N m s/rad", PETSC_FALSE, 1, &el->value[1], NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N m", "rad", PETSC_TRUE, 1, el, 0, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 1, el, 1, NULL));
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
   MbsRelativeAngleRows(desc, el, axis);
@@ -74,7 +74,7 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
 
   PetscFunctionBeginUser;
   theta = MbsRelativeAngle(desc, el, q, grad, Jq ? hess : NULL);
-  MbsCoordinateForce(desc, theta, grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
+  MbsCoordinateForce(desc, el, 0, 1, theta, grad, hess, v, F, Jq, Jv, Jp, ld);
   PetscFunctionReturn(0);
 }
 
