@@ -260,7 +260,8 @@ PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *reader, void *item_, const char 
     PetscCall(PetscStrlcat(known, " ", sizeof(known)));
     PetscCall(PetscStrlcat(known, words[i], sizeof(known)));
   }
-  if (*choice < 0 || item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1) PetscCall(MbsYAMLError(reader, item, "%s takes a number, {param: NAME} or one law {LAW: ...} of:%s", key, known));
+  if (*choice < 0 || item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1)
+    PetscCall(MbsYAMLError(reader, item, "%s: '%s' is no law of %s (a value is a number, {param: NAME} or one {LAW: ...} of:%s)", key, word ? word : "?", key, known));
   PetscFunctionReturn(0);
 }
 
