@@ -12,7 +12,8 @@
   the rate seen in the turning frame, so the damper dissipates e'^T D e' >= 0. Fields: bodies: [a, b], point or
   point_a and point_b, axes (the frame's x, y, z axes in ground coordinates at the initial pose, [[..], [..], [..]];
   default a's axes), stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness
-  [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes.
+  [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes. Any of these values may be a
+  nonlinear law of its coordinate instead (force_law.c): f_i = K_i(e_i) + D_i(e_i, e_i').
 */
 #include "models/elements/elementimpl.h"
 

@@ -180,52 +180,59 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
   PetscFunctionReturn(0);
 }
 
+/* The nodes of key in node: a list of at most n (exactly n without count), or one that is no list; *m of them */
+static PetscErrorCode ReadItems(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], PetscBool required, PetscInt n, PetscBool exact, yaml_node_t *items[], PetscInt *m)
+{
+  yaml_node_t *node = Find(reader, mapping, key);
+
+  PetscFunctionBeginUser;
+  *m = 0;
+  if (!node) {
+    if (required) PetscCall(MissingField(reader, mapping, key));
+    PetscFunctionReturn(0);
+  }
+  if (node->type != YAML_SEQUENCE_NODE) {
+    if (exact && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
+    items[0] = node;
+    *m       = 1;
+    PetscFunctionReturn(0);
+  }
+  *m = node->data.sequence.items.top - node->data.sequence.items.start;
+  if (exact ? *m != n : *m > n || *m < 1) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, exact ? "" : "1 to ", n, *m));
+  for (PetscInt i = 0; i < *m; i++) items[i] = Node(reader, node->data.sequence.items.start[i]);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter (declared in unit), or a list of
   at most n. With count NULL exactly n are required. Absent and not required: nothing changes.
 @*/
-PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
+PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *items[MBS_MAX_KEYS];
   PetscInt     m;
 
   PetscFunctionBeginUser;
-  if (count) *count = 0;
-  if (!node) {
-    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
-    PetscFunctionReturn(0);
-  }
-  if (node->type != YAML_SEQUENCE_NODE) {
-    if (!count && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
-    PetscCall(ReadValue(reader, node, key, unit, &values[0]));
-    if (count) *count = 1;
-    PetscFunctionReturn(0);
-  }
-  m = node->data.sequence.items.top - node->data.sequence.items.start;
-  if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, items, &m));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, items[i], key, unit, &values[i]));
   if (count) *count = m;
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsYAMLReadItems - The nodes of key of the mapping being read: a list of at most n items (exactly n with count NULL),
-  or one item that is no list. Absent and not required: *count = 0.
+  MbsYAMLReadItems - The nodes of key of the mapping being read, as MbsYAMLReadValues reads its values: a list of at
+  most n items (exactly n with count NULL), or one item that is no list. Absent and not required: *count = 0.
 @*/
-PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt n, void *items[], PetscInt *count)
+PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *reader, void *node, const char key[], PetscBool required, PetscInt n, void *items[], PetscInt *count)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *nodes[MBS_MAX_KEYS];
   PetscInt     m;
 
   PetscFunctionBeginUser;
-  if (count) *count = 0;
-  if (!node) {
-    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
-    PetscFunctionReturn(0);
-  }
-  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 1;
-  if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " values, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
-  for (PetscInt i = 0; i < m; i++) items[i] = node->type == YAML_SEQUENCE_NODE ? Node(reader, node->data.sequence.items.start[i]) : node;
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, nodes, &m));
+  for (PetscInt i = 0; i < m; i++) items[i] = nodes[i];
   if (count) *count = m;
   PetscFunctionReturn(0);
 }

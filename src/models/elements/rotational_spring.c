@@ -1,8 +1,9 @@
 /*
-  Element rotational_spring: a linear torsion spring k [N m/rad] and damper d [N m s/rad] on the angle of body b
-  relative to body a about an axis, theta = atan2(S, C) with S = (R_a n_2).(R_b m_1) and C = (R_a n_1).(R_b m_1),
-  n_1, n_2 normals of the axis in body a and m_1 = R_b0^T R_a0 n_1 (theta = 0 at the initial pose). S and C are
-  bilinear in q, so with rho^2 = S^2 + C^2 and N = C S_q - S C_q:
+  Element rotational_spring: a torsion spring k [N m/rad] and damper d [N m s/rad] (or nonlinear laws of the angle,
+  force_law.c) on the angle of body b relative to body a about an axis, theta = atan2(S, C) with
+  S = (R_a n_2).(R_b m_1) and C = (R_a n_1).(R_b m_1), n_1, n_2 normals of the axis in body a and
+  m_1 = R_b0^T R_a0 n_1 (theta = 0 at the initial pose). S and C are bilinear in q, so with rho^2 = S^2 + C^2 and
+  N = C S_q - S C_q:
 
     theta_q  = N / rho^2
     theta_qq = (S_q^T C_q - C_q^T S_q + C S_qq - S C_qq) / rho^2 - 2 N^T (S S_q + C C_q) / rho^4

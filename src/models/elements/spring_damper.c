@@ -1,10 +1,11 @@
 /*
-  Element spring_damper: a linear spring k [N/m] of free length L0 [m] and damper c [N s/m] between a point of body
-  a and a point of body b. With d = P_b - P_a = D q + d0 (D constant), L = |d|, e = d / L, L' = e.D v and the force
-  s = k (L - L0) + c L' along e, the generalised force is f = -s D^T e and
+  Element spring_damper: a spring of free length L0 [m] and a damper between a point of body a and a point of body b,
+  linear (k [N/m], c [N s/m]) or nonlinear laws of the elongation x = L - L0 and its rate (force_law.c). With
+  d = P_b - P_a = D q + d0 (D constant), L = |d|, e = d / L, L' = e.D v and the force s = g(L - L0, L') along e
+  (linear: g = k (L - L0) + c L', g_x = k, g_v = c), the generalised force is f = -s D^T e and
 
-    -df/dq = D^T [e (k e + c (D v - e L') / L)^T + s (I - e e^T) / L] D,    -df/dv = D^T c e e^T D,
-    -df/dk = (L - L0) D^T e,   -df/dc = L' D^T e,   -df/dL0 = -k D^T e.
+    -df/dq = D^T [e (g_x e + g_v (D v - e L') / L)^T + s (I - e e^T) / L] D,    -df/dv = D^T g_v e e^T D,
+    -df/dp = g_p D^T e,   -df/dL0 = -g_x D^T e.
 
   Fields: bodies: [a, b], point_a, point_b (body coordinates; two different points), stiffness, damping, free_length
   (default: the distance at the initial pose, an unloaded spring).
