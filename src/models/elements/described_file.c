@@ -259,7 +259,7 @@ PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *reader, void *item_, const char 
 
   PetscFunctionBeginUser;
   *choice = -1;
-  if (!item || item->type != YAML_MAPPING_NODE) PetscFunctionReturn(0);
+  if (!item || item->type != YAML_MAPPING_NODE || item->data.mapping.pairs.top == item->data.mapping.pairs.start) PetscFunctionReturn(0); /* ReadValue refuses {} */
   word = Scalar(Node(reader, item->data.mapping.pairs.start->key));
   if (item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1 && word && !strcmp(word, "param")) PetscFunctionReturn(0);
   for (PetscInt i = 0; i < n; i++) {
