@@ -180,31 +180,115 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
   PetscFunctionReturn(0);
 }
 
+/* The nodes of key in node: a list of at most n (exactly n without count), or one that is no list; *m of them */
+static PetscErrorCode ReadItems(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], PetscBool required, PetscInt n, PetscBool exact, yaml_node_t *items[], PetscInt *m)
+{
+  yaml_node_t *node = Find(reader, mapping, key);
+
+  PetscFunctionBeginUser;
+  *m = 0;
+  if (!node) {
+    if (required) PetscCall(MissingField(reader, mapping, key));
+    PetscFunctionReturn(0);
+  }
+  if (node->type != YAML_SEQUENCE_NODE) {
+    if (exact && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
+    items[0] = node;
+    *m       = 1;
+    PetscFunctionReturn(0);
+  }
+  *m = node->data.sequence.items.top - node->data.sequence.items.start;
+  if (exact ? *m != n : *m > n || *m < 1) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, exact ? "" : "1 to ", n, *m));
+  for (PetscInt i = 0; i < *m; i++) items[i] = Node(reader, node->data.sequence.items.start[i]);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter (declared in unit), or a list of
   at most n. With count NULL exactly n are required. Absent and not required: nothing changes.
 @*/
-PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
+PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *items[MBS_MAX_KEYS];
   PetscInt     m;
 
   PetscFunctionBeginUser;
-  if (count) *count = 0;
-  if (!node) {
-    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
-    PetscFunctionReturn(0);
-  }
-  if (node->type != YAML_SEQUENCE_NODE) {
-    if (!count && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
-    PetscCall(ReadValue(reader, node, key, unit, &values[0]));
-    if (count) *count = 1;
-    PetscFunctionReturn(0);
-  }
-  m = node->data.sequence.items.top - node->data.sequence.items.start;
-  if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, items, &m));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, items[i], key, unit, &values[i]));
   if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadItems - The nodes of key of the mapping being read, as MbsYAMLReadValues reads its values: a list of at
+  most n items (exactly n with count NULL), or one item that is no list. Absent and not required: *count = 0.
+@*/
+PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *reader, void *node, const char key[], PetscBool required, PetscInt n, void *items[], PetscInt *count)
+{
+  yaml_node_t *nodes[MBS_MAX_KEYS];
+  PetscInt     m;
+
+  PetscFunctionBeginUser;
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, nodes, &m));
+  for (PetscInt i = 0; i < m; i++) items[i] = nodes[i];
+  if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadItemValue - Reads the node item (of MbsYAMLReadItems) as a number or {param: NAME} declared in unit.
+@*/
+PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *reader, void *item, const char key[], const char unit[], MbsValue *value)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadValue(reader, (yaml_node_t *)item, key, unit, value));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadChoice - The node item as {WORD: ...}, a mapping of one key among the n words: *choice is its index;
+  any other node (a number, {param: NAME}) gives -1. A mapping of another word or of several keys is refused.
+@*/
+PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *reader, void *item_, const char key[], PetscInt n, const char *const words[], PetscInt *choice)
+{
+  yaml_node_t *item = (yaml_node_t *)item_;
+  const char  *word;
+  char         known[256] = "";
+
+  PetscFunctionBeginUser;
+  *choice = -1;
+  if (!item || item->type != YAML_MAPPING_NODE || item->data.mapping.pairs.top == item->data.mapping.pairs.start) PetscFunctionReturn(0); /* ReadValue refuses {} */
+  word = Scalar(Node(reader, item->data.mapping.pairs.start->key));
+  if (item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1 && word && !strcmp(word, "param")) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    if (word && !strcmp(word, words[i])) *choice = i;
+    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, words[i], sizeof(known)));
+  }
+  if (*choice < 0 || item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1)
+    PetscCall(MbsYAMLError(reader, item, "%s: '%s' is no law of %s (a value is a number, {param: NAME} or one {LAW: ...} of:%s)", key, word ? word : "?", key, known));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadMapping - The mapping that is the value of key in the mapping node, with no other keys than the n words.
+@*/
+PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *reader, void *node_, const char key[], PetscInt n, const char *const words[], void **mapping)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  if (!node || node->type != YAML_MAPPING_NODE) PetscCall(MbsYAMLError(reader, node ? node : (yaml_node_t *)node_, "%s must be a mapping of fields (key: value)", key));
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    const char *word  = Scalar(Node(reader, pair->key));
+    PetscBool   known = PETSC_FALSE;
+
+    for (PetscInt i = 0; i < n && word; i++) known = (PetscBool)(known || !strcmp(word, words[i]));
+    if (!known) PetscCall(MbsYAMLError(reader, Node(reader, pair->key), "unknown field '%s' of %s", word ? word : "?", key));
+  }
+  *mapping = node;
   PetscFunctionReturn(0);
 }
 
@@ -728,6 +812,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
   }
   PetscCall(PetscFree((*desc)->param_info));
   PetscCall(PetscFree((*desc)->body));
+  for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree((*desc)->element[e].law));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));
   PetscCall(MbsSpeedProfileReset(&(*desc)->speed));

@@ -101,6 +101,7 @@ struct _MbsElement {
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
+  struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
 };
 
 struct _MbsDescription {
@@ -148,7 +149,7 @@ PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
-PETSC_INTERN void         MbsCoordinateForce(MbsDescription, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const MbsValue *, const MbsValue *, PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN void         MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
@@ -159,6 +160,10 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElemen
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const char[], PetscReal *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, void *[], PetscInt *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *, void *, const char[], const char[], MbsValue *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], PetscInt *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], void **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
@@ -199,3 +204,38 @@ MBS_ELEMENT_TYPE(PointOnPlane);
 MBS_ELEMENT_TYPE(EngineForce);
 MBS_ELEMENT_TYPE(EngineTorque);
 MBS_ELEMENT_TYPE(Acceleration);
+
+/*
+  Nonlinear force laws (force_law.c): a stiffness or damping value of a force element (el->value[i]) may instead be a law
+  el->law[i] of the coordinate's deflection x and rate x'. The force on the coordinate is g(x, x') = K(x) + D(x, x'),
+  the stiffness law's plus the damping law's.
+*/
+#define MBS_MAX_LAW 16 /* coefficients of a polynomial, points of a table */
+
+typedef enum {
+  MBS_LAW_LINEAR,     /* el->value[i]: k x or d x' */
+  MBS_LAW_POLYNOMIAL, /* K = sum_j c_j x^j, j = 1..n */
+  MBS_LAW_TABLE,      /* K = the not-a-knot cubic spline through (x_j, c_j), linear beyond the ends */
+  MBS_LAW_AMPLITUDE,  /* D = c_0 (1 + c_1 x^2) x' */
+  MBS_LAW_FRICTION    /* D = c_0 x' + c_1 tanh(x' / c_2) */
+} MbsForceLawType;
+
+typedef struct _MbsForceLaw {
+  MbsForceLawType type;
+  PetscInt        n;
+  MbsValue        c[MBS_MAX_LAW];               /* coefficients, or the table's forces */
+  PetscReal       x[MBS_MAX_LAW];               /* the table's deflections, increasing */
+  PetscReal       W[MBS_MAX_LAW * MBS_MAX_LAW]; /* the spline's second derivatives at x_j: M = W c (n x n, column-major) */
+} MbsForceLaw;
+
+/* g, dg/dx, dg/dx' of one coordinate, and dg/dp for the parameters it depends on */
+typedef struct {
+  PetscReal g, gx, gv;
+  PetscInt  np;
+  PetscInt  param[2 * MBS_MAX_LAW];
+  PetscReal dgdp[2 * MBS_MAX_LAW];
+} MbsLawForce;
+
+PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
+PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
+PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
