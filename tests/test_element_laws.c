@@ -1,4 +1,4 @@
-static const char help[] = "Checks the bushing and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
+static const char help[] = "Checks the bushing, its load sensors, the relative_displacement sensor and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
 
 /*
   1. A bushing with a turned frame C between two rigid bodies A and B (a model file this test writes), at poses with large
@@ -12,6 +12,8 @@ static const char help[] = "Checks the bushing and the engine-order loads of mod
   not natural coordinates): e = C^T R_A^T (r_B - r_A), e' = C^T R_A^T (r_B' - r_A' - w_A x (r_B - r_A)),
   f = K e + D e', F_B = -R_A C f at r_B, F_A = -F_B at the same point. Further, the pair exerts no net moment about the
   origin, and the power of Q is -(e^T K e' + e'^T D e'), of which the damper's part e'^T D e' >= 0 is dissipated.
+  The bushing_force sensors read f_i, and relative_displacement sensors across the pair read n.(r_B - r_A) (frame
+  ground) and (R_A n).(r_B - r_A) (frame body; A's axes start as the ground's), both zero at the initial pose.
 
   2. The engine-order loads on a rigid body at a finite rotation R, at constant speed n: an engine_force along the body
   direction d at the body point c and an engine_torque about the body axis m (section 5, with d and m turned off the
@@ -118,7 +120,9 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   /* the state: finite rotations, displacements of the order of the bushing's size, velocities */
   const PetscReal phiA[3] = {0.3, -0.5, 0.2}, phiB[3] = {-0.4, 0.35, 0.6}, dxA[3] = {0.01, -0.02, 0.015}, dxB[3] = {-0.012, 0.008, 0.02};
   const PetscReal vA[3] = {0.3, -0.1, 0.2}, vB[3] = {-0.2, 0.4, 0.1}, wA[3] = {1.5, -0.7, 2.0}, wB[3] = {-1.1, 2.3, 0.4};
-  const char      path[] = "test_bushing_model.yaml";
+  /* the axis of the relative_displacement sensors (a unit vector), fixed in the ground or turning with A */
+  const PetscReal n_gap[3] = {0.48, -0.6, 0.64};
+  const char      path[]   = "test_bushing_model.yaml";
   PetscReal       C[9], RA[9], RB[9], xA[3], xB[3], a[3], b[3], rA[3], rB[3], d[3], dd[3], e[3], edot[3], f[3], g[3], FB[3], MA[3], MB[3], t1[3], t2[3];
   PetscReal      *U, *Udot, *F, power = 0, scaleF = 0, scaleM = 0;
   PetscInt        n;
@@ -133,6 +137,9 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  mount: {type: bushing, bodies: [A, B], point: [%.17g, %.17g, %.17g], stiffness: [%g, %g, %g], damping: [%g, %g, %g],\n", (double)p[0], (double)p[1], (double)p[2], (double)K[0], (double)K[1], (double)K[2], (double)D[0], (double)D[1], (double)D[2]));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "    axes: [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]}\n", (double)C[0], (double)C[3], (double)C[6], (double)C[1], (double)C[4], (double)C[7], (double)C[2], (double)C[5], (double)C[8]));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  x: {type: position, body: B, axis: [1, 0, 0]}\n"));
+  for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  f%c: {type: bushing_force, bushing: mount, component: %c}\n", 'x' + (int)k, 'x' + (int)k));
+  for (PetscInt frame = 0; frame < 2; frame++)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  gap_%s: {type: relative_displacement, bodies: [A, B], point: [%.17g, %.17g, %.17g], axis: [%.17g, %.17g, %.17g], frame: %s}\n", frame ? "body" : "ground", (double)p[0], (double)p[1], (double)p[2], (double)n_gap[0], (double)n_gap[1], (double)n_gap[2], frame ? "body" : "ground"));
   PetscCall(PetscFClose(PETSC_COMM_SELF, file));
   PetscCall(LoadModel(path, &model, &n));
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
@@ -191,6 +198,27 @@ static PetscErrorCode CheckBushing(MbsTest *test)
     t1[k] = rB[k] - xB[k];
     t2[k] = rB[k] - xA[k];
     g[k]  = -FB[k]; /* F_A */
+  }
+  /* bushing_force channels 1..3: f = K e + D e' of section 4 */
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscReal y, scale = PetscAbsReal(f[0]) + PetscAbsReal(f[1]) + PetscAbsReal(f[2]);
+
+    PetscCall(MbsModelChannelOutput(model, 1 + k, 0, U, &y, NULL));
+    PetscCall(MbsTestClose(test, "bushing_force = (K e + D e')_i", y, f[k], 0, 1e-12 * scale));
+  }
+  /* relative_displacement channels 4, 5: n.(r_B - r_A) and (R_A n).(r_B - r_A), zero at the initial pose (one point) */
+  {
+    PetscReal y[2], want[2] = {0, 0}, turned[3];
+
+    Times(RA, PETSC_FALSE, n_gap, turned);
+    for (PetscInt k = 0; k < 3; k++) {
+      want[0] += n_gap[k] * d[k];
+      want[1] += turned[k] * d[k];
+    }
+    for (PetscInt frame = 0; frame < 2; frame++) {
+      PetscCall(MbsModelChannelOutput(model, 4 + frame, 0, U, &y[frame], NULL));
+      PetscCall(MbsTestClose(test, frame ? "relative_displacement, frame body = (R_A n).(r_B - r_A)" : "relative_displacement, frame ground = n.(r_B - r_A)", y[frame], want[frame], 0, 1e-14));
+    }
   }
   Cross(t1, FB, MB);
   Cross(t2, g, MA);

@@ -226,11 +226,16 @@ static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, c
   PetscFunctionReturn(0);
 }
 
-/* dy/dp of sensor element e: only an accelerometer's value depends on the parameters (through f and M) */
+/* dy/dp of sensor element e: an accelerometer's value depends on the parameters through f and M, a bushing load's
+   through the bushing's stiffness and damping (sensor_p); the others' only through U */
 static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+
   PetscFunctionBeginUser;
-  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  else if (el->ops->sensor_p) PetscCall(el->ops->sensor_p(desc, el, U, U + desc->nq, dydp));
   PetscFunctionReturn(0);
 }
 

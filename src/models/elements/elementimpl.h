@@ -84,6 +84,8 @@ typedef struct {
   PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
   /* an excitation's size s(t) (its time law, for reports) and ds/dp added into dsdp (length np, may be NULL) */
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
+  /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
+  PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
 } MbsElementType;
 
 struct _MbsElement {
@@ -154,6 +156,7 @@ PETSC_INTERN void         MbsCoordinateForce(MbsDescription, PetscReal, const Pe
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
+PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
@@ -199,3 +202,6 @@ MBS_ELEMENT_TYPE(PointOnPlane);
 MBS_ELEMENT_TYPE(EngineForce);
 MBS_ELEMENT_TYPE(EngineTorque);
 MBS_ELEMENT_TYPE(Acceleration);
+MBS_ELEMENT_TYPE(RelativeDisplacement);
+MBS_ELEMENT_TYPE(BushingForce);
+MBS_ELEMENT_TYPE(BushingMoment);

@@ -73,7 +73,7 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {
