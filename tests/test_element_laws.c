@@ -274,6 +274,74 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   PetscFunctionReturn(0);
 }
 
+/* The instantaneous frequency of the stated sweep law, f0 + (f1 - f0) s or f0 (f1 / f0)^s at s = tau / T */
+static PetscReal SweepFrequency(PetscBool exponential, const PetscReal f[2], PetscReal s)
+{
+  return exponential ? f[0] * PetscPowReal(f[1] / f[0], s) : f[0] + (f[1] - f[0]) * s;
+}
+
+/*
+  3. A sweep force's F(t) = A sin(phase(t)) has its zeros where the phase has advanced by pi: between consecutive zeros
+  of the model's F (found by bisection), the integral of the stated instantaneous frequency f(t) (5-point Gauss-Legendre
+  on each interval) must be exactly 1/2, and the number of zeros in (t0, t1) must be floor(2 int_t0^t1 f).
+*/
+static PetscErrorCode CheckSweep(MbsTest *test, PetscBool exponential)
+{
+  const PetscReal f[2] = {1.5, 19.3}, span[2] = {0.2, 2.2}, A = 3, T = span[1] - span[0];
+  const PetscReal x[5]     = {-0.9061798459386640, -0.5384693101056831, 0, 0.5384693101056831, 0.9061798459386640};
+  const PetscReal w[5]     = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+  const char      path[]   = "test_sweep_model.yaml";
+  const PetscInt  nsample  = 20000;
+  PetscReal       previous = 0, last_zero = -1, worst = 0, total = 0, F0, F1;
+  PetscInt        n, nzero = 0;
+  MbsModel        model;
+  FILE           *file;
+  char            what[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "time: {tf: 3}\nbodies:\n  m: {mass: 1}\nelements:\n  rail: {type: point_on_line, bodies: [ground, m], point: [0, 0, 0], axis: [1, 0, 0]}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  drive: {type: force, body: m, direction: [1, 0, 0], sweep: %s, amplitude: %g, frequencies: [%g, %g], sweep_time: [%g, %g]}\n  x: {type: position, body: m, axis: [1, 0, 0]}\n", exponential ? "exponential" : "linear", (double)A, (double)f[0], (double)f[1], (double)span[0], (double)span[1]));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  PetscCall(MbsModelExcitation(model, span[0] - 1e-3, &F0));
+  PetscCall(MbsModelExcitation(model, span[1] + 1e-3, &F1));
+  PetscCall(MbsTestTrue(test, "the sweep is zero outside [t0, t1]", (PetscBool)(F0 == 0 && F1 == 0)));
+  for (PetscInt i = 1; i <= nsample; i++) { /* zeros strictly inside (t0, t1); t0 itself is one (phase 0) */
+    PetscReal lo = span[0] + T * (i - 1) / nsample, hi = span[0] + T * i / nsample, Flo, Fhi, zero;
+
+    PetscCall(MbsModelExcitation(model, hi, &Fhi));
+    Flo      = previous;
+    previous = Fhi;
+    if (i == 1 || Flo * Fhi > 0) continue;
+    for (PetscInt k = 0; k < 60; k++) {
+      PetscReal mid = (lo + hi) / 2, Fmid;
+
+      PetscCall(MbsModelExcitation(model, mid, &Fmid));
+      if (Fmid * Flo > 0) lo = mid, Flo = Fmid;
+      else hi = mid;
+    }
+    zero = (lo + hi) / 2;
+    if (last_zero >= 0) {
+      PetscReal half = 0;
+
+      for (PetscInt g = 0; g < 5; g++) half += w[g] * (zero - last_zero) / 2 * SweepFrequency(exponential, f, ((last_zero + zero) / 2 + x[g] * (zero - last_zero) / 2 - span[0]) / T);
+      worst = PetscMax(worst, PetscAbsReal(half - 0.5));
+    }
+    last_zero = zero;
+    nzero++;
+  }
+  for (PetscInt g = 0; g < 5; g++) { /* int_t0^t1 f, split in 8 for the exponential's curvature */
+    for (PetscInt piece = 0; piece < 8; piece++) total += w[g] * T / 16 * SweepFrequency(exponential, f, (piece + 0.5 + x[g] / 2) / 8);
+  }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s sweep: max |int f dt - 1/2| between zeros", exponential ? "exponential" : "linear"));
+  PetscCall(MbsTestClose(test, what, worst, 0, 0, 1e-9));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s sweep: zeros in (t0, t1) = floor(2 int f dt)", exponential ? "exponential" : "linear"));
+  PetscCall(MbsTestClose(test, what, nzero, PetscFloorReal(2 * total), 0, 0));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsTest test = {0, 0};
@@ -281,6 +349,8 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(CheckBushing(&test));
   PetscCall(CheckEngineLoads(&test));
+  PetscCall(CheckSweep(&test, PETSC_FALSE));
+  PetscCall(CheckSweep(&test, PETSC_TRUE));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

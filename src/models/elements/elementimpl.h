@@ -55,6 +55,20 @@ typedef struct {
   PetscReal    c;
 } MbsBilinear;
 
+/* A sine sweep F = A sin(phi(t) + phase) on [t0, t1]: instantaneous frequency f0 + (f1 - f0) tau / T (linear) or
+   f0 (f1 / f0)^(tau / T) (exponential), tau = t - t0, T = t1 - t0 (force.c) */
+typedef enum {
+  MBS_SWEEP_NONE,
+  MBS_SWEEP_LINEAR,
+  MBS_SWEEP_EXPONENTIAL
+} MbsSweepLaw;
+
+typedef struct {
+  MbsSweepLaw law;
+  PetscReal   f[2]; /* f0, f1 [Hz] */
+  PetscReal   t[2]; /* t0, t1 [s] */
+} MbsSweep;
+
 typedef enum {
   MBS_ELEMENT_CONSTRAINT,
   MBS_ELEMENT_FORCE,
@@ -103,6 +117,7 @@ struct _MbsElement {
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
+  MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
 };
 
 struct _MbsDescription {
