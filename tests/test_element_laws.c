@@ -1,4 +1,4 @@
-static const char help[] = "Checks the bushing, its load sensors, the relative_displacement sensor and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
+static const char help[] = "Checks the bushing, its load sensors, the relative_displacement sensor, the force's sweep and history laws and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
 
 /*
   1. A bushing with a turned frame C between two rigid bodies A and B (a model file this test writes), at poses with large
@@ -342,6 +342,50 @@ static PetscErrorCode CheckSweep(MbsTest *test, PetscBool exponential)
   PetscFunctionReturn(0);
 }
 
+/*
+  4. A force history (history: FILE, as -input_file reads it) is scale times the piecewise-linear interpolant of its
+  nodes: at each node scale F_k, half-way between two nodes scale (F_k + F_k+1) / 2, the last value held after the
+  last node. Once with two columns t, F (uneven times), once with one column spread evenly over the file's [t0, tf].
+*/
+static PetscErrorCode CheckHistory(MbsTest *test, PetscBool one_column)
+{
+  const PetscReal t[5] = {0, 0.1, 0.25, 0.3, 0.6}, F[5] = {0.5, -2, 3.25, 1, -0.75}, scale = 2.5, tf = 0.6;
+  const char      model_path[] = "./test_history_model.yaml", history_path[] = "test_history.txt";
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, history_path, "w", &file));
+  for (PetscInt k = 0; k < 5; k++) {
+    if (one_column) PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "%.17g\n", (double)F[k]));
+    else PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "%.17g, %.17g\n", (double)t[k], (double)F[k]));
+  }
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, model_path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "time: {tf: %g}\nbodies:\n  m: {mass: 1}\nelements:\n  rail: {type: point_on_line, bodies: [ground, m], point: [0, 0, 0], axis: [1, 0, 0]}\n", (double)tf));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  drive: {type: force, body: m, direction: [1, 0, 0], history: %s, scale: %g}\n  x: {type: position, body: m, axis: [1, 0, 0]}\n", history_path, (double)scale));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(model_path, &model, &n));
+  for (PetscInt k = 0; k < 5; k++) {
+    PetscReal tk = one_column ? tf * k / 4 : t[k], tn = one_column ? tf * (k + 1) / 4 : t[k + 1], got;
+
+    PetscCall(MbsModelExcitation(model, tk, &got));
+    PetscCall(MbsTestClose(test, "history at a node = scale F_k", got, scale * F[k], 1e-14, 0));
+    if (k == 4) break;
+    PetscCall(MbsModelExcitation(model, (tk + tn) / 2, &got));
+    PetscCall(MbsTestClose(test, "history half-way = scale (F_k + F_k+1) / 2", got, scale * (F[k] + F[k + 1]) / 2, 1e-14, 1e-14));
+  }
+  {
+    PetscReal got;
+
+    PetscCall(MbsModelExcitation(model, tf + 0.1, &got));
+    PetscCall(MbsTestClose(test, "history after its last node: the last value", got, scale * F[4], 1e-14, 0));
+  }
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsTest test = {0, 0};
@@ -351,6 +395,8 @@ int main(int argc, char **argv)
   PetscCall(CheckEngineLoads(&test));
   PetscCall(CheckSweep(&test, PETSC_FALSE));
   PetscCall(CheckSweep(&test, PETSC_TRUE));
+  PetscCall(CheckHistory(&test, PETSC_FALSE));
+  PetscCall(CheckHistory(&test, PETSC_TRUE));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

@@ -251,6 +251,14 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
 }
 
 /*@C
+  MbsYAMLHasField - Whether the mapping being read has key (which counts as read).
+@*/
+PetscBool MbsYAMLHasField(MbsYAMLReader *reader, void *node, const char key[])
+{
+  return (PetscBool)(Find(reader, (yaml_node_t *)node, key) != NULL);
+}
+
+/*@C
   MbsYAMLReadNumber - Reads key: one plain number (not a parameter); absent: set is false and value unchanged.
 @*/
 PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *reader, void *node_, const char key[], PetscReal *value, PetscBool *set)
@@ -727,6 +735,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
     PetscCall(PetscFree((*desc)->param_info[i].description));
   }
   PetscCall(PetscFree((*desc)->param_info));
+  for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree2((*desc)->element[e].node_t, (*desc)->element[e].node_F));
   PetscCall(PetscFree((*desc)->body));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));

@@ -118,6 +118,8 @@ struct _MbsElement {
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
+  PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
+  PetscReal            *node_t, *node_F;
 };
 
 struct _MbsDescription {
@@ -176,6 +178,7 @@ PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, c
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
+PETSC_INTERN PetscBool      MbsYAMLHasField(MbsYAMLReader *, void *, const char[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const char[], PetscReal *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);

@@ -14,26 +14,35 @@
   the centre of mass), direction, then for harmonics amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists
   of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods that ends smoothly, as the cart's
   move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential), amplitude [N], phase [rad] (default 0),
-  frequencies: [f0, f1] (plain numbers, positive, different) [Hz], sweep_time: [t0, t1] [s] (default the file's time).
+  frequencies: [f0, f1] (plain numbers, positive, different) [Hz], sweep_time: [t0, t1] [s] (default the file's time);
+  for a recorded force: history: FILE (as -input_file takes it, HDF5 or text; a relative path from the model file's
+  folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
+  (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
+  described model has not: its forces act at points of bodies, so the history is a field of the force element.
 */
 #include "models/elements/elementimpl.h"
 
-/* sweep, amplitude, phase, frequencies: [f0, f1], sweep_time: [t0, t1] of a sweep (no harmonics' fields) */
+/* A sweep or a history takes none of the harmonics' fields but those it names in allowed */
+static PetscErrorCode RefuseHarmonics(MbsYAMLReader *reader, void *node, const char what[], const char allowed[])
+{
+  const char *key[] = {"amplitudes", "frequencies", "phases", "until"};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < 4; i++)
+    if (!strstr(allowed, key[i]) && MbsYAMLHasField(reader, node, key[i])) PetscCall(MbsYAMLError(reader, node, "%s takes %s, not the harmonics' %s", what, allowed, key[i]));
+  PetscFunctionReturn(0);
+}
+
+/* sweep, amplitude, phase, frequencies: [f0, f1], sweep_time: [t0, t1] of a sweep */
 static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char law[], MbsElement *el)
 {
   MbsDescription desc  = MbsYAMLReaderDescription(reader);
   MbsSweep      *sweep = &el->sweep;
-  MbsValue       other[MBS_MAX_HARMONICS];
-  PetscInt       count[2];
-  PetscBool      until;
 
   PetscFunctionBeginUser;
   if (strcmp(law, "linear") && strcmp(law, "exponential")) PetscCall(MbsYAMLError(reader, node, "sweep: '%s' is neither linear nor exponential", law));
-  sweep->law = strcmp(law, "linear") ? MBS_SWEEP_EXPONENTIAL : MBS_SWEEP_LINEAR;
-  PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", "N", PETSC_FALSE, MBS_MAX_HARMONICS, other, &count[0]));
-  PetscCall(MbsYAMLReadValues(reader, node, "phases", "rad", PETSC_FALSE, MBS_MAX_HARMONICS, other, &count[1]));
-  PetscCall(MbsYAMLReadNumber(reader, node, "until", &sweep->t[1], &until));
-  if (count[0] || count[1] || until) PetscCall(MbsYAMLError(reader, node, "a sweep takes amplitude, phase, frequencies: [f0, f1] and sweep_time: [t0, t1], not the harmonics' amplitudes, phases or until"));
+  PetscCall(RefuseHarmonics(reader, node, "a sweep", "amplitude, phase, frequencies: [f0, f1] and sweep_time: [t0, t1]"));
+  sweep->law         = strcmp(law, "linear") ? MBS_SWEEP_EXPONENTIAL : MBS_SWEEP_LINEAR;
   el->nharmonic      = 1;
   el->harmonic[0][1] = (MbsValue){0, -1}; /* ForceLaw's harmonic of frequency 0, turned by the sweep's angle */
   el->harmonic[0][2] = (MbsValue){0, -1};
@@ -49,11 +58,36 @@ static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char la
   PetscFunctionReturn(0);
 }
 
+/*
+  history: FILE, a force history read as -input_file reads one (input.c: HDF5 /input/time, /input/force, or text with
+  F or t, F per line, a one-column file spread over the file's time), a relative path taken from the model file's
+  folder; scale (default 1) multiplies it
+*/
+static PetscErrorCode HistoryRead(MbsYAMLReader *reader, void *node, const char file[], MbsElement *el)
+{
+  MbsDescription desc  = MbsYAMLReaderDescription(reader);
+  const char    *slash = strrchr(desc->file, '/');
+  char           path[PETSC_MAX_PATH_LEN];
+  FILE          *stream;
+
+  PetscFunctionBeginUser;
+  PetscCall(RefuseHarmonics(reader, node, "a history", "history: FILE and scale"));
+  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/%s", (int)(slash - desc->file), desc->file, file));
+  else PetscCall(PetscStrncpy(path, file, sizeof(path)));
+  stream = fopen(path, "rb");
+  if (!stream) PetscCall(MbsYAMLError(reader, node, "history: cannot read the force history '%s' (%s)", path, file[0] == '/' ? "no such file or no permission" : "relative paths start at the model file's folder"));
+  fclose(stream);
+  el->harmonic[0][0] = (MbsValue){1, -1};
+  PetscCall(MbsYAMLReadValues(reader, node, "scale", "1", PETSC_FALSE, 1, &el->harmonic[0][0], NULL));
+  PetscCall(MbsInputRead(path, desc->t0, desc->tf, &el->nnode, &el->node_t, &el->node_F)); /* its errors name the history file */
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsValue    values[3][MBS_MAX_HARMONICS];
-  PetscInt    count[3], nlaw = 1;
-  const char *law[1];
+  PetscInt    count[3], nlaw = 1, nfile = 1;
+  const char *law[1], *file[1];
   PetscBool   set;
 
   PetscFunctionBeginUser;
@@ -64,6 +98,11 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscCall(MbsYAMLReadWords(reader, node, "sweep", &nlaw, law));
   if (nlaw) {
     PetscCall(SweepRead(reader, node, law[0], el));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsYAMLReadWords(reader, node, "history", &nfile, file));
+  if (nfile) {
+    PetscCall(HistoryRead(reader, node, file[0], el));
     PetscFunctionReturn(0);
   }
   PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", "N", PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
@@ -97,6 +136,17 @@ static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal *angle
 static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
   PetscReal F = 0, sweep = 0; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
+
+  if (el->nnode) { /* scale times the history's piecewise-linear interpolant */
+    const MbsValue *scale = &el->harmonic[0][0];
+    PetscInt        k;
+    PetscReal       w[2], history;
+
+    MbsNodalHat(el->nnode, el->node_t, t, &k, w);
+    history = w[0] * el->node_F[k] + w[1] * el->node_F[k + 1];
+    if (dFdp && scale->param >= 0) dFdp[scale->param] += history;
+    return MbsValueOf(scale, desc->p) * history;
+  }
 
   if (el->sweep.law ? !SweepAngle(&el->sweep, t, &sweep) : t > el->until) return 0;
   for (PetscInt i = 0; i < el->nharmonic; i++) {
