@@ -1,4 +1,5 @@
-static const char help[] = "Checks the bushing, its load sensors, the relative_displacement sensor, the force's sweep and history laws and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
+static const char
+  help[] = "Checks the bushing, its load sensors, the relative_displacement sensor, the force's sweep and history laws, inertia parameters and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
 
 /*
   1. A bushing with a turned frame C between two rigid bodies A and B (a model file this test writes), at poses with large
@@ -386,6 +387,69 @@ static PetscErrorCode CheckHistory(MbsTest *test, PetscBool one_column)
   PetscFunctionReturn(0);
 }
 
+/*
+  5. Inertia as parameters: with the tensor's entries set to values other than the file's (MbsModelSetParameters), the
+  residual rows M v' at v' = the velocities of a rigid body at a finite rotation R (r', u_j' = w x u_j), no forces and
+  lambda = 0, are the generalised momenta M q'. Their resultant is the linear momentum m r', and sum_j u_j x (M q')_u_j
+  the angular momentum about the centre, R I R^T w with I the tensor [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]].
+*/
+static PetscErrorCode CheckInertia(MbsTest *test)
+{
+  const PetscReal phi[3] = {0.7, -0.2, 0.4}, vel[3] = {0.3, -0.8, 0.5}, w[3] = {1.3, -2.1, 0.6}, m = 1.7;
+  const PetscReal moment[6] = {0.052, 0.047, 0.061, 0.003, -0.002, 0.0035}; /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz: parameters, not the file's */
+  const char      path[]    = "test_inertia_model.yaml";
+  PetscReal       R[9], tensor[9], t1[3], t2[3], want_L[3], got_P[3], got_L[3], *U, *Udot, *F;
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "parameters:\n  Ixx: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n  Iyy: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n  Izz: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  Ixy: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n  Iyz: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n  Ixz: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "bodies:\n  P: {mass: %g, inertia: [{param: Ixx}, {param: Iyy}, {param: Izz}, {param: Ixy}, {param: Iyz}, {param: Ixz}]}\n", (double)m));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "elements:\n  x: {type: position, body: P, axis: [1, 0, 0]}\n"));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  {
+    const char *name[6] = {"Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Ixz"};
+
+    for (PetscInt k = 0; k < 6; k++) {
+      PetscInt index;
+
+      PetscCall(MbsModelGetParameterIndex(model, name[k], &index));
+      PetscCall(MbsModelSetParameter(model, index, moment[k]));
+    }
+  }
+  PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
+  Rotation(phi, R);
+  for (PetscInt k = 0; k < 3; k++) Udot[12 + k] = vel[k];
+  for (PetscInt j = 0; j < 3; j++) {
+    PetscReal axis[3] = {R[j], R[3 + j], R[6 + j]};
+
+    for (PetscInt k = 0; k < 3; k++) U[3 + 3 * j + k] = axis[k];
+    Cross(w, axis, Udot + 12 + 3 + 3 * j);
+  }
+  PetscCall(MbsModelResidual(model, 0, U, Udot, F)); /* rows 12..23: M q' */
+  Resultant(F + 12, U, got_P, got_L);
+  tensor[0] = moment[0];
+  tensor[4] = moment[1];
+  tensor[8] = moment[2];
+  tensor[1] = tensor[3] = moment[3];
+  tensor[5] = tensor[7] = moment[4];
+  tensor[2] = tensor[6] = moment[5];
+  Times(R, PETSC_TRUE, w, t1);
+  Times(tensor, PETSC_FALSE, t1, t2);
+  Times(R, PETSC_FALSE, t2, want_L);
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscCall(MbsTestClose(test, "linear momentum m r'", got_P[k], m * vel[k], 1e-14, 0));
+    PetscCall(MbsTestClose(test, "angular momentum R I R^T w, I from the parameters", got_L[k], want_L[k], 0, 1e-14));
+  }
+  PetscCall(PetscFree3(U, Udot, F));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsTest test = {0, 0};
@@ -397,6 +461,7 @@ int main(int argc, char **argv)
   PetscCall(CheckSweep(&test, PETSC_TRUE));
   PetscCall(CheckHistory(&test, PETSC_FALSE));
   PetscCall(CheckHistory(&test, PETSC_TRUE));
+  PetscCall(CheckInertia(&test));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

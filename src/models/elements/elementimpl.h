@@ -33,8 +33,7 @@ typedef struct {
   PetscInt  line;
   PetscBool rigid;                          /* 12 natural coordinates; PETSC_FALSE: a point mass, 3 */
   MbsValue  mass;                           /* [kg] */
-  PetscReal inertia[9];                     /* about the centre of mass, body axes [kg m^2] */
-  PetscReal Jbar[9];                        /* int x x^T dm = tr(I)/2 1 - I, the mass matrix of (u, v, w) [kg m^2] */
+  MbsValue  moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
   PetscReal r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
   PetscInt  offset;                         /* first coordinate in q */
 } MbsBody;
@@ -158,6 +157,7 @@ PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBiline
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
