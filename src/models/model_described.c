@@ -4,7 +4,8 @@
   terms), assembled element by element from the library of elements/.
 
   Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3. Mass matrix M = blockdiag(m I3, Jbar (x) I3),
-  Jbar = int x x^T dm = tr(I)/2 1 - I, constant. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
+  Jbar = int x x^T dm = tr(I)/2 1 - I, constant in time; m and the entries of I may be parameters, M(p) linear in each,
+  so dF/dp gets dM/dp v' (DescribedJacobianP). Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
   stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
@@ -62,13 +63,14 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = body->offset;
-    PetscReal      m    = MbsValueOf(&body->mass, p);
+    PetscReal      m    = MbsValueOf(&body->mass, p), Jbar[9];
 
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
+    MbsBodyJbar(body, p, -1, Jbar);
     for (PetscInt i = 0; i < 3; i++)
       for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += body->Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
+        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
   }
 }
 
@@ -78,12 +80,14 @@ static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, P
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = body->offset;
+    PetscReal      Jbar[9];
 
     for (PetscInt k = 0; k < 3; k++) J[(o + k) * (ld + 1)] += scale * MbsValueOf(&body->mass, p);
     if (!body->rigid) continue;
+    MbsBodyJbar(body, p, -1, Jbar);
     for (PetscInt i = 0; i < 3; i++)
       for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) J[(o + 3 + 3 * i + k) + (o + 3 + 3 * j + k) * ld] += scale * body->Jbar[3 * i + j];
+        for (PetscInt k = 0; k < 3; k++) J[(o + 3 + 3 * i + k) + (o + 3 + 3 * j + k) * ld] += scale * Jbar[3 * i + j];
   }
 }
 
@@ -155,11 +159,20 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscInt       n = model->n, nq = desc->nq;
 
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody; b++) { /* d(m (r'' - g))/dm */
-    const MbsBody *body = &desc->body[b];
+  for (PetscInt b = 0; b < desc->nbody; b++) { /* d(m (r'' - g))/dm and d(Jbar (x) I3 (u'', v'', w''))/dI_m */
+    const MbsBody   *body = &desc->body[b];
+    const PetscReal *a    = Udot + nq + body->offset + 3;
 
-    if (body->mass.param < 0) continue;
-    for (PetscInt k = 0; k < 3; k++) MBS_IJ(Jp, nq + body->offset + k, body->mass.param, n) += Udot[nq + body->offset + k] - desc->gravity[k];
+    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) MBS_IJ(Jp, nq + body->offset + k, body->mass.param, n) += Udot[nq + body->offset + k] - desc->gravity[k];
+    for (PetscInt m = 0; m < 6 && body->rigid; m++) {
+      PetscReal dJ[9];
+
+      if (body->moment[m].param < 0) continue;
+      MbsBodyJbar(body, NULL, m, dJ);
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt j = 0; j < 3; j++)
+          for (PetscInt k = 0; k < 3; k++) MBS_IJ(Jp, nq + body->offset + 3 + 3 * i + k, body->moment[m].param, n) += dJ[3 * i + j] * a[3 * j + k];
+    }
   }
   PetscCall(AddForces(desc, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, Jp + nq, n));
   PetscFunctionReturn(0);
@@ -226,11 +239,16 @@ static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, c
   PetscFunctionReturn(0);
 }
 
-/* dy/dp of sensor element e: only an accelerometer's value depends on the parameters (through f and M) */
+/* dy/dp of sensor element e: an accelerometer's value depends on the parameters through f and M, a bushing load's
+   through the bushing's stiffness and damping (sensor_p); the others' only through U */
 static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+
   PetscFunctionBeginUser;
-  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  else if (el->ops->sensor_p) PetscCall(el->ops->sensor_p(desc, el, U, U + desc->nq, dydp));
   PetscFunctionReturn(0);
 }
 

@@ -84,7 +84,7 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

@@ -11,7 +11,7 @@
     output:     NAME of a sensor element
     speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
-  Any number an element or a body mass takes may be written {param: NAME}, which makes it the identifiable parameter
+  Any number an element, a body mass or an inertia entry takes may be written {param: NAME}, which makes it the identifiable parameter
   NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
   point_b: in body coordinates instead).
 */
@@ -121,7 +121,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
 
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
-  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths and excitation values, not for geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -332,6 +332,14 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != n) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
   for (PetscInt i = 0; i < n; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), key, &x[i]));
   PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLHasField - Whether the mapping being read has key (which counts as read).
+@*/
+PetscBool MbsYAMLHasField(MbsYAMLReader *reader, void *node, const char key[])
+{
+  return (PetscBool)(Find(reader, (yaml_node_t *)node, key) != NULL);
 }
 
 /*@C
@@ -577,35 +585,62 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const cha
   PetscFunctionReturn(0);
 }
 
+/* Whether Jbar (row-major 3 x 3, symmetric) is positive definite: its leading minors */
+static PetscBool PositiveDefinite(const PetscReal J[9])
+{
+  PetscReal minor2 = J[0] * J[4] - J[1] * J[3], det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+
+  return (PetscBool)(J[0] > 0 && minor2 > 0 && det > 0);
+}
+
 /*
   inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], the tensor's entries about the centre of mass in body
-  axes (Ixy = -int x y dm). Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the triangle inequalities
-  of the principal moments, strictly), or the mass matrix is singular.
+  axes (Ixy = -int x y dm), numbers or parameters. Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the
+  triangle inequalities of the principal moments, strictly), or the mass matrix is singular: at the file's values, and
+  with parameters on the whole box of their bounds. Jbar is affine in the entries and the positive definite matrices
+  are a convex cone, so the box's corners (at most 2^6) decide it exactly.
 */
 static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
 {
-  yaml_node_t *node = Find(reader, field, "inertia");
-  PetscInt     m;
-  PetscReal    moment[6] = {0, 0, 0, 0, 0, 0}, *J = body->Jbar, trace, minor2, det;
+  MbsDescription desc = reader->desc;
+  yaml_node_t   *node = Find(reader, field, "inertia");
+  PetscInt       count, nfree = 0, free[6];
+  PetscReal      J[9];
 
   PetscFunctionBeginUser;
-  body->rigid = (PetscBool)(node != NULL);
-  if (!node) PetscFunctionReturn(0);
-  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 0;
-  if (m != 3 && m != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), "inertia", &moment[i]));
-  body->inertia[0] = moment[0];
-  body->inertia[4] = moment[1];
-  body->inertia[8] = moment[2];
-  body->inertia[1] = body->inertia[3] = moment[3];
-  body->inertia[5] = body->inertia[7] = moment[4];
-  body->inertia[2] = body->inertia[6] = moment[5];
-  trace                               = moment[0] + moment[1] + moment[2];
-  for (PetscInt k = 0; k < 9; k++) J[k] = (k % 4 == 0 ? trace / 2 : 0) - body->inertia[k];
-  minor2 = J[0] * J[4] - J[1] * J[3];
-  det    = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
-  if (!(J[0] > 0 && minor2 > 0 && det > 0))
-    PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  for (PetscInt m = 0; m < 6; m++) body->moment[m] = (MbsValue){0, -1};
+  PetscCall(MbsYAMLReadValues(reader, field, "inertia", "kg m^2", PETSC_FALSE, 6, body->moment, &count));
+  body->rigid = (PetscBool)(count > 0);
+  if (!count) PetscFunctionReturn(0);
+  if (count != 3 && count != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
+  MbsBodyJbar(body, NULL, -1, J);
+  if (!PositiveDefinite(J)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  for (PetscInt m = 0; m < 6; m++) { /* the distinct parameters among the entries */
+    PetscBool seen = PETSC_FALSE;
+
+    for (PetscInt k = 0; k < nfree; k++) seen = (PetscBool)(seen || body->moment[free[k]].param == body->moment[m].param);
+    if (body->moment[m].param >= 0 && !seen) free[nfree++] = m;
+  }
+  for (PetscInt corner = 0; corner < (1 << nfree); corner++) {
+    PetscReal p[6], Jc[9], dJ[9];
+    char      at[256] = "";
+
+    PetscCall(PetscArraycpy(Jc, J, 9));
+    for (PetscInt k = 0; k < nfree; k++) {
+      const MbsParameterInfo *info = &desc->param_info[body->moment[free[k]].param];
+      char                    one[96];
+
+      p[k] = (corner >> k) & 1 ? info->upper : info->lower;
+      for (PetscInt m = 0; m < 6; m++) { /* every entry that is this parameter moves from the value to the bound */
+        if (body->moment[m].param != body->moment[free[k]].param) continue;
+        MbsBodyJbar(body, NULL, m, dJ);
+        for (PetscInt i = 0; i < 9; i++) Jc[i] += (p[k] - info->value) * dJ[i];
+      }
+      PetscCall(PetscSNPrintf(one, sizeof(one), " %s = %g", info->name, (double)p[k]));
+      PetscCall(PetscStrlcat(at, one, sizeof(at)));
+    }
+    if (!PositiveDefinite(Jc)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is no body's at a corner of its parameters' bounds (%s): narrow lower and upper so that each principal moment stays less than the sum of the other two", at + 1));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -811,6 +846,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
     PetscCall(PetscFree((*desc)->param_info[i].description));
   }
   PetscCall(PetscFree((*desc)->param_info));
+  for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree2((*desc)->element[e].node_t, (*desc)->element[e].node_F));
   PetscCall(PetscFree((*desc)->body));
   for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree((*desc)->element[e].law));
   PetscCall(PetscFree((*desc)->element));

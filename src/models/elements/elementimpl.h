@@ -33,8 +33,7 @@ typedef struct {
   PetscInt  line;
   PetscBool rigid;                          /* 12 natural coordinates; PETSC_FALSE: a point mass, 3 */
   MbsValue  mass;                           /* [kg] */
-  PetscReal inertia[9];                     /* about the centre of mass, body axes [kg m^2] */
-  PetscReal Jbar[9];                        /* int x x^T dm = tr(I)/2 1 - I, the mass matrix of (u, v, w) [kg m^2] */
+  MbsValue  moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
   PetscReal r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
   PetscInt  offset;                         /* first coordinate in q */
 } MbsBody;
@@ -54,6 +53,20 @@ typedef struct {
   PetscReal    sign[2];
   PetscReal    c;
 } MbsBilinear;
+
+/* A sine sweep F = A sin(phi(t) + phase) on [t0, t1]: instantaneous frequency f0 + (f1 - f0) tau / T (linear) or
+   f0 (f1 / f0)^(tau / T) (exponential), tau = t - t0, T = t1 - t0 (force.c) */
+typedef enum {
+  MBS_SWEEP_NONE,
+  MBS_SWEEP_LINEAR,
+  MBS_SWEEP_EXPONENTIAL
+} MbsSweepLaw;
+
+typedef struct {
+  MbsSweepLaw law;
+  PetscReal   f[2]; /* f0, f1 [Hz] */
+  PetscReal   t[2]; /* t0, t1 [s] */
+} MbsSweep;
 
 typedef enum {
   MBS_ELEMENT_CONSTRAINT,
@@ -84,6 +97,8 @@ typedef struct {
   PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
   /* an excitation's size s(t) (its time law, for reports) and ds/dp added into dsdp (length np, may be NULL) */
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
+  /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
+  PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
 } MbsElementType;
 
 struct _MbsElement {
@@ -102,6 +117,9 @@ struct _MbsElement {
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
+  MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
+  PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
+  PetscReal            *node_t, *node_F;
 };
 
 struct _MbsDescription {
@@ -140,6 +158,7 @@ PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBiline
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
@@ -155,10 +174,12 @@ PETSC_INTERN void         MbsCoordinateForce(MbsDescription, const MbsElement *,
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
+PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
+PETSC_INTERN PetscBool      MbsYAMLHasField(MbsYAMLReader *, void *, const char[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const char[], PetscReal *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, void *[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *, void *, const char[], const char[], MbsValue *);
@@ -239,3 +260,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
 PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
 PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
+MBS_ELEMENT_TYPE(RelativeDisplacement);
+MBS_ELEMENT_TYPE(BushingForce);
+MBS_ELEMENT_TYPE(BushingMoment);

@@ -216,6 +216,25 @@ void MbsBodyPose(const MbsBody *body, PetscReal q[], PetscReal v[])
   }
 }
 
+/*
+  Jbar = int x x^T dm = tr(I)/2 1 - I (3 x 3), the mass matrix of the axes (u, v, w), at the parameters p (NULL: the
+  file's values); with entry >= 0 instead dJbar/dI_entry, I_entry the entry-th of (Ixx, Iyy, Izz, Ixy, Iyz, Ixz) (Jbar
+  is linear in them)
+*/
+void MbsBodyJbar(const MbsBody *body, const PetscReal p[], PetscInt entry, PetscReal J[9])
+{
+  const PetscInt row[6] = {0, 1, 2, 0, 1, 0}, col[6] = {0, 1, 2, 1, 2, 2};
+  PetscReal      moment[6], trace;
+
+  for (PetscInt m = 0; m < 6; m++) moment[m] = entry >= 0 ? (PetscReal)(m == entry) : p ? MbsValueOf(&body->moment[m], p) : body->moment[m].value;
+  trace = moment[0] + moment[1] + moment[2];
+  for (PetscInt k = 0; k < 9; k++) J[k] = k % 4 == 0 ? trace / 2 : 0;
+  for (PetscInt m = 0; m < 6; m++) {
+    J[3 * row[m] + col[m]] -= moment[m];
+    if (m >= 3) J[3 * col[m] + row[m]] -= moment[m];
+  }
+}
+
 /* n1, n2 with (n1, n2, d) right-handed and orthonormal, d a unit vector; n1 from the coordinate axis least along d */
 void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
 {

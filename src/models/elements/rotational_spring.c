@@ -79,7 +79,7 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {
