@@ -168,7 +168,6 @@ PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
-PETSC_INTERN void         MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
@@ -260,6 +259,7 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
 PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
 PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
+PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);

@@ -261,3 +261,35 @@ void MbsForceLawEval(MbsDescription desc, const MbsElement *el, PetscInt ik, Pet
     }
   }
 }
+
+/*
+  The force g(s, s') of the stiffness ik and damping id of el (values or laws, force_law.c) on a scalar coordinate s(q)
+  with gradient s_q and Hessian s_qq (dense; the damper on s' = s_q v): the generalised force is f = -g s_q^T, so
+
+    -f = g s_q^T,  -df/dq = s_q^T (g_s s_q + g_s' (s_qq v)^T) + g s_qq,  -df/dv = g_s' s_q^T s_q,  -df/dp = g_p s_q^T
+
+  (linear: g = k s + d s', a Rayleigh damper whose force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as
+  MbsElementForceFn; only Jq needs s_qq, so hess may be NULL without it (a residual then skips the nq^2 work).
+*/
+void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscInt    nq   = desc->nq;
+  PetscReal   rate = 0;
+  PetscReal  *hv   = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
+  MbsLawForce g;
+
+  for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
+  MbsForceLawEval(desc, el, ik, id, s, rate, &g);
+  for (PetscInt i = 0; i < nq && Jq; i++) {
+    hv[i] = 0;
+    for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
+  }
+  for (PetscInt i = 0; i < nq; i++) {
+    if (F) F[i] += g.g * grad[i];
+    for (PetscInt k = 0; k < g.np && Jp; k++) Jp[i + g.param[k] * ld] += g.dgdp[k] * grad[i];
+  }
+  for (PetscInt j = 0; j < nq && Jq; j++)
+    for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
+  for (PetscInt j = 0; j < nq && Jv; j++)
+    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+}
