@@ -31,11 +31,11 @@
 
 typedef struct {
   MbsDescription      desc;
-  PetscInt            nrigid;
-  MbsBilinear        *orthonormal; /* 6 per rigid body */
-  const MbsBilinear **row;         /* the nc constraint rows */
-  PetscInt           *row_owner;   /* element index, or -1 - body index */
-  PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
+  PetscInt            nbody_row;
+  MbsBilinear        *body_row;  /* 6 per rigid or flexible body (orthonormal axes), 8 per mode of a flexible one */
+  const MbsBilinear **row;       /* the nc constraint rows */
+  PetscInt           *row_owner; /* element index, or -1 - body index */
+  PetscInt           *sensor;    /* the element of each output channel: every sensor, in the file's order */
 } Described;
 
 static PetscInt NQ(MbsModel model)
@@ -64,6 +64,14 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
     PetscInt       o    = body->offset;
     PetscReal      m    = MbsValueOf(&body->mass, p);
 
+    if (body->flexible) { /* slot_mass (x) I3 */
+      PetscInt ns = body->flexible->nslot;
+
+      for (PetscInt s = 0; s < ns; s++)
+        for (PetscInt t = 0; t < ns; t++)
+          for (PetscInt k = 0; k < 3; k++) F[o + 3 * s + k] += body->flexible->slot_mass[s * ns + t] * a[o + 3 * t + k];
+      continue;
+    }
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
     for (PetscInt i = 0; i < 3; i++)
@@ -79,6 +87,14 @@ static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, P
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = body->offset;
 
+    if (body->flexible) {
+      PetscInt ns = body->flexible->nslot;
+
+      for (PetscInt s = 0; s < ns; s++)
+        for (PetscInt t = 0; t < ns; t++)
+          for (PetscInt k = 0; k < 3; k++) J[(o + 3 * s + k) + (o + 3 * t + k) * ld] += scale * body->flexible->slot_mass[s * ns + t];
+      continue;
+    }
     for (PetscInt k = 0; k < 3; k++) J[(o + k) * (ld + 1)] += scale * MbsValueOf(&body->mass, p);
     if (!body->rigid) continue;
     for (PetscInt i = 0; i < 3; i++)
@@ -87,12 +103,23 @@ static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, P
   }
 }
 
-/* -f of gravity and of the force elements (with excitation or without) into F (nq), and their -df/dq, -df/dv */
+/*
+  -f of gravity, of the flexible bodies' elasticity and damping, and of the force elements (with excitation or
+  without) into F (nq), and their -df/dq, -df/dv, -df/dp. Gravity on a flexible body's slot s is int c_s dm g, row 0
+  of its slot mass.
+*/
 static PetscErrorCode AddForces(MbsDescription desc, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody && F; b++)
-    for (PetscInt k = 0; k < 3; k++) F[desc->body[b].offset + k] -= MbsValueOf(&desc->body[b].mass, desc->p) * desc->gravity[k];
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+
+    for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * desc->gravity[k];
+    if (!body->flexible) continue;
+    for (PetscInt s = 1; s < body->flexible->nslot && F; s++)
+      for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * desc->gravity[k];
+    MbsFlexibleForce(desc, b, q, v, F, Jq, Jv, Jp, ld);
+  }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
 
@@ -297,9 +324,15 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* The file's pose and velocity; flexible bodies undeformed (gamma = 0) */
 static void InitialPose(MbsDescription desc, PetscReal q[], PetscReal v[])
 {
-  for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], q + desc->body[b].offset, v + desc->body[b].offset);
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt o = desc->body[b].offset;
+
+    for (PetscInt i = 12; i < 3 * MbsBodySlots(desc, b); i++) q[o + i] = v[o + i] = 0;
+    MbsBodyPose(&desc->body[b], q + o, v + o);
+  }
 }
 
 /* Phi_q (nc x nq, column-major) at q */
@@ -449,8 +482,11 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
+      PetscInt first = r;
+
+      while (first > 0 && d->row_owner[first - 1] == d->row_owner[r]) first--;
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - (d->row_owner[r] < 0 ? (r / 6) * 6 : desc->element[d->row_owner[r]].first_row) + 1, (double)phi);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - first + 1, (double)phi);
     }
     if (PetscAbsReal(rate) > 1e-9 * vscale) {
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
@@ -569,7 +605,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
 
   PetscFunctionBeginUser;
   PetscCall(MbsDescriptionDestroy(&d->desc));
-  PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
+  PetscCall(PetscFree3(d->body_row, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
@@ -604,29 +640,36 @@ static void OrthonormalRows(MbsDescription desc, PetscInt b, MbsBilinear row[6])
 static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
 {
   MbsDescription desc = d->desc;
-  PetscInt       r = 0, k = 0;
+  PetscInt       r    = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
     desc->body[b].offset = desc->nq;
-    desc->nq += desc->body[b].rigid ? 12 : 3;
-    d->nrigid += desc->body[b].rigid;
+    desc->nq += 3 * MbsBodySlots(desc, b);
+    d->nbody_row += desc->body[b].rigid ? 6 : 0;
+    d->nbody_row += desc->body[b].flexible ? 8 * desc->body[b].flexible->nmode : 0;
   }
-  desc->nc = 6 * d->nrigid;
+  desc->nc = d->nbody_row;
   for (PetscInt e = 0; e < desc->nelement; e++)
     if (desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT) {
       desc->element[e].first_row = desc->nc;
       desc->nc += desc->element[e].nrow;
     }
-  PetscCall(PetscMalloc3(6 * d->nrigid, &d->orthonormal, desc->nc, &d->row, desc->nc, &d->row_owner));
+  PetscCall(PetscMalloc3(d->nbody_row, &d->body_row, desc->nc, &d->row, desc->nc, &d->row_owner));
   for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt count = 0;
+
     if (!desc->body[b].rigid) continue;
-    OrthonormalRows(desc, b, d->orthonormal + 6 * k);
-    for (PetscInt i = 0; i < 6; i++, r++) {
-      d->row[r]       = &d->orthonormal[6 * k + i];
+    OrthonormalRows(desc, b, d->body_row + r);
+    count = 6;
+    if (desc->body[b].flexible) {
+      MbsFlexibleRows(desc, b, d->body_row + r + 6);
+      count += 8 * desc->body[b].flexible->nmode;
+    }
+    for (PetscInt i = 0; i < count; i++, r++) {
+      d->row[r]       = &d->body_row[r];
       d->row_owner[r] = -1 - b;
     }
-    k++;
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     if (desc->element[e].ops->kind != MBS_ELEMENT_CONSTRAINT) continue;

@@ -355,6 +355,25 @@ void MbsDescriptionLocalDirection(MbsDescription desc, PetscInt body, const Pets
   }
 }
 
+/* node: i, instead of point, on a flexible body: its node i (counted from 0, the rows of /nodes/coordinates) at the initial pose */
+static PetscErrorCode ReadNodePoint(MbsYAMLReader *reader, yaml_node_t *node, PetscInt b, PetscReal world[3], PetscBool *set)
+{
+  const MbsBody *body = b == MBS_GROUND ? NULL : &reader->desc->body[b];
+  PetscReal      index;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadNumber(reader, node, "node", &index, set));
+  if (!*set) PetscFunctionReturn(0);
+  if (Find(reader, node, "point")) PetscCall(MbsYAMLError(reader, node, "give point or node, not both"));
+  if (!body || !body->flexible) PetscCall(MbsYAMLError(reader, node, "node: %g, but the element joins no flexible body (node numbers the nodes of a flexible body's file)", (double)index));
+  if (!(index >= 0 && index < body->flexible->nnode && index == PetscFloorReal(index))) PetscCall(MbsYAMLError(reader, node, "node: %g; flexible body '%s' has nodes 0 to %" PetscInt_FMT, (double)index, body->name, body->flexible->nnode - 1));
+  for (PetscInt k = 0; k < 3; k++) {
+    world[k] = body->r0[k];
+    for (PetscInt s = 0; s < 3; s++) world[k] += body->R0[3 * s + k] * body->flexible->x[3 * (PetscInt)index + s];
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadJointPoints - bodies: [a, b], and the point where the element acts on each: point (ground coordinates
   at the initial pose, the same point on both) or point_a and point_b (body coordinates of each).
@@ -366,12 +385,14 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, el->body[el->body[1] != MBS_GROUND && reader->desc->body[el->body[1]].flexible ? 1 : 0], world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
   PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
   if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
   if (set)
     for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
+  for (PetscInt i = 0; i < 2; i++) PetscCall(MbsFlexibleCheckPoint(reader, node, el->body[i], local[i]));
   PetscFunctionReturn(0);
 }
 
@@ -397,9 +418,11 @@ PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, body, world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   for (PetscInt k = 0; k < 3; k++) local[k] = 0;
   if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
+  PetscCall(MbsFlexibleCheckPoint(reader, node, body, local));
   PetscFunctionReturn(0);
 }
 
@@ -541,10 +564,15 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(SectionEntry(reader, node, b, "body", body->name, &field));
     body->line = field->start_mark.line + 1;
     if (!strcmp(body->name, "ground")) PetscCall(MbsYAMLError(reader, field, "'ground' is the fixed frame and cannot be a body"));
-    PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
-    if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
-    body->mass = mass;
-    PetscCall(ReadInertia(reader, field, body));
+    if (Scalar(Find(reader, field, "flexible"))) {
+      if (Find(reader, field, "mass") || Find(reader, field, "inertia")) PetscCall(MbsYAMLError(reader, field, "a flexible body's mass and inertia are those of its file; remove mass and inertia"));
+      PetscCall(MbsFlexibleRead(reader, field, Scalar(Find(reader, field, "flexible")), body));
+    } else {
+      PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
+      if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
+      body->mass = mass;
+      PetscCall(ReadInertia(reader, field, body));
+    }
     PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
     PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
@@ -727,6 +755,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
     PetscCall(PetscFree((*desc)->param_info[i].description));
   }
   PetscCall(PetscFree((*desc)->param_info));
+  for (PetscInt b = 0; b < (*desc)->nbody && (*desc)->body; b++) PetscCall(MbsFlexibleDestroy(&(*desc)->body[b].flexible));
   PetscCall(PetscFree((*desc)->body));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));

@@ -1,0 +1,272 @@
+/*
+  Flexible bodies in the flexible natural coordinate formulation (seed 003, section 3; doc/drafts/flex.md): a rigid
+  body's (r, u, v, w) and gamma_jk = delta_j e_k for each mode j and axis e_k of (u, v, w), read from the HDF5 file of
+  a reduced finite-element model (mbsid beam writes one).
+
+  A material point X moves with r + sum_k X_k e_k + sum_jk f_jk(X) gamma_jk: LINEAR in q, so the mass matrix is the
+  constant slot_mass (x) I3 and every node is a vector map (kinematics.c) as a rigid body's points. delta itself is
+  not a coordinate: on the constraint manifold gamma_jk = delta_j e_k, the 8 bilinear rows per mode
+
+    e_a . gamma_jb = 0 (a != b),   e_1 . gamma_j1 - e_2 . gamma_j2 = 0,   e_2 . gamma_j2 - e_3 . gamma_j3 = 0
+
+  leave one free direction per mode (gamma_j = delta_j (e_1, e_2, e_3), delta_j = e_k . gamma_jk). Since |e_k| = 1,
+  |gamma_jk|^2 = delta_j^2 exactly, so the strain energy (1/2) omega_j^2 delta_j^2 = (1/6) omega_j^2 sum_k |gamma_jk|^2 is
+  a constant stiffness on gamma, and the modal damping 2 zeta omega_j the constant damper (2/3) zeta omega_j on gamma
+  (its dissipation 2 zeta omega_j (delta_j'^2 + delta_j^2 |e_k'|^2) / 3: the second term, of order delta^2 Omega^2, damps
+  a deformed body's rotation slightly).
+
+  The file's slot inertia loses its terms (e_k, gamma_jk): on the manifold e_k' . gamma_jk' = delta_j |e_k'|^2, a
+  centrifugal term of order delta Omega^2 that vanishes at rest, and with the section's rotary inertia taken out of
+  the rigid rotations (mbsid beam) it would make the mass matrix indefinite.
+*/
+#include "models/elements/elementimpl.h"
+#include <petscblaslapack.h>
+
+/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
+PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
+{
+  const MbsFlexible *flexible = body->flexible;
+  PetscReal          size     = 0;
+
+  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+
+    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
+  }
+  return -1;
+}
+
+/* An element's point (body coordinates) on a flexible body must be one of its nodes */
+PetscErrorCode MbsFlexibleCheckPoint(MbsYAMLReader *reader, void *node, PetscInt b, const PetscReal local[3])
+{
+  MbsDescription     desc = MbsYAMLReaderDescription(reader);
+  const MbsBody     *body;
+  const MbsFlexible *flexible;
+  PetscInt           nearest  = 0;
+  PetscReal          distance = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  if (b == MBS_GROUND || !desc->body[b].flexible) PetscFunctionReturn(0);
+  body     = &desc->body[b];
+  flexible = body->flexible;
+  if (MbsFlexibleNode(body, local) >= 0) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+    PetscReal        d  = PetscSqrtReal(PetscSqr(xi[0] - local[0]) + PetscSqr(xi[1] - local[1]) + PetscSqr(xi[2] - local[2]));
+
+    if (d < distance) {
+      distance = d;
+      nearest  = i;
+    }
+  }
+  PetscCall(MbsYAMLError(reader, node, "the point (%g, %g, %g) in the axes of flexible body '%s' is none of its nodes; the nearest, node %" PetscInt_FMT " at (%g, %g, %g), is %g m away (elements act on nodes: give its point, or node: %" PetscInt_FMT ")", (double)local[0], (double)local[1], (double)local[2],
+                         body->name, nearest, (double)flexible->x[3 * nearest], (double)flexible->x[3 * nearest + 1], (double)flexible->x[3 * nearest + 2], (double)distance, nearest));
+  PetscFunctionReturn(0);
+}
+
+/* The file's datasets (doc/drafts/flex.md), the first nmode modes, and the checks of what the formulation assumes */
+static PetscErrorCode ReadFile_Private(MbsYAMLReader *reader, void *field, hid_t file, const char path[], MbsFlexible *flexible, PetscReal *data[4])
+{
+  PetscInt  dims[4][2], n = flexible->nmode, nfile, ns, nsfile;
+  PetscReal scale      = 0;
+  char      format[64] = "", reduction[64] = "";
+  PetscBool found;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "format", format, sizeof(format), &found));
+  if (!found || strcmp(format, "mbsid flexible body 1")) PetscCall(MbsYAMLError(reader, field, "'%s' is no flexible-body file: its attribute format is '%s', not 'mbsid flexible body 1'", path, format));
+  PetscCall(MbsH5ReadAttribute(file, path, "/", "reduction", reduction, sizeof(reduction), &found));
+  if (!found || strcmp(reduction, "free-interface")) PetscCall(MbsYAMLError(reader, field, "'%s': reduction '%s'; only free-interface modes (mass-normalised, diagonal modal stiffness) are supported", path, reduction));
+  PetscCall(MbsH5ReadReals(file, path, "/nodes/coordinates", 2, dims[0], &data[0], "m", NULL));
+  PetscCall(MbsH5ReadReals(file, path, "/modes/translation", 2, dims[1], &data[1], "m", NULL));
+  PetscCall(MbsH5ReadReals(file, path, "/modes/stiffness", 2, dims[2], &data[2], "1/s^2", NULL));
+  PetscCall(MbsH5ReadReals(file, path, "/inertia/slots", 2, dims[3], &data[3], NULL, NULL));
+  nfile  = dims[2][0];
+  nsfile = 4 + 3 * nfile;
+  if (dims[0][1] != 3 || dims[1][0] != 3 * dims[0][0] || dims[1][1] != nfile || dims[2][1] != nfile || dims[3][0] != nsfile || dims[3][1] != nsfile)
+    PetscCall(MbsYAMLError(reader, field, "'%s': the datasets disagree in size: /nodes/coordinates %" PetscInt_FMT " x %" PetscInt_FMT " (N x 3), /modes/translation %" PetscInt_FMT " x %" PetscInt_FMT " (3 N x n), /modes/stiffness %" PetscInt_FMT " x %" PetscInt_FMT " (n x n), /inertia/slots %" PetscInt_FMT " x %" PetscInt_FMT " ((4 + 3 n) square)", path, dims[0][0], dims[0][1], dims[1][0], dims[1][1], dims[2][0], dims[2][1], dims[3][0], dims[3][1]));
+  if (n > nfile) PetscCall(MbsYAMLError(reader, field, "modes: %" PetscInt_FMT ", but '%s' has %" PetscInt_FMT, n, path, nfile));
+  flexible->nnode = dims[0][0];
+  flexible->nslot = ns = 4 + 3 * n;
+  PetscCall(PetscMalloc5(ns * ns, &flexible->slot_mass, 3 * flexible->nnode, &flexible->x, 3 * n * flexible->nnode, &flexible->shape, 9 * n * n, &flexible->unit, n, &flexible->stiffness));
+  PetscCall(PetscArraycpy(flexible->x, data[0], 3 * flexible->nnode));
+  for (PetscInt i = 0; i < flexible->nnode; i++)
+    for (PetscInt j = 0; j < n; j++)
+      for (PetscInt k = 0; k < 3; k++) flexible->shape[3 * n * i + 3 * j + k] = data[1][(3 * i + k) * nfile + j];
+  for (PetscInt j = 0; j < n; j++) { /* rounding, as of a bending mode's axial motion, is taken as 0 (as in the slot inertia) */
+    PetscReal largest = 0;
+
+    for (PetscInt i = 0; i < 3 * flexible->nnode; i++) largest = PetscMax(largest, PetscAbsReal(flexible->shape[3 * n * (i / 3) + 3 * j + i % 3]));
+    for (PetscInt i = 0; i < 3 * flexible->nnode; i++)
+      if (PetscAbsReal(flexible->shape[3 * n * (i / 3) + 3 * j + i % 3]) <= 1e-9 * largest) flexible->shape[3 * n * (i / 3) + 3 * j + i % 3] = 0;
+  }
+  for (PetscInt i = 0; i < 9 * n * n; i++) flexible->unit[i] = (PetscReal)(i % (3 * n + 1) == 0);
+  for (PetscInt s = 0; s < ns; s++)
+    for (PetscInt t = 0; t < ns; t++) flexible->slot_mass[s * ns + t] = data[3][s * nsfile + t];
+  for (PetscInt j = 0; j < n; j++) {
+    flexible->stiffness[j] = data[2][j * nfile + j];
+    scale                  = PetscMax(scale, flexible->stiffness[j]);
+    if (!(flexible->stiffness[j] > 0))
+      PetscCall(MbsYAMLError(reader, field, "'%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; the modal stiffness omega^2 of an elastic mode must be positive", path, j, j, (double)flexible->stiffness[j]));
+  }
+  for (PetscInt j = 0; j < n; j++)
+    for (PetscInt l = 0; l < n; l++) {
+      PetscReal modal_mass = 0;
+
+      for (PetscInt k = 0; k < 3; k++) modal_mass += flexible->slot_mass[(4 + 3 * j + k) * ns + 4 + 3 * l + k];
+      if (j != l && PetscAbsReal(data[2][j * nfile + l]) > 1e-9 * scale)
+        PetscCall(MbsYAMLError(reader, field, "'%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; free-interface modes have a diagonal modal stiffness", path, j, l, (double)data[2][j * nfile + l]));
+      if (PetscAbsReal(modal_mass - (j == l)) > 1e-6)
+        PetscCall(MbsYAMLError(reader, field, "'%s': the modal mass of modes %" PetscInt_FMT " and %" PetscInt_FMT " (sum_k of /inertia/slots[4 + 3 j + k][4 + 3 l + k]) is %g; the modes must be mass-normalised", path, j, l, (double)modal_mass));
+    }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode CloseFile(hid_t h5, PetscReal *data[4])
+{
+  PetscFunctionBeginUser;
+  (void)H5Fclose(h5);
+  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(data[i]));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Drops the terms (e_k, gamma_jk) of the file's slot inertia (header comment), and checks that what is left is
+  positive semidefinite: a kinetic energy. It is singular (a bending mode's gamma_j1 has no mass; two modes of one shape
+  in different directions, as a beam's first bending modes in y and z, give one massless combination): the formulation
+  needs M positive definite only on the motions the constraints allow, which the model checks at its initial pose.
+*/
+static PetscErrorCode DropCentrifugal(MbsYAMLReader *reader, void *field, const char path[], MbsFlexible *flexible)
+{
+  PetscInt     ns = flexible->nslot;
+  PetscReal   *S  = flexible->slot_mass, *A, *w, *work, *D, lowest, highest;
+  PetscBLASInt bn, lwork, info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc4(ns * ns, &A, ns, &w, 8 * ns, &work, ns, &D));
+  for (PetscInt j = 0; j < flexible->nmode; j++)
+    for (PetscInt k = 0; k < 3; k++) S[(1 + k) * ns + 4 + 3 * j + k] = S[(4 + 3 * j + k) * ns + 1 + k] = 0;
+  /* the rounding of the file's orthogonalities (modes to rigid motions, and to each other) is taken as 0: entries below
+     1e-9 of the geometric mean of their slots' scales, a rigid slot's diagonal or a mode's modal mass */
+  for (PetscInt s = 0; s < ns; s++) {
+    PetscInt g = s - (s - 4) % 3; /* the mode's first slot */
+
+    D[s] = s < 4 ? S[s * (ns + 1)] : S[g * (ns + 1)] + S[(g + 1) * (ns + 1)] + S[(g + 2) * (ns + 1)];
+  }
+  for (PetscInt s = 0; s < ns; s++)
+    for (PetscInt t = 0; t < ns; t++)
+      if (s != t && PetscAbsReal(S[s * ns + t]) <= 1e-9 * PetscSqrtReal(D[s] * D[t])) S[s * ns + t] = 0;
+  PetscCall(PetscBLASIntCast(ns, &bn));
+  PetscCall(PetscBLASIntCast(8 * ns, &lwork));
+  PetscCall(PetscArraycpy(A, S, ns * ns));
+  LAPACKsyev_("N", "U", &bn, A, &bn, w, work, &lwork, &info);
+  lowest  = w[0];
+  highest = w[ns - 1];
+  PetscCall(PetscFree4(A, w, work, D));
+  if (info != 0 || lowest < -1e-10 * highest) PetscCall(MbsYAMLError(reader, field, "'%s': /inertia/slots is no kinetic energy (smallest eigenvalue %g of largest %g, without its (e_k, gamma_jk) terms)", path, (double)lowest, (double)highest));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsFlexibleRead - A flexible body's fields: flexible (its file, relative to the model file's folder), modes (how many
+  of the file's it keeps), modal_damping (zeta, a number or {param: NAME}, default 0).
+@*/
+PetscErrorCode MbsFlexibleRead(MbsYAMLReader *reader, void *field, const char file[], MbsBody *body)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+  MbsFlexible   *flexible;
+  PetscReal      modes = 0, *data[4] = {NULL, NULL, NULL, NULL};
+  PetscBool      set;
+  char           path[PETSC_MAX_PATH_LEN] = "";
+  const char    *slash                    = strrchr(desc->file, '/');
+  hid_t          h5;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&flexible));
+  body->flexible          = flexible;
+  body->rigid             = PETSC_TRUE;
+  flexible->damping.param = -1;
+  PetscCall(MbsYAMLReadNumber(reader, field, "modes", &modes, &set));
+  if (!set || !(modes >= 1 && modes <= 1000 && modes == PetscFloorReal(modes))) PetscCall(MbsYAMLError(reader, field, "modes: the number of the file's modes the body keeps, a whole number from 1 (got %s%g)", set ? "" : "none, ", (double)modes));
+  flexible->nmode = (PetscInt)modes;
+  PetscCall(MbsYAMLReadValues(reader, field, "modal_damping", "1", PETSC_FALSE, 1, &flexible->damping, NULL));
+  if (flexible->damping.value < 0 || (flexible->damping.param >= 0 && desc->param_info[flexible->damping.param].lower < 0))
+    PetscCall(MbsYAMLError(reader, field, "modal_damping must not be negative%s", flexible->damping.param >= 0 ? " (nor the lower bound of its parameter)" : ""));
+  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/", (int)(slash - desc->file), desc->file));
+  PetscCall(PetscStrlcat(path, file, sizeof(path)));
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (h5 < 0) PetscCall(MbsYAMLError(reader, field, "cannot open the flexible body's file '%s' (HDF5; mbsid beam writes one)", path));
+  MbsCallCleanup(ReadFile_Private(reader, field, h5, path, flexible, data), CloseFile(h5, data));
+  PetscCall(DropCentrifugal(reader, field, path, flexible));
+  body->mass.value = flexible->slot_mass[0];
+  body->mass.param = -1;
+  PetscFunctionReturn(0);
+}
+
+PetscErrorCode MbsFlexibleDestroy(MbsFlexible **flexible)
+{
+  PetscFunctionBeginUser;
+  if (!*flexible) PetscFunctionReturn(0);
+  PetscCall(PetscFree5((*flexible)->slot_mass, (*flexible)->x, (*flexible)->shape, (*flexible)->unit, (*flexible)->stiffness));
+  PetscCall(PetscFree(*flexible));
+  PetscFunctionReturn(0);
+}
+
+/* The 8 nmode rows gamma_jk = delta_j e_k of body b (header comment) */
+void MbsFlexibleRows(MbsDescription desc, PetscInt b, MbsBilinear row[])
+{
+  const MbsFlexible *flexible = desc->body[b].flexible;
+
+  for (PetscInt j = 0, r = 0; j < flexible->nmode; j++) {
+    MbsVectorMap e[3], gamma[3];
+
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscReal axis[3] = {0, 0, 0};
+
+      axis[k] = 1;
+      MbsMapDirection(desc, b, axis, &e[k]);
+      gamma[k]          = (MbsVectorMap){0};
+      gamma[k].nterm    = 1;
+      gamma[k].body[0]  = b;
+      gamma[k].shape[0] = flexible->unit + 3 * flexible->nmode * (3 * j + k);
+      gamma[k].scale[0] = 1;
+    }
+    for (PetscInt a = 0; a < 3; a++)
+      for (PetscInt c = 0; c < 3; c++) {
+        if (a == c) continue;
+        row[r] = (MbsBilinear){0};
+        MbsBilinearProduct(&e[a], &gamma[c], 1, &row[r++]);
+      }
+    for (PetscInt k = 0; k < 2; k++) {
+      row[r] = (MbsBilinear){0};
+      MbsBilinearProduct(&e[k], &gamma[k], 1, &row[r]);
+      MbsBilinearProduct(&e[k + 1], &gamma[k + 1], -1, &row[r++]);
+    }
+  }
+}
+
+/*
+  The elastic and damping forces of body b on its gamma slots, -f = K gamma + C gamma' with K = omega_j^2 / 3 and
+  C = 2 zeta omega_j / 3 on each coordinate of gamma_jk; F, Jq, Jv, Jp as MbsElementForceFn (offsets into the model's)
+*/
+void MbsFlexibleForce(MbsDescription desc, PetscInt b, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  const MbsBody     *body     = &desc->body[b];
+  const MbsFlexible *flexible = body->flexible;
+  PetscReal          zeta     = MbsValueOf(&flexible->damping, desc->p);
+
+  for (PetscInt j = 0; j < flexible->nmode; j++) {
+    PetscReal omega = PetscSqrtReal(flexible->stiffness[j]);
+
+    for (PetscInt c = 0; c < 9; c++) {
+      PetscInt i = body->offset + 3 * (4 + 3 * j) + c;
+
+      if (F) F[i] += (flexible->stiffness[j] * q[i] + 2 * zeta * omega * v[i]) / 3;
+      if (Jq) Jq[i + i * ld] += flexible->stiffness[j] / 3;
+      if (Jv) Jv[i + i * ld] += 2 * zeta * omega / 3;
+      if (Jp && flexible->damping.param >= 0) Jp[i + flexible->damping.param * ld] += 2 * omega * v[i] / 3;
+    }
+  }
+}
