@@ -191,10 +191,9 @@ PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], 
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
 
 /* Flexible bodies (flexible.c) */
-PETSC_INTERN PetscErrorCode MbsFlexibleRead(MbsYAMLReader *, void *, const char[], MbsBody *);
+PETSC_INTERN PetscErrorCode MbsFlexibleReadFile(const char[], const char[], MbsFlexible *);
 PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
-PETSC_INTERN PetscInt       MbsFlexibleNode(const MbsBody *, const PetscReal[3]);
-PETSC_INTERN PetscErrorCode MbsFlexibleCheckPoint(MbsYAMLReader *, void *, PetscInt, const PetscReal[3]);
+PETSC_INTERN PetscInt       MbsFlexibleNode(const MbsBody *, const PetscReal[3]); /* kinematics.c */
 PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
 PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 

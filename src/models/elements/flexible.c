@@ -22,51 +22,8 @@
 #include "models/elements/elementimpl.h"
 #include <petscblaslapack.h>
 
-/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
-PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
-{
-  const MbsFlexible *flexible = body->flexible;
-  PetscReal          size     = 0;
-
-  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
-  for (PetscInt i = 0; i < flexible->nnode; i++) {
-    const PetscReal *xi = flexible->x + 3 * i;
-
-    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
-  }
-  return -1;
-}
-
-/* An element's point (body coordinates) on a flexible body must be one of its nodes */
-PetscErrorCode MbsFlexibleCheckPoint(MbsYAMLReader *reader, void *node, PetscInt b, const PetscReal local[3])
-{
-  MbsDescription     desc = MbsYAMLReaderDescription(reader);
-  const MbsBody     *body;
-  const MbsFlexible *flexible;
-  PetscInt           nearest  = 0;
-  PetscReal          distance = PETSC_MAX_REAL;
-
-  PetscFunctionBeginUser;
-  if (b == MBS_GROUND || !desc->body[b].flexible) PetscFunctionReturn(0);
-  body     = &desc->body[b];
-  flexible = body->flexible;
-  if (MbsFlexibleNode(body, local) >= 0) PetscFunctionReturn(0);
-  for (PetscInt i = 0; i < flexible->nnode; i++) {
-    const PetscReal *xi = flexible->x + 3 * i;
-    PetscReal        d  = PetscSqrtReal(PetscSqr(xi[0] - local[0]) + PetscSqr(xi[1] - local[1]) + PetscSqr(xi[2] - local[2]));
-
-    if (d < distance) {
-      distance = d;
-      nearest  = i;
-    }
-  }
-  PetscCall(MbsYAMLError(reader, node, "the point (%g, %g, %g) in the axes of flexible body '%s' is none of its nodes; the nearest, node %" PetscInt_FMT " at (%g, %g, %g), is %g m away (elements act on nodes: give its point, or node: %" PetscInt_FMT ")", (double)local[0], (double)local[1], (double)local[2],
-                         body->name, nearest, (double)flexible->x[3 * nearest], (double)flexible->x[3 * nearest + 1], (double)flexible->x[3 * nearest + 2], (double)distance, nearest));
-  PetscFunctionReturn(0);
-}
-
 /* The file's datasets (doc/drafts/flex.md), the first nmode modes, and the checks of what the formulation assumes */
-static PetscErrorCode ReadFile_Private(MbsYAMLReader *reader, void *field, hid_t file, const char path[], MbsFlexible *flexible, PetscReal *data[4])
+static PetscErrorCode ReadFile_Private(const char where[], hid_t file, const char path[], MbsFlexible *flexible, PetscReal *data[4])
 {
   PetscInt  dims[4][2], n = flexible->nmode, nfile, ns, nsfile;
   PetscReal scale      = 0;
@@ -75,18 +32,17 @@ static PetscErrorCode ReadFile_Private(MbsYAMLReader *reader, void *field, hid_t
 
   PetscFunctionBeginUser;
   PetscCall(MbsH5ReadAttribute(file, path, "/", "format", format, sizeof(format), &found));
-  if (!found || strcmp(format, "mbsid flexible body 1")) PetscCall(MbsYAMLError(reader, field, "'%s' is no flexible-body file: its attribute format is '%s', not 'mbsid flexible body 1'", path, format));
+  PetscCheck(found && !strcmp(format, "mbsid flexible body 1"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s' is no flexible-body file: its attribute format is '%s', not 'mbsid flexible body 1'", where, path, format);
   PetscCall(MbsH5ReadAttribute(file, path, "/", "reduction", reduction, sizeof(reduction), &found));
-  if (!found || strcmp(reduction, "free-interface")) PetscCall(MbsYAMLError(reader, field, "'%s': reduction '%s'; only free-interface modes (mass-normalised, diagonal modal stiffness) are supported", path, reduction));
+  PetscCheck(found && !strcmp(reduction, "free-interface"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': reduction '%s'; only free-interface modes (mass-normalised, diagonal modal stiffness) are supported", where, path, reduction);
   PetscCall(MbsH5ReadReals(file, path, "/nodes/coordinates", 2, dims[0], &data[0], "m", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/modes/translation", 2, dims[1], &data[1], "m", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/modes/stiffness", 2, dims[2], &data[2], "1/s^2", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/inertia/slots", 2, dims[3], &data[3], NULL, NULL));
   nfile  = dims[2][0];
   nsfile = 4 + 3 * nfile;
-  if (dims[0][1] != 3 || dims[1][0] != 3 * dims[0][0] || dims[1][1] != nfile || dims[2][1] != nfile || dims[3][0] != nsfile || dims[3][1] != nsfile)
-    PetscCall(MbsYAMLError(reader, field, "'%s': the datasets disagree in size: /nodes/coordinates %" PetscInt_FMT " x %" PetscInt_FMT " (N x 3), /modes/translation %" PetscInt_FMT " x %" PetscInt_FMT " (3 N x n), /modes/stiffness %" PetscInt_FMT " x %" PetscInt_FMT " (n x n), /inertia/slots %" PetscInt_FMT " x %" PetscInt_FMT " ((4 + 3 n) square)", path, dims[0][0], dims[0][1], dims[1][0], dims[1][1], dims[2][0], dims[2][1], dims[3][0], dims[3][1]));
-  if (n > nfile) PetscCall(MbsYAMLError(reader, field, "modes: %" PetscInt_FMT ", but '%s' has %" PetscInt_FMT, n, path, nfile));
+  PetscCheck(dims[0][1] == 3 && dims[1][0] == 3 * dims[0][0] && dims[1][1] == nfile && dims[2][1] == nfile && dims[3][0] == nsfile && dims[3][1] == nsfile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': the datasets disagree in size: /nodes/coordinates %" PetscInt_FMT " x %" PetscInt_FMT " (N x 3), /modes/translation %" PetscInt_FMT " x %" PetscInt_FMT " (3 N x n), /modes/stiffness %" PetscInt_FMT " x %" PetscInt_FMT " (n x n), /inertia/slots %" PetscInt_FMT " x %" PetscInt_FMT " ((4 + 3 n) square)", where, path, dims[0][0], dims[0][1], dims[1][0], dims[1][1], dims[2][0], dims[2][1], dims[3][0], dims[3][1]);
+  PetscCheck(n <= nfile, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: modes: %" PetscInt_FMT ", but '%s' has %" PetscInt_FMT, where, n, path, nfile);
   flexible->nnode = dims[0][0];
   flexible->nslot = ns = 4 + 3 * n;
   PetscCall(PetscMalloc5(ns * ns, &flexible->slot_mass, 3 * flexible->nnode, &flexible->x, 3 * n * flexible->nnode, &flexible->shape, 9 * n * n, &flexible->unit, n, &flexible->stiffness));
@@ -107,18 +63,16 @@ static PetscErrorCode ReadFile_Private(MbsYAMLReader *reader, void *field, hid_t
   for (PetscInt j = 0; j < n; j++) {
     flexible->stiffness[j] = data[2][j * nfile + j];
     scale                  = PetscMax(scale, flexible->stiffness[j]);
-    if (!(flexible->stiffness[j] > 0))
-      PetscCall(MbsYAMLError(reader, field, "'%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; the modal stiffness omega^2 of an elastic mode must be positive", path, j, j, (double)flexible->stiffness[j]));
+    PetscCheck(flexible->stiffness[j] > 0, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; the modal stiffness omega^2 of an elastic mode must be positive", where, path, j, j,
+               (double)flexible->stiffness[j]);
   }
   for (PetscInt j = 0; j < n; j++)
     for (PetscInt l = 0; l < n; l++) {
       PetscReal modal_mass = 0;
 
       for (PetscInt k = 0; k < 3; k++) modal_mass += flexible->slot_mass[(4 + 3 * j + k) * ns + 4 + 3 * l + k];
-      if (j != l && PetscAbsReal(data[2][j * nfile + l]) > 1e-9 * scale)
-        PetscCall(MbsYAMLError(reader, field, "'%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; free-interface modes have a diagonal modal stiffness", path, j, l, (double)data[2][j * nfile + l]));
-      if (PetscAbsReal(modal_mass - (j == l)) > 1e-6)
-        PetscCall(MbsYAMLError(reader, field, "'%s': the modal mass of modes %" PetscInt_FMT " and %" PetscInt_FMT " (sum_k of /inertia/slots[4 + 3 j + k][4 + 3 l + k]) is %g; the modes must be mass-normalised", path, j, l, (double)modal_mass));
+      PetscCheck(j == l || PetscAbsReal(data[2][j * nfile + l]) <= 1e-9 * scale, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': /modes/stiffness[%" PetscInt_FMT "][%" PetscInt_FMT "] = %g; free-interface modes have a diagonal modal stiffness", where, path, j, l, (double)data[2][j * nfile + l]);
+      PetscCheck(PetscAbsReal(modal_mass - (j == l)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': the modal mass of modes %" PetscInt_FMT " and %" PetscInt_FMT " (sum_k of /inertia/slots[4 + 3 j + k][4 + 3 l + k]) is %g; the modes must be mass-normalised", where, path, j, l, (double)modal_mass);
     }
   PetscFunctionReturn(0);
 }
@@ -137,7 +91,7 @@ static PetscErrorCode CloseFile(hid_t h5, PetscReal *data[4])
   in different directions, as a beam's first bending modes in y and z, give one massless combination): the formulation
   needs M positive definite only on the motions the constraints allow, which the model checks at its initial pose.
 */
-static PetscErrorCode DropCentrifugal(MbsYAMLReader *reader, void *field, const char path[], MbsFlexible *flexible)
+static PetscErrorCode DropCentrifugal(const char where[], const char path[], MbsFlexible *flexible)
 {
   PetscInt     ns = flexible->nslot;
   PetscReal   *S  = flexible->slot_mass, *A, *w, *work, *D, lowest, highest;
@@ -164,44 +118,25 @@ static PetscErrorCode DropCentrifugal(MbsYAMLReader *reader, void *field, const 
   lowest  = w[0];
   highest = w[ns - 1];
   PetscCall(PetscFree4(A, w, work, D));
-  if (info != 0 || lowest < -1e-10 * highest) PetscCall(MbsYAMLError(reader, field, "'%s': /inertia/slots is no kinetic energy (smallest eigenvalue %g of largest %g, without its (e_k, gamma_jk) terms)", path, (double)lowest, (double)highest));
+  PetscCheck(info == 0 && lowest >= -1e-10 * highest, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': /inertia/slots is no kinetic energy (smallest eigenvalue %g of largest %g, without its (e_k, gamma_jk) terms)", where, path, (double)lowest, (double)highest);
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsFlexibleRead - A flexible body's fields: flexible (its file, relative to the model file's folder), modes (how many
-  of the file's it keeps), modal_damping (zeta, a number or {param: NAME}, default 0).
+  MbsFlexibleReadFile - The first flexible->nmode modes of the flexible-body file path (doc/drafts/flex.md); errors start
+  with where (the model file, line and body).
 @*/
-PetscErrorCode MbsFlexibleRead(MbsYAMLReader *reader, void *field, const char file[], MbsBody *body)
+PetscErrorCode MbsFlexibleReadFile(const char where[], const char path[], MbsFlexible *flexible)
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  MbsFlexible   *flexible;
-  PetscReal      modes = 0, *data[4] = {NULL, NULL, NULL, NULL};
-  PetscBool      set;
-  char           path[PETSC_MAX_PATH_LEN] = "";
-  const char    *slash                    = strrchr(desc->file, '/');
-  hid_t          h5;
+  PetscReal *data[4] = {NULL, NULL, NULL, NULL};
+  hid_t      h5;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscNew(&flexible));
-  body->flexible          = flexible;
-  body->rigid             = PETSC_TRUE;
-  flexible->damping.param = -1;
-  PetscCall(MbsYAMLReadNumber(reader, field, "modes", &modes, &set));
-  if (!set || !(modes >= 1 && modes <= 1000 && modes == PetscFloorReal(modes))) PetscCall(MbsYAMLError(reader, field, "modes: the number of the file's modes the body keeps, a whole number from 1 (got %s%g)", set ? "" : "none, ", (double)modes));
-  flexible->nmode = (PetscInt)modes;
-  PetscCall(MbsYAMLReadValues(reader, field, "modal_damping", "1", PETSC_FALSE, 1, &flexible->damping, NULL));
-  if (flexible->damping.value < 0 || (flexible->damping.param >= 0 && desc->param_info[flexible->damping.param].lower < 0))
-    PetscCall(MbsYAMLError(reader, field, "modal_damping must not be negative%s", flexible->damping.param >= 0 ? " (nor the lower bound of its parameter)" : ""));
-  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/", (int)(slash - desc->file), desc->file));
-  PetscCall(PetscStrlcat(path, file, sizeof(path)));
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   h5 = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (h5 < 0) PetscCall(MbsYAMLError(reader, field, "cannot open the flexible body's file '%s' (HDF5; mbsid beam writes one)", path));
-  MbsCallCleanup(ReadFile_Private(reader, field, h5, path, flexible, data), CloseFile(h5, data));
-  PetscCall(DropCentrifugal(reader, field, path, flexible));
-  body->mass.value = flexible->slot_mass[0];
-  body->mass.param = -1;
+  PetscCheck(h5 >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "%s: cannot open the flexible body's file '%s' (HDF5; mbsid beam writes one)", where, path);
+  MbsCallCleanup(ReadFile_Private(where, h5, path, flexible, data), CloseFile(h5, data));
+  PetscCall(DropCentrifugal(where, path, flexible));
   PetscFunctionReturn(0);
 }
 
