@@ -195,6 +195,28 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
+/* dy/dU_j -= b^T dR_v/dU_j for the first ncolumn columns (Jacobian at U' = 0), dy/dp -= b^T dR_v/dp at U' = (0, a);
+   R_v the rows M v' - f + Phi_q^T lambda of the residual, J scratch of n max(n, np) */
+static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const PetscReal U[], PetscReal Udot[], const PetscReal a[], const PetscReal b[], PetscInt ncolumn, PetscReal J[], PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt n = model->n, nq = NQ(model), np = model->np;
+
+  PetscFunctionBeginUser;
+  if (dydu) {
+    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
+    for (PetscInt j = 0; j < ncolumn; j++)
+      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+  }
+  if (dydp) {
+    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
+    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
+    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
   An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
   U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
@@ -204,7 +226,7 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
 {
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
+  PetscInt          n = model->n, nq = desc->nq, zero_pivot;
   PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
 
   PetscFunctionBeginUser;
@@ -217,18 +239,7 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
   if (!dydu && !dydp) PetscFunctionReturn(0);
   MbsDenseLUSolve(nq, Minv, pivots, 1, b);
-  if (dydu) {
-    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
-  }
-  if (dydp) {
-    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
-    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
-    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
-  }
+  PetscCall(ChainAccelerations(model, t, U, Udot, a, b, n, J, dydu, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -244,7 +255,7 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
   Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, np = model->np, zero_pivot;
+  PetscInt          n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
   PetscReal        *A = work, *z = A + m * m, *w = z + m, *G = w + m, *Ul = G + nc * nq, *Udot = Ul + n, *J = Udot + n;
   const PetscReal  *v = U + nq, *a = z, *l = z + nq, *beta = w, *eta = w + nq;
 
@@ -261,21 +272,10 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
   MbsDenseLUSolve(m, A, pivots, 1, w);
   PetscCall(PetscArraycpy(Ul, U, n));
   PetscCall(PetscArraycpy(Ul + 2 * nq, l, nc));
-  if (dydu) {
-    PetscCall(DescribedJacobian(model, t, Ul, Udot, 0, J));
-    for (PetscInt j = 0; j < 2 * nq; j++)
-      for (PetscInt i = 0; i < nq; i++) dydu[j] -= beta[i] * MBS_IJ(J, nq + i, j, n);
-    for (PetscInt r = 0; r < nc; r++) {
-      MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
-      MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
-    }
-  }
-  if (dydp) {
-    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
-    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
-    PetscCall(DescribedJacobianP(model, t, Ul, Udot, J));
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt i = 0; i < nq; i++) dydp[k] -= beta[i] * MBS_IJ(J, nq + i, k, n);
+  PetscCall(ChainAccelerations(model, t, Ul, Udot, a, beta, 2 * nq, J, dydu, dydp));
+  for (PetscInt r = 0; r < nc && dydu; r++) {
+    MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
+    MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
   }
   PetscFunctionReturn(0);
 }
