@@ -3,8 +3,10 @@
   coordinates (seed 003, section 3: constant mass matrix, constraints at most quadratic, no velocity-quadratic
   terms), assembled element by element from the library of elements/.
 
-  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3. Mass matrix M = blockdiag(m I3, Jbar (x) I3),
-  Jbar = int x x^T dm = tr(I)/2 1 - I, constant. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
+  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3, per flexible body (r, u, v, w, gamma_jk) of
+  elements/flexible.c, 3 (4 + 3 nmode). Mass matrix M = blockdiag(m I3, Jbar (x) I3), Jbar = int x x^T dm = tr(I)/2 1 - I,
+  constant (a flexible body's: slot_mass (x) I3, singular, with the modal stiffness and damping among the forces and 8
+  rows per mode among the body's constraints). Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
   stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
