@@ -9,14 +9,17 @@
   (u, v, w, phi, theta_y, theta_z), with theta_z = v' and theta_y = -w'.
 
   Reduction: free-interface component modes, the first -beam_modes elastic free-free modes of K psi = omega^2 M psi,
-  mass-normalised (psi^T M psi = 1), the six rigid-body modes left out (the body frame carries the rigid motion).
+  mass-normalised (psi^T M psi = 1), the six rigid-body modes left out (the body frame carries the rigid motion). With
+  -beam_attachment_nodes, also the residual attachment modes of unit forces along x, y, z at those nodes (the static
+  deflection of the modes left out, sum_m phi_m phi_m^T f / omega_m^2, orthogonal to the rigid and the kept modes),
+  and the whole basis turned into its Ritz modes: again mass-normalised with a diagonal modal stiffness.
 */
 #include "commands/commandimpl.h"
 #include <petscblaslapack.h>
 
 typedef struct {
   PetscReal length, width, height, E, G, rho, Jt;
-  PetscInt  nelement, nmode;
+  PetscInt  nelement, nmode, nattach, attach[16];
 } MbsBeam;
 
 #define NDOF 6 /* per node: u, v, w, phi, theta_y, theta_z */
@@ -68,10 +71,10 @@ static void Assemble(const MbsBeam *beam, PetscInt ndof, PetscReal K[], PetscRea
   from the section's rotation; S_11 then drops rho I_p L / 2, so that no rigid rotation has rotary inertia in bending
   either. By 4-point Gauss quadrature (exact: cubic times cubic).
 */
-static void SlotMass(const MbsBeam *beam, const PetscReal psi[], PetscInt ndof, PetscReal S[])
+static void SlotMass(const MbsBeam *beam, const PetscReal psi[], PetscInt n, PetscInt ndof, PetscReal S[])
 {
   const PetscReal g[4] = {0.06943184420297371, 0.33000947820757187, 0.6699905217924281, 0.9305681557970262}, wg[4] = {0.17392742256872692, 0.3260725774312731, 0.3260725774312731, 0.17392742256872692};
-  PetscInt        n = beam->nmode, ns = 4 + 3 * n;
+  PetscInt        ns = 4 + 3 * n;
   PetscReal       l = beam->length / beam->nelement, A = beam->width * beam->height, Jr = beam->rho * beam->width * beam->height * (beam->width * beam->width + beam->height * beam->height) / 24;
   PetscReal       a[4 + 3 * 64], b[4 + 3 * 64], d[4 + 3 * 64];
 
@@ -102,11 +105,49 @@ static void SlotMass(const MbsBeam *beam, const PetscReal psi[], PetscInt ndof, 
   S[ns + 1] -= Jr * beam->length;
 }
 
+/*
+  The basis of the file: the kept modes, and the attachment modes in the Ritz modes of the span of both, psi (ndof x nb)
+  and omega^2 (nb). Phi: all the beam's modes (mass-normalised, by column), omega2 theirs.
+*/
+static PetscErrorCode RitzModes(const MbsBeam *beam, PetscInt ndof, const PetscReal Phi[], const PetscReal omega2[], PetscInt nb, PetscReal psi[], PetscReal w2[])
+{
+  PetscInt     n = beam->nmode;
+  PetscReal   *C, *Kr, *Mr, *CV, *work;
+  PetscBLASInt bnb, lwork, info, one = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc5(ndof * nb, &C, nb * nb, &Kr, nb * nb, &Mr, ndof * nb, &CV, 8 * nb, &work));
+  for (PetscInt j = 0; j < n; j++) C[6 + j + j * ndof] = 1;
+  for (PetscInt a = 0; a < beam->nattach; a++)
+    for (PetscInt k = 0; k < 3; k++)
+      for (PetscInt m = 6 + n; m < ndof; m++) C[m + (n + 3 * a + k) * ndof] = Phi[m * ndof + NDOF * beam->attach[a] + k] / omega2[m];
+  for (PetscInt i = 0; i < nb; i++)
+    for (PetscInt j = 0; j < nb; j++)
+      for (PetscInt m = 6; m < ndof; m++) {
+        Mr[i + j * nb] += C[m + i * ndof] * C[m + j * ndof];
+        Kr[i + j * nb] += C[m + i * ndof] * omega2[m] * C[m + j * ndof];
+      }
+  PetscCall(PetscBLASIntCast(nb, &bnb));
+  PetscCall(PetscBLASIntCast(8 * nb, &lwork));
+  LAPACKsygv_(&one, "V", "U", &bnb, Kr, &bnb, Mr, &bnb, w2, work, &lwork, &info);
+  if (info == 0) {
+    for (PetscInt m = 0; m < ndof; m++) /* C V, then Phi C V */
+      for (PetscInt j = 0; j < nb; j++)
+        for (PetscInt i = 0; i < nb; i++) CV[m + j * ndof] += C[m + i * ndof] * Kr[i + j * nb];
+    for (PetscInt j = 0; j < nb; j++)
+      for (PetscInt m = 6; m < ndof; m++)
+        for (PetscInt d = 0; d < ndof; d++) psi[d + j * ndof] += Phi[d + m * ndof] * CV[m + j * ndof];
+  }
+  PetscCall(PetscFree5(C, Kr, Mr, CV, work));
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK sygv failed with info %d on the Ritz problem of the modes and the attachment modes (two attachment nodes that repeat each other?)", (int)info);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsBeamWrite_Private(const char output[], const MbsBeam *beam, PetscReal K[], PetscReal M[], PetscReal omega2[], PetscReal work[], PetscInt lwork, MPI_Comm comm)
 {
-  PetscInt     nnode = beam->nelement + 1, ndof = NDOF * nnode, n = beam->nmode, ns = 4 + 3 * n, dims[2];
-  PetscBLASInt bn, blwork, info, one                                                = 1;
-  PetscReal   *psi = K + 6 * ndof, *S, *x, *shape, *rotation, *frequency, *stiffness;
+  PetscInt     nnode = beam->nelement + 1, ndof = NDOF * nnode, n = beam->nmode + 3 * beam->nattach, ns = 4 + 3 * n, dims[2];
+  PetscBLASInt bn, blwork, info, one                                                                    = 1;
+  PetscReal   *psi, *w2, *S, *x, *shape, *rotation, *frequency, *stiffness;
   MbsH5Writer  writer;
   char         text[256];
 
@@ -119,7 +160,13 @@ static PetscErrorCode MbsBeamWrite_Private(const char output[], const MbsBeam *b
   /* the six rigid modes have omega^2 of rounding, far below the first elastic one */
   PetscCheck(PetscAbsReal(omega2[5]) < 1e-6 * omega2[6], PETSC_COMM_SELF, PETSC_ERR_PLIB, "The free beam does not have exactly six rigid-body modes (omega^2: %g, %g)", (double)omega2[5], (double)omega2[6]);
   PetscCall(PetscCalloc6(ns * ns, &S, 3 * nnode, &x, 3 * nnode * n, &shape, 3 * nnode * n, &rotation, n, &frequency, n * n, &stiffness));
-  SlotMass(beam, psi, ndof, S);
+  PetscCall(PetscCalloc2(ndof * n, &psi, n, &w2));
+  if (beam->nattach) PetscCall(RitzModes(beam, ndof, K, omega2, n, psi, w2));
+  else {
+    PetscCall(PetscArraycpy(psi, K + 6 * ndof, ndof * n));
+    PetscCall(PetscArraycpy(w2, omega2 + 6, n));
+  }
+  SlotMass(beam, psi, n, ndof, S);
   for (PetscInt i = 0; i < nnode; i++) {
     x[3 * i] = -beam->length / 2 + i * beam->length / beam->nelement;
     for (PetscInt k = 0; k < 3; k++)
@@ -129,14 +176,14 @@ static PetscErrorCode MbsBeamWrite_Private(const char output[], const MbsBeam *b
       }
   }
   for (PetscInt j = 0; j < n; j++) {
-    frequency[j]         = PetscSqrtReal(omega2[6 + j]) / (2 * PETSC_PI);
-    stiffness[j * n + j] = omega2[6 + j];
+    frequency[j]         = PetscSqrtReal(w2[j]) / (2 * PETSC_PI);
+    stiffness[j * n + j] = w2[j];
   }
   PetscCall(MbsH5WriterOpen(output, &writer));
   PetscCall(MbsH5WriteAttribute(&writer, "/", "format", "mbsid flexible body 1"));
-  PetscCall(MbsH5WriteAttribute(&writer, "/", "reduction", "free-interface"));
-  PetscCall(PetscSNPrintf(text, sizeof(text), "straight beam along x, L = %g m, section %g x %g m (y x z), E = %g Pa, G = %g Pa, rho = %g kg/m^3, J_t = %g m^4, %" PetscInt_FMT " Euler-Bernoulli elements, the first %" PetscInt_FMT " free-free elastic modes",
-                          (double)beam->length, (double)beam->width, (double)beam->height, (double)beam->E, (double)beam->G, (double)beam->rho, (double)beam->Jt, beam->nelement, n));
+  PetscCall(MbsH5WriteAttribute(&writer, "/", "reduction", beam->nattach ? "free-interface+attachment" : "free-interface"));
+  PetscCall(PetscSNPrintf(text, sizeof(text), "straight beam along x, L = %g m, section %g x %g m (y x z), E = %g Pa, G = %g Pa, rho = %g kg/m^3, J_t = %g m^4, %" PetscInt_FMT " Euler-Bernoulli elements, the first %" PetscInt_FMT " free-free elastic modes and the attachment modes of %" PetscInt_FMT " nodes (Ritz)",
+                          (double)beam->length, (double)beam->width, (double)beam->height, (double)beam->E, (double)beam->G, (double)beam->rho, (double)beam->Jt, beam->nelement, beam->nmode, beam->nattach));
   PetscCall(MbsH5WriteAttribute(&writer, "/", "description", text));
   dims[0] = nnode;
   dims[1] = 3;
@@ -156,12 +203,13 @@ static PetscErrorCode MbsBeamWrite_Private(const char output[], const MbsBeam *b
   for (PetscInt j = 0; j < n; j++) PetscCall(PetscPrintf(PETSC_COMM_SELF, " %.6f", (double)frequency[j]));
   PetscCall(PetscPrintf(PETSC_COMM_SELF, "\n"));
   PetscCall(PetscFree6(S, x, shape, rotation, frequency, stiffness));
+  PetscCall(PetscFree2(psi, w2));
   PetscFunctionReturn(0);
 }
 
 PetscErrorCode MbsCommandBeam(MPI_Comm comm)
 {
-  MbsBeam     beam                       = {1.2, 0.040, 0.010, 210e9, 81e9, 7850, 0, 24, 12};
+  MbsBeam     beam                       = {1.2, 0.040, 0.010, 210e9, 81e9, 7850, 0, 24, 12, 0, {0}};
   char        output[PETSC_MAX_PATH_LEN] = "beam.h5";
   PetscBool   help;
   PetscMPIInt rank;
@@ -178,14 +226,18 @@ PetscErrorCode MbsCommandBeam(MPI_Comm comm)
   PetscCall(PetscOptionsReal("-beam_torsion_constant", "St-Venant torsion constant J_t [m^4] (0: the exact series of the rectangle)", "", beam.Jt, &beam.Jt, NULL));
   PetscCall(PetscOptionsInt("-beam_elements", "Number of Euler-Bernoulli elements", "", beam.nelement, &beam.nelement, NULL));
   PetscCall(PetscOptionsInt("-beam_modes", "Number of elastic free-free modes kept", "", beam.nmode, &beam.nmode, NULL));
+  beam.nattach = 16;
+  PetscCall(PetscOptionsIntArray("-beam_attachment_nodes", "Nodes (from 0) whose attachment modes of unit forces along x, y, z join the basis", "", beam.attach, &beam.nattach, NULL));
   MbsOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) PetscFunctionReturn(0);
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
   PetscCheck(beam.length > 0 && beam.width > 0 && beam.height > 0 && beam.E > 0 && beam.G > 0 && beam.rho > 0 && beam.Jt >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-beam_length, -beam_width, -beam_height, -beam_youngs_modulus, -beam_shear_modulus and -beam_density must be positive, -beam_torsion_constant not negative");
   PetscCheck(beam.nelement >= 2 && beam.nelement <= 1000, comm, PETSC_ERR_ARG_OUTOFRANGE, "-beam_elements must be in [2, 1000], got %" PetscInt_FMT, beam.nelement);
-  PetscCheck(beam.nmode >= 1 && beam.nmode <= 64 && beam.nmode <= NDOF * (beam.nelement + 1) - 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-beam_modes must be in [1, 64] and at most the %" PetscInt_FMT " elastic modes of %" PetscInt_FMT " elements, got %" PetscInt_FMT,
-             NDOF * (beam.nelement + 1) - 6, beam.nelement, beam.nmode);
+  PetscCheck(beam.nmode >= 1 && beam.nmode + 3 * beam.nattach <= 64 && beam.nmode + 3 * beam.nattach <= NDOF * (beam.nelement + 1) - 6, comm, PETSC_ERR_ARG_OUTOFRANGE, "-beam_modes plus 3 per attachment node must be in [1, 64] and at most the %" PetscInt_FMT " elastic modes of %" PetscInt_FMT " elements, got %" PetscInt_FMT " + 3 x %" PetscInt_FMT,
+             NDOF * (beam.nelement + 1) - 6, beam.nelement, beam.nmode, beam.nattach);
+  for (PetscInt a = 0; a < beam.nattach; a++)
+    PetscCheck(beam.attach[a] >= 0 && beam.attach[a] <= beam.nelement, comm, PETSC_ERR_ARG_OUTOFRANGE, "-beam_attachment_nodes: node %" PetscInt_FMT " is none of the nodes 0 to %" PetscInt_FMT, beam.attach[a], beam.nelement);
   if (beam.Jt == 0) beam.Jt = TorsionConstant(beam.width, beam.height);
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {

@@ -34,7 +34,7 @@ static PetscErrorCode ReadFile_Private(const char where[], hid_t file, const cha
   PetscCall(MbsH5ReadAttribute(file, path, "/", "format", format, sizeof(format), &found));
   PetscCheck(found && !strcmp(format, "mbsid flexible body 1"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s' is no flexible-body file: its attribute format is '%s', not 'mbsid flexible body 1'", where, path, format);
   PetscCall(MbsH5ReadAttribute(file, path, "/", "reduction", reduction, sizeof(reduction), &found));
-  PetscCheck(found && !strcmp(reduction, "free-interface"), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': reduction '%s'; only free-interface modes (mass-normalised, diagonal modal stiffness) are supported", where, path, reduction);
+  PetscCheck(found && (!strcmp(reduction, "free-interface") || !strcmp(reduction, "free-interface+attachment")), PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "%s: '%s': reduction '%s'; only free-interface modes, with attachment modes or without (mass-normalised, diagonal modal stiffness), are supported", where, path, reduction);
   PetscCall(MbsH5ReadReals(file, path, "/nodes/coordinates", 2, dims[0], &data[0], "m", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/modes/translation", 2, dims[1], &data[1], "m", NULL));
   PetscCall(MbsH5ReadReals(file, path, "/modes/stiffness", 2, dims[2], &data[2], "1/s^2", NULL));
