@@ -89,7 +89,8 @@ static PetscErrorCode CloseFile(hid_t h5, PetscReal *data[4])
   Drops the terms (e_k, gamma_jk) of the file's slot inertia (header comment), and checks that what is left is
   positive semidefinite: a kinetic energy. It is singular (a bending mode's gamma_j1 has no mass; two modes of one shape
   in different directions, as a beam's first bending modes in y and z, give one massless combination): the formulation
-  needs M positive definite only on the motions the constraints allow, which the model checks at its initial pose.
+  needs M positive definite only on the motions the constraints allow, else the index-1 system of the initial
+  accelerations [M Phi_q^T; Phi_q 0] is singular and the model refuses to start.
 */
 static PetscErrorCode DropCentrifugal(const char where[], const char path[], MbsFlexible *flexible)
 {
