@@ -56,6 +56,21 @@ typedef struct {
   PetscInt     offset;                         /* first coordinate in q */
 } MbsBody;
 
+/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
+static inline PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
+{
+  const MbsFlexible *flexible = body->flexible;
+  PetscReal          size     = 0;
+
+  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+
+    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
+  }
+  return -1;
+}
+
 /* A vector that is linear in q: sum over at most two bodies of c0 r + c1 u + c2 v + c3 w (+ scale sum_m shape_m
    gamma_m on a flexible body), plus a constant k */
 typedef struct {
@@ -190,10 +205,9 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, Petsc
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
 
-/* Flexible bodies (flexible.c) */
+/* Flexible bodies: their file (flexible_file.c), rows and forces (flexible.c) */
 PETSC_INTERN PetscErrorCode MbsFlexibleReadFile(const char[], const char[], MbsFlexible *);
 PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
-PETSC_INTERN PetscInt       MbsFlexibleNode(const MbsBody *, const PetscReal[3]); /* kinematics.c */
 PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
 PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 

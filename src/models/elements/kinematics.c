@@ -17,21 +17,6 @@ PetscInt MbsBodySlots(MbsDescription desc, PetscInt body)
   return b->flexible ? b->flexible->nslot : b->rigid ? 4 : 1;
 }
 
-/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
-PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
-{
-  const MbsFlexible *flexible = body->flexible;
-  PetscReal          size     = 0;
-
-  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
-  for (PetscInt i = 0; i < flexible->nnode; i++) {
-    const PetscReal *xi = flexible->x + 3 * i;
-
-    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
-  }
-  return -1;
-}
-
 /* The coefficient of slot s in term t of the map */
 static PetscReal Coefficient(const MbsVectorMap *map, PetscInt t, PetscInt s)
 {
