@@ -3,9 +3,11 @@
   coordinates (seed 003, section 3: constant mass matrix, constraints at most quadratic, no velocity-quadratic
   terms), assembled element by element from the library of elements/.
 
-  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3. Mass matrix M = blockdiag(m I3, Jbar (x) I3),
-  Jbar = int x x^T dm = tr(I)/2 1 - I, constant in time; m and the entries of I may be parameters, M(p) linear in each,
-  so dF/dp gets dM/dp v' (DescribedJacobianP). Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
+  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3, per flexible body (r, u, v, w, gamma_jk) of
+  elements/flexible.c, 3 (4 + 3 nmode). Mass matrix M = blockdiag(m I3, Jbar (x) I3), Jbar = int x x^T dm = tr(I)/2 1 - I,
+  constant in time; m and the entries of I may be parameters, M(p) linear in each, so dF/dp gets dM/dp v'
+  (DescribedJacobianP); a flexible body's is slot_mass (x) I3, singular, with the modal stiffness and damping among the
+  forces and 8 rows per mode among the body's constraints. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
   stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
@@ -32,12 +34,15 @@
 
 typedef struct {
   MbsDescription      desc;
-  PetscInt            nrigid;
-  MbsBilinear        *orthonormal; /* 6 per rigid body */
-  const MbsBilinear **row;         /* the nc constraint rows */
-  PetscInt           *row_owner;   /* element index, or -1 - body index */
-  PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
+  PetscInt            nbody_row;
+  MbsBilinear        *body_row;  /* 6 per rigid or flexible body (orthonormal axes), 8 per mode of a flexible one */
+  const MbsBilinear **row;       /* the nc constraint rows */
+  PetscInt           *row_owner; /* element index, or -1 - body index */
+  PetscInt           *sensor;    /* the element of each output channel: every sensor, in the file's order */
+  PetscBool           flexible;  /* a flexible body: M is singular (flexible.c), positive definite only on the free motions */
 } Described;
+
+static void AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
 
 static PetscInt NQ(MbsModel model)
 {
@@ -65,6 +70,14 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
     PetscInt       o    = body->offset;
     PetscReal      m    = MbsValueOf(&body->mass, p), Jbar[9];
 
+    if (body->flexible) { /* slot_mass (x) I3 */
+      PetscInt ns = body->flexible->nslot;
+
+      for (PetscInt s = 0; s < ns; s++)
+        for (PetscInt t = 0; t < ns; t++)
+          for (PetscInt k = 0; k < 3; k++) F[o + 3 * s + k] += body->flexible->slot_mass[s * ns + t] * a[o + 3 * t + k];
+      continue;
+    }
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
     MbsBodyJbar(body, p, -1, Jbar);
@@ -82,6 +95,14 @@ static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, P
     PetscInt       o    = body->offset;
     PetscReal      Jbar[9];
 
+    if (body->flexible) {
+      PetscInt ns = body->flexible->nslot;
+
+      for (PetscInt s = 0; s < ns; s++)
+        for (PetscInt t = 0; t < ns; t++)
+          for (PetscInt k = 0; k < 3; k++) J[(o + 3 * s + k) + (o + 3 * t + k) * ld] += scale * body->flexible->slot_mass[s * ns + t];
+      continue;
+    }
     for (PetscInt k = 0; k < 3; k++) J[(o + k) * (ld + 1)] += scale * MbsValueOf(&body->mass, p);
     if (!body->rigid) continue;
     MbsBodyJbar(body, p, -1, Jbar);
@@ -91,12 +112,23 @@ static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, P
   }
 }
 
-/* -f of gravity and of the force elements (with excitation or without) into F (nq), and their -df/dq, -df/dv */
+/*
+  -f of gravity, of the flexible bodies' elasticity and damping, and of the force elements (with excitation or
+  without) into F (nq), and their -df/dq, -df/dv, -df/dp. Gravity on a flexible body's slot s is int c_s dm g, row 0
+  of its slot mass.
+*/
 static PetscErrorCode AddForces(MbsDescription desc, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody && F; b++)
-    for (PetscInt k = 0; k < 3; k++) F[desc->body[b].offset + k] -= MbsValueOf(&desc->body[b].mass, desc->p) * desc->gravity[k];
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+
+    for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * desc->gravity[k];
+    if (!body->flexible) continue;
+    for (PetscInt s = 1; s < body->flexible->nslot && F; s++)
+      for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * desc->gravity[k];
+    MbsFlexibleForce(desc, b, q, v, F, Jq, Jv, Jp, ld);
+  }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
 
@@ -178,31 +210,16 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
-/*
-  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
-  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
-  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
-*/
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+/* dy/dU_j -= b^T dR_v/dU_j for the first ncolumn columns (Jacobian at U' = 0), dy/dp -= b^T dR_v/dp at U' = (0, a);
+   R_v the rows M v' - f + Phi_q^T lambda of the residual, J scratch of n max(n, np) */
+static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const PetscReal U[], PetscReal Udot[], const PetscReal a[], const PetscReal b[], PetscInt ncolumn, PetscReal J[], PetscReal dydu[], PetscReal dydp[])
 {
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
-  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
+  PetscInt n = model->n, nq = NQ(model), np = model->np;
 
   PetscFunctionBeginUser;
-  PetscCall(DescribedResidual(model, t, U, Udot, R));
-  AddMass(desc, model->p, 1, Minv, nq);
-  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
-  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
-  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
-  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
-  if (!dydu && !dydp) PetscFunctionReturn(0);
-  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
   if (dydu) {
     PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
-    for (PetscInt j = 0; j < n; j++)
+    for (PetscInt j = 0; j < ncolumn; j++)
       for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
   }
   if (dydp) {
@@ -215,13 +232,81 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   PetscFunctionReturn(0);
 }
 
+/*
+  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
+  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
+  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
+*/
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+{
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          n = model->n, nq = desc->nq, zero_pivot;
+  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedResidual(model, t, U, Udot, R));
+  AddMass(desc, model->p, 1, Minv, nq);
+  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
+  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
+  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
+  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
+  PetscCall(ChainAccelerations(model, t, U, Udot, a, b, n, J, dydu, dydp));
+  PetscFunctionReturn(0);
+}
+
+/*
+  An accelerometer's y when M is singular (a flexible body): a from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r],
+  A = [M Phi_q^T; Phi_q 0] (l = lambda on the exact solution, but not U's lambda). With [beta; eta] = A^-1 [dy/da; 0]
+  (A symmetric): dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r (Phi_r,qq a)^T, dy/dv += beta^T f_v -
+  2 sum_r eta_r (Phi_r,qq v)^T, dy/dlambda = dy/dmu = 0, dy/dp = beta^T (f_p - M_p a): the model's own Jacobians at U
+  with lambda = l and U' = (0, a).
+*/
+static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+{
+  Described        *d    = (Described *)model->data;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscReal        *A = work, *z = A + m * m, *w = z + m, *G = w + m, *Ul = G + nc * nq, *Udot = Ul + n, *J = Udot + n;
+  const PetscReal  *v = U + nq, *a = z, *l = z + nq, *beta = w, *eta = w + nq;
+
+  PetscFunctionBeginUser;
+  AugmentedMatrix(model, U, A, G);
+  PetscCall(AddForces(desc, PETSC_TRUE, t, U, v, z, NULL, NULL, NULL, n));
+  for (PetscInt i = 0; i < nq; i++) z[i] = -z[i];
+  for (PetscInt r = 0; r < nc; r++) z[nq + r] = MbsBilinearRate(desc, d->row[r], Udot, v) - MbsBilinearRate(desc, d->row[r], v, v); /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v */
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, el->name);
+  MbsDenseLUSolve(m, A, pivots, 1, z);
+  PetscCall(el->ops->sensor(desc, el, U, v, a, y, dydu, dydu ? dydu + nq : NULL, w));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(m, A, pivots, 1, w);
+  PetscCall(PetscArraycpy(Ul, U, n));
+  PetscCall(PetscArraycpy(Ul + 2 * nq, l, nc));
+  PetscCall(ChainAccelerations(model, t, Ul, Udot, a, beta, 2 * nq, J, dydu, dydp));
+  for (PetscInt r = 0; r < nc && dydu; r++) {
+    MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
+    MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt   n = model->n, nq = NQ(model);
+  PetscInt   n = model->n, nq = NQ(model), m = nq + NC(model);
   PetscReal *work, value;
   PetscInt  *pivots;
 
   PetscFunctionBeginUser;
+  if (((Described *)model->data)->flexible) {
+    PetscCall(PetscCalloc2(m * m + 2 * m + m * nq + 2 * n + n * PetscMax(n, model->np), &work, 3 * m, &pivots));
+    MbsCallCleanup(AccelerationAugmented_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
   MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
   PetscFunctionReturn(0);
@@ -315,9 +400,15 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* The file's pose and velocity; flexible bodies undeformed (gamma = 0) */
 static void InitialPose(MbsDescription desc, PetscReal q[], PetscReal v[])
 {
-  for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], q + desc->body[b].offset, v + desc->body[b].offset);
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt o = desc->body[b].offset;
+
+    for (PetscInt i = 12; i < 3 * MbsBodySlots(desc, b); i++) q[o + i] = v[o + i] = 0;
+    MbsBodyPose(&desc->body[b], q + o, v + o);
+  }
 }
 
 /* Phi_q (nc x nq, column-major) at q */
@@ -467,8 +558,11 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
+      PetscInt first = r;
+
+      while (first > 0 && d->row_owner[first - 1] == d->row_owner[r]) first--;
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - (d->row_owner[r] < 0 ? (r / 6) * 6 : desc->element[d->row_owner[r]].first_row) + 1, (double)phi);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - first + 1, (double)phi);
     }
     if (PetscAbsReal(rate) > 1e-9 * vscale) {
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
@@ -587,7 +681,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
 
   PetscFunctionBeginUser;
   PetscCall(MbsDescriptionDestroy(&d->desc));
-  PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
+  PetscCall(PetscFree3(d->body_row, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
@@ -622,29 +716,36 @@ static void OrthonormalRows(MbsDescription desc, PetscInt b, MbsBilinear row[6])
 static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
 {
   MbsDescription desc = d->desc;
-  PetscInt       r = 0, k = 0;
+  PetscInt       r    = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
     desc->body[b].offset = desc->nq;
-    desc->nq += desc->body[b].rigid ? 12 : 3;
-    d->nrigid += desc->body[b].rigid;
+    desc->nq += 3 * MbsBodySlots(desc, b);
+    d->nbody_row += desc->body[b].rigid ? 6 : 0;
+    d->nbody_row += desc->body[b].flexible ? 8 * desc->body[b].flexible->nmode : 0;
   }
-  desc->nc = 6 * d->nrigid;
+  desc->nc = d->nbody_row;
   for (PetscInt e = 0; e < desc->nelement; e++)
     if (desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT) {
       desc->element[e].first_row = desc->nc;
       desc->nc += desc->element[e].nrow;
     }
-  PetscCall(PetscMalloc3(6 * d->nrigid, &d->orthonormal, desc->nc, &d->row, desc->nc, &d->row_owner));
+  PetscCall(PetscMalloc3(d->nbody_row, &d->body_row, desc->nc, &d->row, desc->nc, &d->row_owner));
   for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt count = 0;
+
     if (!desc->body[b].rigid) continue;
-    OrthonormalRows(desc, b, d->orthonormal + 6 * k);
-    for (PetscInt i = 0; i < 6; i++, r++) {
-      d->row[r]       = &d->orthonormal[6 * k + i];
+    OrthonormalRows(desc, b, d->body_row + r);
+    count = 6;
+    if (desc->body[b].flexible) {
+      MbsFlexibleRows(desc, b, d->body_row + r + 6);
+      count += 8 * desc->body[b].flexible->nmode;
+    }
+    for (PetscInt i = 0; i < count; i++, r++) {
+      d->row[r]       = &d->body_row[r];
       d->row_owner[r] = -1 - b;
     }
-    k++;
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     if (desc->element[e].ops->kind != MBS_ELEMENT_CONSTRAINT) continue;
@@ -661,6 +762,14 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
      then converges linearly and stops nearer its tolerance: the spherical joint's |Phi_q v| grows from 2e-14 to 2.7e-12
      (test_drift), and past 3e-10 at a lag of 8, beyond the 1e-10 of "constraints kept to rounding" */
   model->jacobian_lag = 5;
+  /* a flexible body's modal stiffness acts on coordinates without mass of their own (flexible.c): with Jacobians 5
+     iterations old, Newton stagnates at |F| ~ 5e-5 on the swinging beam of inputs/models/flexible/pendulum.yaml at
+     t = 0.076 s whatever the step; with fresh ones it keeps the constraints to 2e-14 over 2 s (test_drift) */
+  for (PetscInt b = 0; b < desc->nbody; b++)
+    if (desc->body[b].flexible) {
+      model->jacobian_lag = 1;
+      d->flexible         = PETSC_TRUE;
+    }
   PetscFunctionReturn(0);
 }
 

@@ -447,6 +447,53 @@ void MbsDescriptionLocalDirection(MbsDescription desc, PetscInt body, const Pets
   }
 }
 
+/* An element's point (body coordinates) on a flexible body must be one of its nodes */
+static PetscErrorCode CheckFlexiblePoint(MbsYAMLReader *reader, void *node, PetscInt b, const PetscReal local[3])
+{
+  MbsDescription     desc = reader->desc;
+  const MbsBody     *body;
+  const MbsFlexible *flexible;
+  PetscInt           nearest  = 0;
+  PetscReal          distance = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  if (b == MBS_GROUND || !desc->body[b].flexible) PetscFunctionReturn(0);
+  body     = &desc->body[b];
+  flexible = body->flexible;
+  if (MbsFlexibleNode(body, local) >= 0) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+    PetscReal        d  = PetscSqrtReal(PetscSqr(xi[0] - local[0]) + PetscSqr(xi[1] - local[1]) + PetscSqr(xi[2] - local[2]));
+
+    if (d < distance) {
+      distance = d;
+      nearest  = i;
+    }
+  }
+  PetscCall(MbsYAMLError(reader, node, "the point (%g, %g, %g) in the axes of flexible body '%s' is none of its nodes; the nearest, node %" PetscInt_FMT " at (%g, %g, %g), is %g m away (elements act on nodes: give its point, or node: %" PetscInt_FMT ")", (double)local[0], (double)local[1], (double)local[2],
+                         body->name, nearest, (double)flexible->x[3 * nearest], (double)flexible->x[3 * nearest + 1], (double)flexible->x[3 * nearest + 2], (double)distance, nearest));
+  PetscFunctionReturn(0);
+}
+
+/* node: i, instead of point, on a flexible body: its node i (counted from 0, the rows of /nodes/coordinates) at the initial pose */
+static PetscErrorCode ReadNodePoint(MbsYAMLReader *reader, yaml_node_t *node, PetscInt b, PetscReal world[3], PetscBool *set)
+{
+  const MbsBody *body = b == MBS_GROUND ? NULL : &reader->desc->body[b];
+  PetscReal      index;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadNumber(reader, node, "node", &index, set));
+  if (!*set) PetscFunctionReturn(0);
+  if (Find(reader, node, "point")) PetscCall(MbsYAMLError(reader, node, "give point or node, not both"));
+  if (!body || !body->flexible) PetscCall(MbsYAMLError(reader, node, "node: %g, but the element joins no flexible body (node numbers the nodes of a flexible body's file)", (double)index));
+  if (!(index >= 0 && index < body->flexible->nnode && index == PetscFloorReal(index))) PetscCall(MbsYAMLError(reader, node, "node: %g; flexible body '%s' has nodes 0 to %" PetscInt_FMT, (double)index, body->name, body->flexible->nnode - 1));
+  for (PetscInt k = 0; k < 3; k++) {
+    world[k] = body->r0[k];
+    for (PetscInt s = 0; s < 3; s++) world[k] += body->R0[3 * s + k] * body->flexible->x[3 * (PetscInt)index + s];
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadJointPoints - bodies: [a, b], and the point where the element acts on each: point (ground coordinates
   at the initial pose, the same point on both) or point_a and point_b (body coordinates of each).
@@ -458,12 +505,14 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, el->body[el->body[1] != MBS_GROUND && reader->desc->body[el->body[1]].flexible ? 1 : 0], world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
   PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
   if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
   if (set)
     for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
+  for (PetscInt i = 0; i < 2; i++) PetscCall(CheckFlexiblePoint(reader, node, el->body[i], local[i]));
   PetscFunctionReturn(0);
 }
 
@@ -489,9 +538,11 @@ PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, body, world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   for (PetscInt k = 0; k < 3; k++) local[k] = 0;
   if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
+  PetscCall(CheckFlexiblePoint(reader, node, body, local));
   PetscFunctionReturn(0);
 }
 
@@ -594,6 +645,42 @@ static PetscBool PositiveDefinite(const PetscReal J[9])
 }
 
 /*
+  A flexible body's fields: flexible (its file, relative to the model file's folder), modes (how many of the file's it
+  keeps), modal_damping (zeta, a number or {param: NAME}, default 0); mass and inertia come from the file
+*/
+static PetscErrorCode ReadFlexible(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+{
+  MbsDescription desc = reader->desc;
+  MbsFlexible   *flexible;
+  PetscReal      modes = 0;
+  PetscBool      set;
+  char           path[PETSC_MAX_PATH_LEN] = "", where[PETSC_MAX_PATH_LEN + 128];
+  const char    *slash = strrchr(desc->file, '/'), *file = Scalar(Find(reader, field, "flexible"));
+
+  PetscFunctionBeginUser;
+  if (!file) PetscCall(MbsYAMLError(reader, field, "flexible: the file of the body's reduced finite-element model (HDF5, mbsid beam writes one)"));
+  if (Find(reader, field, "mass") || Find(reader, field, "inertia")) PetscCall(MbsYAMLError(reader, field, "a flexible body's mass and inertia are those of its file; remove mass and inertia"));
+  PetscCall(PetscNew(&flexible));
+  body->flexible          = flexible;
+  body->rigid             = PETSC_TRUE;
+  flexible->damping.param = -1;
+  PetscCall(MbsYAMLReadNumber(reader, field, "modes", &modes, &set));
+  if (!set || !(modes >= 1 && modes <= 1000 && modes == PetscFloorReal(modes))) PetscCall(MbsYAMLError(reader, field, "modes: the number of the file's modes the body keeps, a whole number from 1 (got %s%g)", set ? "" : "none, ", (double)modes));
+  flexible->nmode = (PetscInt)modes;
+  PetscCall(MbsYAMLReadValues(reader, field, "modal_damping", "1", PETSC_FALSE, 1, &flexible->damping, NULL));
+  if (flexible->damping.value < 0 || (flexible->damping.param >= 0 && desc->param_info[flexible->damping.param].lower < 0))
+    PetscCall(MbsYAMLError(reader, field, "modal_damping must not be negative%s", flexible->damping.param >= 0 ? " (nor the lower bound of its parameter)" : ""));
+  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/", (int)(slash - desc->file), desc->file));
+  PetscCall(PetscStrlcat(path, file, sizeof(path)));
+  PetscCall(PetscSNPrintf(where, sizeof(where), "Model file '%s', line %d, body '%s'", desc->file, (int)field->start_mark.line + 1, body->name));
+  PetscCall(MbsFlexibleReadFile(where, path, flexible));
+  body->mass.value = flexible->slot_mass[0];
+  body->mass.param = -1;
+  for (PetscInt m = 0; m < 6; m++) body->moment[m] = (MbsValue){0, -1}; /* the file's inertia: no entry is a parameter */
+  PetscFunctionReturn(0);
+}
+
+/*
   inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], the tensor's entries about the centre of mass in body
   axes (Ixy = -int x y dm), numbers or parameters. Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the
   triangle inequalities of the principal moments, strictly), or the mass matrix is singular: at the file's values, and
@@ -660,10 +747,13 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(SectionEntry(reader, node, b, "body", body->name, &field));
     body->line = field->start_mark.line + 1;
     if (!strcmp(body->name, "ground")) PetscCall(MbsYAMLError(reader, field, "'ground' is the fixed frame and cannot be a body"));
-    PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
-    if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
-    body->mass = mass;
-    PetscCall(ReadInertia(reader, field, body));
+    if (Find(reader, field, "flexible")) PetscCall(ReadFlexible(reader, field, body));
+    else {
+      PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
+      if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
+      body->mass = mass;
+      PetscCall(ReadInertia(reader, field, body));
+    }
     PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
     PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
@@ -847,6 +937,7 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
   }
   PetscCall(PetscFree((*desc)->param_info));
   for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree2((*desc)->element[e].node_t, (*desc)->element[e].node_F));
+  for (PetscInt b = 0; b < (*desc)->nbody && (*desc)->body; b++) PetscCall(MbsFlexibleDestroy(&(*desc)->body[b].flexible));
   PetscCall(PetscFree((*desc)->body));
   for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree((*desc)->element[e].law));
   PetscCall(PetscFree((*desc)->element));

@@ -28,22 +28,57 @@ static inline PetscReal MbsValueOf(const MbsValue *value, const PetscReal p[])
   return value->param >= 0 ? p[value->param] : value->value;
 }
 
+/*
+  A flexible body (flexible.c, doc/drafts/flex.md): a rigid body's (r, u, v, w) and gamma_jk = delta_j e_k (e = u, v, w)
+  for its nmode modes, 4 + 3 nmode slots of 3 coordinates, in the slot order (r, u, v, w, gamma_11, gamma_12, gamma_13,
+  gamma_21, ...). Its node i is at r + sum_k x_ik e_k + sum_jk Phi_i[k, j] gamma_jk, linear in q as a rigid body's
+  points: a vector map's term on it carries the coefficients of the gamma slots, shape.
+*/
 typedef struct {
-  char      name[MBS_NAME_LEN];
-  PetscInt  line;
-  PetscBool rigid;                          /* 12 natural coordinates; PETSC_FALSE: a point mass, 3 */
-  MbsValue  mass;                           /* [kg] */
-  MbsValue  moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
-  PetscReal r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
-  PetscInt  offset;                         /* first coordinate in q */
+  PetscInt   nmode, nnode, nslot; /* nslot = 4 + 3 nmode */
+  PetscReal *slot_mass;           /* nslot x nslot: M = slot_mass (x) I3 on the body's coordinates */
+  PetscReal *x;                   /* nnode x 3: the nodes in body axes [m] */
+  PetscReal *shape;               /* nnode x 3 nmode: node i's coefficients of the gamma slots, Phi_i[k, j] at 3 j + k */
+  PetscReal *unit;                /* 3 nmode x 3 nmode identity: the coefficients of one slot gamma_jk */
+  PetscReal *stiffness;           /* nmode: omega_j^2 of the mass-normalised modes [1/s^2] */
+  MbsValue   damping;             /* modal damping ratio zeta, the same for every mode */
+} MbsFlexible;
+
+typedef struct {
+  char         name[MBS_NAME_LEN];
+  PetscInt     line;
+  MbsFlexible *flexible;                       /* NULL: rigid or a point mass */
+  PetscBool    rigid;                          /* 12 natural coordinates (3 (4 + 3 nmode) when flexible); PETSC_FALSE: a point mass, 3 */
+  MbsValue     mass;                           /* [kg] */
+  MbsValue     moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
+  PetscReal    r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
+  PetscInt     offset;                         /* first coordinate in q */
 } MbsBody;
 
-/* A vector that is linear in q: sum over at most two bodies of c0 r + c1 u + c2 v + c3 w, plus a constant k */
+/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
+static inline PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
+{
+  const MbsFlexible *flexible = body->flexible;
+  PetscReal          size     = 0;
+
+  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+
+    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
+  }
+  return -1;
+}
+
+/* A vector that is linear in q: sum over at most two bodies of c0 r + c1 u + c2 v + c3 w (+ scale sum_m shape_m
+   gamma_m on a flexible body), plus a constant k */
 typedef struct {
-  PetscInt  nterm;
-  PetscInt  body[2];
-  PetscReal c[2][4];
-  PetscReal k[3];
+  PetscInt         nterm;
+  PetscInt         body[2];
+  PetscReal        c[2][4];
+  const PetscReal *shape[2]; /* NULL, or the 3 nmode coefficients of the gamma slots (a node's, or MbsFlexible.unit's) */
+  PetscReal        scale[2];
+  PetscReal        k[3];
 } MbsVectorMap;
 
 /* A scalar sum_i sign_i a_i(q).b_i(q) + c (at most two products) */
@@ -143,6 +178,7 @@ static inline PetscReal *MbsParameterScratch(MbsDescription desc)
 }
 
 /* Vector maps and bilinear scalars (kinematics.c) */
+PETSC_INTERN PetscInt     MbsBodySlots(MbsDescription, PetscInt);
 PETSC_INTERN void         MbsMapPoint(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
 PETSC_INTERN void         MbsMapDirection(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
 PETSC_INTERN void         MbsMapConstant(const PetscReal[3], MbsVectorMap *);
@@ -193,6 +229,12 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsEle
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
+
+/* Flexible bodies: their file (flexible_file.c), rows and forces (flexible.c) */
+PETSC_INTERN PetscErrorCode MbsFlexibleReadFile(const char[], const char[], MbsFlexible *);
+PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
+PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
+PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Engine-order loads (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
