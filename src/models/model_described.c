@@ -441,22 +441,23 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
-  PetscReal     *A, *b, *G;
+  PetscReal     *A, *b, *G, *zero;
 
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
-  PetscCall(PetscCalloc3(m * m, &A, m, &b, nc * nq, &G));
+  PetscCall(PetscCalloc4(m * m, &A, m, &b, nc * nq, &G, nq, &zero));
   AugmentedMatrix(model, U, A, G);
   PetscCall(AddForces(desc, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, m));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
-  for (PetscInt r = 0; r < nc; r++) b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
-  MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree3(A, b, G));
+  /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
+  for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq);
+  MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree4(A, b, G, zero));
   for (PetscInt i = 0; i < nq; i++) {
     Udot[i]      = U[nq + i];
     Udot[nq + i] = b[i];
   }
   for (PetscInt r = 0; r < nc; r++) U[2 * nq + r] = b[nq + r];
-  PetscCall(PetscFree3(A, b, G));
+  PetscCall(PetscFree4(A, b, G, zero));
   PetscFunctionReturn(0);
 }
 
