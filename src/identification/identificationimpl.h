@@ -129,9 +129,6 @@ PETSC_INTERN PetscErrorCode MbsExperimentOptionsDestroy(MbsExperiment *);
 
 /* The identification problem of the commands gradcheck, identify and scan (objective.c) */
 typedef struct _p_MbsObjective *MbsObjective;
-/* The read-only view of an objective (tests/check_layers.py; see modelimpl.h): the problem MbsObjectiveCreate() sets up
-   view _p_MbsObjective: comm nexp exp model cost nid id
-*/
 struct _p_MbsObjective {
   MPI_Comm       comm;
   PetscInt       nexp;
@@ -152,6 +149,14 @@ typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void 
 
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetComm(MbsObjective, MPI_Comm *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetNumParameters(MbsObjective, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetModel(MbsObjective, MbsModel *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetParameterInfo(MbsObjective, PetscInt, const MbsParameterInfo **);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetCost(MbsObjective, MbsCost *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetExperimentName(MbsObjective, PetscInt, const char **);
+PETSC_INTERN PetscErrorCode MbsObjectiveViewUnusable(MbsObjective);
+PETSC_INTERN PetscErrorCode MbsObjectiveEigen(MbsObjective, const PetscReal[], MbsEigenResult *);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
@@ -188,9 +193,6 @@ PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
 
 /* Checkpoint and restart of an identification: the log of TAO's evaluations (checkpoint.c) */
 typedef struct _p_MbsCheckpoint *MbsCheckpoint;
-/* The read-only view of a checkpoint (tests/check_layers.py; see modelimpl.h): its files
-   view _p_MbsCheckpoint: path restart
-*/
 struct _p_MbsCheckpoint {
   MbsObjective        obj;
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
@@ -213,6 +215,7 @@ PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetFiles(MbsCheckpoint, const char **, const char **);
 PETSC_INTERN PetscErrorCode MbsCheckpointWrite(MbsCheckpoint, const char[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *);
 
