@@ -240,7 +240,7 @@ PetscErrorCode MbsObjectiveGetParameterInfo(MbsObjective obj, PetscInt k, const 
 }
 
 /*@C
-  MbsObjectiveGetCost - The cost of the first experiment (the others have the same type). Not collective.
+  MbsObjectiveGetCost - The cost of the first experiment, whose type the commands report. Not collective.
 @*/
 PetscErrorCode MbsObjectiveGetCost(MbsObjective obj, MbsCost *cost)
 {
