@@ -388,6 +388,18 @@ PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint ck, PetscInt *logged, PetscI
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCheckpointGetFiles - The checkpoint file written and the restart file read ("" for none; either may be NULL). Not
+  collective.
+*/
+PetscErrorCode MbsCheckpointGetFiles(MbsCheckpoint ck, const char **path, const char **restart)
+{
+  PetscFunctionBeginUser;
+  if (path) *path = ck->path;
+  if (restart) *restart = ck->restart;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCheckpointElapsed - Wall time of the identification so far, across restarts [s]. Not collective.
 @*/

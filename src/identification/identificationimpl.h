@@ -2,6 +2,7 @@
 #pragma once
 
 #include "costs/costimpl.h"
+#include <petsctao.h>
 
 /*
   An integral cost J = int r(t, U) dt + w(U(tf)) (+ terms at step points) of a model's state, integrated with the
@@ -32,9 +33,6 @@ PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost 
 
 /* The optimal input design problem (design.c) */
 #define MBS_DESIGN_MAX_PARAMETERS 4
-/* The read-only view of a design (tests/check_layers.py; see modelimpl.h): the problem MbsDesignCreate() sets up
-   view _p_MbsDesign: comm base ext nb b nnodes t_nodes F force_max end_weight cost_scale
-*/
 struct _p_MbsDesign {
   MPI_Comm   comm;
   MbsModel   base, ext; /* the model and its sensitivity-extended system */
@@ -84,6 +82,30 @@ PETSC_INTERN PetscErrorCode MbsDesignErrorView(MbsDesign, const MbsDesignError *
 PETSC_INTERN PetscErrorCode MbsDesignErrorWrite(MbsDesign, MbsH5Writer *, const char[], const MbsDesignError *);
 PETSC_INTERN PetscErrorCode MbsDesignErrorReset(MbsDesignError *);
 
+/* An input of a design evaluated: the results the command design prints and writes (design_result.c) */
+typedef struct {
+  PetscBool      done, nodal;
+  PetscReal     *F; /* nodal forces (nodal inputs) */
+  PetscReal      J, trace, M[MBS_DESIGN_MAX_PARAMETERS * MBS_DESIGN_MAX_PARAMETERS], eig[MBS_DESIGN_MAX_PARAMETERS], condition;
+  PetscReal     *z_end;
+  PetscInt       nstates; /* extended states at the -design_print_states times */
+  PetscReal     *states, *state_times;
+  MbsDesignError error;
+} MbsDesignResult;
+
+PETSC_INTERN PetscErrorCode MbsDesignView(MbsDesign);
+PETSC_INTERN PetscErrorCode MbsDesignGetModels(MbsDesign, MbsModel *, MbsModel *);
+PETSC_INTERN PetscErrorCode MbsDesignGetInput(MbsDesign, const PetscReal *[], const PetscReal *[]);
+PETSC_INTERN PetscErrorCode MbsDesignSineInput(MbsDesign, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsDesignOptimize(MbsDesign, PetscInt, PetscReal[], PetscInt *, TaoConvergedReason *);
+PETSC_INTERN PetscErrorCode MbsDesignGradcheck(MbsDesign, PetscReal, PetscReal);
+PETSC_INTERN PetscErrorCode MbsDesignViewGradient(MbsDesign);
+PETSC_INTERN PetscErrorCode MbsDesignResultEvaluate(MbsDesign, MbsDesignResult *, PetscInt, const PetscReal[], PetscBool, const MbsDesignErrorSettings *);
+PETSC_INTERN PetscErrorCode MbsDesignResultView(MbsDesign, const MbsDesignResult *, const char[]);
+PETSC_INTERN PetscErrorCode MbsDesignResultViewGain(MbsDesign, const MbsDesignResult *, const MbsDesignResult *, const MbsDesignResult *);
+PETSC_INTERN PetscErrorCode MbsDesignResultWrite(MbsDesign, MbsH5Writer *, const MbsDesignResult *, const char[]);
+PETSC_INTERN PetscErrorCode MbsDesignResultReset(MbsDesignResult *);
+
 /* One experiment of an identification: its own options, model, cost and measurement (experiment.c) */
 typedef struct {
   char           name[64];
@@ -107,9 +129,6 @@ PETSC_INTERN PetscErrorCode MbsExperimentOptionsDestroy(MbsExperiment *);
 
 /* The identification problem of the commands gradcheck, identify and scan (objective.c) */
 typedef struct _p_MbsObjective *MbsObjective;
-/* The read-only view of an objective (tests/check_layers.py; see modelimpl.h): the problem MbsObjectiveCreate() sets up
-   view _p_MbsObjective: comm nexp exp model cost nid id
-*/
 struct _p_MbsObjective {
   MPI_Comm       comm;
   PetscInt       nexp;
@@ -130,6 +149,14 @@ typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void 
 
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetComm(MbsObjective, MPI_Comm *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetNumParameters(MbsObjective, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetModel(MbsObjective, MbsModel *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetParameterInfo(MbsObjective, PetscInt, const MbsParameterInfo **);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetCost(MbsObjective, MbsCost *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetExperimentName(MbsObjective, PetscInt, const char **);
+PETSC_INTERN PetscErrorCode MbsObjectiveViewUnusable(MbsObjective);
+PETSC_INTERN PetscErrorCode MbsObjectiveEigen(MbsObjective, const PetscReal[], MbsEigenResult *);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
@@ -166,9 +193,6 @@ PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
 
 /* Checkpoint and restart of an identification: the log of TAO's evaluations (checkpoint.c) */
 typedef struct _p_MbsCheckpoint *MbsCheckpoint;
-/* The read-only view of a checkpoint (tests/check_layers.py; see modelimpl.h): its files
-   view _p_MbsCheckpoint: path restart
-*/
 struct _p_MbsCheckpoint {
   MbsObjective        obj;
   char                path[PETSC_MAX_PATH_LEN];    /* written ("" for none) */
@@ -191,6 +215,7 @@ PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetFiles(MbsCheckpoint, const char **, const char **);
 PETSC_INTERN PetscErrorCode MbsCheckpointWrite(MbsCheckpoint, const char[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *);
 
