@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Tables V1-V4 of powertrain_mounts.md (section 11) from the result files jobs/powertrain_tables writes into DIR.
+Parts whose files are missing are said to be missing. Settings (levels, warm-ups, steps) come from the environment,
+as jobs/powertrain_tables passes them. Usage: powertrain_tables.py DIR"""
+import math
+import os
+import re
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+from check_powertrain_modes import linear_matrices  # noqa: E402
+
+ACC = ["A1x", "A1y", "A1z", "A2x", "A2y", "A2z", "A3x", "A3y", "A3z"]
+DISP = ["uPx", "uPy", "uPz"]
+SENSORS = {"A1": ("P", (0.35, 0.30, 0.20)), "A2": ("P", (-0.30, -0.30, 0.15)), "A3": ("S", (0.40, 0.00, -0.35))}
+CENTRE = {"P": np.zeros(3), "S": np.array([0, 0, -0.35])}
+OFFSET = {"P": 0, "S": 6}
+
+
+def orders(path, channels):
+    """speed [rpm], order, and per channel a, b (speed x order)"""
+    with h5py.File(path, "r") as f:
+        speed, order = f[f"channels/{channels[0]}/orders/speed"][:], f[f"channels/{channels[0]}/orders/order"][:]
+        a = np.array([f[f"channels/{c}/orders/A"][:] for c in channels])
+        b = np.array([f[f"channels/{c}/orders/B"][:] for c in channels])
+    return speed, order, a, b
+
+
+def richardson(coarse, fine):
+    """Crank-Nicolson's error is a series in h^2: the h -> 0 limit to O(h^4) from steps h and h/2"""
+    return (4 * fine - coarse) / 3
+
+
+def linear_response(N, channels):
+    """a, b of order 2 of the V1 linearisation forced by section 5 at the reference configuration (independent z
+    assembly of tests/check_powertrain_modes.py): the accelerations -Omega^2 (u + phi x s) of the sensor points"""
+    M, D, K = linear_matrices()
+    n = N / 60
+    w, Omega = 2 * math.pi * n, 4 * math.pi * n
+    f = np.zeros(12, dtype=complex)
+    f[2] = 1.6 * 0.043 * 0.29 * w**2  # F_z cos(2 theta) at c on P's z axis: no moment about the centre
+    f[3] = -1j * 90.0                 # M_x = T2 sin(2 theta) = Re(-i T2 e^(i 2 theta))
+    z = np.linalg.solve(-Omega**2 * M + 1j * Omega * D + K, f)
+    out = []
+    for c in channels:
+        if c.startswith("uP"):
+            y = z["xyz".index(c[2])]
+        else:
+            body, point = SENSORS[c[:2]]
+            o, s = OFFSET[body], np.array(point) - CENTRE[body]
+            y = (-Omega**2 * (z[o:o + 3] + np.cross(z[o + 3:o + 6], s)))["xyz".index(c[2])]
+        out.append((y.real, -y.imag))  # y = a cos(Omega t) + b sin(Omega t)
+    return np.array(out)
+
+
+def v1(d):
+    path = f"{d}/v1_eigen.h5"
+    print("== V1: modes of the linearisation at rest (mbsid eigen; shapes mapped by mbsid to z; checked against the independent z linearisation)")
+    if not os.path.exists(path):
+        print("   missing: run jobs/powertrain_tables run v1")
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    run = subprocess.run([sys.executable, os.path.join(here, "..", "tests", "check_powertrain_modes.py"), path], capture_output=True, text=True)
+    print(run.stdout, end="")
+    with h5py.File(path, "r") as f:
+        fn, zeta, f0 = f["eigen/frequency_hz"][:], f["eigen/damping_ratio"][:], f["eigen/undamped_frequency_hz"][:]
+        lam = f["eigen/eigenvalues"][:]
+        z = f["eigen/modes_z"][:, :, 0] + 1j * f["eigen/modes_z"][:, :, 1]
+        z0 = f["eigen/undamped_modes_z"][:]
+    upper = lam[lam[:, 1] > 0]
+    fd = upper[np.argsort(np.hypot(upper[:, 0], upper[:, 1])), 1] / (2 * math.pi)
+    print("mbsid's values:")
+    print("mode   f_n [Hz]            f_d [Hz]            zeta                f_0 [Hz]")
+    for i in range(len(fn)):
+        print(f"{i + 1:4d}   {fn[i]:.12e}  {fd[i]:.12e}  {zeta[i]:.12e}  {f0[i]:.12e}")
+    names = [f"{q}_{b}{c}" for b in "PS" for q in ("u", "phi") for c in "xyz"]
+    print("mbsid's damped shapes in z (largest component 1), re/im:")
+    print("mode " + " ".join(f"{n:>23s}" for n in names))
+    for i, x in enumerate(z):
+        print(f"{i + 1:4d} " + " ".join(f"{v.real:+11.8f}{v.imag:+11.8f}j" for v in x))
+    print("mbsid's undamped shapes in z (phi^T M_z phi = 1):")
+    print("mode " + " ".join(f"{n:>16s}" for n in names))
+    for i, x in enumerate(z0):
+        print(f"{i + 1:4d} " + " ".join(f"{v:+16.9e}" for v in x))
+
+
+def v2(d):
+    levels, T, T_check = os.environ.get("V2_LEVELS", "100 200 400").split(), os.environ.get("V2_WARMUP", "8"), os.environ.get("V2_CHECK_WARMUP", "16")
+    files = [f"{d}/v2_m{m}_T{T}.h5" for m in levels]
+    print(f"\n== V2: stationary order 2 from rest, warm-up >= {T} s + 4 revolutions (whole revolutions), CN with m steps per revolution, m = {', '.join(levels)}")
+    have = [os.path.exists(p) for p in files]
+    if sum(have) < 2:
+        print("   missing: needs two levels; run jobs/powertrain_tables run v2")
+        return
+    levels = [m for m, h in zip(levels, have) if h]
+    files = [p for p, h in zip(files, have) if h]
+    channels = ACC + DISP
+    data = [orders(p, channels) for p in files]
+    speed = data[0][0]
+    ys = [np.stack([x[2], x[3]]) for x in data]  # coefficient (a, b) x channel x speed x order
+    best = richardson(ys[-2], ys[-1])
+    chmax = np.max(np.hypot(best[0, :, :, 0], best[1, :, :, 0]), axis=1)  # channel max of the order-2 amplitude
+    print(f"   result: Richardson extrapolation of m = {levels[-2]}, {levels[-1]}; 'channel max' = the largest order-2 amplitude over the 18 speeds")
+    print("   convergence per channel, each / channel max, largest over speeds, a and b of order 2:")
+    print(f"   {'ch':>4s} {'channel max':>12s} {'|y_' + levels[-1] + ' - R|':>14s}", end="")
+    if len(ys) >= 3:
+        print(f" {'|R_prev - R|':>14s}", end="")
+    check = f"{d}/v2_m{levels[0]}_T{T_check}.h5" if T_check else ""
+    if check and os.path.exists(check):
+        cd = orders(check, channels)
+        print(f" {'transient':>14s}", end="")
+    print(f" {'A4 max':>12s}")
+    for c, name in enumerate(channels):
+        line = f"   {name:>4s} {chmax[c]:12.5e} {np.max(np.abs(ys[-1] - best)[:, c, :, 0]) / chmax[c]:14.3e}"
+        if len(ys) >= 3:
+            prev = richardson(ys[-3], ys[-2])
+            line += f" {np.max(np.abs(prev - best)[:, c, :, 0]) / chmax[c]:14.3e}"
+        if check and os.path.exists(check):
+            line += f" {np.max(np.abs(np.stack([cd[2], cd[3]]) - ys[0])[:, c, :, 0]) / chmax[c]:14.3e}"
+        line += f" {np.max(np.hypot(best[0, c, :, 1], best[1, c, :, 1])):12.5e}"
+        print(line)
+    print("   |y_m - R|: the error of the finest level alone; |R_prev - R|: the extrapolation from the coarser pair against it")
+    print(f"   (an upper bound of R's error, which is 1/16 of it for an O(h^4) remainder); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
+    print("\n   order 2 (nonlinear, extrapolated) and the linear frequency response of V1; diff = max(|a - a_lin|, |b - b_lin|) / channel max; A4 = order 4")
+    print(f"   {'rpm':>6s} {'ch':>4s} {'a':>15s} {'b':>15s} {'A':>14s} {'a_lin':>15s} {'b_lin':>15s} {'diff':>9s} {'A4':>10s}")
+    for j, N in enumerate(speed):
+        lin = linear_response(N, channels)
+        for c, name in enumerate(channels):
+            a, b = best[0, c, j, 0], best[1, c, j, 0]
+            diff = max(abs(a - lin[c, 0]), abs(b - lin[c, 1])) / chmax[c]
+            A4 = math.hypot(best[0, c, j, 1], best[1, c, j, 1])
+            print(f"   {N:6.0f} {name:>4s} {a:+15.8e} {b:+15.8e} {math.hypot(a, b):14.8e} {lin[c, 0]:+15.8e} {lin[c, 1]:+15.8e} {diff:9.2e} {A4:10.3e}")
+
+
+def v3(d):
+    steps = os.environ.get("V3_DT", "2e-5 1e-5").split()
+    files = [f"{d}/v3_dt{h}.h5" for h in steps]
+    print(f"\n== V3: run-up 900 -> 6000 rpm in 12 s, orders 2 and 4, Hann windows of 4 revolutions, CN on fixed steps {', '.join(steps)} s (trapezoid on the step points)")
+    if not all(os.path.exists(p) for p in files):
+        print("   missing: run jobs/powertrain_tables run v3")
+        return
+    channels = ACC + DISP
+    data = [orders(p, channels) for p in files]
+    speed = data[0][0]
+    ys = [np.stack([x[2], x[3]]) for x in data]
+    best = richardson(ys[-2], ys[-1])
+    chmax = np.max(np.hypot(best[0, :, :, 0], best[1, :, :, 0]), axis=1)
+    window = 4 / (speed[-1] / 60)
+    print(f"   intervals per window at {speed[-1]:.0f} rpm: {window / float(steps[-1]):.0f} (finest step); result: Richardson extrapolation of the two steps")
+    print(f"   {'ch':>4s} {'channel max':>12s} {'o2 |y_fine - R|':>16s} {'o4 |y_fine - R|':>16s}   (largest over speeds, / channel max of order 2)")
+    for c, name in enumerate(channels):
+        e2 = np.max(np.abs(ys[-1] - best)[:, c, :, 0]) / chmax[c]
+        e4 = np.max(np.abs(ys[-1] - best)[:, c, :, 1]) / chmax[c]
+        print(f"   {name:>4s} {chmax[c]:12.5e} {e2:16.3e} {e4:16.3e}")
+    print(f"\n   {'rpm':>6s} {'ch':>4s} {'a2':>15s} {'b2':>15s} {'A2':>14s} {'a4':>15s} {'b4':>15s} {'A4':>14s}")
+    for j, N in enumerate(speed):
+        for c, name in enumerate(channels):
+            a2, b2, a4, b4 = best[0, c, j, 0], best[1, c, j, 0], best[0, c, j, 1], best[1, c, j, 1]
+            print(f"   {N:6.0f} {name:>4s} {a2:+15.8e} {b2:+15.8e} {math.hypot(a2, b2):14.8e} {a4:+15.8e} {b4:+15.8e} {math.hypot(a4, b4):14.8e}")
+    print("\n   spot values (the finest step; the channels the model file has: 9 accelerations [m/s^2], u_P [m])")
+    with h5py.File(files[-1], "r") as f:
+        for t in (0.5, 3.0, 12.0):
+            values = []
+            for name in channels:
+                ts, y = f[f"channels/{name}/signal/t"][:], f[f"channels/{name}/signal/y"][:]
+                values.append(np.interp(t, ts, y))
+            print(f"   t = {t:4.1f} s: " + " ".join(f"{n}={v:+.8e}" for n, v in zip(channels, values)))
+
+
+def gradcheck_log(path):
+    """J, and per parameter (name, value, adjoint dJ/dp, FD dJ/dp or None, relative error or None)"""
+    text = open(path).read()
+    J = float(re.search(r"Cost spectrum: J = (\S+)", text).group(1))
+    rows = []
+    for line in text.splitlines():
+        m = re.match(r"([MB][0-9]_[kd][xyz])\s+(\S+)\s+(\S+)\s+(\S+)\s*(\S*)", line)
+        if m:
+            fd = None if m.group(4) == "-" else float(m.group(4))
+            rows.append((m.group(1), float(m.group(2)), float(m.group(3)), fd, float(m.group(5)) if fd is not None else None))
+    return J, rows
+
+
+def v4(d):
+    levels = os.environ.get("V4_LEVELS", "50 100").split()
+    print(f"\n== V4: costs at p_08 (stiffnesses x 0.8) over 9 accelerometers x 18 speeds (weight 1 each), truth made on the same steps; m = {', '.join(levels)} steps per revolution")
+    for form, name in (("coefficients", "J_id = 1/2 sum (a - abar)^2 + (b - bbar)^2 [(m/s^2)^2]"), ("squared", "J_amp = 1/4 sum (A^2 - Abar^2)^2 [(m/s^2)^4]")):
+        files = [f"{d}/v4_{form}_m{m}.log" for m in levels]
+        if not all(os.path.exists(p) and "Cost spectrum: J" in open(p).read() for p in files):
+            print(f"   {name}: missing (run jobs/powertrain_tables run v4)")
+            continue
+        runs = [gradcheck_log(p) for p in files]
+        J = [r[0] for r in runs]
+        Jr = richardson(J[-2], J[-1])
+        print(f"   {name}")
+        print(f"     J per level: " + ", ".join(f"m={m}: {j:.10e}" for m, j in zip(levels, J)) + f"; extrapolated {Jr:.10e} (|J_fine - J_R| / J_R = {abs(J[-1] - Jr) / Jr:.2e})")
+        g = [np.array([row[2] for row in r[1]]) for r in runs]
+        p = np.array([row[1] for row in runs[-1][1]])
+        lg = [p * gi for gi in g]
+        lgr = richardson(lg[-2], lg[-1])
+        scale = np.max(np.abs(lgr))
+        print(f"     log gradients p_i dJ/dp_i (adjoint), extrapolated; conv = |fine - R| / max_i |R_i| (max {np.max(np.abs(lg[-1] - lgr)) / scale:.2e}); FD: central differences of the same discrete cost")
+        print(f"     {'param':8s} {'p_i':>12s} {'p_i dJ/dp_i':>16s} {'conv':>9s}   FD check (level: rel. error)")
+        for i, row in enumerate(runs[-1][1]):
+            checks = [f"m={m}: {r[1][i][4]:.1e}" for m, r in zip(levels, runs) if r[1][i][3] is not None]
+            print(f"     {row[0]:8s} {row[1]:12.6g} {lgr[i]:+16.8e} {abs(lg[-1][i] - lgr[i]) / scale:9.2e}   {' '.join(checks)}")
+
+
+def main(d):
+    v1(d)
+    v2(d)
+    v3(d)
+    v4(d)
+    times = f"{d}/times.txt"
+    if os.path.exists(times):
+        print("\n== wall times (2 cores shared)")
+        print(open(times).read(), end="")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
