@@ -90,44 +90,43 @@ def v1(d):
 
 def v2(d):
     levels, T, T_check = os.environ.get("V2_LEVELS", "100 200 400").split(), os.environ.get("V2_WARMUP", "8"), os.environ.get("V2_CHECK_WARMUP", "16")
-    files = [f"{d}/v2_m{m}_T{T}.h5" for m in levels]
     print(f"\n== V2: stationary order 2 from rest, warm-up >= {T} s + 4 revolutions (whole revolutions), CN with m steps per revolution, m = {', '.join(levels)}")
-    have = [os.path.exists(p) for p in files]
-    if sum(have) < 2:
-        print("   missing: needs two levels; run jobs/powertrain_tables run v2")
-        return
-    levels = [m for m, h in zip(levels, have) if h]
-    files = [p for p, h in zip(files, have) if h]
     channels = ACC + DISP
-    data = [orders(p, channels) for p in files]
-    speed = data[0][0]
-    ys = [np.stack([x[2], x[3]]) for x in data]  # coefficient (a, b) x channel x speed x order
-    best = richardson(ys[-2], ys[-1])
+    # per level, speed -> (a, b) x channel x order: a level may cover some speeds only (a finer one where it is needed)
+    by_level = {}
+    for m in levels:
+        path = f"{d}/v2_m{m}_T{T}.h5"
+        if os.path.exists(path):
+            speed, _, a, b = orders(path, channels)
+            by_level[int(m)] = {N: np.stack([a[:, j], b[:, j]]) for j, N in enumerate(speed)}
+    speeds = sorted({N for table in by_level.values() for N in table})
+    used = {N: sorted(m for m in by_level if N in by_level[m]) for N in speeds}
+    if not speeds or min(len(u) for u in used.values()) < 2:
+        print("   missing: needs two levels at every speed; run jobs/powertrain_tables run v2")
+        return
+    best = np.stack([richardson(by_level[used[N][-2]][N], by_level[used[N][-1]][N]) for N in speeds], axis=2)
+    fine = np.stack([by_level[used[N][-1]][N] for N in speeds], axis=2)
+    prev = np.stack([richardson(by_level[used[N][-3]][N], by_level[used[N][-2]][N]) if len(used[N]) >= 3 else np.full_like(best[:, :, 0], np.nan) for N in speeds], axis=2)
     chmax = np.max(np.hypot(best[0, :, :, 0], best[1, :, :, 0]), axis=1)  # channel max of the order-2 amplitude
-    print(f"   result: Richardson extrapolation of m = {levels[-2]}, {levels[-1]}; 'channel max' = the largest order-2 amplitude over the 18 speeds")
-    print("   convergence per channel, each / channel max, largest over speeds, a and b of order 2:")
-    print(f"   {'ch':>4s} {'channel max':>12s} {'|y_' + levels[-1] + ' - R|':>14s}", end="")
-    if len(ys) >= 3:
-        print(f" {'|R_prev - R|':>14s}", end="")
+    for N in speeds:
+        print(f"   {N:6.0f} rpm: levels m = {', '.join(str(m) for m in used[N])}; result: Richardson extrapolation of m = {used[N][-2]}, {used[N][-1]}")
+    print("   'channel max' = the largest order-2 amplitude over the speeds; convergence per channel, / channel max, largest over speeds, a and b of order 2:")
     check = f"{d}/v2_m{levels[0]}_T{T_check}.h5" if T_check else ""
-    if check and os.path.exists(check):
-        cd = orders(check, channels)
-        print(f" {'transient':>14s}", end="")
-    print(f" {'A4 max':>12s}")
+    transient = None
+    if check and os.path.exists(check) and int(levels[0]) in by_level:
+        speed_c, _, a, b = orders(check, channels)
+        transient = np.max([np.max(np.abs(np.stack([a[:, j], b[:, j]]) - by_level[int(levels[0])][N])[:, :, 0], axis=0) for j, N in enumerate(speed_c)], axis=0) / chmax
+    print(f"   {'ch':>4s} {'channel max':>12s} {'|y_fine - R|':>13s} {'|R_prev - R|':>13s} {'transient':>10s} {'A4 max':>12s}")
     for c, name in enumerate(channels):
-        line = f"   {name:>4s} {chmax[c]:12.5e} {np.max(np.abs(ys[-1] - best)[:, c, :, 0]) / chmax[c]:14.3e}"
-        if len(ys) >= 3:
-            prev = richardson(ys[-3], ys[-2])
-            line += f" {np.max(np.abs(prev - best)[:, c, :, 0]) / chmax[c]:14.3e}"
-        if check and os.path.exists(check):
-            line += f" {np.max(np.abs(np.stack([cd[2], cd[3]]) - ys[0])[:, c, :, 0]) / chmax[c]:14.3e}"
-        line += f" {np.max(np.hypot(best[0, c, :, 1], best[1, c, :, 1])):12.5e}"
-        print(line)
-    print("   |y_m - R|: the error of the finest level alone; |R_prev - R|: the extrapolation from the coarser pair against it")
-    print(f"   (an upper bound of R's error, which is 1/16 of it for an O(h^4) remainder); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
+        e_fine = np.max(np.abs(fine - best)[:, c, :, 0]) / chmax[c]
+        e_prev = np.nanmax(np.abs(prev - best)[:, c, :, 0]) / chmax[c]
+        tr = f"{transient[c]:10.2e}" if transient is not None else f"{'-':>10s}"
+        print(f"   {name:>4s} {chmax[c]:12.5e} {e_fine:13.3e} {e_prev:13.3e} {tr} {np.max(np.hypot(best[0, c, :, 1], best[1, c, :, 1])):12.5e}")
+    print("   |y_fine - R|: the error of the finest level alone; |R_prev - R|: the extrapolation from the coarser pair against R")
+    print(f"   (an upper bound of R's error; its successive differences fall 16-fold for an O(h^4) remainder); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
     print("\n   order 2 (nonlinear, extrapolated) and the linear frequency response of V1; diff = max(|a - a_lin|, |b - b_lin|) / channel max; A4 = order 4")
     print(f"   {'rpm':>6s} {'ch':>4s} {'a':>15s} {'b':>15s} {'A':>14s} {'a_lin':>15s} {'b_lin':>15s} {'diff':>9s} {'A4':>10s}")
-    for j, N in enumerate(speed):
+    for j, N in enumerate(speeds):
         lin = linear_response(N, channels)
         for c, name in enumerate(channels):
             a, b = best[0, c, j, 0], best[1, c, j, 0]
