@@ -374,6 +374,9 @@ PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsE
   PetscCall(MbsH5WriteReals(writer, path, 2, lambda_dims, result->lambda, "1/s (re, im; every finite eigenvalue, by modulus)"));
   PetscCall(PetscSNPrintf(path, sizeof(path), "%s/modes", group));
   PetscCall(MbsH5WriteReals(writer, path, 3, dims, result->modes, "1 (largest component 1; re, im)"));
+  PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, result->nzero));
+  PetscCall(MbsH5WriteAttribute(writer, path, "rigid_body_modes", text));
+  PetscCall(MbsH5WriteAttribute(writer, path, "unstable", result->unstable ? "yes" : "no"));
   if (result->nz) {
     PetscInt zdims[3] = {result->nmode, result->nz, 2}, udims[2] = {result->nundamped, result->nz};
 
@@ -383,11 +386,8 @@ PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsE
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_frequency_hz", group));
     PetscCall(MbsH5WriteReals(writer, path, 1, &result->nundamped, result->undamped_hz, "Hz"));
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_modes_z", group));
-    PetscCall(MbsH5WriteReals(writer, path, 2, udims, result->undamped_z, "m/sqrt(kg m^2) or rad/sqrt(kg m^2) (body coordinates, see attribute coordinates; phi^T M_z phi = 1 kg m^2, the component of largest modulus positive)"));
+    PetscCall(MbsH5WriteReals(writer, path, 2, udims, result->undamped_z, "kg^-1/2 (u), kg^-1/2 m^-1 (phi) (body coordinates, see attribute coordinates; phi^T M_z phi = 1, the component of largest modulus positive)"));
     PetscCall(MbsH5WriteAttribute(writer, path, "coordinates", result->z_coordinates));
   }
-  PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, result->nzero));
-  PetscCall(MbsH5WriteAttribute(writer, path, "rigid_body_modes", text));
-  PetscCall(MbsH5WriteAttribute(writer, path, "unstable", result->unstable ? "yes" : "no"));
   PetscFunctionReturn(0);
 }
