@@ -30,9 +30,9 @@ def orders(path, channels):
     return speed, order, a, b
 
 
-def richardson(coarse, fine):
-    """Crank-Nicolson's error is a series in h^2: the h -> 0 limit to O(h^4) from steps h and h/2"""
-    return (4 * fine - coarse) / 3
+def richardson(coarse, fine, ratio=2.0):
+    """Crank-Nicolson's error is a series in h^2: the h -> 0 limit to O(h^4) from steps h and h/ratio"""
+    return (ratio**2 * fine - coarse) / (ratio**2 - 1)
 
 
 def linear_response(N, channels):
@@ -123,7 +123,7 @@ def v2(d):
         tr = f"{transient[c]:10.2e}" if transient is not None else f"{'-':>10s}"
         print(f"   {name:>4s} {chmax[c]:12.5e} {e_fine:13.3e} {e_prev:13.3e} {tr} {np.max(np.hypot(best[0, c, :, 1], best[1, c, :, 1])):12.5e}")
     print("   |y_fine - R|: the error of the finest level alone; |R_prev - R|: the extrapolation from the coarser pair against R")
-    print(f"   (an upper bound of R's error; its successive differences fall 16-fold for an O(h^4) remainder); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
+    print(f"   (an upper bound of R's error; its successive differences fall 16-fold for an O(h^4) remainder, halving h); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
     print("\n   order 2 (nonlinear, extrapolated) and the linear frequency response of V1; diff = max(|a - a_lin|, |b - b_lin|) / channel max; A4 = order 4")
     print(f"   {'rpm':>6s} {'ch':>4s} {'a':>15s} {'b':>15s} {'A':>14s} {'a_lin':>15s} {'b_lin':>15s} {'diff':>9s} {'A4':>10s}")
     for j, N in enumerate(speeds):
@@ -148,11 +148,12 @@ def v3(d):
     data = [orders(p, channels) for p in files]
     speed = data[0][0]
     ys = [np.stack([x[2], x[3]]) for x in data]
-    best = richardson(ys[-2], ys[-1])
+    ratios = [float(steps[i]) / float(steps[i + 1]) for i in range(len(steps) - 1)]
+    best = richardson(ys[-2], ys[-1], ratios[-1])
     chmax = np.max(np.hypot(best[0, :, :, 0], best[1, :, :, 0]), axis=1)
     window = 4 / (speed[-1] / 60)
-    print(f"   intervals per window at {speed[-1]:.0f} rpm: {window / float(steps[-1]):.0f} (finest step); result: Richardson extrapolation of the two steps")
-    prev = richardson(ys[-3], ys[-2]) if len(ys) >= 3 else None
+    print(f"   intervals per window at {speed[-1]:.0f} rpm: {window / float(steps[-1]):.0f} (finest step); result: Richardson extrapolation of the two finest steps")
+    prev = richardson(ys[-3], ys[-2], ratios[-2]) if len(ys) >= 3 else None
     print(f"   {'ch':>4s} {'channel max':>12s} {'o2 |y_fine - R|':>16s} {'o4 |y_fine - R|':>16s}" + (f" {'o2 |R_prev - R|':>16s} {'o4 |R_prev - R|':>16s}" if prev is not None else "") + "   (largest over speeds, / channel max of order 2)")
     for c, name in enumerate(channels):
         line = f"   {name:>4s} {chmax[c]:12.5e}"
