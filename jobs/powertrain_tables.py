@@ -2,6 +2,7 @@
 """Tables V1-V4 of powertrain_mounts.md (section 11) from the result files jobs/powertrain_tables writes into DIR.
 Parts whose files are missing are said to be missing. Settings (levels, warm-ups, steps) come from the environment,
 as jobs/powertrain_tables passes them. Usage: powertrain_tables.py DIR"""
+import glob
 import math
 import os
 import re
@@ -95,10 +96,10 @@ def v2(d):
     # per level, speed -> (a, b) x channel x order: a level may cover some speeds only (a finer one where it is needed)
     by_level = {}
     for m in levels:
-        path = f"{d}/v2_m{m}_T{T}.h5"
-        if os.path.exists(path):
-            speed, _, a, b = orders(path, channels)
-            by_level[int(m)] = {N: np.stack([a[:, j], b[:, j]]) for j, N in enumerate(speed)}
+        for path in [f"{d}/v2_m{m}_T{T}.h5"] + sorted(glob.glob(f"{d}/v2_m{m}_T{T}_*.h5")):
+            if os.path.exists(path):
+                speed, _, a, b = orders(path, channels)
+                by_level.setdefault(int(m), {}).update({N: np.stack([a[:, j], b[:, j]]) for j, N in enumerate(speed)})
     speeds = sorted({N for table in by_level.values() for N in table})
     used = {N: sorted(m for m in by_level if N in by_level[m]) for N in speeds}
     if not speeds or min(len(u) for u in used.values()) < 2:
@@ -108,14 +109,18 @@ def v2(d):
     fine = np.stack([by_level[used[N][-1]][N] for N in speeds], axis=2)
     prev = np.stack([richardson(by_level[used[N][-3]][N], by_level[used[N][-2]][N]) if len(used[N]) >= 3 else np.full_like(best[:, :, 0], np.nan) for N in speeds], axis=2)
     chmax = np.max(np.hypot(best[0, :, :, 0], best[1, :, :, 0]), axis=1)  # channel max of the order-2 amplitude
-    for N in speeds:
-        print(f"   {N:6.0f} rpm: levels m = {', '.join(str(m) for m in used[N])}; result: Richardson extrapolation of m = {used[N][-2]}, {used[N][-1]}")
+    print("   result: per speed the Richardson extrapolation of its two finest levels")
     print("   'channel max' = the largest order-2 amplitude over the speeds; convergence per channel, / channel max, largest over speeds, a and b of order 2:")
+    # The transient left after the warm-up is the same on every level to O(h^2) of itself: measured on the coarsest
+    # level from the longer warm-up, its difference corrects the result (what is left of it then decays e^(-sigma dT))
     check = f"{d}/v2_m{levels[0]}_T{T_check}.h5" if T_check else ""
     transient = None
     if check and os.path.exists(check) and int(levels[0]) in by_level:
         speed_c, _, a, b = orders(check, channels)
-        transient = np.max([np.max(np.abs(np.stack([a[:, j], b[:, j]]) - by_level[int(levels[0])][N])[:, :, 0], axis=0) for j, N in enumerate(speed_c)], axis=0) / chmax
+        correction = np.stack([np.stack([a[:, j], b[:, j]]) - by_level[int(levels[0])][N] for j, N in enumerate(speed_c)], axis=2)
+        transient = np.max(np.abs(correction)[:, :, :, 0], axis=(0, 2)) / chmax
+        best, fine, prev = best + correction, fine + correction, prev + correction
+        print(f"   the result is corrected by the transient measured at m = {levels[0]}: warm-up {T_check} s minus warm-up {T} s (column 'transient')")
     print(f"   {'ch':>4s} {'channel max':>12s} {'|y_fine - R|':>13s} {'|R_prev - R|':>13s} {'transient':>10s} {'A4 max':>12s}")
     for c, name in enumerate(channels):
         e_fine = np.max(np.abs(fine - best)[:, c, :, 0]) / chmax[c]
@@ -124,6 +129,7 @@ def v2(d):
         print(f"   {name:>4s} {chmax[c]:12.5e} {e_fine:13.3e} {e_prev:13.3e} {tr} {np.max(np.hypot(best[0, c, :, 1], best[1, c, :, 1])):12.5e}")
     print("   |y_fine - R|: the error of the finest level alone; |R_prev - R|: the extrapolation from the coarser pair against R")
     print(f"   (an upper bound of R's error; its successive differences fall 16-fold for an O(h^4) remainder, halving h); transient: warm-up {T_check} s against {T} s at m = {levels[0]}")
+    print("   levels per speed: " + "; ".join(f"{N:.0f}: {','.join(str(m) for m in used[N])}" for N in speeds))
     print("\n   order 2 (nonlinear, extrapolated) and the linear frequency response of V1; diff = max(|a - a_lin|, |b - b_lin|) / channel max; A4 = order 4")
     print(f"   {'rpm':>6s} {'ch':>4s} {'a':>15s} {'b':>15s} {'A':>14s} {'a_lin':>15s} {'b_lin':>15s} {'diff':>9s} {'A4':>10s}")
     for j, N in enumerate(speeds):
