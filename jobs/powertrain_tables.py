@@ -171,14 +171,20 @@ def v3(d):
         for c, name in enumerate(channels):
             a2, b2, a4, b4 = best[0, c, j, 0], best[1, c, j, 0], best[0, c, j, 1], best[1, c, j, 1]
             print(f"   {N:6.0f} {name:>4s} {a2:+15.8e} {b2:+15.8e} {math.hypot(a2, b2):14.8e} {a4:+15.8e} {b4:+15.8e} {math.hypot(a4, b4):14.8e}")
-    print("\n   spot values (the finest step; the channels the model file has: 9 accelerations [m/s^2], u_P [m])")
-    with h5py.File(files[-1], "r") as f:
-        for t in (0.5, 3.0, 12.0):
-            values = []
-            for name in channels:
-                ts, y = f[f"channels/{name}/signal/t"][:], f[f"channels/{name}/signal/y"][:]
-                values.append(np.interp(t, ts, y))
-            print(f"   t = {t:4.1f} s: " + " ".join(f"{n}={v:+.8e}" for n, v in zip(channels, values)))
+    print("\n   spot values, extrapolated from the two finest steps (the channels of the model file: 9 accelerations [m/s^2], u_P [m]);")
+    print("   conv = |fine - R| / the largest |value| of that channel over the three times")
+    spots = []
+    for path in files[-3:]:
+        with h5py.File(path, "r") as f:
+            spots.append(np.array([[np.interp(t, f[f"channels/{n}/signal/t"][:], f[f"channels/{n}/signal/y"][:]) for n in channels] for t in (0.5, 3.0, 12.0)]))
+    spot = richardson(spots[-2], spots[-1], ratios[-1])
+    conv = np.abs(spots[-1] - spot) / np.max(np.abs(spot), axis=0)
+    for i, t in enumerate((0.5, 3.0, 12.0)):
+        print(f"   t = {t:4.1f} s: " + " ".join(f"{n}={v:+.8e}" for n, v in zip(channels, spot[i])))
+    print("   conv, largest over the times: " + " ".join(f"{n}={v:.1e}" for n, v in zip(channels, np.max(conv, axis=0))))
+    if len(spots) == 3:
+        spot_prev = richardson(spots[0], spots[1], ratios[-2])
+        print("   |R_prev - R| likewise: " + " ".join(f"{n}={v:.1e}" for n, v in zip(channels, np.max(np.abs(spot_prev - spot) / np.max(np.abs(spot), axis=0), axis=0))))
 
 
 def gradcheck_log(path):
