@@ -200,6 +200,36 @@ def gradcheck_log(path):
     return J, rows
 
 
+def linear_cost(form):
+    """J at p_08 and p_i dJ/dp_i (central differences of log p_i, step 1e-4) of the linear frequency response of V1,
+    against the same response at the true parameters: the nonlinear model's order 2 lies within 5e-7 of it (V2)"""
+    import check_powertrain_modes as modes
+
+    true = [(b[5], b[6]) for b in modes.BUSHINGS]
+
+    def cost(scale):  # scale: 42 factors on (k, d) of the bushings in section 3.3's order
+        saved = list(modes.BUSHINGS)
+        try:
+            modes.BUSHINGS[:] = [b[:5] + (tuple(np.array(k) * scale[3 * i:3 * i + 3]), tuple(np.array(dd) * scale[21 + 3 * i:24 + 3 * i])) for i, (b, (k, dd)) in enumerate(zip(saved, true))]
+            y = np.array([linear_response(N, ACC) for N in range(900, 6001, 300)])
+        finally:
+            modes.BUSHINGS[:] = saved
+        return y
+
+    ybar = cost(np.ones(42))
+    p08 = np.r_[0.8 * np.ones(21), np.ones(21)]
+
+    def J(scale):
+        y = cost(scale)
+        if form == "coefficients":
+            return 0.5 * np.sum((y - ybar) ** 2)
+        return 0.25 * np.sum((np.sum(y**2, axis=2) - np.sum(ybar**2, axis=2)) ** 2)
+
+    h = 1e-4
+    grad = np.array([(J(p08 * np.exp(h * np.eye(42)[i])) - J(p08 * np.exp(-h * np.eye(42)[i]))) / (2 * h) for i in range(42)])
+    return J(p08), grad
+
+
 def v4(d):
     levels = os.environ.get("V4_LEVELS", "50 100").split()
     print(f"\n== V4: costs at p_08 (stiffnesses x 0.8) over 9 accelerometers x 18 speeds (weight 1 each), truth made on the same steps; m = {', '.join(levels)} steps per revolution")
@@ -211,11 +241,11 @@ def v4(d):
         runs = [gradcheck_log(f"{d}/v4_{form}_m{m}.log") for m in done]
         levels = done
         J = [r[0] for r in runs]
+        print(f"   {name}")
         if len(runs) == 1:  # no extrapolation: the one level twice, its distance 0
             runs, J = runs * 2, J * 2
             print(f"     (one level only, m = {done[0]}: not extrapolated)")
         Jr = richardson(J[-2], J[-1])
-        print(f"   {name}")
         print("     J per level: " + ", ".join(f"m={m}: {j:.10e}" for m, j in zip(levels, J)) + f"; extrapolated {Jr:.10e} (|J_fine - J_R| / J_R = {abs(J[-1] - Jr) / Jr:.2e})")
         g = [np.array([row[2] for row in r[1]]) for r in runs]
         p = np.array([row[1] for row in runs[-1][1]])
@@ -223,10 +253,12 @@ def v4(d):
         lgr = richardson(lg[-2], lg[-1])
         scale = np.max(np.abs(lgr))
         print(f"     log gradients p_i dJ/dp_i (adjoint), extrapolated; conv = |fine - R| / max_i |R_i| (max {np.max(np.abs(lg[-1] - lgr)) / scale:.2e}); FD: central differences of the same discrete cost")
-        print(f"     {'param':8s} {'p_i':>12s} {'p_i dJ/dp_i':>16s} {'conv':>9s}   FD check (level: rel. error)")
+        J_lin, lg_lin = linear_cost(form)
+        print(f"     the same cost of the linear frequency response (independent, section 8.1's model at p_08 and p_true): J = {J_lin:.10e}")
+        print(f"     {'param':8s} {'p_i':>12s} {'p_i dJ/dp_i':>16s} {'conv':>9s} {'linear':>16s}   FD check (level: rel. error)")
         for i, row in enumerate(runs[-1][1]):
             checks = [f"m={m}: {r[1][i][4]:.1e}" for m, r in zip(levels, runs) if r[1][i][3] is not None]
-            print(f"     {row[0]:8s} {row[1]:12.6g} {lgr[i]:+16.8e} {abs(lg[-1][i] - lgr[i]) / scale:9.2e}   {' '.join(checks)}")
+            print(f"     {row[0]:8s} {row[1]:12.6g} {lgr[i]:+16.8e} {abs(lg[-1][i] - lgr[i]) / scale:9.2e} {lg_lin[i]:+16.8e}   {' '.join(checks)}")
 
 
 def main(d):
