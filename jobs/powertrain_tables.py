@@ -13,13 +13,10 @@ import h5py
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from check_powertrain_modes import linear_matrices  # noqa: E402
+from check_powertrain_sweep import linear_response  # noqa: E402
 
 ACC = ["A1x", "A1y", "A1z", "A2x", "A2y", "A2z", "A3x", "A3y", "A3z"]
 DISP = ["uPx", "uPy", "uPz"]
-SENSORS = {"A1": ("P", (0.35, 0.30, 0.20)), "A2": ("P", (-0.30, -0.30, 0.15)), "A3": ("S", (0.40, 0.00, -0.35))}
-CENTRE = {"P": np.zeros(3), "S": np.array([0, 0, -0.35])}
-OFFSET = {"P": 0, "S": 6}
 
 
 def orders(path, channels):
@@ -34,28 +31,6 @@ def orders(path, channels):
 def richardson(coarse, fine, ratio=2.0):
     """Crank-Nicolson's error is a series in h^2: the h -> 0 limit to O(h^4) from steps h and h/ratio"""
     return (ratio**2 * fine - coarse) / (ratio**2 - 1)
-
-
-def linear_response(N, channels):
-    """a, b of order 2 of the V1 linearisation forced by section 5 at the reference configuration (independent z
-    assembly of tests/check_powertrain_modes.py): the accelerations -Omega^2 (u + phi x s) of the sensor points"""
-    M, D, K = linear_matrices()
-    n = N / 60
-    w, Omega = 2 * math.pi * n, 4 * math.pi * n
-    f = np.zeros(12, dtype=complex)
-    f[2] = 1.6 * 0.043 * 0.29 * w**2  # F_z cos(2 theta) at c on P's z axis: no moment about the centre
-    f[3] = -1j * 90.0                 # M_x = T2 sin(2 theta) = Re(-i T2 e^(i 2 theta))
-    z = np.linalg.solve(-Omega**2 * M + 1j * Omega * D + K, f)
-    out = []
-    for c in channels:
-        if c.startswith("uP"):
-            y = z["xyz".index(c[2])]
-        else:
-            body, point = SENSORS[c[:2]]
-            o, s = OFFSET[body], np.array(point) - CENTRE[body]
-            y = (-Omega**2 * (z[o:o + 3] + np.cross(z[o + 3:o + 6], s)))["xyz".index(c[2])]
-        out.append((y.real, -y.imag))  # y = a cos(Omega t) + b sin(Omega t)
-    return np.array(out)
 
 
 def v1(d):

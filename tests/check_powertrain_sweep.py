@@ -22,20 +22,24 @@ CENTRE = {"P": np.zeros(3), "S": np.array([0, 0, -0.35])}
 OFFSET = {"P": 0, "S": 6}
 
 
-def linear(N):
-    """(a, b) of order 2 per accelerometer: the accelerations -Omega^2 (u + phi x s) of the linear harmonic solution"""
+def linear_response(N, channels=ACC):
+    """(a, b) of order 2 per channel at N rpm: the accelerations -Omega^2 (u + phi x s) of the sensor points (uPx..:
+    the displacement u_P) of the linear harmonic solution, y = a cos(Omega t) + b sin(Omega t), t = 0 at crank angle 0"""
     M, D, K = linear_matrices()
     w, Omega = 2 * math.pi * N / 60, 4 * math.pi * N / 60
     f = np.zeros(12, dtype=complex)
-    f[2] = 1.6 * 0.043 * 0.29 * w**2  # F_z = m_osc r lambda w^2 cos(2 theta) at c, on P's z axis
+    f[2] = 1.6 * 0.043 * 0.29 * w**2  # F_z = m_osc r lambda w^2 cos(2 theta) at c, on P's z axis: no moment
     f[3] = -1j * 90.0                 # M_x = T2 sin(2 theta) = Re(-i T2 e^(i 2 theta))
     z = np.linalg.solve(-Omega**2 * M + 1j * Omega * D + K, f)
     out = []
-    for c in ACC:
-        body, point = SENSORS[c[:2]]
-        o, s = OFFSET[body], np.array(point) - CENTRE[body]
-        y = (-Omega**2 * (z[o:o + 3] + np.cross(z[o + 3:o + 6], s)))["xyz".index(c[2])]
-        out.append((y.real, -y.imag))  # y = a cos(Omega t) + b sin(Omega t), t = 0 at crank angle 0
+    for c in channels:
+        if c.startswith("uP"):
+            y = z["xyz".index(c[2])]
+        else:
+            body, point = SENSORS[c[:2]]
+            o, s = OFFSET[body], np.array(point) - CENTRE[body]
+            y = (-Omega**2 * (z[o:o + 3] + np.cross(z[o + 3:o + 6], s)))["xyz".index(c[2])]
+        out.append((y.real, -y.imag))
     return np.array(out)
 
 
@@ -57,7 +61,7 @@ def main(coarse, fine):
             speed = f["channels/A1x/orders/speed"][:]
             data.append(np.array([[f[f"channels/{c}/orders/A"][:, 0], f[f"channels/{c}/orders/B"][:, 0]] for c in ACC]))
     for j, N in enumerate(speed):
-        lin = linear(N)
+        lin = linear_response(N)
         scale = np.max(np.hypot(lin[:, 0], lin[:, 1]))
         e_coarse = np.max(np.abs(data[0][:, :, j] - lin)) / scale
         e_fine = np.max(np.abs(data[1][:, :, j] - lin)) / scale
