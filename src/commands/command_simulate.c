@@ -153,7 +153,8 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement table;
-  PetscReal     *local; /* this rank's points' amplitudes, then coefficients a, then b: the table's three arrays */
+  PetscInt       nchannel; /* output channels of the model: the table's channels, or the table itself for one */
+  PetscReal     *local;    /* per channel this rank's points' amplitudes, then coefficients a, then b: the three arrays */
 } MbsSweep;
 
 static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
@@ -204,23 +205,27 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
     table->norder = norder;
     PetscCall(PetscMalloc1(norder, &table->order));
     PetscCall(PetscArraycpy(table->order, orders, norder));
-    PetscCall(PetscCalloc1(3 * sw->nexp * norder, &sw->local));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_amplitude));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_a));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_b));
+    PetscCall(MbsModelGetNumChannels(exp->model, &sw->nchannel));
+    PetscCall(PetscCalloc1(3 * sw->nchannel * sw->nexp * norder, &sw->local));
   }
   table->speed[e] = speed[0];
   if (exp->rank == rank) {
     PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &sw->signal));
-    PetscCall(MbsFourierCheckSignal(sw->fourier, &sw->signal, "simulate -sweep_rpm"));
-    PetscCall(MbsFourierComputeSignal(sw->fourier, &sw->signal));
-    PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
-    for (PetscInt o = 0; o < norder; o++) {
-      PetscInt j = e * norder + o, size = sw->nexp * norder;
+    for (PetscInt c = 0; c < sw->nchannel; c++) {
+      MbsSignal  view;
+      PetscReal *local = sw->local + 3 * c * sw->nexp * norder;
 
-      sw->local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
-      sw->local[size + j]     = A[offset + o];
-      sw->local[2 * size + j] = B[offset + o];
+      PetscCall(MbsSignalGetChannel(&sw->signal, c, &view));
+      PetscCall(MbsFourierCheckSignal(sw->fourier, &view, "simulate -sweep_rpm"));
+      PetscCall(MbsFourierComputeSignal(sw->fourier, &view));
+      PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
+      for (PetscInt o = 0; o < norder; o++) {
+        PetscInt j = e * norder + o, size = sw->nexp * norder;
+
+        local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+        local[size + j]     = A[offset + o];
+        local[2 * size + j] = B[offset + o];
+      }
     }
     PetscCall(MbsSignalDestroy(&sw->signal));
   }
@@ -248,21 +253,41 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
     PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
     MbsCallCleanup(MbsSweepPoint_Private(comm, sw, e), MbsExperimentOptionsPop(&sw->exps[e]));
   }
+  if (sw->nchannel > 1) PetscCall(PetscCalloc1(sw->nchannel, &table->channel));
   { /* one contribution per entry */
     PetscInt   size = sw->nexp * table->norder;
     PetscReal *all;
 
-    PetscCall(PetscMalloc1(3 * size, &all));
-    PetscCall(MPIU_Allreduce(sw->local, all, 3 * size, MPIU_REAL, MPIU_SUM, comm));
-    PetscCall(PetscArraycpy(table->order_amplitude, all, size));
-    PetscCall(PetscArraycpy(table->order_a, all + size, size));
-    PetscCall(PetscArraycpy(table->order_b, all + 2 * size, size));
+    PetscCall(PetscMalloc1(3 * sw->nchannel * size, &all));
+    PetscCall(MPIU_Allreduce(sw->local, all, 3 * sw->nchannel * size, MPIU_REAL, MPIU_SUM, comm));
+    for (PetscInt c = 0; c < sw->nchannel; c++) { /* a model of several channels: one named channel each (measurements.md) */
+      MbsMeasurement *channel = sw->nchannel > 1 ? &table->channel[c] : table;
+      const char     *name, *unit;
+
+      if (sw->nchannel > 1) {
+        table->nchannel++;
+        PetscCall(PetscMalloc1(sw->nexp, &channel->speed)); /* each freed by MbsMeasurementReset */
+        PetscCall(PetscMalloc1(table->norder, &channel->order));
+        PetscCall(PetscArraycpy(channel->speed, table->speed, sw->nexp));
+        PetscCall(PetscArraycpy(channel->order, table->order, table->norder));
+        channel->nspeed = sw->nexp;
+        channel->norder = table->norder;
+        PetscCall(PetscStrncpy(channel->model, sw->exps[0].model->type, sizeof(channel->model)));
+      }
+      PetscCall(MbsModelGetChannelInfo(sw->exps[0].model, c, &name, &unit));
+      PetscCall(PetscStrncpy(channel->output, sw->nchannel > 1 ? name : sw->exps[0].model->output_name, sizeof(channel->output)));
+      PetscCall(PetscStrncpy(channel->units, sw->nchannel > 1 ? unit : sw->exps[0].model->output_unit, sizeof(channel->units)));
+      PetscCall(PetscMalloc1(size, &channel->order_amplitude));
+      PetscCall(PetscMalloc1(size, &channel->order_a));
+      PetscCall(PetscMalloc1(size, &channel->order_b));
+      PetscCall(PetscArraycpy(channel->order_amplitude, all + 3 * c * size, size));
+      PetscCall(PetscArraycpy(channel->order_a, all + (3 * c + 1) * size, size));
+      PetscCall(PetscArraycpy(channel->order_b, all + (3 * c + 2) * size, size));
+    }
     PetscCall(PetscFree(all));
   }
-  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder));
+  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders, %" PetscInt_FMT " channel%s\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder, sw->nchannel, sw->nchannel > 1 ? "s" : ""));
   PetscCall(PetscStrncpy(table->model, sw->exps[0].model->type, sizeof(table->model)));
-  PetscCall(PetscStrncpy(table->output, sw->exps[0].model->output_name, sizeof(table->output)));
-  PetscCall(PetscStrncpy(table->units, sw->exps[0].model->output_unit, sizeof(table->units)));
   PetscCall(PetscSNPrintf(table->created_by, sizeof(table->created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
   PetscCall(MbsMeasurementWrite(comm, output, table));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
@@ -277,7 +302,8 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
   A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
   amplitudes and coefficients a, b of -orders on each point's last -window_cycles revolutions (t = 0 is crank angle
   0, so a, b refer to the crank angle) are gathered into one order table
-  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only).
+  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only); a model of
+  several output channels gets one table per channel, /channels/NAME/orders, from one simulation per point.
 */
 static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
 {

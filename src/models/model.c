@@ -1005,6 +1005,22 @@ PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, Pe
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsModelModeCoordinates - T (nz x nq, column-major, caller frees with PetscFree): maps a vector of the linearisation's
+  coordinates (MbsModelLinearize()) to the model's body coordinates z, e.g. the displacement and small rotation
+  vector of each body; what (caller frees) says what z holds. nz = 0, T = what = NULL for a model whose own coordinates
+  are the ones to report. Not collective.
+@*/
+PetscErrorCode MbsModelModeCoordinates(MbsModel model, PetscInt *nz, PetscReal **T, char **what)
+{
+  PetscFunctionBeginUser;
+  *nz   = 0;
+  *T    = NULL;
+  *what = NULL;
+  if (model->ops.mode_coordinates) PetscCall(model->ops.mode_coordinates(model, nz, T, what));
+  PetscFunctionReturn(0);
+}
+
 /*
   MbsModelInitialStateGradient - Adds lambda0^T dU(t0)/dp_id[k] to grad[k], lambda0 = dJ/dU(t0) from an adjoint solve,
   for a model whose consistent initial state depends on its parameters (the multipliers of a DAE started loaded or

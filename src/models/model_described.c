@@ -612,6 +612,20 @@ static void Project(PetscInt nq, PetscInt m, const PetscReal N[], const PetscRea
     }
 }
 
+/* N (nq x m): an orthonormal basis of the null space of Phi_q at q, the free motions (SVD; G, s, VT: work) */
+static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
+{
+  PetscInt nq = NQ(model), nc = NC(model);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(G, nc * nq));
+  ConstraintJacobian(model, q, G);
+  if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
+  for (PetscInt j = 0; j < model->nq; j++)
+    for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[], PetscReal *work)
 {
   Described     *d    = (Described *)model->data;
@@ -646,9 +660,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing; start at rest in equilibrium",
              desc->file, (double)unbalanced);
   for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
-  if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
-  for (PetscInt j = 0; j < m; j++)
-    for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  PetscCall(FreeMotions(model, q, G, s, VT, N));
   Project(nq, m, N, Mf, M);
   Project(nq, m, N, Cf, C);
   Project(nq, m, N, Kf, K);
@@ -663,6 +675,64 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq, &work));
   MbsCallCleanup(DescribedLinearize_Private(model, M, C, K, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Body coordinates z of a mode (powertrain_mounts.md 8.1): per body, in the file's order, the displacement of its centre
+  of mass and, for a rigid body, the small rotation vector phi, both in ground axes. A free motion dq = N y turns the
+  axes (u, v, w) by du = phi x u, ..., and for any orthonormal triad (1/2) sum_e e x (phi x e) = phi, so
+  phi = (u x du + v x dv + w x dw) / 2 at the initial pose. T = Z N.
+*/
+static PetscErrorCode DescribedModeCoordinates_Private(MbsModel model, PetscInt nz, PetscReal T[], PetscReal *work)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, row = 0;
+  PetscReal     *q = work, *v = q + nq, *G = v + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq;
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, q, v);
+  PetscCall(FreeMotions(model, q, G, s, VT, N));
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = body->offset;
+
+    for (PetscInt j = 0; j < m; j++) {
+      const PetscReal *dq = N + j * nq + o;
+
+      for (PetscInt k = 0; k < 3; k++) T[row + k + j * nz] = dq[k];
+      for (PetscInt e = 0; body->rigid && e < 3; e++) {
+        const PetscReal *axis = q + o + 3 + 3 * e, *daxis = dq + 3 + 3 * e;
+
+        for (PetscInt k = 0; k < 3; k++) T[row + 3 + k + j * nz] += 0.5 * (axis[(k + 1) % 3] * daxis[(k + 2) % 3] - axis[(k + 2) % 3] * daxis[(k + 1) % 3]);
+      }
+    }
+    row += body->rigid ? 6 : 3;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedModeCoordinates(MbsModel model, PetscInt *nz, PetscReal **T, char **what)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, size = 64;
+  PetscReal     *work;
+
+  PetscFunctionBeginUser;
+  *nz = 0;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    *nz += desc->body[b].rigid ? 6 : 3;
+    size += MBS_NAME_LEN + 48;
+  }
+  PetscCall(PetscCalloc1(*nz * model->nq, T));
+  PetscCall(PetscCalloc1(size, what));
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscCall(PetscStrlcat(*what, b ? "; " : "", size));
+    PetscCall(PetscStrlcat(*what, desc->body[b].name, size));
+    PetscCall(PetscStrlcat(*what, desc->body[b].rigid ? ": u_x u_y u_z [m] phi_x phi_y phi_z [rad]" : ": u_x u_y u_z [m]", size));
+  }
+  PetscCall(PetscCalloc1(3 * nq + nc * nq + nc + nq * nq + nq * model->nq, &work));
+  MbsCallCleanup(DescribedModeCoordinates_Private(model, *nz, *T, work), PetscFree(work));
   PetscFunctionReturn(0);
 }
 
@@ -801,6 +871,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.initial_state    = DescribedInitialState;
   model->ops.initial_state_p  = DescribedInitialStateP;
   model->ops.linearize        = DescribedLinearize;
+  model->ops.mode_coordinates = DescribedModeCoordinates;
   model->ops.excitation       = DescribedExcitation;
   model->ops.set_from_options = DescribedSetFromOptions;
   model->constant_mass        = PETSC_TRUE;

@@ -35,6 +35,9 @@ typedef struct {
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
+     z holds (a string, caller frees); NULL: the model's own coordinates are reported */
+  PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);
   /* external force F(t) [N], for reports and balance checks */
   PetscErrorCode (*excitation)(MbsModel, PetscReal, PetscReal *);
   /* options of the model itself (excitation, initial state), in the caller's options block */
