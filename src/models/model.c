@@ -473,6 +473,40 @@ PetscErrorCode MbsModelJacobian(MbsModel model, PetscReal t, const PetscReal u[]
 }
 
 /*@C
+  MbsModelJacobianMat - J = dF/dU + shift dF/dU' into the AIJ J made by MbsModelJacobianCreate, for a model that
+  assembles its Jacobian sparse (ops.jacobian_mat; NULL: none, see MbsModelHasSparseJacobian). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianMat(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal shift, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatZeroEntries(J));
+  PetscCall(model->ops.jacobian_mat(model, t, u, udot, shift, J));
+  PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianCreate - The AIJ n x n of MbsModelJacobianMat, preallocated by the model from
+  its places at the valid state u (the initial one). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianCreate(MbsModel model, const PetscReal u[], Mat *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(model->ops.jacobian_create(model, u, J));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelHasSparseJacobian - Whether the model assembles its Jacobian sparse itself (the implicit form's: a model that
+  does has a constant mass matrix, so its integrator never takes the explicit form). Not collective.
+@*/
+PetscBool MbsModelHasSparseJacobian(MbsModel model)
+{
+  return (PetscBool)(model->ops.jacobian_mat && model->constant_mass);
+}
+
+/*@C
   MbsModelMass - The mass matrix E = dF/dU' (n x n, column-major) at (t, U): the model's own, or J(shift 1) - J(shift 0) at
   U' = udot with the n x n scratch work. Not collective.
 @*/

@@ -29,6 +29,8 @@
 */
 #include "models/elements/elementimpl.h"
 
+#define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
+
 typedef struct {
   MbsDescription      desc;
   PetscInt            nrigid;
@@ -36,7 +38,62 @@ typedef struct {
   const MbsBilinear **row;         /* the nc constraint rows */
   PetscInt           *row_owner;   /* element index, or -1 - body index */
   PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
+  /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
+  struct _MbsDescription view;
+  MbsBody               *view_body;           /* a copy of the bodies whose offsets View() sets */
+  PetscInt               nlocal;              /* the most coordinates of one view */
+  PetscInt              *global;              /* the model's coordinate of each of the view's */
+  PetscReal             *local;               /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;               /* 2 nlocal rows and columns of a block */
+  PetscInt              *param_start, *param; /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
 } Described;
+
+/*
+  Where an element's local contributions go: a dense array (leading dimension ld), an AIJ matrix (values column by
+  column), or, with weight (length n), the product weight^T J added into product. body_used (may be NULL) marks the
+  bodies whose rows the product reads: an element on none of them adds nothing to it and is skipped.
+*/
+typedef struct {
+  PetscReal       *dense;
+  PetscInt         ld;
+  Mat              mat;
+  const PetscReal *weight;
+  PetscReal       *product;
+  const PetscBool *body_used;
+} Sink;
+
+/* block (m x k, column-major, leading dimension m) into rows x cols of the sink */
+static PetscErrorCode SinkAdd(const Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+{
+  PetscFunctionBeginUser;
+  if (sink->mat) PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
+  else if (sink->dense)
+    for (PetscInt j = 0; j < k; j++)
+      for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
+  else
+    for (PetscInt j = 0; j < k; j++) {
+      PetscReal sum = 0;
+
+      for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
+      sink->product[cols[j]] += sum;
+    }
+  PetscFunctionReturn(0);
+}
+
+/* Whether an entity on bodies b[0..nb) adds anything the sink takes */
+static PetscBool SinkWants(const Sink *sink, PetscInt nb, const PetscInt b[])
+{
+  if (!sink) return PETSC_FALSE;
+  if (!sink->body_used) return PETSC_TRUE;
+  for (PetscInt k = 0; k < nb; k++)
+    if (sink->body_used[b[k]]) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+static PetscInt BodySize(MbsDescription desc, PetscInt b)
+{
+  return desc->body[b].rigid ? 12 : 3;
+}
 
 static PetscInt NQ(MbsModel model)
 {
@@ -48,12 +105,74 @@ static PetscInt NC(MbsModel model)
   return ((Described *)model->data)->desc->nc;
 }
 
+/* The model's description at its current parameters; its view follows it (the engine speed may be set after setup) */
 static MbsDescription Description(MbsModel model)
 {
-  MbsDescription desc = ((Described *)model->data)->desc;
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
 
   desc->p = model->p;
+  if (d->view_body) {
+    PetscReal *work = d->view.work;
+
+    d->view      = *desc;
+    d->view.body = d->view_body;
+    d->view.work = work;
+  }
   return desc;
+}
+
+/* The bodies (not the ground) element el acts on */
+static PetscInt ElementBodies(const MbsElement *el, PetscInt b[MBS_VIEW_BODIES])
+{
+  PetscInt nb = 0;
+
+  for (PetscInt k = 0; k < 2; k++)
+    if (el->body[k] != MBS_GROUND) b[nb++] = el->body[k];
+  return nb;
+}
+
+/* The bodies of constraint row r: its body's, or its joint's */
+static PetscInt RowBodies(Described *d, PetscInt r, PetscInt b[MBS_VIEW_BODIES])
+{
+  if (d->row_owner[r] < 0) {
+    b[0] = -1 - d->row_owner[r];
+    return 1;
+  }
+  return ElementBodies(&d->desc->element[d->row_owner[r]], b);
+}
+
+/*
+  The description as an entity on bodies b[0..nb) sees it: nq their coordinates, numbered from 0 in the order of b
+  (d->global maps them back), so an element's callbacks work on at most 24 coordinates whatever the model's size;
+  q, v (may be NULL) gathered into the view's scratch lq, lv.
+*/
+static MbsDescription View(Described *d, PetscInt nb, const PetscInt b[], const PetscReal q[], const PetscReal v[], PetscReal **lq, PetscReal **lv)
+{
+  MbsDescription view = &d->view;
+
+  view->nq = 0;
+  for (PetscInt k = 0; k < nb; k++) {
+    PetscInt size = BodySize(d->desc, b[k]);
+
+    d->view_body[b[k]].offset = view->nq;
+    for (PetscInt i = 0; i < size; i++) d->global[view->nq + i] = d->desc->body[b[k]].offset + i;
+    view->nq += size;
+  }
+  *lq = d->local;
+  *lv = d->local + d->nlocal;
+  for (PetscInt i = 0; i < view->nq; i++) {
+    (*lq)[i] = q ? q[d->global[i]] : 0;
+    (*lv)[i] = v ? v[d->global[i]] : 0;
+  }
+  return view;
+}
+
+/* The view's indices shifted by offset: the rows or columns of its coordinates in a block of U */
+static PetscInt *Shifted(Described *d, PetscInt nq, PetscInt offset, PetscInt out[])
+{
+  for (PetscInt i = 0; i < nq; i++) out[i] = d->global[i] + offset;
+  return out;
 }
 
 /* F_v += M a (a: accelerations, nq) */
@@ -72,31 +191,100 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
   }
 }
 
-/* J += scale M (J with leading dimension ld) */
-static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, PetscReal J[], PetscInt ld)
+/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3) */
+static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscReal x[])
 {
+  PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
-    const MbsBody *body = &desc->body[b];
-    PetscInt       o    = body->offset;
+    const MbsBody  *body = &desc->body[b];
+    const PetscReal m = MbsValueOf(&body->mass, p), *J = body->Jbar;
+    PetscReal      *xb = x + body->offset, inverse[9], det;
 
-    for (PetscInt k = 0; k < 3; k++) J[(o + k) * (ld + 1)] += scale * MbsValueOf(&body->mass, p);
+    PetscCheck(m > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has mass %g, so its acceleration is undefined", desc->file, body->name, (double)m);
+    for (PetscInt k = 0; k < 3; k++) xb[k] /= m;
     if (!body->rigid) continue;
-    for (PetscInt i = 0; i < 3; i++)
-      for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) J[(o + 3 + 3 * i + k) + (o + 3 + 3 * j + k) * ld] += scale * body->Jbar[3 * i + j];
+    inverse[0] = J[4] * J[8] - J[5] * J[7];
+    inverse[1] = J[2] * J[7] - J[1] * J[8];
+    inverse[2] = J[1] * J[5] - J[2] * J[4];
+    inverse[3] = J[5] * J[6] - J[3] * J[8];
+    inverse[4] = J[0] * J[8] - J[2] * J[6];
+    inverse[5] = J[2] * J[3] - J[0] * J[5];
+    inverse[6] = J[3] * J[7] - J[4] * J[6];
+    inverse[7] = J[1] * J[6] - J[0] * J[7];
+    inverse[8] = J[0] * J[4] - J[1] * J[3];
+    det        = J[0] * inverse[0] + J[1] * inverse[3] + J[2] * inverse[6];
+    PetscCheck(det > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has a singular mass matrix of its axes, so its acceleration is undefined", desc->file, body->name);
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscReal y[3] = {0, 0, 0};
+
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt j = 0; j < 3; j++) y[i] += inverse[3 * i + j] / det * xb[3 + 3 * j + k];
+      for (PetscInt i = 0; i < 3; i++) xb[3 + 3 * i + k] = y[i];
+    }
   }
+  PetscFunctionReturn(0);
 }
 
-/* -f of gravity and of the force elements (with excitation or without) into F (nq), and their -df/dq, -df/dv */
-static PetscErrorCode AddForces(MbsDescription desc, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+/* scale M into the sink at rows and columns offset + its coordinates, body by body */
+static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, const Sink *sink, PetscInt offset)
 {
+  MbsDescription desc  = d->desc;
+  PetscReal     *block = d->local + 4 * d->nlocal + 3 * d->nlocal;
+  PetscInt       index[12];
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       size = BodySize(desc, b);
+
+    if (!SinkWants(sink, 1, &b)) continue;
+    PetscCall(PetscArrayzero(block, size * size));
+    for (PetscInt k = 0; k < 3; k++) block[k * (size + 1)] = scale * MbsValueOf(&body->mass, p);
+    if (body->rigid)
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt j = 0; j < 3; j++)
+          for (PetscInt k = 0; k < 3; k++) block[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = scale * body->Jbar[3 * i + j];
+    for (PetscInt i = 0; i < size; i++) index[i] = offset + body->offset + i;
+    PetscCall(SinkAdd(sink, size, index, size, index, block));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  -f of gravity and of the force elements (with excitation or without), each element on its own coordinates (View()):
+  -f into F (nq, may be NULL); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
+  columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
+  coordinate and the parameter's column.
+*/
+static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], const Sink *J, const Sink *Jp, const PetscInt offset[3])
+{
+  MbsDescription desc = d->desc;
+  PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
+  PetscReal     *lF = d->local + 3 * L, *lJq = d->local + 7 * L, *lJv = lJq + L * L, *lJp = lJv + 2 * L * L;
+
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody && F; b++)
     for (PetscInt k = 0; k < 3; k++) F[desc->body[b].offset + k] -= MbsValueOf(&desc->body[b].mass, desc->p) * desc->gravity[k];
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq;
+    PetscBool         jac = SinkWants(J, nb, b), jacp = SinkWants(Jp, nb, b);
+    MbsDescription    view;
+    PetscReal        *lq, *lv;
 
-    if (el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) PetscCall(el->ops->force(desc, el, t, q, v, F, Jq, Jv, Jp, ld));
+    if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(F || jac || jacp)) continue;
+    view = View(d, nb, b, q, v, &lq, &lv);
+    nq   = view->nq;
+    PetscCall(PetscArrayzero(lF, nq));
+    if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
+    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(lJp + d->param[k] * nq, nq));
+    PetscCall(el->ops->force(view, el, t, lq, lv, F ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
+    for (PetscInt i = 0; i < nq && F; i++) F[d->global[i]] += lF[i];
+    if (jac) {
+      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+    }
+    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &d->param[k], lJp + d->param[k] * nq));
   }
   PetscFunctionReturn(0);
 }
@@ -111,7 +299,7 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq; i++) F[i] = Udot[i] - v[i];
   AddMassTimes(desc, model->p, Udot + nq, F + nq);
-  PetscCall(AddForces(desc, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL, model->n));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
     MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
@@ -121,108 +309,232 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+/*
+  dF/dU + shift dF/dU' into the sink, entity by entity: the unit rows q' - v, the mass, each force element on its
+  coordinates, each constraint row on its bodies' (Phi_q v and Phi_q; Phi_q^T lambda, Phi_q^T mu and their
+  derivatives in q). The dense Jacobian, the sparse one and the products of the accelerometers all come from here.
+*/
+static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[], PetscReal shift, const Sink *sink)
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         n = model->n, nq = desc->nq, nc = desc->nc;
-  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc;
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[3] = {nq, 0, nq}, *rows = d->index, *cols = d->index + L;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, minus_one = -1;
+  PetscReal       *g = d->local + 4 * L, *rg = g + L, *H = d->local + 7 * L, *Hs = H + L * L;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nq; i++) {
-    MBS_IJ(J, i, i, n)      = shift;
-    MBS_IJ(J, i, nq + i, n) = -1;
+  for (PetscInt i = 0; i < nq && !sink->weight; i++) { /* the rows q' - v: no product reads them */
+    PetscInt column = nq + i;
+
+    PetscCall(SinkAdd(sink, 1, &i, 1, &i, &shift));
+    PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
-  AddMass(desc, model->p, shift, &MBS_IJ(J, nq, nq, n), n);
-  PetscCall(AddForces(desc, PETSC_TRUE, t, q, v, NULL, &MBS_IJ(J, nq, 0, n), &MBS_IJ(J, nq, nq, n), NULL, n));
+  PetscCall(AddMass(d, model->p, shift, sink, nq));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, sink, NULL, offset));
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
+    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    MbsDescription     view;
+    PetscReal         *lq, *lv;
 
-    MbsBilinearAddHessian(desc, row, mu[r], J, n);                                 /* d(Phi_q^T mu)/dq */
-    MbsBilinearAddHessian(desc, row, lambda[r], &MBS_IJ(J, nq, 0, n), n);          /* d(Phi_q^T lambda)/dq */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 0, 2 * nq + nc + r, n), 1); /* Phi_q^T, column of mu_r */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, nq, 2 * nq + r, n), 1);     /* Phi_q^T, column of lambda_r */
-    MbsBilinearAddRateGradient(desc, row, v, 1, &MBS_IJ(J, 2 * nq + r, 0, n), n);  /* d(Phi_q v)/dq */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 2 * nq + r, nq, n), n);     /* d(Phi_q v)/dv */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 2 * nq + nc + r, 0, n), n); /* Phi_q */
+    if (!SinkWants(sink, nb, b)) continue;
+    view = View(d, nb, b, q, v, &lq, &lv);
+    m    = view->nq;
+    PetscCall(PetscArrayzero(g, 2 * L));
+    PetscCall(PetscArrayzero(H, m * m));
+    MbsBilinearAddGradient(view, row, lq, 1, g, 1);
+    MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
+    MbsBilinearAddHessian(view, row, 1, H, m);
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
+    PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs)); /* d(Phi_q^T mu)/dq */
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
+    PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, rows), m, cols, Hs));       /* d(Phi_q^T lambda)/dq */
+    PetscCall(SinkAdd(sink, m, rows, 1, &lambda_col, g));                    /* Phi_q^T, column of lambda_r */
+    PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g));      /* Phi_q^T, column of mu_r */
+    if (sink->weight) continue;                                              /* no product reads the rows of lambda and mu */
+    PetscCall(SinkAdd(sink, 1, &phi_row[0], m, cols, rg));                   /* d(Phi_q v)/dq */
+    PetscCall(SinkAdd(sink, 1, &phi_row[1], m, cols, g));                    /* Phi_q */
+    PetscCall(SinkAdd(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g)); /* d(Phi_q v)/dv */
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+{
+  Sink sink = {.dense = J, .ld = model->n};
+
+  PetscFunctionBeginUser;
+  PetscCall(Assemble(model, t, U, shift, &sink));
+  PetscFunctionReturn(0);
+}
+
+/* The sparse Jacobian: the sink's AIJ, zeroed by the caller, every entry at a place its preallocation holds */
+static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
+{
+  Sink sink = {.mat = J};
+
+  PetscFunctionBeginUser;
+  PetscCall(Assemble(model, t, U, shift, &sink));
+  PetscFunctionReturn(0);
+}
+
+/* The places (zeros too) of one assembly at the state U into the preallocator pre */
+static PetscErrorCode JacobianPlaces_Private(MbsModel model, const PetscReal U[], Mat pre)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatSetSizes(pre, model->n, model->n, model->n, model->n));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetUp(pre));
+  PetscCall(MatSetOption(pre, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(DescribedJacobianMat(model, model->t0, U, U, 1, pre));
+  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The AIJ of the Jacobian, preallocated with every entry Assemble() writes, zeros too: Assemble() writes the same
+  places whatever the state (U, a valid state such as the initial one, only lets the elements evaluate), so a
+  preallocator matrix records them once, and the pattern, and KLU's symbolic factorisation, hold for every state.
+  O(elements) entries: a body couples only with the bodies its elements join it to.
+*/
+static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[], Mat *J)
+{
+  Mat pre;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
+  MbsCallUndo(JacobianPlaces_Private(model, U, pre), MatDestroy(&pre));
+  PetscCall(MatCreate(PETSC_COMM_SELF, J));
+  PetscCall(MatSetSizes(*J, model->n, model->n, model->n, model->n));
+  PetscCall(MatSetType(*J, MATSEQAIJ));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *J));
+  PetscCall(MatSetOption(*J, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  PetscCall(MatDestroy(&pre));
+  PetscFunctionReturn(0);
+}
+
+/* dF/dp into the sink: the masses' d(m (r'' - g))/dm and the force elements' -df/dp */
+static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], const Sink *sink)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, offset[3] = {nq, 0, nq};
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+
+    if (body->mass.param < 0 || !SinkWants(sink, 1, &b)) continue;
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscInt  row   = nq + body->offset + k;
+      PetscReal value = Udot[row] - desc->gravity[k];
+
+      PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
+    }
+  }
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, sink, offset));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
 {
-  MbsDescription desc = Description(model);
-  PetscInt       n = model->n, nq = desc->nq;
+  Sink sink = {.dense = Jp, .ld = model->n};
 
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody; b++) { /* d(m (r'' - g))/dm */
-    const MbsBody *body = &desc->body[b];
-
-    if (body->mass.param < 0) continue;
-    for (PetscInt k = 0; k < 3; k++) MBS_IJ(Jp, nq + body->offset + k, body->mass.param, n) += Udot[nq + body->offset + k] - desc->gravity[k];
-  }
-  PetscCall(AddForces(desc, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, Jp + nq, n));
+  PetscCall(AssembleP(model, t, U, Udot, &sink));
   PetscFunctionReturn(0);
 }
 
 /*
   An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
-  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
-  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
+  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric, constant and
+  block-diagonal, so b lives on the sensor's bodies), dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp
+  at U' = (0, a): the products of Assemble() and AssembleP() with the weight b, which read only the elements on the
+  sensor's bodies.
 */
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscBool *used)
 {
+  Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
-  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
+  PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), m;
+  PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq, *lq, *lv, *la, *ldq, *ldv, *lda;
+  MbsDescription    view;
+  Sink              sink = {.weight = weight, .body_used = used};
 
   PetscFunctionBeginUser;
   PetscCall(DescribedResidual(model, t, U, Udot, R));
-  AddMass(desc, model->p, 1, Minv, nq);
-  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
   for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
-  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
-  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
+  PetscCall(SolveMass(desc, model->p, a));
+  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  m    = view->nq;
+  la   = d->local + 2 * d->nlocal;
+  ldq  = la + d->nlocal;
+  ldv  = ldq + d->nlocal;
+  lda  = ldv + d->nlocal;
+  for (PetscInt i = 0; i < m; i++) la[i] = a[d->global[i]];
+  PetscCall(PetscArrayzero(ldq, 3 * d->nlocal));
+  PetscCall(el->ops->sensor(view, el, lq, lv, la, y, ldq, ldv, lda));
+  for (PetscInt i = 0; i < m && dydu; i++) {
+    dydu[d->global[i]] += ldq[i];
+    dydu[nq + d->global[i]] += ldv[i];
+  }
   if (!dydu && !dydp) PetscFunctionReturn(0);
-  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
+  for (PetscInt i = 0; i < m; i++) weight[nq + d->global[i]] = lda[i];
+  PetscCall(SolveMass(desc, model->p, weight + nq));
+  for (PetscInt k = 0; k < nb; k++) used[b[k]] = PETSC_TRUE;
+  for (PetscInt i = 0; i < n; i++) weight[i] = -weight[i];
   if (dydu) {
-    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+    sink.product = dydu;
+    PetscCall(Assemble(model, t, U, 0, &sink));
   }
   if (dydp) {
-    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
     for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
-    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+    sink.product = dydp;
+    PetscCall(AssembleP(model, t, U, Udot, &sink));
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
+  Described *d = (Described *)model->data;
   PetscInt   n = model->n, nq = NQ(model);
   PetscReal *work, value;
-  PetscInt  *pivots;
+  PetscBool *used;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
-  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscCall(PetscCalloc2(3 * n + nq, &work, d->desc->nbody, &used));
+  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, used), PetscFree2(work, used));
   PetscFunctionReturn(0);
 }
 
 /* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
 static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
+  Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
+  PetscInt          nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  MbsDescription    view;
+  PetscReal        *lq, *lv, *ldq, *ldv;
 
   PetscFunctionBeginUser;
-  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
-  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  if (el->ops->acceleration) {
+    PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+    PetscFunctionReturn(0);
+  }
+  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  ldq  = d->local + 3 * d->nlocal;
+  ldv  = ldq + d->nlocal;
+  PetscCall(PetscArrayzero(ldq, 2 * d->nlocal));
+  PetscCall(el->ops->sensor(view, el, lq, lv, NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, NULL));
+  for (PetscInt i = 0; i < view->nq && dydu; i++) {
+    dydu[d->global[i]] += ldq[i];
+    dydu[nq + d->global[i]] += ldv[i];
+  }
   PetscFunctionReturn(0);
 }
 
@@ -291,7 +603,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
     const MbsElement *el = &desc->element[e];
 
     if (el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
-    *force = el->ops->law(desc, el, t, NULL);
+    *force = el->ops->law(desc, el, t, NULL); /* a law reads only the element's fields and the speed */
     break;
   }
   PetscFunctionReturn(0);
@@ -312,15 +624,18 @@ static void ConstraintJacobian(MbsModel model, const PetscReal q[], PetscReal G[
 }
 
 /* The index-1 matrix [M Phi_q^T; Phi_q 0] (m = nq + nc) at q, and Phi_q (nc x nq) into G */
-static void AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
+static PetscErrorCode AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
 {
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
+  Sink           sink = {.dense = A, .ld = m};
 
-  AddMass(desc, model->p, 1, A, m);
+  PetscFunctionBeginUser;
+  PetscCall(AddMass((Described *)model->data, model->p, 1, &sink, 0));
   ConstraintJacobian(model, q, G);
   for (PetscInt r = 0; r < nc; r++)
     for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, nq + r, i, m) = MBS_IJ(A, i, nq + r, m) = MBS_IJ(G, r, i, nc);
+  PetscFunctionReturn(0);
 }
 
 /*
@@ -337,8 +652,8 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
   PetscCall(PetscCalloc3(m * m, &A, m, &b, nc * nq, &G));
-  AugmentedMatrix(model, U, A, G);
-  PetscCall(AddForces(desc, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, m));
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
   MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree3(A, b, G));
@@ -361,7 +676,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
 
   PetscFunctionBeginUser;
-  AugmentedMatrix(model, U, A, G);
+  PetscCall(AugmentedMatrix(model, U, A, G));
   PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
@@ -506,12 +821,14 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
   PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc;
   PetscReal      unbalanced = 0, scale = 0;
+  PetscInt       offset[3]         = {0, nq, 0}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf */
+  Sink           damping_stiffness = {.dense = Cf, .ld = nq}, mass = {.dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);
   PetscCall(PetscArrayzero(v, nq));
-  PetscCall(AddForces(desc, PETSC_FALSE, model->t0, q, v, R, Kf, Cf, NULL, nq)); /* R = -f at rest, without excitation */
-  AddMass(desc, model->p, 1, Mf, nq);
+  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, R, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
+  PetscCall(AddMass(d, model->p, 1, &mass, 0));
   ConstraintJacobian(model, q, G);
   /* static lambda: (G G^T) lambda = G f = -G R */
   for (PetscInt r = 0; r < nc; r++) {
@@ -571,7 +888,69 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(MbsDescriptionDestroy(&d->desc));
   PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
+  PetscCall(PetscFree(d->view_body));
+  PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
+  PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(model->data));
+  PetscFunctionReturn(0);
+}
+
+/* The parameters of el's value and harmonic fields, each once, into list (may be NULL); their number */
+static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
+{
+  PetscInt found[12 + 4 * MBS_MAX_HARMONICS], n = 0;
+
+  for (PetscInt i = 0; i < 12 + 4 * el->nharmonic; i++) {
+    PetscInt k    = i < 12 ? el->value[i].param : el->harmonic[(i - 12) / 4][(i - 12) % 4].param;
+    PetscBool new = (PetscBool)(k >= 0);
+
+    for (PetscInt j = 0; j < n && new; j++) new = (PetscBool)(found[j] != k);
+    if (new) found[n++] = k;
+  }
+  for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
+  return n;
+}
+
+/*
+  The views of the elements: the largest element's coordinates, its scratch, the parameters each element's Jp may touch
+  (those of its value and harmonic fields: AddForces() zeroes and scatters only their columns), and the check that
+  every row of an element reads only the element's bodies (its view holds no other).
+*/
+static PetscErrorCode DescribedViewSetUp(Described *d)
+{
+  MbsDescription desc = d->desc;
+  PetscInt       L    = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), size = 0;
+
+    for (PetscInt k = 0; k < nb; k++) size += BodySize(desc, b[k]);
+    L = PetscMax(L, size);
+    for (PetscInt r = 0; r < el->nrow; r++)
+      for (PetscInt i = 0; i < 2 * el->row[r].nproduct; i++) {
+        const MbsVectorMap *map = i % 2 ? &el->row[r].b[i / 2] : &el->row[r].a[i / 2];
+
+        for (PetscInt t = 0; t < map->nterm; t++)
+          PetscCheck(map->body[t] == el->body[0] || map->body[t] == el->body[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s', line %" PetscInt_FMT ": element '%s' (%s) reads body '%s', which is none of its bodies: its view cannot place it",
+                     desc->file, el->line, el->name, el->type, desc->body[map->body[t]].name);
+      }
+  }
+  for (PetscInt b = 0; b < desc->nbody; b++) L = PetscMax(L, BodySize(desc, b));
+  d->nlocal = L;
+  PetscCall(PetscMalloc1(desc->nbody, &d->view_body));
+  PetscCall(PetscArraycpy(d->view_body, desc->body, desc->nbody));
+  PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
+  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
+  for (PetscInt e = 0, count = 0; e <= desc->nelement; e++) {
+    d->param_start[e] = count;
+    if (e < desc->nelement) count += ElementParameters(&desc->element[e], NULL);
+  }
+  PetscCall(PetscMalloc1(PetscMax(d->param_start[desc->nelement], 1), &d->param));
+  for (PetscInt e = 0; e < desc->nelement; e++) ElementParameters(&desc->element[e], d->param + d->param_start[e]);
+  d->view      = *desc;
+  d->view.body = d->view_body;
   PetscFunctionReturn(0);
 }
 
@@ -635,7 +1014,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
   }
-  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq + desc->nparam, &desc->work));
+  PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < model->n; i++) model->differential[i] = PETSC_FALSE;
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
@@ -666,6 +1045,8 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.residual         = DescribedResidual;
   model->ops.jacobian         = DescribedJacobian;
   model->ops.jacobian_p       = DescribedJacobianP;
+  model->ops.jacobian_create  = DescribedJacobianCreate;
+  model->ops.jacobian_mat     = DescribedJacobianMat;
   model->ops.output           = DescribedOutput;
   model->ops.output_p         = DescribedOutputP;
   model->ops.channel_output   = DescribedChannelOutput;
