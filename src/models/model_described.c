@@ -45,43 +45,89 @@ typedef struct {
   PetscInt              *global;              /* the model's coordinate of each of the view's */
   PetscReal             *local;               /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
   PetscInt              *index;               /* 2 nlocal rows and columns of a block */
+  PetscInt              *slot, nslot;         /* the place in the sparse Jacobian's values of each entry an assembly writes (JacobianSlots_Private) */
   PetscInt              *param_start, *param; /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
 } Described;
 
 /*
-  Where an element's local contributions go: a dense array (leading dimension ld), an AIJ matrix (values column by
-  column), or, with weight (length n), the product weight^T J added into product. body_used (may be NULL) marks the
-  bodies whose rows the product reads: an element on none of them adds nothing to it and is skipped.
+  Where an element's local contributions go: a dense array (leading dimension ld); an AIJ matrix by MatSetValues
+  (values column by column: the preallocator); the value array of the AIJ, where entry c of an assembly adds into
+  values[slot[c]] (every assembly writes the same entries in the same order, so the places found once serve every
+  state: with record, slot[c] is found in the CSR ia, ja instead, or with slot NULL only counted); or, with weight
+  (length n), the product weight^T J added into product. body_used (may be NULL) marks the bodies whose rows the
+  product reads: an element on none of them adds nothing to it and is skipped.
 */
+typedef enum {
+  SINK_DENSE,
+  SINK_MAT,
+  SINK_SLOTS,
+  SINK_PRODUCT
+} SinkType;
+
 typedef struct {
+  SinkType         type;
   PetscReal       *dense;
   PetscInt         ld;
   Mat              mat;
+  PetscScalar     *values;
+  PetscInt        *slot, cursor;
+  PetscBool        record;
+  const PetscInt  *ia, *ja;
   const PetscReal *weight;
   PetscReal       *product;
   const PetscBool *body_used;
 } Sink;
 
+/* The place of (row, col) in the CSR ia, ja */
+static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt *place)
+{
+  PetscInt lo = sink->ia[row], hi = sink->ia[row + 1];
+
+  PetscFunctionBeginUser;
+  while (hi - lo > 1) {
+    PetscInt mid = (lo + hi) / 2;
+
+    if (sink->ja[mid] <= col) lo = mid;
+    else hi = mid;
+  }
+  PetscCheck(lo < sink->ia[row + 1] && sink->ja[lo] == col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the Jacobian is not in its preallocation", row, col);
+  *place = lo;
+  PetscFunctionReturn(0);
+}
+
 /* block (m x k, column-major, leading dimension m) into rows x cols of the sink */
-static PetscErrorCode SinkAdd(const Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
 {
   PetscFunctionBeginUser;
-  if (sink->mat) PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
-  else if (sink->dense)
+  switch (sink->type) {
+  case SINK_MAT:
+    PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
+    break;
+  case SINK_DENSE:
     for (PetscInt j = 0; j < k; j++)
       for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
-  else
+    break;
+  case SINK_SLOTS:
+    if (!sink->record)
+      for (PetscInt c = 0; c < m * k; c++) sink->values[sink->slot[sink->cursor + c]] += block[c];
+    for (PetscInt j = 0; j < k && sink->record && sink->slot; j++)
+      for (PetscInt i = 0; i < m; i++) PetscCall(SinkFind(sink, rows[i], cols[j], &sink->slot[sink->cursor + i + j * m]));
+    sink->cursor += m * k;
+    break;
+  case SINK_PRODUCT:
     for (PetscInt j = 0; j < k; j++) {
       PetscReal sum = 0;
 
       for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
       sink->product[cols[j]] += sum;
     }
+    break;
+  }
   PetscFunctionReturn(0);
 }
 
 /* Whether an entity on bodies b[0..nb) adds anything the sink takes */
-static PetscBool SinkWants(const Sink *sink, PetscInt nb, const PetscInt b[])
+static PetscBool SinkWants(Sink *sink, PetscInt nb, const PetscInt b[])
 {
   if (!sink) return PETSC_FALSE;
   if (!sink->body_used) return PETSC_TRUE;
@@ -226,7 +272,7 @@ static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscR
 }
 
 /* scale M into the sink at rows and columns offset + its coordinates, body by body */
-static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, const Sink *sink, PetscInt offset)
+static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, Sink *sink, PetscInt offset)
 {
   MbsDescription desc  = d->desc;
   PetscReal     *block = d->local + 4 * d->nlocal + 3 * d->nlocal;
@@ -256,7 +302,7 @@ static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale
   columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
   coordinate and the parameter's column.
 */
-static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], const Sink *J, const Sink *Jp, const PetscInt offset[3])
+static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], Sink *J, Sink *Jp, const PetscInt offset[3])
 {
   MbsDescription desc = d->desc;
   PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
@@ -314,7 +360,7 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   coordinates, each constraint row on its bodies' (Phi_q v and Phi_q; Phi_q^T lambda, Phi_q^T mu and their
   derivatives in q). The dense Jacobian, the sparse one and the products of the accelerometers all come from here.
 */
-static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[], PetscReal shift, const Sink *sink)
+static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[], PetscReal shift, Sink *sink)
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
@@ -323,7 +369,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   PetscReal       *g = d->local + 4 * L, *rg = g + L, *H = d->local + 7 * L, *Hs = H + L * L;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nq && !sink->weight; i++) { /* the rows q' - v: no product reads them */
+  for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
     PetscInt column = nq + i;
 
     PetscCall(SinkAdd(sink, 1, &i, 1, &i, &shift));
@@ -351,7 +397,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
     PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, rows), m, cols, Hs));       /* d(Phi_q^T lambda)/dq */
     PetscCall(SinkAdd(sink, m, rows, 1, &lambda_col, g));                    /* Phi_q^T, column of lambda_r */
     PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g));      /* Phi_q^T, column of mu_r */
-    if (sink->weight) continue;                                              /* no product reads the rows of lambda and mu */
+    if (sink->type == SINK_PRODUCT) continue;                                /* no product reads the rows of lambda and mu */
     PetscCall(SinkAdd(sink, 1, &phi_row[0], m, cols, rg));                   /* d(Phi_q v)/dq */
     PetscCall(SinkAdd(sink, 1, &phi_row[1], m, cols, g));                    /* Phi_q */
     PetscCall(SinkAdd(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g)); /* d(Phi_q v)/dv */
@@ -361,34 +407,61 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 
 static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
 {
-  Sink sink = {.dense = J, .ld = model->n};
+  Sink sink = {.type = SINK_DENSE, .dense = J, .ld = model->n};
 
   PetscFunctionBeginUser;
   PetscCall(Assemble(model, t, U, shift, &sink));
   PetscFunctionReturn(0);
 }
 
-/* The sparse Jacobian: the sink's AIJ, zeroed by the caller, every entry at a place its preallocation holds */
+/* The sparse Jacobian into the AIJ J of DescribedJacobianCreate (zeroed by the caller): straight into its values */
 static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
 {
-  Sink sink = {.mat = J};
+  Described *d    = (Described *)model->data;
+  Sink       sink = {.type = SINK_SLOTS, .slot = d->slot};
 
   PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArray(J, &sink.values));
   PetscCall(Assemble(model, t, U, shift, &sink));
+  PetscCall(MatSeqAIJRestoreArray(J, &sink.values));
+  PetscCheck(sink.cursor == d->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly of the Jacobian wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", sink.cursor, d->nslot);
   PetscFunctionReturn(0);
 }
 
 /* The places (zeros too) of one assembly at the state U into the preallocator pre */
 static PetscErrorCode JacobianPlaces_Private(MbsModel model, const PetscReal U[], Mat pre)
 {
+  Sink sink = {.type = SINK_MAT, .mat = pre};
+
   PetscFunctionBeginUser;
   PetscCall(MatSetSizes(pre, model->n, model->n, model->n, model->n));
   PetscCall(MatSetType(pre, MATPREALLOCATOR));
   PetscCall(MatSetUp(pre));
   PetscCall(MatSetOption(pre, MAT_ROW_ORIENTED, PETSC_FALSE));
-  PetscCall(DescribedJacobianMat(model, model->t0, U, U, 1, pre));
+  PetscCall(Assemble(model, model->t0, U, 1, &sink));
   PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/* The place in J's values of every entry an assembly writes, in its order (once: every J of the model has one pattern) */
+static PetscErrorCode JacobianSlots_Private(MbsModel model, const PetscReal U[], Mat J)
+{
+  Described *d    = (Described *)model->data;
+  Sink       sink = {.type = SINK_SLOTS, .record = PETSC_TRUE};
+  PetscInt   nrow;
+  PetscBool  done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse Jacobian gives no row structure");
+  PetscCall(Assemble(model, model->t0, U, 1, &sink)); /* counts */
+  d->nslot = sink.cursor;
+  PetscCall(PetscMalloc1(d->nslot, &d->slot));
+  sink.slot   = d->slot;
+  sink.cursor = 0;
+  PetscCall(Assemble(model, model->t0, U, 1, &sink));
+  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscFunctionReturn(0);
 }
 
@@ -409,14 +482,14 @@ static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[
   PetscCall(MatSetSizes(*J, model->n, model->n, model->n, model->n));
   PetscCall(MatSetType(*J, MATSEQAIJ));
   PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *J));
-  PetscCall(MatSetOption(*J, MAT_ROW_ORIENTED, PETSC_FALSE));
   PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
   PetscCall(MatDestroy(&pre));
+  if (!((Described *)model->data)->slot) PetscCall(JacobianSlots_Private(model, U, *J));
   PetscFunctionReturn(0);
 }
 
 /* dF/dp into the sink: the masses' d(m (r'' - g))/dm and the force elements' -df/dp */
-static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], const Sink *sink)
+static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
@@ -440,7 +513,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
 
 static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
 {
-  Sink sink = {.dense = Jp, .ld = model->n};
+  Sink sink = {.type = SINK_DENSE, .dense = Jp, .ld = model->n};
 
   PetscFunctionBeginUser;
   PetscCall(AssembleP(model, t, U, Udot, &sink));
@@ -462,7 +535,7 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), m;
   PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq, *lq, *lv, *la, *ldq, *ldv, *lda;
   MbsDescription    view;
-  Sink              sink = {.weight = weight, .body_used = used};
+  Sink              sink = {.type = SINK_PRODUCT, .weight = weight, .body_used = used};
 
   PetscFunctionBeginUser;
   PetscCall(DescribedResidual(model, t, U, Udot, R));
@@ -628,7 +701,7 @@ static PetscErrorCode AugmentedMatrix(MbsModel model, const PetscReal q[], Petsc
 {
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
-  Sink           sink = {.dense = A, .ld = m};
+  Sink           sink = {.type = SINK_DENSE, .dense = A, .ld = m};
 
   PetscFunctionBeginUser;
   PetscCall(AddMass((Described *)model->data, model->p, 1, &sink, 0));
@@ -822,7 +895,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc;
   PetscReal      unbalanced = 0, scale = 0;
   PetscInt       offset[3]         = {0, nq, 0}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf */
-  Sink           damping_stiffness = {.dense = Cf, .ld = nq}, mass = {.dense = Mf, .ld = nq};
+  Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);
@@ -891,6 +964,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->view_body));
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
+  PetscCall(PetscFree(d->slot));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
