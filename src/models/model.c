@@ -498,12 +498,36 @@ PetscErrorCode MbsModelJacobianCreate(MbsModel model, const PetscReal u[], Mat *
 }
 
 /*@C
+  MbsModelJacobianPCreate - The AIJ n x nid of MbsModelJacobianPMat: dF/dp's columns of the parameters id, preallocated
+  by the model. Only for a model with a sparse Jacobian (MbsModelHasSparseJacobian). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(model->ops.jacobian_p_create(model, nid, id, Jp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianPMat - dF/dp's columns of the parameters of MbsModelJacobianPCreate into its AIJ Jp. Not collective.
+@*/
+PetscErrorCode MbsModelJacobianPMat(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], Mat Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatZeroEntries(Jp));
+  PetscCall(model->ops.jacobian_p_mat(model, t, u, udot, Jp));
+  PetscCall(MatAssemblyBegin(Jp, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Jp, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelHasSparseJacobian - Whether the model assembles its Jacobian sparse itself (the implicit form's: a model that
   does has a constant mass matrix, so its integrator never takes the explicit form). Not collective.
 @*/
 PetscBool MbsModelHasSparseJacobian(MbsModel model)
 {
-  return (PetscBool)(model->ops.jacobian_mat && model->constant_mass);
+  return (PetscBool)(model->ops.jacobian_mat && model->ops.jacobian_p_mat && model->constant_mass);
 }
 
 /*@C

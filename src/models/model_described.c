@@ -40,13 +40,14 @@ typedef struct {
   PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
-  MbsBody               *view_body;           /* a copy of the bodies whose offsets View() sets */
-  PetscInt               nlocal;              /* the most coordinates of one view */
-  PetscInt              *global;              /* the model's coordinate of each of the view's */
-  PetscReal             *local;               /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
-  PetscInt              *index;               /* 2 nlocal rows and columns of a block */
-  PetscInt              *slot, nslot;         /* the place in the sparse Jacobian's values of each entry an assembly writes (JacobianSlots_Private) */
-  PetscInt              *param_start, *param; /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
+  MbsBody               *view_body;              /* a copy of the bodies whose offsets View() sets */
+  PetscInt               nlocal;                 /* the most coordinates of one view */
+  PetscInt              *global;                 /* the model's coordinate of each of the view's */
+  PetscReal             *local;                  /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;                  /* 2 nlocal rows and columns of a block */
+  PetscInt              *slot, nslot;            /* the place in the sparse Jacobian's values of each entry an assembly writes (JacobianSlots_Private) */
+  PetscInt              *pslot, npslot, *column; /* the same for dF/dp of the identified parameters (column: of each parameter, -1: none) */
+  PetscInt              *param_start, *param;    /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
 } Described;
 
 /*
@@ -76,6 +77,7 @@ typedef struct {
   const PetscReal *weight;
   PetscReal       *product;
   const PetscBool *body_used;
+  const PetscInt  *column; /* MAT and SLOTS: the matrix's column of each parameter, -1: none (dF/dp of some only) */
 } Sink;
 
 /* The place of (row, col) in the CSR ia, ja */
@@ -101,7 +103,9 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
   PetscFunctionBeginUser;
   switch (sink->type) {
   case SINK_MAT:
-    PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
+    if (!sink->column) PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
+    for (PetscInt j = 0; j < k && sink->column; j++)
+      if (sink->column[cols[j]] >= 0) PetscCall(MatSetValues(sink->mat, m, rows, 1, &sink->column[cols[j]], block + j * m, ADD_VALUES));
     break;
   case SINK_DENSE:
     for (PetscInt j = 0; j < k; j++)
@@ -109,9 +113,15 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
     break;
   case SINK_SLOTS:
     if (!sink->record)
-      for (PetscInt c = 0; c < m * k; c++) sink->values[sink->slot[sink->cursor + c]] += block[c];
+      for (PetscInt c = 0; c < m * k; c++)
+        if (sink->slot[sink->cursor + c] >= 0) sink->values[sink->slot[sink->cursor + c]] += block[c];
     for (PetscInt j = 0; j < k && sink->record && sink->slot; j++)
-      for (PetscInt i = 0; i < m; i++) PetscCall(SinkFind(sink, rows[i], cols[j], &sink->slot[sink->cursor + i + j * m]));
+      for (PetscInt i = 0; i < m; i++) {
+        PetscInt *slot = &sink->slot[sink->cursor + i + j * m];
+
+        if (sink->column && sink->column[cols[j]] < 0) *slot = -1;
+        else PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
+      }
     sink->cursor += m * k;
     break;
   case SINK_PRODUCT:
@@ -517,6 +527,79 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
 
   PetscFunctionBeginUser;
   PetscCall(AssembleP(model, t, U, Udot, &sink));
+  PetscFunctionReturn(0);
+}
+
+/* dF/dp of the identified parameters into the AIJ Jp of DescribedJacobianPCreate (zeroed by the caller) */
+static PetscErrorCode DescribedJacobianPMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Mat Jp)
+{
+  Described *d    = (Described *)model->data;
+  Sink       sink = {.type = SINK_SLOTS, .slot = d->pslot};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArray(Jp, &sink.values));
+  PetscCall(AssembleP(model, t, U, Udot, &sink));
+  PetscCall(MatSeqAIJRestoreArray(Jp, &sink.values));
+  PetscCheck(sink.cursor == d->npslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly of dF/dp wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", sink.cursor, d->npslot);
+  PetscFunctionReturn(0);
+}
+
+/* The places of dF/dp's identified columns at the state U in the preallocator pre, then in the AIJ Jp */
+static PetscErrorCode JacobianPPlaces_Private(MbsModel model, PetscInt nid, const PetscReal U[], Mat pre, Mat *Jp)
+{
+  Described *d    = (Described *)model->data;
+  Sink       sink = {.type = SINK_MAT, .mat = pre, .column = d->column};
+  PetscInt   nrow;
+  PetscBool  done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSetSizes(pre, model->n, nid, model->n, nid));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetUp(pre));
+  PetscCall(AssembleP(model, model->t0, U, U, &sink));
+  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreate(PETSC_COMM_SELF, Jp));
+  PetscCall(MatSetSizes(*Jp, model->n, nid, model->n, nid));
+  PetscCall(MatSetType(*Jp, MATSEQAIJ));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Jp));
+  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = d->column};
+  PetscCall(MatGetRowIJ(*Jp, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse dF/dp gives no row structure");
+  PetscCall(AssembleP(model, model->t0, U, U, &sink)); /* counts */
+  d->npslot = sink.cursor;
+  PetscCall(PetscMalloc1(d->npslot, &d->pslot));
+  sink.slot   = d->pslot;
+  sink.cursor = 0;
+  PetscCall(AssembleP(model, model->t0, U, U, &sink));
+  PetscCall(MatRestoreRowIJ(*Jp, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The AIJ n x nid of dF/dp's columns of the identified parameters id: each force element's rows on its coordinates in
+  the columns of its parameters, a mass's in its own; preallocated, and the places of its entries found, as the
+  Jacobian's (DescribedJacobianCreate).
+*/
+static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
+  Mat            pre;
+  PetscReal     *U;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(d->pslot)); /* JacobianPPlaces_Private allocates it, once it knows its size */
+  PetscCall(PetscFree(d->column));
+  PetscCall(PetscMalloc1(model->np, &d->column));
+  for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
+  for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
+  PetscCall(PetscCalloc1(model->n, &U)); /* the file's pose and velocity: a state every element evaluates at */
+  for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
+  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
+  MbsCallUndo(JacobianPPlaces_Private(model, nid, U, pre, Jp), (MatDestroy(&pre), PetscFree(U)));
+  PetscCall(MatDestroy(&pre));
+  PetscCall(PetscFree(U));
   PetscFunctionReturn(0);
 }
 
@@ -965,6 +1048,8 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(d->slot));
+  PetscCall(PetscFree(d->pslot));
+  PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -1116,26 +1201,28 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
-  model->ops.residual         = DescribedResidual;
-  model->ops.jacobian         = DescribedJacobian;
-  model->ops.jacobian_p       = DescribedJacobianP;
-  model->ops.jacobian_create  = DescribedJacobianCreate;
-  model->ops.jacobian_mat     = DescribedJacobianMat;
-  model->ops.output           = DescribedOutput;
-  model->ops.output_p         = DescribedOutputP;
-  model->ops.channel_output   = DescribedChannelOutput;
-  model->ops.channel_output_p = DescribedChannelOutputP;
-  model->ops.initial_state    = DescribedInitialState;
-  model->ops.initial_state_p  = DescribedInitialStateP;
-  model->ops.linearize        = DescribedLinearize;
-  model->ops.excitation       = DescribedExcitation;
-  model->ops.set_from_options = DescribedSetFromOptions;
-  model->constant_mass        = PETSC_TRUE;
-  model->output_name          = desc->element[desc->output].name;
-  model->output_unit          = desc->element[desc->output].ops->unit;
-  model->t0                   = desc->t0;
-  model->tf                   = desc->tf;
-  model->dt                   = desc->dt;
-  model->dt_max               = desc->dt_max;
+  model->ops.residual          = DescribedResidual;
+  model->ops.jacobian          = DescribedJacobian;
+  model->ops.jacobian_p        = DescribedJacobianP;
+  model->ops.jacobian_create   = DescribedJacobianCreate;
+  model->ops.jacobian_mat      = DescribedJacobianMat;
+  model->ops.jacobian_p_create = DescribedJacobianPCreate;
+  model->ops.jacobian_p_mat    = DescribedJacobianPMat;
+  model->ops.output            = DescribedOutput;
+  model->ops.output_p          = DescribedOutputP;
+  model->ops.channel_output    = DescribedChannelOutput;
+  model->ops.channel_output_p  = DescribedChannelOutputP;
+  model->ops.initial_state     = DescribedInitialState;
+  model->ops.initial_state_p   = DescribedInitialStateP;
+  model->ops.linearize         = DescribedLinearize;
+  model->ops.excitation        = DescribedExcitation;
+  model->ops.set_from_options  = DescribedSetFromOptions;
+  model->constant_mass         = PETSC_TRUE;
+  model->output_name           = desc->element[desc->output].name;
+  model->output_unit           = desc->element[desc->output].ops->unit;
+  model->t0                    = desc->t0;
+  model->tf                    = desc->tf;
+  model->dt                    = desc->dt;
+  model->dt_max                = desc->dt_max;
   PetscFunctionReturn(0);
 }
