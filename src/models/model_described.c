@@ -136,14 +136,19 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
   PetscFunctionReturn(0);
 }
 
-/* Whether an entity on bodies b[0..nb) adds anything the sink takes */
-static PetscBool SinkWants(Sink *sink, PetscInt nb, const PetscInt b[])
+/* Whether one of the bodies b[0..nb) is marked in used (NULL: all are) */
+static PetscBool Marked(const PetscBool used[], PetscInt nb, const PetscInt b[])
 {
-  if (!sink) return PETSC_FALSE;
-  if (!sink->body_used) return PETSC_TRUE;
+  if (!used) return PETSC_TRUE;
   for (PetscInt k = 0; k < nb; k++)
-    if (sink->body_used[b[k]]) return PETSC_TRUE;
+    if (used[b[k]]) return PETSC_TRUE;
   return PETSC_FALSE;
+}
+
+/* Whether an entity on bodies b[0..nb) adds anything the sink (may be NULL) takes */
+static PetscBool SinkWants(const Sink *sink, PetscInt nb, const PetscInt b[])
+{
+  return (PetscBool)(sink && Marked(sink->body_used, nb, b));
 }
 
 static PetscInt BodySize(MbsDescription desc, PetscInt b)
@@ -308,11 +313,11 @@ static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale
 
 /*
   -f of gravity and of the force elements (with excitation or without), each element on its own coordinates (View()):
-  -f into F (nq, may be NULL); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
+  -f into F (nq, may be NULL; with rows_of, only the rows of the bodies it marks are complete); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
   columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
   coordinate and the parameter's column.
 */
-static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], Sink *J, Sink *Jp, const PetscInt offset[3])
+static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[3])
 {
   MbsDescription desc = d->desc;
   PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
@@ -324,18 +329,18 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq;
-    PetscBool         jac = SinkWants(J, nb, b), jacp = SinkWants(Jp, nb, b);
+    PetscBool         force = (PetscBool)(F && Marked(rows_of, nb, b)), jac = SinkWants(J, nb, b), jacp = SinkWants(Jp, nb, b);
     MbsDescription    view;
     PetscReal        *lq, *lv;
 
-    if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(F || jac || jacp)) continue;
+    if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(force || jac || jacp)) continue;
     view = View(d, nb, b, q, v, &lq, &lv);
     nq   = view->nq;
     PetscCall(PetscArrayzero(lF, nq));
     if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
     for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(lJp + d->param[k] * nq, nq));
-    PetscCall(el->ops->force(view, el, t, lq, lv, F ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
-    for (PetscInt i = 0; i < nq && F; i++) F[d->global[i]] += lF[i];
+    PetscCall(el->ops->force(view, el, t, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
+    for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
     if (jac) {
       PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
       PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
@@ -355,7 +360,7 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq; i++) F[i] = Udot[i] - v[i];
   AddMassTimes(desc, model->p, Udot + nq, F + nq);
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
     MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
@@ -386,7 +391,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
     PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
   PetscCall(AddMass(d, model->p, shift, sink, nq));
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, sink, NULL, offset));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, NULL, sink, NULL, offset));
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
     PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
@@ -517,7 +522,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
       PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
     }
   }
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, sink, offset));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, sink, offset));
   PetscFunctionReturn(0);
 }
 
@@ -603,6 +608,25 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
   PetscFunctionReturn(0);
 }
 
+/* R = -f + Phi_q^T lambda (nq), the rows M v' - f + Phi_q^T lambda of the residual at U' = 0, complete on the rows of
+   the bodies used marks: only the elements and constraints on them are evaluated */
+static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal U[], const PetscBool used[], PetscReal R[])
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         nq = desc->nq, nc = desc->nc;
+  const PetscReal *lambda = U + 2 * nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, R, used, NULL, NULL, NULL));
+  for (PetscInt r = 0; r < nc; r++) {
+    PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b);
+
+    if (Marked(used, nb, b)) MbsBilinearAddGradient(desc, d->row[r], U, lambda[r], R, 1);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
   An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
   U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric, constant and
@@ -621,8 +645,9 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   Sink              sink = {.type = SINK_PRODUCT, .weight = weight, .body_used = used};
 
   PetscFunctionBeginUser;
-  PetscCall(DescribedResidual(model, t, U, Udot, R));
-  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
+  for (PetscInt k = 0; k < nb; k++) used[b[k]] = PETSC_TRUE;
+  PetscCall(SensorForces(model, t, U, used, R));
+  for (PetscInt i = 0; i < nq; i++) a[i] = -R[i];
   PetscCall(SolveMass(desc, model->p, a));
   view = View(d, nb, b, U, U + nq, &lq, &lv);
   m    = view->nq;
@@ -640,7 +665,6 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   if (!dydu && !dydp) PetscFunctionReturn(0);
   for (PetscInt i = 0; i < m; i++) weight[nq + d->global[i]] = lda[i];
   PetscCall(SolveMass(desc, model->p, weight + nq));
-  for (PetscInt k = 0; k < nb; k++) used[b[k]] = PETSC_TRUE;
   for (PetscInt i = 0; i < n; i++) weight[i] = -weight[i];
   if (dydu) {
     sink.product = dydu;
@@ -809,7 +833,7 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   InitialPose(desc, U, U + nq);
   PetscCall(PetscCalloc3(m * m, &A, m, &b, nc * nq, &G));
   PetscCall(AugmentedMatrix(model, U, A, G));
-  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL));
+  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
   MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree3(A, b, G));
@@ -983,7 +1007,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);
   PetscCall(PetscArrayzero(v, nq));
-  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, R, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
+  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, R, NULL, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
   PetscCall(AddMass(d, model->p, 1, &mass, 0));
   ConstraintJacobian(model, q, G);
   /* static lambda: (G G^T) lambda = G f = -G R */
