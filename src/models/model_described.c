@@ -31,6 +31,12 @@
 
 #define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
 
+/* A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly writes */
+typedef struct {
+  PetscBool wrt_p;
+  PetscInt *slot, nslot;
+} SparseForm;
+
 typedef struct {
   MbsDescription      desc;
   PetscInt            nrigid;
@@ -40,14 +46,14 @@ typedef struct {
   PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
-  MbsBody               *view_body;              /* a copy of the bodies whose offsets View() sets */
-  PetscInt               nlocal;                 /* the most coordinates of one view */
-  PetscInt              *global;                 /* the model's coordinate of each of the view's */
-  PetscReal             *local;                  /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
-  PetscInt              *index;                  /* 2 nlocal rows and columns of a block */
-  PetscInt              *slot, nslot;            /* the place in the sparse Jacobian's values of each entry an assembly writes (JacobianSlots_Private) */
-  PetscInt              *pslot, npslot, *column; /* the same for dF/dp of the identified parameters (column: of each parameter, -1: none) */
-  PetscInt              *param_start, *param;    /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
+  MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
+  PetscInt               nlocal;               /* the most coordinates of one view */
+  PetscInt              *global;               /* the model's coordinate of each of the view's */
+  PetscReal             *local;                /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;                /* 2 nlocal rows and columns of a block */
+  SparseForm             jacobian, jacobian_p; /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
+  PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
+  PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
 } Described;
 
 /*
@@ -429,80 +435,6 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* The sparse Jacobian into the AIJ J of DescribedJacobianCreate (zeroed by the caller): straight into its values */
-static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
-{
-  Described *d    = (Described *)model->data;
-  Sink       sink = {.type = SINK_SLOTS, .slot = d->slot};
-
-  PetscFunctionBeginUser;
-  PetscCall(MatSeqAIJGetArray(J, &sink.values));
-  PetscCall(Assemble(model, t, U, shift, &sink));
-  PetscCall(MatSeqAIJRestoreArray(J, &sink.values));
-  PetscCheck(sink.cursor == d->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly of the Jacobian wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", sink.cursor, d->nslot);
-  PetscFunctionReturn(0);
-}
-
-/* The places (zeros too) of one assembly at the state U into the preallocator pre */
-static PetscErrorCode JacobianPlaces_Private(MbsModel model, const PetscReal U[], Mat pre)
-{
-  Sink sink = {.type = SINK_MAT, .mat = pre};
-
-  PetscFunctionBeginUser;
-  PetscCall(MatSetSizes(pre, model->n, model->n, model->n, model->n));
-  PetscCall(MatSetType(pre, MATPREALLOCATOR));
-  PetscCall(MatSetUp(pre));
-  PetscCall(MatSetOption(pre, MAT_ROW_ORIENTED, PETSC_FALSE));
-  PetscCall(Assemble(model, model->t0, U, 1, &sink));
-  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(0);
-}
-
-/* The place in J's values of every entry an assembly writes, in its order (once: every J of the model has one pattern) */
-static PetscErrorCode JacobianSlots_Private(MbsModel model, const PetscReal U[], Mat J)
-{
-  Described *d    = (Described *)model->data;
-  Sink       sink = {.type = SINK_SLOTS, .record = PETSC_TRUE};
-  PetscInt   nrow;
-  PetscBool  done;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatGetRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse Jacobian gives no row structure");
-  PetscCall(Assemble(model, model->t0, U, 1, &sink)); /* counts */
-  d->nslot = sink.cursor;
-  PetscCall(PetscMalloc1(d->nslot, &d->slot));
-  sink.slot   = d->slot;
-  sink.cursor = 0;
-  PetscCall(Assemble(model, model->t0, U, 1, &sink));
-  PetscCall(MatRestoreRowIJ(J, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
-  PetscFunctionReturn(0);
-}
-
-/*
-  The AIJ of the Jacobian, preallocated with every entry Assemble() writes, zeros too: Assemble() writes the same
-  places whatever the state (U, a valid state such as the initial one, only lets the elements evaluate), so a
-  preallocator matrix records them once, and the pattern, and KLU's symbolic factorisation, hold for every state.
-  O(elements) entries: a body couples only with the bodies its elements join it to.
-*/
-static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[], Mat *J)
-{
-  Mat pre;
-
-  PetscFunctionBeginUser;
-  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
-  MbsCallUndo(JacobianPlaces_Private(model, U, pre), MatDestroy(&pre));
-  PetscCall(MatCreate(PETSC_COMM_SELF, J));
-  PetscCall(MatSetSizes(*J, model->n, model->n, model->n, model->n));
-  PetscCall(MatSetType(*J, MATSEQAIJ));
-  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *J));
-  PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-  PetscCall(MatDestroy(&pre));
-  if (!((Described *)model->data)->slot) PetscCall(JacobianSlots_Private(model, U, *J));
-  PetscFunctionReturn(0);
-}
-
 /* dF/dp into the sink: the masses' d(m (r'' - g))/dm and the force elements' -df/dp */
 static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
@@ -535,75 +467,117 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
   PetscFunctionReturn(0);
 }
 
-/* dF/dp of the identified parameters into the AIJ Jp of DescribedJacobianPCreate (zeroed by the caller) */
-static PetscErrorCode DescribedJacobianPMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Mat Jp)
+/* dF/dU + shift dF/dU' (wrt_p false) or dF/dp at U' = Udot (wrt_p true) into the sink */
+static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Sink *sink)
 {
-  Described *d    = (Described *)model->data;
-  Sink       sink = {.type = SINK_SLOTS, .slot = d->pslot};
-
   PetscFunctionBeginUser;
-  PetscCall(MatSeqAIJGetArray(Jp, &sink.values));
-  PetscCall(AssembleP(model, t, U, Udot, &sink));
-  PetscCall(MatSeqAIJRestoreArray(Jp, &sink.values));
-  PetscCheck(sink.cursor == d->npslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The assembly of dF/dp wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", sink.cursor, d->npslot);
+  if (wrt_p) PetscCall(AssembleP(model, t, U, Udot, sink));
+  else PetscCall(Assemble(model, t, U, shift, sink));
   PetscFunctionReturn(0);
 }
 
-/* The places of dF/dp's identified columns at the state U in the preallocator pre, then in the AIJ Jp */
-static PetscErrorCode JacobianPPlaces_Private(MbsModel model, PetscInt nid, const PetscReal U[], Mat pre, Mat *Jp)
+/* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values */
+static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
 {
-  Described *d    = (Described *)model->data;
-  Sink       sink = {.type = SINK_MAT, .mat = pre, .column = d->column};
-  PetscInt   nrow;
+  Sink sink = {.type = SINK_SLOTS, .slot = form->slot};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArray(A, &sink.values));
+  PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
+  PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
+  PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
+  PetscFunctionReturn(0);
+}
+
+/* The places (zeros too) of one assembly at the state U in the preallocator pre (n x ncol), then the AIJ A with them,
+   and the place in A's values of every entry an assembly writes, in its order */
+static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, const PetscReal U[], PetscInt ncol, Mat pre, Mat *A)
+{
+  Described *d      = (Described *)model->data;
+  PetscInt  *column = form->wrt_p ? d->column : NULL, nrow;
+  Sink       sink   = {.type = SINK_MAT, .mat = pre, .column = column};
   PetscBool  done;
 
   PetscFunctionBeginUser;
-  PetscCall(MatSetSizes(pre, model->n, nid, model->n, nid));
+  PetscCall(MatSetSizes(pre, model->n, ncol, model->n, ncol));
   PetscCall(MatSetType(pre, MATPREALLOCATOR));
   PetscCall(MatSetUp(pre));
-  PetscCall(AssembleP(model, model->t0, U, U, &sink));
+  PetscCall(MatSetOption(pre, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
   PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatCreate(PETSC_COMM_SELF, Jp));
-  PetscCall(MatSetSizes(*Jp, model->n, nid, model->n, nid));
-  PetscCall(MatSetType(*Jp, MATSEQAIJ));
-  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Jp));
-  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = d->column};
-  PetscCall(MatGetRowIJ(*Jp, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
-  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "The sparse dF/dp gives no row structure");
-  PetscCall(AssembleP(model, model->t0, U, U, &sink)); /* counts */
-  d->npslot = sink.cursor;
-  PetscCall(PetscMalloc1(d->npslot, &d->pslot));
-  sink.slot   = d->pslot;
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, model->n, ncol, model->n, ncol));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = column};
+  PetscCall(MatGetRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "A sparse matrix of model %s gives no row structure", model->type);
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink)); /* counts */
+  PetscCall(PetscFree(form->slot));
+  form->nslot = sink.cursor;
+  PetscCall(PetscMalloc1(form->nslot, &form->slot));
+  sink.slot   = form->slot;
   sink.cursor = 0;
-  PetscCall(AssembleP(model, model->t0, U, U, &sink));
-  PetscCall(MatRestoreRowIJ(*Jp, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  PetscCall(MatRestoreRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscFunctionReturn(0);
 }
 
 /*
-  The AIJ n x nid of dF/dp's columns of the identified parameters id: each force element's rows on its coordinates in
-  the columns of its parameters, a mass's in its own; preallocated, and the places of its entries found, as the
-  Jacobian's (DescribedJacobianCreate).
+  The AIJ n x ncol of form (the Jacobian, or dF/dp's identified columns), preallocated with every entry its assembly
+  writes, zeros too: an assembly writes the same places in the same order whatever the state (U, a valid state such as
+  the initial one, only lets the elements evaluate), so a preallocator records them once, and the pattern, and KLU's
+  symbolic factorisation, hold for every state; and the places of the entries in the value array are found once, so
+  that later assemblies add straight into it. O(elements) entries: a body couples only with the bodies its elements
+  join it to, a parameter only with the coordinates of its element's bodies.
 */
+static PetscErrorCode SparseCreate(MbsModel model, SparseForm *form, const PetscReal U[], PetscInt ncol, Mat *A)
+{
+  Mat pre;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
+  MbsCallUndo(SparsePlaces_Private(model, form, U, ncol, pre, A), MatDestroy(&pre));
+  PetscCall(MatDestroy(&pre));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian, t, U, Udot, shift, J));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[], Mat *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseCreate(model, &((Described *)model->data)->jacobian, U, model->n, J));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianPMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Mat Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian_p, t, U, Udot, 0, Jp));
+  PetscFunctionReturn(0);
+}
+
+/* dF/dp's columns of the identified parameters id, made at the file's pose and velocity (a state every element takes) */
 static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp)
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = d->desc;
-  Mat            pre;
   PetscReal     *U;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(d->pslot)); /* JacobianPPlaces_Private allocates it, once it knows its size */
-  PetscCall(PetscFree(d->column));
-  PetscCall(PetscMalloc1(model->np, &d->column));
   for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
   for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
-  PetscCall(PetscCalloc1(model->n, &U)); /* the file's pose and velocity: a state every element evaluates at */
+  PetscCall(PetscCalloc1(model->n, &U));
   for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
-  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
-  MbsCallUndo(JacobianPPlaces_Private(model, nid, U, pre, Jp), (MatDestroy(&pre), PetscFree(U)));
-  PetscCall(MatDestroy(&pre));
+  MbsCallUndo(SparseCreate(model, &d->jacobian_p, U, nid, Jp), PetscFree(U));
   PetscCall(PetscFree(U));
   PetscFunctionReturn(0);
 }
@@ -1071,8 +1045,8 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->view_body));
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
-  PetscCall(PetscFree(d->slot));
-  PetscCall(PetscFree(d->pslot));
+  PetscCall(PetscFree(d->jacobian.slot));
+  PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
@@ -1126,6 +1100,8 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   PetscCall(PetscArraycpy(d->view_body, desc->body, desc->nbody));
   PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
   PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
+  PetscCall(PetscMalloc1(PetscMax(desc->nparam, 1), &d->column));
+  d->jacobian_p.wrt_p = PETSC_TRUE;
   for (PetscInt e = 0, count = 0; e <= desc->nelement; e++) {
     d->param_start[e] = count;
     if (e < desc->nelement) count += ElementParameters(&desc->element[e], NULL);
