@@ -103,32 +103,39 @@ static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* block (m x k, column-major, leading dimension m) into rows x cols of the sink */
-static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+/*
+  block (m x k, column-major, leading dimension m) into rows x cols of the sink; with mask (same layout, may be NULL)
+  only the entries where mask is not zero. A mask is a constant of the model (a Hessian of constraint rows, the mass
+  matrix), so every assembly skips the same entries: the sparse matrices hold no place for what is zero whatever the
+  state, and KLU's factors no fill from it.
+*/
+static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[], const PetscReal mask[])
 {
   PetscFunctionBeginUser;
   switch (sink->type) {
   case SINK_MAT:
-    if (!sink->column) PetscCall(MatSetValues(sink->mat, m, rows, k, cols, block, ADD_VALUES));
-    for (PetscInt j = 0; j < k && sink->column; j++)
-      if (sink->column[cols[j]] >= 0) PetscCall(MatSetValues(sink->mat, m, rows, 1, &sink->column[cols[j]], block + j * m, ADD_VALUES));
+    for (PetscInt j = 0; j < k; j++) {
+      PetscInt col = sink->column ? sink->column[cols[j]] : cols[j];
+
+      for (PetscInt i = 0; i < m && col >= 0; i++)
+        if (!mask || mask[i + j * m] != 0) PetscCall(MatSetValue(sink->mat, rows[i], col, block[i + j * m], ADD_VALUES));
+    }
     break;
   case SINK_DENSE:
     for (PetscInt j = 0; j < k; j++)
       for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
     break;
   case SINK_SLOTS:
-    if (!sink->record)
-      for (PetscInt c = 0; c < m * k; c++)
-        if (sink->slot[sink->cursor + c] >= 0) sink->values[sink->slot[sink->cursor + c]] += block[c];
-    for (PetscInt j = 0; j < k && sink->record && sink->slot; j++)
+    for (PetscInt j = 0; j < k; j++)
       for (PetscInt i = 0; i < m; i++) {
-        PetscInt *slot = &sink->slot[sink->cursor + i + j * m];
+        PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL;
 
-        if (sink->column && sink->column[cols[j]] < 0) *slot = -1;
-        else PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
+        if (mask && mask[i + j * m] == 0) continue;
+        sink->cursor++;
+        if (!sink->record && *slot >= 0) sink->values[*slot] += block[i + j * m];
+        else if (sink->record && slot && sink->column && sink->column[cols[j]] < 0) *slot = -1;
+        else if (sink->record && slot) PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
       }
-    sink->cursor += m * k;
     break;
   case SINK_PRODUCT:
     for (PetscInt j = 0; j < k; j++) {
@@ -139,6 +146,13 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
     }
     break;
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(SinkAddMasked(sink, m, rows, k, cols, block, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -295,8 +309,8 @@ static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscR
 /* scale M into the sink at rows and columns offset + its coordinates, body by body */
 static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, Sink *sink, PetscInt offset)
 {
-  MbsDescription desc  = d->desc;
-  PetscReal     *block = d->local + 4 * d->nlocal + 3 * d->nlocal;
+  MbsDescription desc = d->desc;
+  PetscReal     *mass = d->local + 7 * d->nlocal, *block = mass + d->nlocal * d->nlocal;
   PetscInt       index[12];
 
   PetscFunctionBeginUser;
@@ -305,14 +319,15 @@ static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale
     PetscInt       size = BodySize(desc, b);
 
     if (!SinkWants(sink, 1, &b)) continue;
-    PetscCall(PetscArrayzero(block, size * size));
-    for (PetscInt k = 0; k < 3; k++) block[k * (size + 1)] = scale * MbsValueOf(&body->mass, p);
+    PetscCall(PetscArrayzero(mass, size * size));
+    for (PetscInt k = 0; k < 3; k++) mass[k * (size + 1)] = MbsValueOf(&body->mass, p);
     if (body->rigid)
       for (PetscInt i = 0; i < 3; i++)
         for (PetscInt j = 0; j < 3; j++)
-          for (PetscInt k = 0; k < 3; k++) block[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = scale * body->Jbar[3 * i + j];
+          for (PetscInt k = 0; k < 3; k++) mass[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = body->Jbar[3 * i + j];
+    for (PetscInt i = 0; i < size * size; i++) block[i] = scale * mass[i];
     for (PetscInt i = 0; i < size; i++) index[i] = offset + body->offset + i;
-    PetscCall(SinkAdd(sink, size, index, size, index, block));
+    PetscCall(SinkAddMasked(sink, size, index, size, index, block, mass)); /* M is constant: its zeros are no places */
   }
   PetscFunctionReturn(0);
 }
@@ -387,7 +402,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   MbsDescription   desc = Description(model);
   PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[3] = {nq, 0, nq}, *rows = d->index, *cols = d->index + L;
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, minus_one = -1;
-  PetscReal       *g = d->local + 4 * L, *rg = g + L, *H = d->local + 7 * L, *Hs = H + L * L;
+  PetscReal       *g = d->local + 4 * L, *rg = g + L, *g_mask = rg + L, *rg_mask = d->local + 2 * L, *H = d->local + 7 * L, *Hs = H + L * L;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
@@ -412,16 +427,25 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
     MbsBilinearAddGradient(view, row, lq, 1, g, 1);
     MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
     MbsBilinearAddHessian(view, row, 1, H, m);
+    /* what of Phi_q and its rate can be non-zero, whatever the state: Phi_q = q^T H + its constant part (at q = 0) */
+    PetscCall(PetscArrayzero(Hs, m));
+    PetscCall(PetscArrayzero(g_mask, m));
+    MbsBilinearAddGradient(view, row, Hs, 1, g_mask, 1);
+    for (PetscInt i = 0; i < m; i++) {
+      rg_mask[i] = 0;
+      for (PetscInt j = 0; j < m; j++) rg_mask[i] += PetscAbsReal(H[i + j * m]);
+      g_mask[i] = PetscAbsReal(g_mask[i]) + rg_mask[i];
+    }
     for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
-    PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs)); /* d(Phi_q^T mu)/dq */
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs, H)); /* d(Phi_q^T mu)/dq */
     for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
-    PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, rows), m, cols, Hs));       /* d(Phi_q^T lambda)/dq */
-    PetscCall(SinkAdd(sink, m, rows, 1, &lambda_col, g));                    /* Phi_q^T, column of lambda_r */
-    PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g));      /* Phi_q^T, column of mu_r */
-    if (sink->type == SINK_PRODUCT) continue;                                /* no product reads the rows of lambda and mu */
-    PetscCall(SinkAdd(sink, 1, &phi_row[0], m, cols, rg));                   /* d(Phi_q v)/dq */
-    PetscCall(SinkAdd(sink, 1, &phi_row[1], m, cols, g));                    /* Phi_q */
-    PetscCall(SinkAdd(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g)); /* d(Phi_q v)/dv */
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, nq, rows), m, cols, Hs, H));            /* d(Phi_q^T lambda)/dq */
+    PetscCall(SinkAddMasked(sink, m, rows, 1, &lambda_col, g, g_mask));                    /* Phi_q^T, column of lambda_r */
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g, g_mask));      /* Phi_q^T, column of mu_r */
+    if (sink->type == SINK_PRODUCT) continue;                                              /* no product reads the rows of lambda and mu */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, cols, rg, rg_mask));                  /* d(Phi_q v)/dq */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[1], m, cols, g, g_mask));                    /* Phi_q */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g, g_mask)); /* d(Phi_q v)/dv */
   }
   PetscFunctionReturn(0);
 }
