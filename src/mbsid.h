@@ -69,6 +69,7 @@ PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal,
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsModelSetNodalInput(MbsModel, PetscInt, const PetscReal[], const PetscReal[]);
@@ -143,7 +144,7 @@ PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscR
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalGetChannel(const MbsSignal *, PetscInt, MbsSignal *);
-PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, PetscInt);
+PETSC_EXTERN PetscErrorCode MbsSignalAddNoise(MbsSignal *, PetscReal, const PetscReal[], PetscInt);
 PETSC_EXTERN PetscErrorCode MbsNormalSequence(PetscInt, PetscInt, PetscReal[]);
 
 /* Measurements (HDF5): one channel's tables, or a file of several channels (measurement.c) */
@@ -232,6 +233,13 @@ typedef struct {
   PetscBool  unstable;
   PetscInt   nlambda; /* finite eigenvalues, conjugates included */
   PetscReal *lambda;  /* nlambda x (re, im) [1/s], by modulus, then Im descending */
+  /* in the model's body coordinates z (MbsModelModeCoordinates; nz = 0: none) */
+  PetscInt   nz;
+  char      *z_coordinates; /* what z holds */
+  PetscReal *modes_z;       /* nmode x nz x (re, im), the z component of largest modulus 1 */
+  PetscInt   nundamped;     /* modes without damping, K phi = w^2 M phi, by frequency */
+  PetscReal *undamped_hz;   /* nundamped */
+  PetscReal *undamped_z;    /* nundamped x nz, phi^T M_z phi = 1, the component of largest modulus positive */
 } MbsEigenResult;
 
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);

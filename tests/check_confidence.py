@@ -13,14 +13,17 @@
           half weights), relative 1e-6;
         - the noise estimate within 10 % of -noise_sigma;
       and that the optimised input's parameter errors are smaller (RMS over the seeds, by at least a factor 3).
-  check_confidence.py coverage --mbsid PATH --truth-options FILE --identify-options FILE --truth name=value,...
-                       [--trials N] [--sigma s] [--min-coverage c] [--args "..."] [--truth-args "..."]
+  check_confidence.py coverage --mbsid PATH [--truth-options FILE] [--identify-options FILE] --truth name=value,...
+                       [--trials N] [--sigma s | --channel-noise NAME:s,...] [--min-coverage c] [--args "..."]
+                       [--truth-args "..."] [--identify-args "..."]
       N seeded virtual measurements at the truth and identifications from them: every parameter's reported 95 %
       interval must contain the truth in at least the fraction c of the trials (intervals too narrow), and its mean
       reported standard deviation must agree with the scatter of the N estimates (intervals too wide, or too
       narrow): (N - 1) s^2 / std^2 is chi-square with N - 1 degrees of freedom, so mean std / s must lie within the
       two-sided 99.9 % range of that law (0.64 to 1.99 for N = 20). --args go to both commands, --truth-args to
-      simulate only.
+      simulate only, --identify-args to identify only. With --channel-noise each measured channel has its own noise
+      (simulate -channel_noise), and in every trial identify's estimate of each channel's noise (/confidence/channels/
+      NAME/sigma) must lie within 10 % of it: a channel's 2000 samples estimate it to about 2 %.
 """
 import argparse
 import math
@@ -62,7 +65,8 @@ def confidence(path):
             "lower": g["lower_95"][()],
             "upper": g["upper_95"][()],
             "gauss_newton": g["gauss_newton"][()],
-            "sigma": float(g.attrs["sigma"]),
+            "sigma": float(g.attrs["sigma"]) if "sigma" in g.attrs else float("nan"),
+            "channel_sigma": {c: float(g["channels"][c]["sigma"][0]) for c in g["channels"]} if "channels" in g else {},
         }
 
 
@@ -122,11 +126,20 @@ def check_coverage(args, tmp):
     truth = {k: float(v) for k, v in (item.split("=") for item in args.truth.split(","))}
     covered, joint, extra, truth_extra = {k: 0 for k in truth}, 0, shlex.split(args.args), shlex.split(args.truth_args)
     estimates, stds = {k: [] for k in truth}, {k: [] for k in truth}
+    identify_extra, faults = shlex.split(args.identify_args), []
+    channel_noise = {k: float(v) for k, v in (item.split(":") for item in args.channel_noise.split(","))} if args.channel_noise else {}
+    noise = ["-channel_noise", args.channel_noise] if args.channel_noise else ["-noise_sigma", repr(args.sigma)]
     for seed in range(1, args.trials + 1):
         meas, result = os.path.join(tmp, "m_%d.h5" % seed), os.path.join(tmp, "id_%d.h5" % seed)
-        run([args.mbsid, "simulate", "-options_file", args.truth_options] + extra + truth_extra + ["-noise_sigma", repr(args.sigma), "-noise_seed", str(seed), "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
-        run([args.mbsid, "identify", "-options_file", args.identify_options] + extra + ["-measurement", meas, "-o", result], False)
+        truth_options = ["-options_file", args.truth_options] if args.truth_options else []
+        identify_options = ["-options_file", args.identify_options] if args.identify_options else []
+        run([args.mbsid, "simulate"] + truth_options + extra + truth_extra + noise + ["-noise_seed", str(seed), "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
+        run([args.mbsid, "identify"] + identify_options + extra + identify_extra + ["-measurement", meas, "-o", result], False)
         c = confidence(result)
+        for name, given in channel_noise.items():
+            estimated = c["channel_sigma"].get(name, float("nan"))
+            if not abs(estimated / given - 1) <= 0.1:
+                faults.append("trial %d: noise of channel %s estimated %.4e, simulated with %.4e" % (seed, name, estimated, given))
         with h5py.File(result, "r") as f:
             names = [n.decode() if isinstance(n, bytes) else n for n in f["parameters/name"][()]]
         inside = {n: c["lower"][i] <= truth[n] <= c["upper"][i] for i, n in enumerate(names) if n in truth}
@@ -137,9 +150,9 @@ def check_coverage(args, tmp):
                 estimates[n].append(c["estimate"][i])
                 stds[n].append(c["std"][i])
         joint += all(inside.values())
-        print("trial %2d: " % seed + "  ".join("%s %.8g +- %.3g %s" % (n, c["estimate"][i], c["std"][i], "covers" if inside[n] else "MISSES") for i, n in enumerate(names) if n in truth) + "  (sigma %.3e)" % c["sigma"])
+        noise_text = ", ".join("%s %.4e" % item for item in sorted(c["channel_sigma"].items())) or "%.3e" % c["sigma"]
+        print("trial %2d: " % seed + "  ".join("%s %.8g +- %.3g %s" % (n, c["estimate"][i], c["std"][i], "covers" if inside[n] else "MISSES") for i, n in enumerate(names) if n in truth) + "  (sigma %s)" % noise_text)
     need = math.ceil(args.min_coverage * args.trials - 1e-9)
-    faults = []
     for n, count in covered.items():
         print("%s: the 95 %% intervals cover the truth %g in %d of %d trials (at least %d required)" % (n, truth[n], count, args.trials, need))
         if count < need:
@@ -179,6 +192,8 @@ def main():
     parser.add_argument("--min-coverage", type=float, default=0.9)
     parser.add_argument("--args", default="")
     parser.add_argument("--truth-args", default="")
+    parser.add_argument("--identify-args", default="")
+    parser.add_argument("--channel-noise", default="", help="NAME:sigma,...: per-channel noise of the measurements, and each trial's estimate of it must lie within 10 %%")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         finish(check_design(args, tmp) if args.mode == "design" else check_coverage(args, tmp))

@@ -2,8 +2,9 @@
 """The folders of src/ stand in layers (doc/developer.md, "Code map"); a file may include the private header of its own
 layer or of one below, and call functions defined in its own layer or below. This check reads every source file
 of src/ and fails, naming file and line, on an include or a call that reaches up, and on files that call each other
-(directly or round a longer circle), and on a write into the private struct of another layer: a higher layer reaches
-a lower one's state only through that layer's functions (MbsModelSet..., Get...). Usage: check_layers.py SRC_DIR"""
+(directly or round a longer circle), and on a write into the private struct of another layer or a read of a field
+outside that struct's read-only view: a higher layer reaches a lower one's state only through that layer's functions
+(MbsModelSet..., Get...). Usage: check_layers.py SRC_DIR"""
 import pathlib
 import re
 import sys
@@ -38,16 +39,22 @@ def circles(calls, src):
     return found
 
 
-def private_writes(src, files):
-    """Writes `name->field = ...` (or +=, ++, ...) where name is a handle (typedef struct _p_X *X) of a struct that
-    another layer defines: declared as such in this file, or as a field of a struct in a header"""
-    owner, handles = {}, {}
+def private_access(src, files):
+    """Reads and writes `name->field` where name is a handle (typedef struct _p_X *X) of a struct that another layer
+    defines: declared as such in this file, or as a field of a struct in a header. A write is an assignment (=, +=,
+    ++, ...), an address taken (&name->field, which PetscMalloc, PetscFree or any function may write through) or a
+    PetscFree*(name->field), which sets the field to NULL; any such write into another layer's struct is a fault. A
+    read is a fault unless the header that defines the struct lists the field in its read-only view, a comment line
+    `view _p_X: field field ...` (the fields that describe the object rather than hold its state)"""
+    owner, handles, view = {}, {}, {}
     for p in files:
         text = p.read_text()
         for m in re.finditer(r"struct\s+_p_(\w+)\s*\{", text):
             owner[m.group(1)] = layer_of(p, src)
         for m in re.finditer(r"typedef\s+struct\s+_p_(\w+)\s*\*\s*(\w+)\s*;", text):
             handles[m.group(2)] = m.group(1)
+        for m in re.finditer(r"\bview _p_(\w+):([\w ]*)", text):
+            view[m.group(1)] = set(m.group(2).split())
 
     def declared(text):
         found = {}
@@ -62,17 +69,33 @@ def private_writes(src, files):
             for name, types in declared(p.read_text()).items():
                 fields.setdefault(name, set()).update(types)
     faults = []
-    write = re.compile(r"\b(\w+)->(\w+)(?:\[[^\]]*\])*\s*(?:=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
+    access = re.compile(r"\b(\w+)->(?=(\w+))")  # overlapping: a->b->c is a->b and b->c
+    more = re.compile(r"(?:\[[^\]]*\]|\.\w+)*->")  # the access goes on: name->field[i].x->y
+    address = re.compile(r"(?<![&\w)\]])&\s*(\w+(?:(?:->|\.)\w+|\[[^\]]*\])*)")  # &name->field[i].x->y
+    assign = re.compile(r"(?:\[[^\]]*\]|\.\w+)*\s*(?:=(?!=)|\+=|-=|\*=|/=|\+\+|--)")
+    freed = re.compile(r"\bPetscFree\d?\s*\([^;]*$")
     for p in files:
         mine, text = layer_of(p, src), p.read_text()
         names = dict(fields)
         names.update(declared(text))
         for number, line in enumerate(text.splitlines(), 1):
-            for m in write.finditer(line):
+            addressed = [m.span(1) for m in address.finditer(line)]
+            for m in access.finditer(line):
                 for handle in sorted(names.get(m.group(1), ())):
-                    if owner.get(handles[handle], mine) != mine:
-                        faults.append("%s:%d writes %s->%s, private to layer %s (struct _p_%s): use that layer's functions"
-                                      % (p.relative_to(src), number, m.group(1), m.group(2), owner[handles[handle]], handles[handle]))
+                    struct = handles[handle]
+                    if owner.get(struct, mine) == mine:
+                        continue
+                    # the last access of a chain (not one inside its brackets) is the one whose address is taken or
+                    # that PetscFree sets to NULL; &h->field[i] is an element of what the field holds, a read of it
+                    last = not more.match(line, m.end(2))
+                    outer = [(a, b) for a, b in addressed if line.count("[", a, m.start()) == line.count("]", a, m.start())]
+                    taken = last and line[m.end(2) : m.end(2) + 1] != "[" and any(a <= m.start() and m.end(2) <= b for a, b in outer)
+                    where = "%s:%d" % (p.relative_to(src), number)
+                    what = "%s->%s, private to layer %s (struct _p_%s)" % (m.group(1), m.group(2), owner[struct], struct)
+                    if taken or assign.match(line, m.end(2)) or (last and freed.search(line[: m.start()])):
+                        faults.append("%s writes %s: use that layer's functions" % (where, what))
+                    elif m.group(2) not in view.get(struct, ()):
+                        faults.append("%s reads %s and not in its view: use that layer's functions" % (where, what))
     return faults
 
 
@@ -119,10 +142,10 @@ def main():
                     faults.append("%s:%d calls %s of layer %s, above %s" % (p.relative_to(src), number, call, target, mine))
     faults += circles(calls, src)
     faults += unused_workarounds(src)
-    faults += private_writes(src, files)
+    faults += private_access(src, files)
     for fault in faults:
         print(fault)
-    print("%d files in layers %s: %d faults (upward references, circles, private writes, unused workarounds)" % (len(files), " < ".join(LAYERS), len(faults)))
+    print("%d files in layers %s: %d faults (upward references, circles, private reads and writes, unused workarounds)" % (len(files), " < ".join(LAYERS), len(faults)))
     sys.exit(1 if faults else 0)
 
 

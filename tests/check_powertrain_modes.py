@@ -5,7 +5,10 @@ rotation vectors in ground axes, M_z = blockdiag(m_P I, J_P, m_S I, J_S)). A bus
 undeflected rest state is e = C^T (G_B z_B - G_A z_A), G = [I, -[s]x] for the point s relative to the body's centre
 (G = 0 for the ground), so K_z = sum G^T C K C^T G and C_z likewise with D. Checks against `mbsid eigen -o FILE` of
 inputs/models/powertrain_mounts.yaml: the spec's principal moments of inertia (its 4 decimals), all 24 eigenvalues
-(companion form) to 1e-8 relative, f_n and zeta of the 12 modes; prints f_n, f_d, zeta and the undamped f_0.
+(companion form) to 1e-8 relative, f_n and zeta of the 12 modes, the undamped f_0 (K phi = w^2 M_z phi) to 1e-8
+relative, and the mode shapes in z that mbsid maps from its natural coordinates (/eigen/modes_z, /eigen/undamped_modes_z)
+normalised as section 8.1 says (damped: the z component of largest modulus 1; undamped: phi^T M_z phi = 1, that
+component positive) to 1e-6 per component (section 11); prints f_n, f_d, zeta, f_0 and both sets of shapes.
 Usage: check_powertrain_modes.py EIGEN_H5"""
 import math
 import sys
@@ -63,6 +66,40 @@ def linear_matrices():
     return M, D, K
 
 
+Z_NAMES = [f"{q}_{b}{c}" for b in "PS" for q in ("u", "phi") for c in "xyz"]
+
+
+def undamped_modes(M, K):
+    """f_0 [Hz] ascending and the shapes (mode x z): phi^T M phi = 1, the component of largest modulus positive"""
+    L = np.linalg.cholesky(M)
+    Li = np.linalg.inv(L)
+    w2, Y = np.linalg.eigh(Li @ K @ Li.T)
+    Phi = Li.T @ Y  # Phi^T M Phi = I
+    for i in range(12):
+        Phi[:, i] *= np.sign(Phi[np.argmax(np.abs(Phi[:, i])), i])
+    return np.sqrt(w2) / (2 * math.pi), Phi.T
+
+
+def damped_shapes(A):
+    """the displacement part of the eigenvectors of the companion form A with Im lambda > 0, by |lambda|, scaled so
+    that the component of largest modulus is 1 (mode x z)"""
+    lam, V = np.linalg.eig(A)
+    keep = np.where(lam.imag > 0)[0]
+    keep = keep[np.argsort(np.abs(lam[keep]))]
+    X = V[:12, keep].T
+    return np.array([x / x[np.argmax(np.abs(x))] for x in X])
+
+
+def print_shapes(title, shapes):
+    print(title)
+    print("mode " + " ".join(f"{n:>20s}" for n in Z_NAMES))
+    for i, x in enumerate(shapes):
+        if np.iscomplexobj(x):
+            print(f"{i + 1:4d} " + " ".join(f"{v.real:+10.6f}{v.imag:+10.6f}" for v in x))
+        else:
+            print(f"{i + 1:4d} " + " ".join(f"{v:+20.12e}" for v in x))
+
+
 def main(path):
     failures = 0
 
@@ -93,12 +130,29 @@ def main(path):
     if len(freq) == 12:
         check("f_n of the 12 modes", np.max(np.abs(freq - fn) / fn) <= 1e-8, f"largest relative error {np.max(np.abs(freq - fn) / fn):.2e}")
         check("zeta of the 12 modes", np.max(np.abs(zeta - zn)) <= 1e-8, f"largest absolute error {np.max(np.abs(zeta - zn)):.2e}")
-    L = np.linalg.cholesky(M)
-    Li = np.linalg.inv(L)
-    f0 = np.sqrt(np.linalg.eigvalsh(Li @ K @ Li.T)) / (2 * math.pi)
+    f0, shapes0 = undamped_modes(M, K)
+    shapes = damped_shapes(A)
+    with h5py.File(path, "r") as f:
+        got_f0 = f["eigen/undamped_frequency_hz"][:] if "eigen/undamped_frequency_hz" in f else np.zeros(0)
+        got_z = f["eigen/modes_z"][:, :, 0] + 1j * f["eigen/modes_z"][:, :, 1] if "eigen/modes_z" in f else np.zeros((0, 12))
+        got_z0 = f["eigen/undamped_modes_z"][:] if "eigen/undamped_modes_z" in f else np.zeros((0, 12))
+    check("12 undamped frequencies f_0", len(got_f0) == 12, f"mbsid {len(got_f0)}")
+    if len(got_f0) == 12:
+        err = np.max(np.abs(got_f0 - f0) / f0)
+        check("f_0 of the 12 modes", err <= 1e-8, f"largest relative error {err:.2e} (tolerance 1e-8)")
+    check("damped mode shapes in z, 12 x 12", got_z.shape == (12, 12), f"mbsid {got_z.shape}")
+    if got_z.shape == (12, 12):
+        err = np.max(np.abs(got_z - shapes))
+        check("damped shapes (largest component 1), every component", err <= 1e-6, f"largest error {err:.2e} (tolerance 1e-6)")
+    check("undamped mode shapes in z, 12 x 12", got_z0.shape == (12, 12), f"mbsid {got_z0.shape}")
+    if got_z0.shape == (12, 12):
+        err = np.max(np.abs(got_z0 - shapes0))
+        check("undamped shapes (phi^T M_z phi = 1), every component", err <= 1e-6, f"largest error {err:.2e} (tolerance 1e-6)")
     print("mode   f_n [Hz]        f_d [Hz]        zeta            f_0 [Hz] (undamped)")
     for i in range(12):
         print(f"{i + 1:4d}   {fn[i]:.10g}   {fd[i]:.10g}   {zn[i]:.10g}   {f0[i]:.10g}")
+    print_shapes("damped mode shapes in z (independent), |component| <= 1, the largest 1: Re / Im", shapes)
+    print_shapes("undamped mode shapes in z (independent), phi^T M_z phi = 1", shapes0)
     print(f"{failures} failed")
     return 1 if failures else 0
 

@@ -1,4 +1,5 @@
-static const char help[] = "Checks the bushing and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
+static const char
+  help[] = "Checks the bushing, its load sensors, the relative_displacement sensor, the force's sweep and history laws, inertia parameters and the engine-order loads of model files against the laws of powertrain_mounts.md sections 4 and 5.\n";
 
 /*
   1. A bushing with a turned frame C between two rigid bodies A and B (a model file this test writes), at poses with large
@@ -12,6 +13,8 @@ static const char help[] = "Checks the bushing and the engine-order loads of mod
   not natural coordinates): e = C^T R_A^T (r_B - r_A), e' = C^T R_A^T (r_B' - r_A' - w_A x (r_B - r_A)),
   f = K e + D e', F_B = -R_A C f at r_B, F_A = -F_B at the same point. Further, the pair exerts no net moment about the
   origin, and the power of Q is -(e^T K e' + e'^T D e'), of which the damper's part e'^T D e' >= 0 is dissipated.
+  The bushing_force sensors read f_i, and relative_displacement sensors across the pair read n.(r_B - r_A) (frame
+  ground) and (R_A n).(r_B - r_A) (frame body; A's axes start as the ground's), both zero at the initial pose.
 
   2. The engine-order loads on a rigid body at a finite rotation R, at constant speed n: an engine_force along the body
   direction d at the body point c and an engine_torque about the body axis m (section 5, with d and m turned off the
@@ -118,7 +121,9 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   /* the state: finite rotations, displacements of the order of the bushing's size, velocities */
   const PetscReal phiA[3] = {0.3, -0.5, 0.2}, phiB[3] = {-0.4, 0.35, 0.6}, dxA[3] = {0.01, -0.02, 0.015}, dxB[3] = {-0.012, 0.008, 0.02};
   const PetscReal vA[3] = {0.3, -0.1, 0.2}, vB[3] = {-0.2, 0.4, 0.1}, wA[3] = {1.5, -0.7, 2.0}, wB[3] = {-1.1, 2.3, 0.4};
-  const char      path[] = "test_bushing_model.yaml";
+  /* the axis of the relative_displacement sensors (a unit vector), fixed in the ground or turning with A */
+  const PetscReal n_gap[3] = {0.48, -0.6, 0.64};
+  const char      path[]   = "test_bushing_model.yaml";
   PetscReal       C[9], RA[9], RB[9], xA[3], xB[3], a[3], b[3], rA[3], rB[3], d[3], dd[3], e[3], edot[3], f[3], g[3], FB[3], MA[3], MB[3], t1[3], t2[3];
   PetscReal      *U, *Udot, *F, power = 0, scaleF = 0, scaleM = 0;
   PetscInt        n;
@@ -133,6 +138,9 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  mount: {type: bushing, bodies: [A, B], point: [%.17g, %.17g, %.17g], stiffness: [%g, %g, %g], damping: [%g, %g, %g],\n", (double)p[0], (double)p[1], (double)p[2], (double)K[0], (double)K[1], (double)K[2], (double)D[0], (double)D[1], (double)D[2]));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "    axes: [[%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g], [%.17g, %.17g, %.17g]]}\n", (double)C[0], (double)C[3], (double)C[6], (double)C[1], (double)C[4], (double)C[7], (double)C[2], (double)C[5], (double)C[8]));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  x: {type: position, body: B, axis: [1, 0, 0]}\n"));
+  for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  f%c: {type: bushing_force, bushing: mount, component: %c}\n", 'x' + (int)k, 'x' + (int)k));
+  for (PetscInt frame = 0; frame < 2; frame++)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  gap_%s: {type: relative_displacement, bodies: [A, B], point: [%.17g, %.17g, %.17g], axis: [%.17g, %.17g, %.17g], frame: %s}\n", frame ? "body" : "ground", (double)p[0], (double)p[1], (double)p[2], (double)n_gap[0], (double)n_gap[1], (double)n_gap[2], frame ? "body" : "ground"));
   PetscCall(PetscFClose(PETSC_COMM_SELF, file));
   PetscCall(LoadModel(path, &model, &n));
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
@@ -192,6 +200,27 @@ static PetscErrorCode CheckBushing(MbsTest *test)
     t2[k] = rB[k] - xA[k];
     g[k]  = -FB[k]; /* F_A */
   }
+  /* bushing_force channels 1..3: f = K e + D e' of section 4 */
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscReal y, scale = PetscAbsReal(f[0]) + PetscAbsReal(f[1]) + PetscAbsReal(f[2]);
+
+    PetscCall(MbsModelChannelOutput(model, 1 + k, 0, U, &y, NULL));
+    PetscCall(MbsTestClose(test, "bushing_force = (K e + D e')_i", y, f[k], 0, 1e-12 * scale));
+  }
+  /* relative_displacement channels 4, 5: n.(r_B - r_A) and (R_A n).(r_B - r_A), zero at the initial pose (one point) */
+  {
+    PetscReal y[2], want[2] = {0, 0}, turned[3];
+
+    Times(RA, PETSC_FALSE, n_gap, turned);
+    for (PetscInt k = 0; k < 3; k++) {
+      want[0] += n_gap[k] * d[k];
+      want[1] += turned[k] * d[k];
+    }
+    for (PetscInt frame = 0; frame < 2; frame++) {
+      PetscCall(MbsModelChannelOutput(model, 4 + frame, 0, U, &y[frame], NULL));
+      PetscCall(MbsTestClose(test, frame ? "relative_displacement, frame body = (R_A n).(r_B - r_A)" : "relative_displacement, frame ground = n.(r_B - r_A)", y[frame], want[frame], 0, 1e-14));
+    }
+  }
   Cross(t1, FB, MB);
   Cross(t2, g, MA);
   for (PetscInt k = 0; k < 3; k++) {
@@ -246,6 +275,181 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   PetscFunctionReturn(0);
 }
 
+/* The instantaneous frequency of the stated sweep law, f0 + (f1 - f0) s or f0 (f1 / f0)^s at s = tau / T */
+static PetscReal SweepFrequency(PetscBool exponential, const PetscReal f[2], PetscReal s)
+{
+  return exponential ? f[0] * PetscPowReal(f[1] / f[0], s) : f[0] + (f[1] - f[0]) * s;
+}
+
+/*
+  3. A sweep force's F(t) = A sin(phase(t)) has its zeros where the phase has advanced by pi: between consecutive zeros
+  of the model's F (found by bisection), the integral of the stated instantaneous frequency f(t) (5-point Gauss-Legendre
+  on each interval) must be exactly 1/2, and the number of zeros in (t0, t1) must be floor(2 int_t0^t1 f).
+*/
+static PetscErrorCode CheckSweep(MbsTest *test, PetscBool exponential)
+{
+  const PetscReal f[2] = {1.5, 19.3}, span[2] = {0.2, 2.2}, A = 3, T = span[1] - span[0];
+  const PetscReal x[5]     = {-0.9061798459386640, -0.5384693101056831, 0, 0.5384693101056831, 0.9061798459386640};
+  const PetscReal w[5]     = {0.2369268850561891, 0.4786286704993665, 0.5688888888888889, 0.4786286704993665, 0.2369268850561891};
+  const char      path[]   = "test_sweep_model.yaml";
+  const PetscInt  nsample  = 20000;
+  PetscReal       previous = 0, last_zero = -1, worst = 0, total = 0, F0, F1;
+  PetscInt        n, nzero = 0;
+  MbsModel        model;
+  FILE           *file;
+  char            what[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "time: {tf: 3}\nbodies:\n  m: {mass: 1}\nelements:\n  rail: {type: point_on_line, bodies: [ground, m], point: [0, 0, 0], axis: [1, 0, 0]}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  drive: {type: force, body: m, direction: [1, 0, 0], sweep: %s, amplitude: %g, frequencies: [%g, %g], sweep_time: [%g, %g]}\n  x: {type: position, body: m, axis: [1, 0, 0]}\n", exponential ? "exponential" : "linear", (double)A, (double)f[0], (double)f[1], (double)span[0], (double)span[1]));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  PetscCall(MbsModelExcitation(model, span[0] - 1e-3, &F0));
+  PetscCall(MbsModelExcitation(model, span[1] + 1e-3, &F1));
+  PetscCall(MbsTestTrue(test, "the sweep is zero outside [t0, t1]", (PetscBool)(F0 == 0 && F1 == 0)));
+  for (PetscInt i = 1; i <= nsample; i++) { /* zeros strictly inside (t0, t1); t0 itself is one (phase 0) */
+    PetscReal lo = span[0] + T * (i - 1) / nsample, hi = span[0] + T * i / nsample, Flo, Fhi, zero;
+
+    PetscCall(MbsModelExcitation(model, hi, &Fhi));
+    Flo      = previous;
+    previous = Fhi;
+    if (i == 1 || Flo * Fhi > 0) continue;
+    for (PetscInt k = 0; k < 60; k++) {
+      PetscReal mid = (lo + hi) / 2, Fmid;
+
+      PetscCall(MbsModelExcitation(model, mid, &Fmid));
+      if (Fmid * Flo > 0) lo = mid, Flo = Fmid;
+      else hi = mid;
+    }
+    zero = (lo + hi) / 2;
+    if (last_zero >= 0) {
+      PetscReal half = 0;
+
+      for (PetscInt g = 0; g < 5; g++) half += w[g] * (zero - last_zero) / 2 * SweepFrequency(exponential, f, ((last_zero + zero) / 2 + x[g] * (zero - last_zero) / 2 - span[0]) / T);
+      worst = PetscMax(worst, PetscAbsReal(half - 0.5));
+    }
+    last_zero = zero;
+    nzero++;
+  }
+  for (PetscInt g = 0; g < 5; g++) { /* int_t0^t1 f, split in 8 for the exponential's curvature */
+    for (PetscInt piece = 0; piece < 8; piece++) total += w[g] * T / 16 * SweepFrequency(exponential, f, (piece + 0.5 + x[g] / 2) / 8);
+  }
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s sweep: max |int f dt - 1/2| between zeros", exponential ? "exponential" : "linear"));
+  PetscCall(MbsTestClose(test, what, worst, 0, 0, 1e-9));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "%s sweep: zeros in (t0, t1) = floor(2 int f dt)", exponential ? "exponential" : "linear"));
+  PetscCall(MbsTestClose(test, what, nzero, PetscFloorReal(2 * total), 0, 0));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+/*
+  4. A force history (history: FILE, as -input_file reads it) is scale times the piecewise-linear interpolant of its
+  nodes: at each node scale F_k, half-way between two nodes scale (F_k + F_k+1) / 2, the last value held after the
+  last node. Once with two columns t, F (uneven times), once with one column spread evenly over the file's [t0, tf].
+*/
+static PetscErrorCode CheckHistory(MbsTest *test, PetscBool one_column)
+{
+  const PetscReal t[5] = {0, 0.1, 0.25, 0.3, 0.6}, F[5] = {0.5, -2, 3.25, 1, -0.75}, scale = 2.5, tf = 0.6;
+  const char      model_path[] = "./test_history_model.yaml", history_path[] = "test_history.txt";
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, history_path, "w", &file));
+  for (PetscInt k = 0; k < 5; k++) {
+    if (one_column) PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "%.17g\n", (double)F[k]));
+    else PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "%.17g, %.17g\n", (double)t[k], (double)F[k]));
+  }
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, model_path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "time: {tf: %g}\nbodies:\n  m: {mass: 1}\nelements:\n  rail: {type: point_on_line, bodies: [ground, m], point: [0, 0, 0], axis: [1, 0, 0]}\n", (double)tf));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  drive: {type: force, body: m, direction: [1, 0, 0], history: %s, scale: %g}\n  x: {type: position, body: m, axis: [1, 0, 0]}\n", history_path, (double)scale));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(model_path, &model, &n));
+  for (PetscInt k = 0; k < 5; k++) {
+    PetscReal tk = one_column ? tf * k / 4 : t[k], tn = one_column ? tf * (k + 1) / 4 : t[k + 1], got;
+
+    PetscCall(MbsModelExcitation(model, tk, &got));
+    PetscCall(MbsTestClose(test, "history at a node = scale F_k", got, scale * F[k], 1e-14, 0));
+    if (k == 4) break;
+    PetscCall(MbsModelExcitation(model, (tk + tn) / 2, &got));
+    PetscCall(MbsTestClose(test, "history half-way = scale (F_k + F_k+1) / 2", got, scale * (F[k] + F[k + 1]) / 2, 1e-14, 1e-14));
+  }
+  {
+    PetscReal got;
+
+    PetscCall(MbsModelExcitation(model, tf + 0.1, &got));
+    PetscCall(MbsTestClose(test, "history after its last node: the last value", got, scale * F[4], 1e-14, 0));
+  }
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
+/*
+  5. Inertia as parameters: with the tensor's entries set to values other than the file's (MbsModelSetParameters), the
+  residual rows M v' at v' = the velocities of a rigid body at a finite rotation R (r', u_j' = w x u_j), no forces and
+  lambda = 0, are the generalised momenta M q'. Their resultant is the linear momentum m r', and sum_j u_j x (M q')_u_j
+  the angular momentum about the centre, R I R^T w with I the tensor [[Ixx, Ixy, Ixz], [Ixy, Iyy, Iyz], [Ixz, Iyz, Izz]].
+*/
+static PetscErrorCode CheckInertia(MbsTest *test)
+{
+  const PetscReal phi[3] = {0.7, -0.2, 0.4}, vel[3] = {0.3, -0.8, 0.5}, w[3] = {1.3, -2.1, 0.6}, m = 1.7;
+  const PetscReal moment[6] = {0.052, 0.047, 0.061, 0.003, -0.002, 0.0035}; /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz: parameters, not the file's */
+  const char      path[]    = "test_inertia_model.yaml";
+  PetscReal       R[9], tensor[9], t1[3], t2[3], want_L[3], got_P[3], got_L[3], *U, *Udot, *F;
+  PetscInt        n;
+  MbsModel        model;
+  FILE           *file;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "parameters:\n  Ixx: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n  Iyy: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n  Izz: {value: 0.05, unit: kg m^2, lower: 0.045, upper: 0.065}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  Ixy: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n  Iyz: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n  Ixz: {value: 0, unit: kg m^2, lower: -0.004, upper: 0.004}\n"));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "bodies:\n  P: {mass: %g, inertia: [{param: Ixx}, {param: Iyy}, {param: Izz}, {param: Ixy}, {param: Iyz}, {param: Ixz}]}\n", (double)m));
+  PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "elements:\n  x: {type: position, body: P, axis: [1, 0, 0]}\n"));
+  PetscCall(PetscFClose(PETSC_COMM_SELF, file));
+  PetscCall(LoadModel(path, &model, &n));
+  {
+    const char *name[6] = {"Ixx", "Iyy", "Izz", "Ixy", "Iyz", "Ixz"};
+
+    for (PetscInt k = 0; k < 6; k++) {
+      PetscInt index;
+
+      PetscCall(MbsModelGetParameterIndex(model, name[k], &index));
+      PetscCall(MbsModelSetParameter(model, index, moment[k]));
+    }
+  }
+  PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
+  Rotation(phi, R);
+  for (PetscInt k = 0; k < 3; k++) Udot[12 + k] = vel[k];
+  for (PetscInt j = 0; j < 3; j++) {
+    PetscReal axis[3] = {R[j], R[3 + j], R[6 + j]};
+
+    for (PetscInt k = 0; k < 3; k++) U[3 + 3 * j + k] = axis[k];
+    Cross(w, axis, Udot + 12 + 3 + 3 * j);
+  }
+  PetscCall(MbsModelResidual(model, 0, U, Udot, F)); /* rows 12..23: M q' */
+  Resultant(F + 12, U, got_P, got_L);
+  tensor[0] = moment[0];
+  tensor[4] = moment[1];
+  tensor[8] = moment[2];
+  tensor[1] = tensor[3] = moment[3];
+  tensor[5] = tensor[7] = moment[4];
+  tensor[2] = tensor[6] = moment[5];
+  Times(R, PETSC_TRUE, w, t1);
+  Times(tensor, PETSC_FALSE, t1, t2);
+  Times(R, PETSC_FALSE, t2, want_L);
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscCall(MbsTestClose(test, "linear momentum m r'", got_P[k], m * vel[k], 1e-14, 0));
+    PetscCall(MbsTestClose(test, "angular momentum R I R^T w, I from the parameters", got_L[k], want_L[k], 0, 1e-14));
+  }
+  PetscCall(PetscFree3(U, Udot, F));
+  PetscCall(MbsModelDestroy(&model));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsTest test = {0, 0};
@@ -253,6 +457,11 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(CheckBushing(&test));
   PetscCall(CheckEngineLoads(&test));
+  PetscCall(CheckSweep(&test, PETSC_FALSE));
+  PetscCall(CheckSweep(&test, PETSC_TRUE));
+  PetscCall(CheckHistory(&test, PETSC_FALSE));
+  PetscCall(CheckHistory(&test, PETSC_TRUE));
+  PetscCall(CheckInertia(&test));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFinalize());
   return 0;

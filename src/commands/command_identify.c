@@ -31,6 +31,7 @@ static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SC
 
 typedef struct {
   MbsObjective  obj;
+  PetscInt      nid;  /* identified parameters */
   MbsScan       scan; /* NULL without -scan_grid */
   MbsScaling    scaling;
   PetscReal    *p0;            /* initial values */
@@ -47,6 +48,7 @@ typedef struct {
   MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
   PetscBool          confidence;
   PetscReal          noise_sigma, confidence_step;
+  char               channel_noise[1024]; /* -channel_noise NAME:sigma,... */
   MbsConfidence      conf;
   PetscReal          eigen_expect_hz[2];
   PetscBool          eigen_expect_set, eigen_strict;
@@ -58,7 +60,7 @@ typedef struct {
 
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
 {
-  for (PetscInt k = 0; k < ctx->obj->nid; k++) p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+  for (PetscInt k = 0; k < ctx->nid; k++) p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
 }
 
 static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, void *ptr)
@@ -73,7 +75,7 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(X, &x));
   MbsToPhysical_Private(ctx, x, ctx->p);
-  PetscCall(PetscArraycpy(ctx->x, x, obj->nid));
+  PetscCall(PetscArraycpy(ctx->x, x, ctx->nid));
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(MbsCheckpointReplay(ctx->ck, ctx->x, &J, ctx->g, &ok, &replayed)); /* returns MBS_ERR_INTERRUPTED on a stop request */
   if (!replayed) {
@@ -82,13 +84,16 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
   }
   PetscCall(VecGetArrayWrite(G, &g));
   if (!ok) {
-    PetscCall(PetscPrintf(obj->comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; reported to TAO as a failed step\n"));
+    MPI_Comm comm;
+
+    PetscCall(MbsObjectiveGetComm(obj, &comm));
+    PetscCall(PetscPrintf(comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; reported to TAO as a failed step\n"));
     *f = MBS_FAILED_STEP_COST;
-    for (PetscInt k = 0; k < obj->nid; k++) g[k] = 0;
+    for (PetscInt k = 0; k < ctx->nid; k++) g[k] = 0;
   } else {
     *f         = J / ctx->J0;
     ctx->gnorm = 0;
-    for (PetscInt k = 0; k < obj->nid; k++) {
+    for (PetscInt k = 0; k < ctx->nid; k++) {
       /* dJ/dx = dJ/dp dp/dx, dp/dx = p0 (linear) or p (log) */
       g[k] = ctx->g[k] * (ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k]) / ctx->J0;
       ctx->gnorm += ctx->g[k] * ctx->g[k];
@@ -104,7 +109,8 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
 {
   MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
   MbsObjective        obj = ctx->obj;
-  PetscInt            its, max_it, nid = obj->nid;
+  PetscInt            its, max_it, nid = ctx->nid;
+  MPI_Comm            comm;
   PetscReal           f, gnorm_scaled, cnorm, step, gatol, grtol, gttol, remaining, elapsed;
   TaoConvergedReason  reason;
   const PetscScalar  *x;
@@ -155,12 +161,16 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   PetscCall(PetscCalloc1(size, &line));
   PetscCall(PetscSNPrintf(line, size, "  it %3" PetscInt_FMT "  J %.6e  |g| %.3e ", its, (double)(f * ctx->J0), (double)ctx->gnorm));
   for (PetscInt k = 0; k < nid; k++) {
-    PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", obj->model->param_info[obj->id[k]].name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
+    const MbsParameterInfo *info;
+
+    MbsCallUndo(MbsObjectiveGetParameterInfo(obj, k, &info), PetscFree(line));
+    PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", info->name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
     PetscCall(PetscStrlcat(line, value, size));
   }
   PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)elapsed, its > 0 ? (double)(remaining * elapsed / its) : 0.0));
   PetscCall(PetscStrlcat(line, value, size));
-  MbsCallUndo(PetscPrintf(obj->comm, "%s", line), PetscFree(line));
+  MbsCallUndo(MbsObjectiveGetComm(obj, &comm), PetscFree(line));
+  MbsCallUndo(PetscPrintf(comm, "%s", line), PetscFree(line));
   PetscCall(PetscFree(line));
   PetscFunctionReturn(0);
 }
@@ -169,7 +179,7 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
 static PetscErrorCode MbsIdentifyWriteHistory_Private(MbsObjective obj, MbsH5Writer *writer, void *ptr)
 {
   MbsIdentifyContext *ctx     = (MbsIdentifyContext *)ptr;
-  PetscInt            dims[2] = {ctx->nhist, obj->nid};
+  PetscInt            dims[2] = {ctx->nhist, ctx->nid};
   char                text[64];
 
   PetscFunctionBeginUser;
@@ -207,31 +217,31 @@ static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, con
   MbsObjective obj    = ctx->obj;
   PetscReal   *expect = ctx->eigen_expect_hz;
   PetscBool    set = ctx->eigen_expect_set, flagged = PETSC_FALSE;
+  MPI_Comm     comm;
+  const char  *name;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
-  PetscCall(MbsObjectiveSetValues(obj, ctx->p0));
-  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[0]));
-  PetscCall(MbsObjectiveSetValues(obj, final));
-  PetscCall(MbsEigenCompute(obj->model, NULL, &ctx->eigen[1]));
-  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
-  PetscCall(PetscPrintf(obj->comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", obj->exp[0].name));
+  PetscCall(MbsObjectiveGetComm(obj, &comm));
+  PetscCall(MbsObjectiveEigen(obj, ctx->p0, &ctx->eigen[0]));
+  PetscCall(MbsObjectiveEigen(obj, final, &ctx->eigen[1]));
+  PetscCall(MbsObjectiveGetExperimentName(obj, 0, &name));
+  PetscCall(PetscPrintf(comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", name));
   for (PetscInt i = 0; i < PetscMax(ctx->eigen[0].nmode, ctx->eigen[1].nmode); i++) {
     const MbsEigenResult *a = &ctx->eigen[0], *b = &ctx->eigen[1];
 
     if (i < a->nmode && i < b->nmode) {
       PetscBool left = (PetscBool)(set && a->frequency_hz[i] >= expect[0] && a->frequency_hz[i] <= expect[1] && (b->frequency_hz[i] < expect[0] || b->frequency_hz[i] > expect[1]));
 
-      PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   %12.6g   %15.6g   %+9.3f   %15.6e   %10.6e%s\n", i + 1, (double)a->frequency_hz[i], (double)b->frequency_hz[i], (double)(100 * (b->frequency_hz[i] / a->frequency_hz[i] - 1)), (double)a->damping_ratio[i],
+      PetscCall(PetscPrintf(comm, "  %4" PetscInt_FMT "   %12.6g   %15.6g   %+9.3f   %15.6e   %10.6e%s\n", i + 1, (double)a->frequency_hz[i], (double)b->frequency_hz[i], (double)(100 * (b->frequency_hz[i] / a->frequency_hz[i] - 1)), (double)a->damping_ratio[i],
                             (double)b->damping_ratio[i], left ? "   LEFT the band -eigen_expect_hz" : ""));
       flagged = (PetscBool)(flagged || left);
-    } else PetscCall(PetscPrintf(obj->comm, "  %4" PetscInt_FMT "   the number of oscillatory modes changed: %" PetscInt_FMT " -> %" PetscInt_FMT "\n", i + 1, a->nmode, b->nmode));
+    } else PetscCall(PetscPrintf(comm, "  %4" PetscInt_FMT "   the number of oscillatory modes changed: %" PetscInt_FMT " -> %" PetscInt_FMT "\n", i + 1, a->nmode, b->nmode));
   }
-  for (PetscInt i = 0; i < ctx->eigen[1].nreal; i++) PetscCall(PetscPrintf(obj->comm, "  real eigenvalue after: %.6e 1/s%s\n", (double)ctx->eigen[1].real_eigenvalues[i], ctx->eigen[1].real_eigenvalues[i] == 0 ? " (rigid-body mode)" : ""));
-  if (ctx->eigen[1].unstable) PetscCall(PetscPrintf(obj->comm, "  FLAG: the identified system is unstable\n"));
+  for (PetscInt i = 0; i < ctx->eigen[1].nreal; i++) PetscCall(PetscPrintf(comm, "  real eigenvalue after: %.6e 1/s%s\n", (double)ctx->eigen[1].real_eigenvalues[i], ctx->eigen[1].real_eigenvalues[i] == 0 ? " (rigid-body mode)" : ""));
+  if (ctx->eigen[1].unstable) PetscCall(PetscPrintf(comm, "  FLAG: the identified system is unstable\n"));
   flagged = (PetscBool)(flagged || ctx->eigen[1].unstable);
-  if (!flagged) PetscCall(PetscPrintf(obj->comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
-  PetscCheck(!flagged || !ctx->eigen_strict, obj->comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
+  if (!flagged) PetscCall(PetscPrintf(comm, "  eigen check passed%s\n", set ? " (modes stay in -eigen_expect_hz)" : ""));
+  PetscCheck(!flagged || !ctx->eigen_strict, comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): the identified system is unstable or a mode left -eigen_expect_hz %g,%g", (double)expect[0], (double)expect[1]);
   PetscFunctionReturn(0);
 }
 
@@ -271,15 +281,17 @@ static PetscErrorCode MbsIdentifyTaoHelp_Private(Tao tao)
 /* After TAO: the result's J, the report, the eigen check, the scan and the result file */
 static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao, const char output[])
 {
-  MbsObjective       obj  = ctx->obj;
-  MPI_Comm           comm = obj->comm;
+  MbsObjective       obj = ctx->obj;
+  MPI_Comm           comm;
   Vec                X;
   const PetscScalar *x;
   PetscReal         *final, J_final;
   PetscBool          ok;
+  PetscInt           nevals, nreplay;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(obj->nid, &ctx->final));
+  PetscCall(MbsObjectiveGetComm(obj, &comm));
+  PetscCall(PetscMalloc1(ctx->nid, &ctx->final));
   final = ctx->final;
   PetscCall(TaoGetConvergedReason(tao, &ctx->reason));
   PetscCall(TaoGetType(tao, &ctx->tao_type));
@@ -289,17 +301,25 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
   PetscCall(MbsObjectiveRecord(obj, 1));
-  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, obj->nevals));
-  if (ctx->ck->nreplay) PetscCall(PetscPrintf(comm, " and %" PetscInt_FMT " evaluations replayed from '%s'", ctx->ck->nreplay, ctx->ck->restart));
-  PetscCall(PetscPrintf(comm, "\n"));
-  for (PetscInt k = 0; k < obj->nid; k++) {
-    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+  PetscCall(MbsObjectiveGetEvaluations(obj, &nevals));
+  PetscCall(MbsCheckpointGetCounts(ctx->ck, NULL, &nreplay));
+  PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, nevals));
+  if (nreplay) {
+    const char *restart;
 
+    PetscCall(MbsCheckpointGetFiles(ctx->ck, NULL, &restart));
+    PetscCall(PetscPrintf(comm, " and %" PetscInt_FMT " evaluations replayed from '%s'", nreplay, restart));
+  }
+  PetscCall(PetscPrintf(comm, "\n"));
+  for (PetscInt k = 0; k < ctx->nid; k++) {
+    const MbsParameterInfo *info;
+
+    PetscCall(MbsObjectiveGetParameterInfo(obj, k, &info));
     PetscCall(PetscPrintf(comm, "  %-6s initial %-14.8g identified %-14.10g %s\n", info->name, (double)ctx->p0[k], (double) final[k], info->unit));
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
   if (ctx->confidence) {
-    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->confidence_step, &ctx->conf));
+    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_step, &ctx->conf));
     PetscCall(MbsConfidenceView(obj, &ctx->conf));
   }
   PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));
@@ -331,6 +351,9 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
 static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *ctx)
 {
   MbsObjective   obj;
+  MbsModel       model;
+  MbsCost        cost;
+  const char    *cost_type;
   Tao            tao;
   Vec            X, lower, upper;
   PetscScalar   *x, *lo, *hi;
@@ -350,7 +373,9 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
   PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 + 2 n forward solves per experiment)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
-  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) [output unit]; 0: estimated from the residual", "MbsObjectiveConfidence", ctx->noise_sigma, &ctx->noise_sigma, NULL));
+  PetscCall(
+    PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) of every channel [its unit]; 0: estimated from the residual, per channel", "MbsObjectiveConfidence", ctx->noise_sigma, &ctx->noise_sigma, NULL));
+  PetscCall(PetscOptionsString("-channel_noise", "Noise of the measured values of the channels named, as NAME:sigma,... [each channel's unit]; the others: -noise_sigma", "MbsObjectiveConfidence", ctx->channel_noise, ctx->channel_noise, sizeof(ctx->channel_noise), NULL));
   PetscCall(PetscOptionsReal("-confidence_step", "Relative step of the central differences dr/dp of the confidence", "MbsObjectiveConfidence", ctx->confidence_step, &ctx->confidence_step, NULL));
   MbsOptionsEnd();
   PetscCheck(ctx->noise_sigma >= 0 && !PetscIsInfOrNanReal(ctx->noise_sigma), comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0 (0: estimated from the residual), got %g", (double)ctx->noise_sigma);
@@ -358,6 +383,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCheck(!ctx->eigen_expect_set || (nexpect == 2 && ctx->eigen_expect_hz[1] >= ctx->eigen_expect_hz[0]), comm, PETSC_ERR_ARG_WRONG, "-eigen_expect_hz needs lo,hi [Hz] with lo <= hi");
   PetscCall(MbsObjectiveCreate(comm, &ctx->obj, &help));
   obj = ctx->obj;
+  PetscCall(MbsObjectiveGetNumParameters(obj, &ctx->nid));
   PetscCall(MbsScanCreate(obj, &ctx->scan));
   if (ctx->scan) PetscCall(MbsObjectiveSetIdleWork(obj, MbsScanWorkAhead, ctx->scan)); /* ranks without an experiment scan meanwhile */
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
@@ -370,19 +396,23 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     PetscFunctionReturn(0);
   }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
-  PetscCall(MbsModelView(obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc4(obj->nid, &ctx->p0, obj->nid, &ctx->p, obj->nid, &ctx->g, obj->nid, &ctx->x));
+  if (ctx->confidence) PetscCall(MbsObjectiveCheckChannelNoise(obj, ctx->channel_noise));
+  PetscCall(MbsObjectiveGetModel(obj, &model));
+  PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(PetscMalloc4(ctx->nid, &ctx->p0, ctx->nid, &ctx->p, ctx->nid, &ctx->g, ctx->nid, &ctx->x));
   PetscCall(MbsObjectiveGetValues(obj, ctx->p0));
 
   PetscCall(PetscLogStageRegister("Identify", &stage));
   PetscCall(PetscLogStagePush(stage));
   PetscCall(MbsObjectiveEvaluate(obj, ctx->p0, &ctx->J0, NULL, &ok));
   if (!ok) PetscCall(MbsObjectiveRecord(obj, 0)); /* raises the integrator's error with its details */
-  PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", obj->cost->type, (double)ctx->J0));
+  PetscCall(MbsObjectiveGetCost(obj, &cost));
+  PetscCall(MbsCostGetType(cost, &cost_type));
+  PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", cost_type, (double)ctx->J0));
   PetscCheck(ctx->J0 > 0, comm, PETSC_ERR_ARG_WRONG, "The cost is zero at the start: the model already reproduces the measurement; nothing to identify");
   PetscCall(MbsObjectiveRecord(obj, 0));
 
-  PetscCall(VecCreateSeq(PETSC_COMM_SELF, obj->nid, &ctx->X));
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, ctx->nid, &ctx->X));
   PetscCall(VecDuplicate(ctx->X, &ctx->lower));
   PetscCall(VecDuplicate(ctx->X, &ctx->upper));
   X     = ctx->X;
@@ -391,9 +421,10 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(VecGetArrayWrite(X, &x));
   PetscCall(VecGetArrayWrite(lower, &lo));
   PetscCall(VecGetArrayWrite(upper, &hi));
-  for (PetscInt k = 0; k < obj->nid; k++) {
-    const MbsParameterInfo *info = &obj->model->param_info[obj->id[k]];
+  for (PetscInt k = 0; k < ctx->nid; k++) {
+    const MbsParameterInfo *info;
 
+    PetscCall(MbsObjectiveGetParameterInfo(obj, k, &info));
     PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx->p0[k]);
     if (ctx->scaling == MBS_SCALING_LOG) {
       PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
@@ -418,7 +449,12 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());
   if (ierr == MBS_ERR_INTERRUPTED) {
-    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, ctx->ck->n, ctx->ck->path, ctx->ck->path));
+    PetscInt    logged;
+    const char *path;
+
+    PetscCall(MbsCheckpointGetCounts(ctx->ck, &logged, NULL));
+    PetscCall(MbsCheckpointGetFiles(ctx->ck, &path, NULL));
+    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, logged, path, path));
     PetscCall(MbsCommandSetExitStatus(MBS_EXIT_STOPPED));
   } else {
     PetscCall(ierr);

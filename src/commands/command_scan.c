@@ -24,6 +24,8 @@ static PetscErrorCode MbsScanRun_Private(MPI_Comm comm, MbsScanCommand *sc)
   PetscBool help, ok;
   char      output[PETSC_MAX_PATH_LEN] = "scan.h5";
   PetscReal J;
+  MbsModel  model;
+  PetscInt  nid;
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid scan: the cost on a parameter grid", "scan");
@@ -34,8 +36,10 @@ static PetscErrorCode MbsScanRun_Private(MPI_Comm comm, MbsScanCommand *sc)
   if (help) PetscFunctionReturn(0);
   PetscCheck(sc->scan, comm, PETSC_ERR_ARG_WRONG, "mbsid scan needs -scan_grid lo1,hi1,n1,lo2,hi2,n2");
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
-  PetscCall(MbsModelView(sc->obj->model, PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscMalloc1(sc->obj->nid, &sc->initial));
+  PetscCall(MbsObjectiveGetModel(sc->obj, &model));
+  PetscCall(MbsObjectiveGetNumParameters(sc->obj, &nid));
+  PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(PetscMalloc1(nid, &sc->initial));
   PetscCall(MbsObjectiveGetValues(sc->obj, sc->initial));
   PetscCall(MbsObjectiveRecord(sc->obj, 0));
   PetscCall(MbsScanRun(sc->scan));

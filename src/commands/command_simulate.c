@@ -123,8 +123,10 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   if (rank == 0) {
-    MbsH5Writer  writer;
-    const char **names, **units;
+    MbsH5Writer      writer;
+    const char     **names, **units;
+    const PetscReal *p;
+    PetscInt         np = model->np;
 
     PetscCall(PetscMalloc2(model->np, &names, model->np, &units));
     for (PetscInt i = 0; i < model->np; i++) {
@@ -135,7 +137,8 @@ static PetscErrorCode MbsWriteSimulation_Private(MPI_Comm comm, const char path[
     PetscCall(MbsMeasurementWriteGroups_Private(&writer, meas));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/name", model->np, names));
     PetscCall(MbsH5WriteStrings(&writer, "/parameters/unit", model->np, units));
-    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &model->np, model->p, "see /parameters/unit"));
+    PetscCall(MbsModelGetParametersRead(model, &p));
+    PetscCall(MbsH5WriteReals(&writer, "/parameters/value", 1, &np, p, "see /parameters/unit"));
     PetscCall(MbsH5WriteProvenance(&writer, comm));
     PetscCall(MbsH5WriterClose(&writer));
     PetscCall(PetscFree2(names, units));
@@ -150,7 +153,8 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement table;
-  PetscReal     *local; /* this rank's points' amplitudes, then coefficients a, then b: the table's three arrays */
+  PetscInt       nchannel; /* output channels of the model: the table's channels, or the table itself for one */
+  PetscReal     *local;    /* per channel this rank's points' amplitudes, then coefficients a, then b: the three arrays */
 } MbsSweep;
 
 static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
@@ -201,23 +205,27 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
     table->norder = norder;
     PetscCall(PetscMalloc1(norder, &table->order));
     PetscCall(PetscArraycpy(table->order, orders, norder));
-    PetscCall(PetscCalloc1(3 * sw->nexp * norder, &sw->local));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_amplitude));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_a));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_b));
+    PetscCall(MbsModelGetNumChannels(exp->model, &sw->nchannel));
+    PetscCall(PetscCalloc1(3 * sw->nchannel * sw->nexp * norder, &sw->local));
   }
   table->speed[e] = speed[0];
   if (exp->rank == rank) {
     PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &sw->signal));
-    PetscCall(MbsFourierCheckSignal(sw->fourier, &sw->signal, "simulate -sweep_rpm"));
-    PetscCall(MbsFourierComputeSignal(sw->fourier, &sw->signal));
-    PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
-    for (PetscInt o = 0; o < norder; o++) {
-      PetscInt j = e * norder + o, size = sw->nexp * norder;
+    for (PetscInt c = 0; c < sw->nchannel; c++) {
+      MbsSignal  view;
+      PetscReal *local = sw->local + 3 * c * sw->nexp * norder;
 
-      sw->local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
-      sw->local[size + j]     = A[offset + o];
-      sw->local[2 * size + j] = B[offset + o];
+      PetscCall(MbsSignalGetChannel(&sw->signal, c, &view));
+      PetscCall(MbsFourierCheckSignal(sw->fourier, &view, "simulate -sweep_rpm"));
+      PetscCall(MbsFourierComputeSignal(sw->fourier, &view));
+      PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
+      for (PetscInt o = 0; o < norder; o++) {
+        PetscInt j = e * norder + o, size = sw->nexp * norder;
+
+        local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+        local[size + j]     = A[offset + o];
+        local[2 * size + j] = B[offset + o];
+      }
     }
     PetscCall(MbsSignalDestroy(&sw->signal));
   }
@@ -245,21 +253,41 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
     PetscCall(MbsExperimentOptionsPush(&sw->exps[e]));
     MbsCallCleanup(MbsSweepPoint_Private(comm, sw, e), MbsExperimentOptionsPop(&sw->exps[e]));
   }
+  if (sw->nchannel > 1) PetscCall(PetscCalloc1(sw->nchannel, &table->channel));
   { /* one contribution per entry */
     PetscInt   size = sw->nexp * table->norder;
     PetscReal *all;
 
-    PetscCall(PetscMalloc1(3 * size, &all));
-    PetscCall(MPIU_Allreduce(sw->local, all, 3 * size, MPIU_REAL, MPIU_SUM, comm));
-    PetscCall(PetscArraycpy(table->order_amplitude, all, size));
-    PetscCall(PetscArraycpy(table->order_a, all + size, size));
-    PetscCall(PetscArraycpy(table->order_b, all + 2 * size, size));
+    PetscCall(PetscMalloc1(3 * sw->nchannel * size, &all));
+    PetscCall(MPIU_Allreduce(sw->local, all, 3 * sw->nchannel * size, MPIU_REAL, MPIU_SUM, comm));
+    for (PetscInt c = 0; c < sw->nchannel; c++) { /* a model of several channels: one named channel each (measurements.md) */
+      MbsMeasurement *channel = sw->nchannel > 1 ? &table->channel[c] : table;
+      const char     *name, *unit;
+
+      if (sw->nchannel > 1) {
+        table->nchannel++;
+        PetscCall(PetscMalloc1(sw->nexp, &channel->speed)); /* each freed by MbsMeasurementReset */
+        PetscCall(PetscMalloc1(table->norder, &channel->order));
+        PetscCall(PetscArraycpy(channel->speed, table->speed, sw->nexp));
+        PetscCall(PetscArraycpy(channel->order, table->order, table->norder));
+        channel->nspeed = sw->nexp;
+        channel->norder = table->norder;
+        PetscCall(PetscStrncpy(channel->model, sw->exps[0].model->type, sizeof(channel->model)));
+      }
+      PetscCall(MbsModelGetChannelInfo(sw->exps[0].model, c, &name, &unit));
+      PetscCall(PetscStrncpy(channel->output, sw->nchannel > 1 ? name : sw->exps[0].model->output_name, sizeof(channel->output)));
+      PetscCall(PetscStrncpy(channel->units, sw->nchannel > 1 ? unit : sw->exps[0].model->output_unit, sizeof(channel->units)));
+      PetscCall(PetscMalloc1(size, &channel->order_amplitude));
+      PetscCall(PetscMalloc1(size, &channel->order_a));
+      PetscCall(PetscMalloc1(size, &channel->order_b));
+      PetscCall(PetscArraycpy(channel->order_amplitude, all + 3 * c * size, size));
+      PetscCall(PetscArraycpy(channel->order_a, all + (3 * c + 1) * size, size));
+      PetscCall(PetscArraycpy(channel->order_b, all + (3 * c + 2) * size, size));
+    }
     PetscCall(PetscFree(all));
   }
-  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder));
+  PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders, %" PetscInt_FMT " channel%s\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder, sw->nchannel, sw->nchannel > 1 ? "s" : ""));
   PetscCall(PetscStrncpy(table->model, sw->exps[0].model->type, sizeof(table->model)));
-  PetscCall(PetscStrncpy(table->output, sw->exps[0].model->output_name, sizeof(table->output)));
-  PetscCall(PetscStrncpy(table->units, sw->exps[0].model->output_unit, sizeof(table->units)));
   PetscCall(PetscSNPrintf(table->created_by, sizeof(table->created_by), "mbsid %s simulate (stationary sweep)", MBSID_VERSION));
   PetscCall(MbsMeasurementWrite(comm, output, table));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
@@ -274,7 +302,8 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
   A stationary speed sweep (-sweep_rpm lo:hi:step): every rank simulates the sweep points dealt to it, the
   amplitudes and coefficients a, b of -orders on each point's last -window_cycles revolutions (t = 0 is crank angle
   0, so a, b refer to the crank angle) are gathered into one order table
-  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only).
+  (speed x order), written as the result and, with -save_measurement, as a measurement (/orders only); a model of
+  several output channels gets one table per channel, /channels/NAME/orders, from one simulation per point.
 */
 static PetscErrorCode MbsSimulateSweep_Private(MPI_Comm comm, const char output[], const char save[])
 {
@@ -291,6 +320,7 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement result, meas, virtual_meas; /* result and virtual_meas share the signal's arrays */
+  PetscReal     *channel_sigma;              /* the virtual measurement's noise per output channel */
 } MbsSimulation;
 
 static PetscErrorCode MbsSimulationDestroy_Private(MbsSimulation *sim)
@@ -300,6 +330,7 @@ static PetscErrorCode MbsSimulationDestroy_Private(MbsSimulation *sim)
   PetscCall(MbsSimulationMeasurementFree_Private(&sim->result));
   PetscCall(MbsMeasurementReset(&sim->meas));
   PetscCall(MbsSignalDestroy(&sim->signal));
+  PetscCall(PetscFree(sim->channel_sigma));
   PetscCall(MbsFourierDestroy(&sim->fourier));
   PetscCall(MbsModelDestroy(&sim->model));
   PetscFunctionReturn(0);
@@ -316,6 +347,26 @@ static PetscErrorCode MbsSimulateHelpSweep_Private(MPI_Comm comm)
   PetscFunctionReturn(0);
 }
 
+/* The noise of each output channel of the virtual measurement: sigma, or the channel's of -channel_noise NAME:sigma,...
+   (a one-output model's one channel is its output); checked before the solve */
+static PetscErrorCode MbsSimulationChannelNoise_Private(MbsModel model, PetscReal sigma, const char channel_noise[], PetscReal **channel_sigma)
+{
+  PetscInt     nchannel;
+  const char **names;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  PetscCall(PetscMalloc1(nchannel, channel_sigma));
+  PetscCall(PetscMalloc1(nchannel, &names));
+  for (PetscInt c = 0; c < nchannel; c++) {
+    PetscCall(MbsModelGetChannelInfo(model, c, &names[c], NULL));
+    (*channel_sigma)[c] = sigma;
+  }
+  MbsCallUndo(MbsNamedValues(model->comm, "-channel_noise", channel_noise, "the model's outputs", nchannel, names, *channel_sigma), PetscFree(names));
+  PetscCall(PetscFree(names));
+  PetscFunctionReturn(0);
+}
+
 /*
   Every rank simulates the one experiment (same data, same result), so that an error is seen by all ranks
   alike; rank 0 writes.
@@ -326,7 +377,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   MbsFourier            fourier;
   MbsSignal            *signal                     = &sim->signal;
   MbsMeasurement       *result                     = &sim->result;
-  char                  output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "";
+  char                  output[PETSC_MAX_PATH_LEN] = "simulate.h5", save[PETSC_MAX_PATH_LEN] = "", compare[PETSC_MAX_PATH_LEN] = "", channel_noise[1024] = "";
   PetscReal             sigma = 0, amplitude_rel = 0, peak = 0, peak_hz = 0;
   PetscInt              nchannel;
   const MbsMeasurement *channel;
@@ -338,7 +389,8 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   MbsOptionsBegin(comm, NULL, "mbsid simulate: forward simulation, spectrum and orders", "simulate");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-save_measurement", "Also write a virtual measurement to this file (HDF5, measurement schema)", save, sizeof(save)));
-  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal [output unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsReal("-noise_sigma", "Standard deviation of additive Gaussian noise on the virtual measurement's signal, every channel [its unit]", "MbsSignalAddNoise", sigma, &sigma, NULL));
+  PetscCall(PetscOptionsString("-channel_noise", "Noise of the channels named, as NAME:sigma,... [each channel's unit]; the others: -noise_sigma", "MbsSignalAddNoise", channel_noise, channel_noise, sizeof(channel_noise), NULL));
   PetscCall(PetscOptionsReal("-noise_amplitude_rel", "Relative Gaussian noise on the virtual measurement's order amplitudes (0.02: 2 %)", "MbsMeasurementScaleNoise", amplitude_rel, &amplitude_rel, NULL));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-noise_seed", "Seed of the noise sequence", &seed, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-measurement", "Measurement file whose spectrum the simulation is compared with", "", compare, sizeof(compare), NULL));
@@ -348,7 +400,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(PetscOptionsHasName(NULL, NULL, "-sweep_rpm", &sweep));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (sweep && !help) {
-    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -noise_amplitude_rel and -measurement do not apply");
+    PetscCheck(sigma == 0 && amplitude_rel == 0 && !compare[0] && !channel_noise[0], comm, PETSC_ERR_SUP, "A sweep (-sweep_rpm) writes its noiseless order table and no signal: -noise_sigma, -channel_noise, -noise_amplitude_rel and -measurement do not apply");
     PetscCall(MbsSimulateSweep_Private(comm, output, save));
     PetscFunctionReturn(0);
   }
@@ -369,6 +421,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
     PetscFunctionReturn(0);
   }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
+  PetscCall(MbsSimulationChannelNoise_Private(model, sigma, channel_noise, &sim->channel_sigma));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   if (compare[0]) PetscCall(MbsMeasurementRead(comm, compare, &sim->meas)); /* a bad file fails before the work */
 
@@ -403,11 +456,12 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   if (save[0]) {
     MbsMeasurement *virtual_meas = &sim->virtual_meas;
 
-    PetscCall(MbsSignalAddNoise(signal, sigma, seed));
+    /* a one-output model's file holds its output y, whose noise is that of its one channel */
+    PetscCall(MbsSignalAddNoise(signal, result->nchannel ? sigma : sim->channel_sigma[0], sim->channel_sigma, seed));
     PetscCall(MbsSimulationToChannels_Private(model, fourier, signal, virtual_meas));
     PetscCall(MbsMeasurementScaleNoise(virtual_meas, amplitude_rel, seed));
     for (PetscInt c = 0; c < virtual_meas->nchannel; c++) PetscCall(MbsMeasurementScaleNoise(&virtual_meas->channel[c], amplitude_rel, seed + 1 + c));
-    PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, (double)amplitude_rel, seed));
+    PetscCall(PetscSNPrintf(virtual_meas->created_by, sizeof(virtual_meas->created_by), "mbsid %s simulate (virtual measurement, noise sigma %g%s, order amplitudes x (1 + %g n), seed %" PetscInt_FMT ")", MBSID_VERSION, (double)sigma, channel_noise[0] ? " or -channel_noise" : "", (double)amplitude_rel, seed));
     PetscCall(MbsMeasurementWrite(comm, save, virtual_meas));
     PetscCall(PetscPrintf(comm, "Wrote virtual measurement %s\n", save));
   }

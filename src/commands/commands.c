@@ -34,6 +34,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "design", MbsCommandDesign));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "import", MbsCommandImport));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "track", MbsCommandTrack));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "beam", MbsCommandBeam));
   PetscFunctionReturn(0);
 }
 

@@ -4,6 +4,9 @@
 #include "mbsidimpl.h"
 #include "controllers/mbs_controller.h"
 
+/* The read-only view of a controller (tests/check_layers.py; see models/modelimpl.h): where it was loaded from
+   view _p_MbsController: source symbol
+*/
 struct _p_MbsController {
   MPI_Comm                     comm;
   char                         source[PETSC_MAX_PATH_LEN]; /* the library's path, or "built-in" */

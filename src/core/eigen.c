@@ -18,6 +18,8 @@ PetscErrorCode MbsEigenResultReset(MbsEigenResult *result)
   PetscFunctionBeginUser;
   PetscCall(PetscFree3(result->frequency_hz, result->damping_ratio, result->modes));
   PetscCall(PetscFree2(result->real_eigenvalues, result->lambda));
+  PetscCall(PetscFree3(result->modes_z, result->undamped_hz, result->undamped_z));
+  PetscCall(PetscFree(result->z_coordinates));
   PetscCall(PetscMemzero(result, sizeof(*result)));
   PetscFunctionReturn(0);
 }
@@ -101,18 +103,92 @@ static PetscErrorCode MbsEigenMarkInfinite_Private(PetscInt nq, const PetscReal 
   PetscFunctionReturn(0);
 }
 
+/* z = T x (complex, x and z as (re, im) pairs); returns the index of the component of largest modulus */
+static PetscInt MbsEigenMap_Private(PetscInt nq, PetscInt nz, const PetscReal T[], const PetscReal x[], PetscReal z[])
+{
+  PetscInt peak = 0;
+
+  for (PetscInt i = 0; i < nz; i++) {
+    z[2 * i] = z[2 * i + 1] = 0;
+    for (PetscInt k = 0; k < nq; k++) {
+      z[2 * i] += T[i + k * nz] * x[2 * k];
+      z[2 * i + 1] += T[i + k * nz] * x[2 * k + 1];
+    }
+    if (PetscSqr(z[2 * i]) + PetscSqr(z[2 * i + 1]) > PetscSqr(z[2 * peak]) + PetscSqr(z[2 * peak + 1])) peak = i;
+  }
+  return peak;
+}
+
+/* z *= (cr + i ci) */
+static void MbsEigenScale_Private(PetscInt nz, PetscReal cr, PetscReal ci, PetscReal z[])
+{
+  for (PetscInt i = 0; i < nz; i++) {
+    PetscReal ar = z[2 * i], ai = z[2 * i + 1];
+
+    z[2 * i]     = ar * cr - ai * ci;
+    z[2 * i + 1] = ar * ci + ai * cr;
+  }
+}
+
+/*
+  The shapes in body coordinates z = T x that powertrain_mounts.md 8.1 asks for: each damped mode scaled so that its z
+  component of largest modulus is 1, and the undamped modes (K phi = w^2 M phi, C removed; the same dense solve) scaled
+  to phi^T M_z phi = 1 with that component positive. T is a rigid motion of every body, under which the kinetic
+  energies agree, x^H M x = z^H M_z z: the mass-normalisation is taken in the model's coordinates.
+*/
+static PetscErrorCode MbsEigenBodyCoordinates_Private(MbsModel model, PetscInt nq, const PetscReal M[], const PetscReal K[], const char prefix[], MbsEigenResult *result, PetscReal *zero, MbsEigenResult *undamped)
+{
+  PetscReal *T, *z;
+  PetscInt   nz;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelModeCoordinates(model, &nz, &T, &result->z_coordinates));
+  if (!nz) PetscFunctionReturn(0);
+  result->nz = nz;
+  PetscCall(MbsEigenComputeOperators(nq, M, zero, K, prefix, undamped));
+  result->nundamped = undamped->nmode;
+  PetscCall(PetscMalloc3(2 * nz * result->nmode, &result->modes_z, undamped->nmode, &result->undamped_hz, nz * undamped->nmode, &result->undamped_z));
+  PetscCall(PetscMalloc1(2 * nz, &z));
+  for (PetscInt i = 0; i < result->nmode; i++) {
+    PetscReal *zi   = result->modes_z + 2 * nz * i;
+    PetscInt   peak = MbsEigenMap_Private(nq, nz, T, result->modes + 2 * nq * i, zi);
+    PetscReal  d    = PetscSqr(zi[2 * peak]) + PetscSqr(zi[2 * peak + 1]);
+
+    MbsEigenScale_Private(nz, zi[2 * peak] / d, -zi[2 * peak + 1] / d, zi);
+  }
+  for (PetscInt i = 0; i < undamped->nmode; i++) {
+    const PetscReal *x    = undamped->modes + 2 * nq * i;
+    PetscInt         peak = MbsEigenMap_Private(nq, nz, T, x, z);
+    PetscReal        mass = 0, size = PetscSqrtReal(PetscSqr(z[2 * peak]) + PetscSqr(z[2 * peak + 1]));
+
+    for (PetscInt j = 0; j < nq; j++)
+      for (PetscInt k = 0; k < nq; k++) mass += M[j + k * nq] * (x[2 * j] * x[2 * k] + x[2 * j + 1] * x[2 * k + 1]);
+    /* turn the largest component onto the positive real axis: the rest is then real up to rounding */
+    MbsEigenScale_Private(nz, z[2 * peak] / (size * PetscSqrtReal(mass)), -z[2 * peak + 1] / (size * PetscSqrtReal(mass)), z);
+    result->undamped_hz[i] = undamped->frequency_hz[i];
+    for (PetscInt k = 0; k < nz; k++) result->undamped_z[nz * i + k] = z[2 * k];
+  }
+  PetscCall(PetscFree(z));
+  PetscCall(PetscFree(T));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsEigenCompute - The modes of the model's linearisation at its current parameters. The PEP reads the options with
   the given prefix (NULL: -pep_*, -st_*). Not collective (a PEP on PETSC_COMM_SELF).
 @*/
 PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResult *result)
 {
-  PetscInt   nq;
-  PetscReal *M, *C, *K;
+  PetscInt       nq;
+  PetscReal     *M, *C, *K;
+  MbsEigenResult undamped;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&undamped, sizeof(undamped)));
   PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
   PetscCall(MbsEigenComputeOperators(nq, M, C, K, prefix, result));
+  PetscCall(PetscArrayzero(C, nq * nq));
+  MbsCallCleanup(MbsEigenBodyCoordinates_Private(model, nq, M, K, prefix, result, C, &undamped), MbsEigenResultReset(&undamped));
   PetscCall(PetscFree3(M, C, K));
   PetscFunctionReturn(0);
 }
@@ -243,6 +319,7 @@ PetscErrorCode MbsEigenView(MPI_Comm comm, const MbsEigenResult *result)
     if (result->real_eigenvalues[i] == 0) PetscCall(PetscPrintf(comm, "  real eigenvalue 0 (rigid-body mode)\n"));
     else PetscCall(PetscPrintf(comm, "  real eigenvalue %.8e 1/s\n", (double)result->real_eigenvalues[i]));
   }
+  for (PetscInt i = 0; i < result->nundamped; i++) PetscCall(PetscPrintf(comm, "%s  %4" PetscInt_FMT "   %14.8g\n", i ? "" : "  without damping (K phi = w^2 M phi):\n  mode   frequency [Hz]\n", i + 1, (double)result->undamped_hz[i]));
   if (result->unstable) PetscCall(PetscPrintf(comm, "  WARNING: the linearised system is unstable (an eigenvalue with positive real part)\n"));
   PetscFunctionReturn(0);
 }
@@ -300,5 +377,17 @@ PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsE
   PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, result->nzero));
   PetscCall(MbsH5WriteAttribute(writer, path, "rigid_body_modes", text));
   PetscCall(MbsH5WriteAttribute(writer, path, "unstable", result->unstable ? "yes" : "no"));
+  if (result->nz) {
+    PetscInt zdims[3] = {result->nmode, result->nz, 2}, udims[2] = {result->nundamped, result->nz};
+
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/modes_z", group));
+    PetscCall(MbsH5WriteReals(writer, path, 3, zdims, result->modes_z, "1 (body coordinates, see attribute coordinates; the component of largest modulus 1; re, im)"));
+    PetscCall(MbsH5WriteAttribute(writer, path, "coordinates", result->z_coordinates));
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_frequency_hz", group));
+    PetscCall(MbsH5WriteReals(writer, path, 1, &result->nundamped, result->undamped_hz, "Hz"));
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_modes_z", group));
+    PetscCall(MbsH5WriteReals(writer, path, 2, udims, result->undamped_z, "kg^-1/2 (u), kg^-1/2 m^-1 (phi) (body coordinates, see attribute coordinates; phi^T M_z phi = 1, the component of largest modulus positive)"));
+    PetscCall(MbsH5WriteAttribute(writer, path, "coordinates", result->z_coordinates));
+  }
   PetscFunctionReturn(0);
 }

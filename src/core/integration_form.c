@@ -26,16 +26,26 @@ typedef struct {
   PetscInt   n, *pivots;      /* MbsDenseLUFactor(): 3n */
 } MbsExplicitForm;
 
-static PetscBool MbsModelAllDifferential(MbsModel model)
+static PetscErrorCode MbsModelAllDifferential(MbsModel model, PetscBool *all)
 {
-  for (PetscInt i = 0; i < model->n; i++)
-    if (!model->differential[i]) return PETSC_FALSE;
-  return PETSC_TRUE;
+  const PetscBool *differential;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+  *all = PETSC_TRUE;
+  for (PetscInt i = 0; *all && i < model->n; i++) *all = differential[i];
+  PetscFunctionReturn(0);
 }
 
-static PetscBool MbsModelUsesExplicitForm(MbsModel model)
+static PetscErrorCode MbsModelUsesExplicitForm(MbsModel model, PetscBool *uses)
 {
-  return (PetscBool)(!model->constant_mass && MbsModelAllDifferential(model));
+  PetscBool constant_mass;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetDifferentialInfo(model, NULL, &constant_mass, NULL));
+  *uses = PETSC_FALSE;
+  if (!constant_mass) PetscCall(MbsModelAllDifferential(model, uses));
+  PetscFunctionReturn(0);
 }
 
 /*
@@ -44,13 +54,17 @@ static PetscBool MbsModelUsesExplicitForm(MbsModel model)
 */
 static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, const PetscReal u[], MbsExplicitForm *form)
 {
-  PetscInt  n = model->n, np = model->np;
-  PetscReal force, *work;
-  PetscBool same, fresh;
+  PetscInt         n = model->n, np = model->np;
+  PetscReal        force, *work;
+  const PetscReal *p;
+  PetscBool        same, fresh, all;
+  const char      *ode_form;
 
   PetscFunctionBeginUser;
-  PetscCheck(MbsModelAllDifferential(model), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)%s%s%s", model->type, model->ode_form_option ? ", or take its ODE form (" : "",
-             model->ode_form_option ? model->ode_form_option : "", model->ode_form_option ? ")" : "");
+  PetscCall(MbsModelAllDifferential(model, &all));
+  PetscCall(MbsModelGetDifferentialInfo(model, NULL, NULL, &ode_form));
+  PetscCheck(all, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model %s is a DAE (algebraic components): it has no explicit form U' = g(U); integrate it with an implicit method (-ts_type cn, theta, beuler)%s%s%s", model->type, ode_form ? ", or take its ODE form (" : "", ode_form ? ode_form : "", ode_form ? ")" : "");
+  PetscCall(MbsModelGetParametersRead(model, &p));
   PetscCall(MbsModelGetFormWork(model, 3 * n * n + 2 + n + np, 3 * n, &work, &form->pivots, &fresh));
   if (fresh) work[3 * n * n] = PETSC_MAX_REAL; /* no (t, F, U, p) yet */
   form->n    = n;
@@ -61,13 +75,13 @@ static PetscErrorCode MbsExplicitFormSetUp_Private(MbsModel model, PetscReal t, 
   PetscCall(MbsModelExcitation(model, t, &force));
   same = (PetscBool)(form->key[0] == t && form->key[1] == force);
   if (same) PetscCall(PetscArraycmp(form->key + 2, u, n, &same));
-  if (same) PetscCall(PetscArraycmp(form->key + 2 + n, model->p, np, &same));
+  if (same) PetscCall(PetscArraycmp(form->key + 2 + n, p, np, &same));
   if (same) PetscFunctionReturn(0);
   PetscCall(MbsModelExplicitRate(model, t, u, form->E, form->work, form->pivots, form->rate));
   form->key[0] = t;
   form->key[1] = force;
   PetscCall(PetscArraycpy(form->key + 2, u, n));
-  PetscCall(PetscArraycpy(form->key + 2 + n, model->p, np));
+  PetscCall(PetscArraycpy(form->key + 2 + n, p, np));
   PetscFunctionReturn(0);
 }
 
@@ -85,9 +99,11 @@ static PetscErrorCode MbsExplicitFormSolve_Private(MbsExplicitForm *form, PetscI
 PetscErrorCode MbsModelFormResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
 {
   MbsExplicitForm form;
+  PetscBool       uses;
 
   PetscFunctionBeginUser;
-  if (!MbsModelUsesExplicitForm(model)) {
+  PetscCall(MbsModelUsesExplicitForm(model, &uses));
+  if (!uses) {
     PetscCall(MbsModelResidual(model, t, u, udot, f));
     PetscFunctionReturn(0);
   }
@@ -103,9 +119,11 @@ PetscErrorCode MbsModelFormJacobian(MbsModel model, PetscReal t, const PetscReal
 {
   MbsExplicitForm form;
   PetscInt        n = model->n;
+  PetscBool       uses;
 
   PetscFunctionBeginUser;
-  if (!MbsModelUsesExplicitForm(model)) {
+  PetscCall(MbsModelUsesExplicitForm(model, &uses));
+  if (!uses) {
     PetscCall(MbsModelJacobian(model, t, u, udot, shift, J));
     PetscFunctionReturn(0);
   }
@@ -122,9 +140,11 @@ PetscErrorCode MbsModelFormJacobian(MbsModel model, PetscReal t, const PetscReal
 PetscErrorCode MbsModelFormJacobianP(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal Jp[])
 {
   MbsExplicitForm form;
+  PetscBool       uses;
 
   PetscFunctionBeginUser;
-  if (!MbsModelUsesExplicitForm(model)) {
+  PetscCall(MbsModelUsesExplicitForm(model, &uses));
+  if (!uses) {
     PetscCall(MbsModelJacobianP(model, t, u, udot, Jp));
     PetscFunctionReturn(0);
   }

@@ -42,10 +42,10 @@ typedef struct {
 } MbsSimObjects;
 
 /*
-  Tsitouras's 5(4) pair (Comput. Math. Appl. 62 (2011) 770-775), FSAL, registered as -ts_rk_type tsit5. Of PETSc's
-  fifth-order pairs (5dp, 5f, 5bs) every one has b_i = 0 on an inner stage, where PETSc 3.18's adjoint gets dJ/dp
-  wrong (adjoint.c); Tsitouras's b_i are all non-zero but the last. The error estimate is sum (b_i - bhat_i) k_i
-  with the published differences b - bhat.
+  Tsitouras's 5(4) pair (Comput. Math. Appl. 62 (2011) 770-775), FSAL, registered as -ts_rk_type tsit5 while PETSc
+  3.18's adjoint got dJ/dp wrong on the inner b_i = 0 of its own fifth-order pairs (5dp, 5f, 5bs); mbsid's own adjoint
+  step (adjoint.c) takes those too now, and tsit5 stays the method the tests and design use. The error estimate is
+  sum (b_i - bhat_i) k_i with the published differences b - bhat.
 */
 static PetscErrorCode MbsTSRKRegisterTsit5_Private(void)
 {
@@ -130,13 +130,13 @@ static PetscErrorCode MbsSparseJacobianIndex_Private(MbsModel model, Mat J, MbsS
 }
 
 /*
-  The model's dense Jacobian (model->jacobian_work) into the AIJ B: every stored entry straight into B's values, each
+  The model's dense Jacobian (work, MbsModelGetJacobianWork()) into the AIJ B: every stored entry straight into B's values, each
   taken out of the dense array; what is left non-zero lies outside the pattern (a state made it non-zero), extends it
   and takes a new index. Every stored entry is overwritten, so an entry a past state made non-zero keeps no old value.
 */
-static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, Mat B, MbsSparseJacobian *sj)
+static PetscErrorCode MbsSparseJacobianGather_Private(MbsModel model, PetscReal work[], Mat B, MbsSparseJacobian *sj)
 {
-  PetscReal *work = model->jacobian_work, *a;
+  PetscReal *a;
   PetscInt   n = model->n, outside = 0;
 
   PetscFunctionBeginUser;
@@ -204,20 +204,24 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   MbsModel           model = (MbsModel)ctx;
   const PetscScalar *u, *udot;
   PetscScalar       *J;
+  PetscBool          sparse;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
-  if (model->sparse_jacobian) {
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, NULL));
+  if (sparse) {
     MbsSparseJacobian *sj;
     PetscBool          shifted;
+    PetscReal         *work;
 
     PetscCall(MbsSparseJacobianGet_Private(B, &sj));
     PetscCall(MbsSparseJacobianShift_Private(model->n, t, u, shift, B, sj, &shifted));
     if (!shifted && MbsModelHasSparseJacobian(model)) PetscCall(MbsModelJacobianMat(model, t, u, udot, shift, B));
     else if (!shifted) {
-      PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, model->jacobian_work));
-      PetscCall(MbsSparseJacobianGather_Private(model, B, sj));
+      PetscCall(MbsModelGetJacobianWork(model, &work));
+      PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, work));
+      PetscCall(MbsSparseJacobianGather_Private(model, work, B, sj));
     }
     if (!shifted && sj->mass) {
       sj->key[0] = t;
@@ -353,14 +357,16 @@ static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscRe
   for (PetscInt k = 0; k < sim->nstage; k++) {
     PetscInt           i = sim->stage_order[k];
     const PetscScalar *u;
-    PetscReal          y;
+    PetscReal          y, node;
 
     if (sim->b[i] == 0) continue;
+    /* PETSc sums the rows of A into c: 5bs's c_7 = 1 + 2e-16 would put its node past the next step's first */
+    node = t_prev + PetscMin(sim->c[i], 1) * h;
     PetscCall(VecGetArrayRead(Y[i], &u));
-    PetscCall(MbsModelOutput(sim->model, t_prev + sim->c[i] * h, u, &y, NULL));
-    PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->nq, &sim->channel_q_alloc, signal->yqc, t_prev + sim->c[i] * h, u));
+    PetscCall(MbsModelOutput(sim->model, node, u, &y, NULL));
+    PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->nq, &sim->channel_q_alloc, signal->yqc, node, u));
     PetscCall(VecRestoreArrayRead(Y[i], &u));
-    PetscCall(MbsAppend_Private(&signal->nq, &sim->nq_alloc, &signal->tq, &signal->yq, &signal->wq, t_prev + sim->c[i] * h, y, sim->b[i] * h));
+    PetscCall(MbsAppend_Private(&signal->nq, &sim->nq_alloc, &signal->tq, &signal->yq, &signal->wq, node, y, sim->b[i] * h));
   }
   PetscFunctionReturn(0);
 }
@@ -372,21 +378,23 @@ static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscRe
 */
 static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
 {
-  PetscReal    atol, rtol;
-  Vec          vatol, vrtol;
-  PetscScalar *a, *r;
+  PetscReal        atol, rtol;
+  Vec              vatol, vrtol;
+  PetscScalar     *a, *r;
+  const PetscBool *differential;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
   for (PetscInt i = 0; i < model->n; i++) {
-    if (model->differential[i]) continue;
+    if (differential[i]) continue;
     PetscCall(TSGetTolerances(ts, &atol, NULL, &rtol, NULL));
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &vatol));
     PetscCall(VecDuplicate(vatol, &vrtol));
     PetscCall(VecGetArrayWrite(vatol, &a));
     PetscCall(VecGetArrayWrite(vrtol, &r));
     for (PetscInt k = 0; k < model->n; k++) {
-      a[k] = model->differential[k] ? atol : PETSC_INFINITY;
-      r[k] = model->differential[k] ? rtol : 0;
+      a[k] = differential[k] ? atol : PETSC_INFINITY;
+      r[k] = differential[k] ? rtol : 0;
     }
     PetscCall(VecRestoreArrayWrite(vrtol, &r));
     PetscCall(VecRestoreArrayWrite(vatol, &a));
@@ -405,11 +413,13 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
 */
 static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
 {
-  TSTrajectory trajectory;
-  TSAdaptType  adapt_type;
-  TSAdapt      adapt;
-  PetscBool    stride, fixed, rk;
-  PetscReal    dt;
+  TSTrajectory     trajectory;
+  TSAdaptType      adapt_type;
+  TSAdapt          adapt;
+  PetscBool        stride, fixed, rk;
+  PetscReal        dt;
+  PetscInt         nsample;
+  const PetscReal *sample_t;
 
   PetscFunctionBeginUser;
   PetscCall(TSGetTrajectory(ts, &trajectory));
@@ -422,11 +432,11 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
   PetscCheck(!rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) recomputes Runge-Kutta steps, where PETSc 3.18's adjoint is wrong for tsit5; with -ts_type rk keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCheck(fixed, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) needs fixed steps (-ts_adapt_type none); with adaptive steps keep the trajectory in memory (drop -ts_trajectory_stride)");
   PetscCall(TSGetTimeStep(ts, &dt));
-  for (PetscInt i = 0; i < model->nsample; i++) { /* a sample between the fixed steps adds a step there */
-    PetscReal k = (model->sample_t[i] - model->t0) / dt;
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
+  for (PetscInt i = 0; i < nsample; i++) { /* a sample between the fixed steps adds a step there */
+    PetscReal k = (sample_t[i] - model->t0) / dt;
 
-    PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt,
-               (double)model->sample_t[i]);
+    PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt, (double)sample_t[i]);
   }
   PetscFunctionReturn(0);
 }
@@ -471,18 +481,18 @@ PetscErrorCode MbsCheckFixedStepCount(MbsModel model, PetscReal dt)
    report an amplitude of 0 with success), and so is a number of fixed steps that would run for days */
 static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
 {
-  PetscReal dt;
+  PetscReal dt, dt_max;
   TSAdapt   adapt;
   PetscBool fixed;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsModelGetStepCaps(model, &dt_max, NULL));
   PetscCall(TSGetTimeStep(ts, &dt));
   PetscCall(TSGetAdapt(ts, &adapt));
   PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
   PetscCheck(dt > 0 && !PetscIsInfOrNanReal(dt), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt must be a positive time step [s], got %g", (double)dt);
   PetscCheck(dt <= model->tf - model->t0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s is longer than the simulated interval [%g, %g] s of model %s (-time_span)", (double)dt, (double)model->t0, (double)model->tf, model->type);
-  PetscCheck(!fixed || model->dt_max <= 0 || dt <= model->dt_max * (1 + 1e-12), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s exceeds the largest step %g s of model %s (its step cap; see the model's spec)", (double)dt, (double)model->dt_max,
-             model->type);
+  PetscCheck(!fixed || dt_max <= 0 || dt <= dt_max * (1 + 1e-12), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-ts_dt %g s exceeds the largest step %g s of model %s (its step cap; see the model's spec)", (double)dt, (double)dt_max, model->type);
   if (fixed) PetscCall(MbsCheckFixedStepCount(model, dt));
   PetscFunctionReturn(0);
 }
@@ -490,42 +500,52 @@ static PetscErrorCode MbsCheckTimeStep_Private(MbsModel model, TS ts)
 /* Replays the frozen step points: the next step ends at the next one */
 static PetscErrorCode MbsReplayStep(TS ts)
 {
-  MbsModel model;
-  PetscInt step;
+  MbsModel         model;
+  PetscInt         step, nfrozen;
+  const PetscReal *frozen_t;
 
   PetscFunctionBeginUser;
   PetscCall(TSGetApplicationContext(ts, &model));
+  PetscCall(MbsModelGetFrozenSteps(model, &nfrozen, &frozen_t));
   PetscCall(TSGetStepNumber(ts, &step));
-  if (step + 1 < model->nfrozen) PetscCall(TSSetTimeStep(ts, model->frozen_t[step + 1] - model->frozen_t[step]));
+  if (step + 1 < nfrozen) PetscCall(TSSetTimeStep(ts, frozen_t[step + 1] - frozen_t[step]));
   PetscFunctionReturn(0);
 }
 
 /*
-  The step from t to take instead of dt: one that ends on the next sample time (model->sample_t) or tf rather than pass
-  it; a step that would end within 0.1 % of it is stretched onto it (up to the model's step cap), so that no sliver of
-  a step follows.
+  The step *step from t to take instead of dt: one that ends on the next sample time (MbsModelGetSampleTimes()) or tf
+  rather than pass it; a step that would end within 0.1 % of it is stretched onto it (up to the model's step cap), so
+  that no sliver of a step follows.
 */
-static PetscReal MbsStepOntoSample_Private(MbsModel model, PetscReal t, PetscReal dt)
+static PetscErrorCode MbsStepOntoSample_Private(MbsModel model, PetscReal t, PetscReal dt, PetscReal *step)
 {
-  PetscReal tol    = MBS_SAMPLE_RTOL * (model->tf - model->t0);
-  PetscInt  k      = MbsLowerBound(model->sample_t, model->nsample, t + tol);
-  PetscReal target = k < model->nsample ? PetscMin(model->sample_t[k], model->tf) : model->tf;
-  PetscReal reach  = model->dt_max > 0 ? PetscMin(dt * (1 + 1e-3), PetscMax(dt, model->dt_max)) : dt * (1 + 1e-3);
+  PetscReal        tol = MBS_SAMPLE_RTOL * (model->tf - model->t0), target, reach, dt_max;
+  PetscInt         k, nsample;
+  const PetscReal *sample_t;
 
-  return target - t > tol && t + reach >= target ? target - t : dt;
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
+  PetscCall(MbsModelGetStepCaps(model, &dt_max, NULL));
+  k      = MbsLowerBound(sample_t, nsample, t + tol);
+  target = k < nsample ? PetscMin(sample_t[k], model->tf) : model->tf;
+  reach  = dt_max > 0 ? PetscMin(dt * (1 + 1e-3), PetscMax(dt, dt_max)) : dt * (1 + 1e-3);
+  *step  = target - t > tol && t + reach >= target ? target - t : dt;
+  PetscFunctionReturn(0);
 }
 
 /* Steps onto the measured samples: the next step ends on the next one it would pass (the fixed step resumes after it) */
 static PetscErrorCode MbsSampleStep(TS ts)
 {
   MbsModel  model;
-  PetscReal t, dt;
+  PetscReal t, dt, sample_dt, step;
 
   PetscFunctionBeginUser;
   PetscCall(TSGetApplicationContext(ts, &model));
   PetscCall(TSGetTime(ts, &t));
   PetscCall(TSGetTimeStep(ts, &dt));
-  PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, t, model->sample_dt > 0 ? model->sample_dt : dt)));
+  PetscCall(MbsModelGetSampleTimes(model, NULL, NULL, &sample_dt));
+  PetscCall(MbsStepOntoSample_Private(model, t, sample_dt > 0 ? sample_dt : dt, &step));
+  PetscCall(TSSetTimeStep(ts, step));
   PetscFunctionReturn(0);
 }
 
@@ -649,11 +669,10 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscInt           n = model->n, nnz = 0, *row_nnz;
   PetscReal         *u, *udot, *work[2];
   PetscRandom        rnd;
-  PetscBool         *used;
+  PetscBool         *used, constant_mass;
   MbsSparseJacobian *sj;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree(model->jacobian_work));
   if (MbsModelHasSparseJacobian(model)) {
     PetscCall(MbsSparseJacobianCreateModel_Private(model, u0, J));
     PetscFunctionReturn(0);
@@ -679,7 +698,6 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
       row_nnz[i] += used[i + j * n];
       nnz += used[i + j * n];
     }
-  PetscCall(PetscMalloc1(n * n, &model->jacobian_work));
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, n, n, 0, row_nnz, J));
   PetscCall(MatSetOption(*J, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE)); /* a state may make an entry non-zero outside the pattern */
   for (PetscInt j = 0; j < n; j++)
@@ -690,7 +708,8 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
   PetscCall(MbsSparseJacobianAttach_Private(*J, &sj));
   PetscCall(MbsSparseJacobianIndex_Private(model, *J, sj));
-  if (model->constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */
+  PetscCall(MbsModelGetDifferentialInfo(model, NULL, &constant_mass, NULL));
+  if (constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */
     const PetscReal S = 1048576;
 
     PetscCall(MbsModelFormJacobian(model, model->t0, u0, udot, S, work[0]));
@@ -708,18 +727,23 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
 /* The work of MbsSimulate_Private(): every object it creates is in o, which the caller frees */
 static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model, const char prefix[], MbsTSSetUpFn setup, void *setup_ctx, MbsSignal *signal)
 {
-  MbsSimContext *sim = &o->sim;
-  TS             ts;
-  TSAdapt        adapt;
-  SNES           snes;
-  Vec            U, Udot;
-  Mat            J;
-  PetscScalar   *u, *udot;
-  char           type[64] = TSCN;
-  TSType         chosen;
-  PetscBool      explicit_form, refused;
+  MbsSimContext   *sim = &o->sim;
+  TS               ts;
+  TSAdapt          adapt;
+  SNES             snes;
+  Vec              U, Udot;
+  Mat              J;
+  PetscScalar     *u, *udot;
+  char             type[64] = TSCN;
+  TSType           chosen;
+  PetscBool        explicit_form, refused, sparse;
+  PetscInt         lag, nsample, nfrozen;
+  const PetscReal *sample_t, *frozen_t;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag));
+  PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
+  PetscCall(MbsModelGetFrozenSteps(model, &nfrozen, &frozen_t));
   /* the method decides the form the TS sees, so it is read before the TS is configured */
   PetscCall(PetscOptionsGetString(NULL, prefix, "-ts_type", type, sizeof(type), NULL));
   explicit_form = MbsTSTypeIsExplicit(type);
@@ -732,7 +756,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(VecGetArrayWrite(Udot, &udot));
   PetscCall(MbsModelInitialState(model, model->t0, u, udot));
   /* the explicit form needs no Jacobian: the Runge-Kutta adjoint takes products with dg/dU (adjoint.c) */
-  if (model->sparse_jacobian && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &o->J));
+  if (sparse && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &o->J));
   else if (!explicit_form) PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &o->J));
   J = o->J;
   PetscCall(VecRestoreArrayWrite(Udot, &udot));
@@ -760,11 +784,11 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
      to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-  if (model->jacobian_lag > 1) { /* a schedule, not a test of convergence: a long solve still sees a fresh Jacobian every lag iterations */
-    PetscCall(SNESSetLagJacobian(snes, model->jacobian_lag));
+  if (lag > 1) { /* a schedule, not a test of convergence: a long solve still sees a fresh Jacobian every lag iterations */
+    PetscCall(SNESSetLagJacobian(snes, lag));
     PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
   }
-  if (model->sparse_jacobian) {
+  if (sparse) {
     KSP ksp;
     PC  pc;
 
@@ -779,23 +803,24 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSMonitorSet(ts, MbsRecordOutput, sim, NULL));
   if (setup) PetscCall(setup(ts, setup_ctx));
   PetscCall(TSSetFromOptions(ts));
-  if (model->nfrozen) { /* the steps of the recorded run, whatever the adaptivity would choose now */
+  if (nfrozen) { /* the steps of the recorded run, whatever the adaptivity would choose now */
     PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
-    PetscCall(TSSetTimeStep(ts, model->frozen_t[1] - model->frozen_t[0]));
+    PetscCall(TSSetTimeStep(ts, frozen_t[1] - frozen_t[0]));
     PetscCall(TSSetApplicationContext(ts, model));
     PetscCall(TSSetPostStep(ts, MbsReplayStep));
   }
   PetscCall(MbsDAETolerances_Private(model, ts));
   PetscCall(MbsCheckTimeStep_Private(model, ts));
   if (MBS_PETSC_STRIDE_FIXED_STEPS_ONLY) PetscCall(MbsCheckCheckpointing_Private(model, ts));
-  if (model->nsample && !model->nfrozen) { /* frozen steps already land on the samples */
-    PetscReal dt;
+  if (nsample && !nfrozen) { /* frozen steps already land on the samples */
+    PetscReal dt, step;
     PetscBool fixed;
 
     PetscCall(PetscObjectTypeCompare((PetscObject)adapt, TSADAPTNONE, &fixed));
     PetscCall(TSGetTimeStep(ts, &dt));
     PetscCall(MbsModelSetSampleStep(model, fixed ? dt : 0));
-    PetscCall(TSSetTimeStep(ts, MbsStepOntoSample_Private(model, model->t0, dt)));
+    PetscCall(MbsStepOntoSample_Private(model, model->t0, dt, &step));
+    PetscCall(TSSetTimeStep(ts, step));
     PetscCall(TSSetApplicationContext(ts, model));
     PetscCall(TSSetPostStep(ts, MbsSampleStep));
   }
@@ -806,7 +831,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
-  if (model->jacobian_lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
+  if (lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
     PetscCall(SNESSetLagJacobian(snes, 1));
     PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
   }
@@ -896,7 +921,7 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
     TSRKType rk_type;
 
     PetscCall(TSRKGetType(ts, &rk_type));
-    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 4, 3bs, ... (5dp, 5f, 5bs: no gradients) (TSRKSetType)\n", rk_type));
+    PetscCall(PetscSNPrintf(method, sizeof(method), "  -ts_rk_type <%s>: Runge-Kutta tableau: tsit5, 5dp, 5f, 5bs, 6vr, 4, 3bs, 2a, ... (TSRKSetType)\n", rk_type));
   } else if (theta) {
     PetscReal value;
 

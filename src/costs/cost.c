@@ -170,32 +170,19 @@ static PetscErrorCode MbsCostSelectChannels_Private(MbsCost cost, const char pat
 /* w_c of -channel_weights NAME:w,...; the others 1/J_c(y_c = 0) for named channels, 1 for a one-channel file */
 static PetscErrorCode MbsCostWeights_Private(MbsCost cost, const char path[])
 {
-  MbsModel model  = cost->model;
-  char   **items  = NULL;
-  int      nitems = 0;
+  MbsModel     model = cost->model;
+  const char **names;
+  char         where[PETSC_MAX_PATH_LEN + 64];
 
   PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < cost->npart; c++) cost->weight[c] = -1;
-  if (cost->channel_weights[0]) PetscCall(PetscStrToArray(cost->channel_weights, ',', &nitems, &items));
-  for (int k = 0; k < nitems; k++) {
-    char     *colon = strrchr(items[k], ':'), *end = NULL, item[256];
-    PetscReal w = colon ? (PetscReal)strtod(colon + 1, &end) : -1;
-    PetscInt  c = 0;
-
-    PetscCall(PetscStrncpy(item, items[k], sizeof(item)));
-    if (colon) *colon = 0;
-    while (c < cost->npart && (!colon || strcmp(items[k], cost->part[c]->channel_name))) c++;
-    if (!colon || end == colon + 1 || *end || !(w > 0) || c == cost->npart) {
-      PetscBool syntax = (PetscBool)(!colon || end == colon + 1 || *end);
-
-      PetscCall(PetscStrToArrayDestroy(nitems, items));
-      PetscCheck(!syntax, model->comm, PETSC_ERR_ARG_WRONG, "-channel_weights: '%s' is not NAME:w (a channel's name and its weight)", item);
-      PetscCheck(c < cost->npart, model->comm, PETSC_ERR_ARG_WRONG, "-channel_weights: '%s' names no channel the cost compares (measurement file '%s'; -channels)", item, path);
-      SETERRQ(model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-channel_weights: '%s' gives a weight that is not positive; leave a channel out with -channels instead", item);
-    }
-    cost->weight[c] = w;
+  PetscCall(PetscMalloc1(cost->npart, &names));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    names[c]        = cost->part[c]->channel_name;
+    cost->weight[c] = -1;
   }
-  if (items) PetscCall(PetscStrToArrayDestroy(nitems, items));
+  PetscCall(PetscSNPrintf(where, sizeof(where), "measurement file '%s' that the cost compares (-channels)", path));
+  MbsCallUndo(MbsNamedValues(model->comm, "-channel_weights", cost->channel_weights, where, cost->npart, names, cost->weight), PetscFree(names));
+  PetscCall(PetscFree(names));
   for (PetscInt c = 0; c < cost->npart; c++) {
     MbsCost   part = cost->part[c];
     PetscReal zero;
@@ -218,8 +205,9 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
 {
   MbsModel              model = cost->model;
   const MbsMeasurement *measured;
-  PetscInt              nmeasured, nselect, nsample = 0;
-  PetscReal             dt_max = 0, *sample_t = NULL;
+  PetscInt              nmeasured, nselect, nsample = 0, npart_sample;
+  PetscReal             dt_max = 0, *sample_t = NULL, part_dt_max;
+  const PetscReal      *part_sample_t;
 
   PetscFunctionBeginUser;
   PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
@@ -229,15 +217,17 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   for (PetscInt k = 0; k < nselect; k++) {
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
-    if (model->analysis_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, model->analysis_dt_max) : model->analysis_dt_max;
+    PetscCall(MbsModelGetStepCaps(model, NULL, &part_dt_max));
+    PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t, NULL));
+    if (part_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, part_dt_max) : part_dt_max;
     if (k == 0) {
-      nsample = model->nsample;
+      nsample = npart_sample;
       PetscCall(PetscMalloc1(nsample, &sample_t));
-      PetscCall(PetscArraycpy(sample_t, model->sample_t, nsample));
+      PetscCall(PetscArraycpy(sample_t, part_sample_t, nsample));
     } else {
-      PetscBool same = (PetscBool)(nsample == model->nsample);
+      PetscBool same = (PetscBool)(nsample == npart_sample);
 
-      for (PetscInt i = 0; same && i < nsample; i++) same = (PetscBool)(sample_t[i] == model->sample_t[i]);
+      for (PetscInt i = 0; same && i < nsample; i++) same = (PetscBool)(sample_t[i] == part_sample_t[i]);
       if (!same) PetscCall(PetscFree(sample_t));
       PetscCheck(same, model->comm, PETSC_ERR_ARG_INCOMP, "Measurement file '%s': channel %s has other /signal/t samples than channel %s, which cost %s compares on the same steps; give every channel the same /signal/t", path, cost->part[k]->channel_name,
                  cost->part[0]->channel_name, cost->type);
@@ -298,6 +288,28 @@ PetscErrorCode MbsCostGetType(MbsCost cost, const char **type)
 {
   PetscFunctionBeginUser;
   *type = cost->type;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostGetAdjointTerms - Whether the cost's adjoint has a density r' integrated with the integrator's rule, and
+  whether it has terms at step points (MbsCostOps). Not collective.
+*/
+PetscErrorCode MbsCostGetAdjointTerms(MbsCost cost, PetscBool *density, PetscBool *step_point)
+{
+  PetscFunctionBeginUser;
+  *density    = (PetscBool) !!cost->ops.density;
+  *step_point = (PetscBool) !!cost->ops.step_point;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostGetUnusable - Why the last signal was not usable (MbsCostSignalUsable()); empty: it was. Not collective.
+*/
+PetscErrorCode MbsCostGetUnusable(MbsCost cost, const char **why)
+{
+  PetscFunctionBeginUser;
+  *why = cost->unusable;
   PetscFunctionReturn(0);
 }
 
@@ -455,10 +467,11 @@ static PetscErrorCode MbsCostWritePart_Private(MbsCost part, MbsH5Writer *writer
 /*
   MbsCostResiduals - J of the last MbsCostEvaluate() as sum_i w_i r_i^2, and the map from the measured values to the
   residuals (costimpl.h): the channels' residuals one after the other, each weight times its channel's w_c, the
-  measured values of channel c numbered after those of the channels before it. Call with r NULL for the sizes m and
-  ndata, then with arrays of m (w, r) and 2 m (data, dr_dd) entries. Not collective.
+  measured values of channel c numbered after those of the channels before it, channel[i] the channel (0 ..
+  MbsCostGetNumChannels() - 1) of residual i. Call with r NULL for the sizes m and ndata, then with arrays of m (w, r,
+  channel) and 2 m (data, dr_dd) entries. Not collective.
 */
-PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[])
+PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[], PetscInt channel[])
 {
   PetscFunctionBeginUser;
   PetscCheck(cost->ops.residuals, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s does not provide its residuals, which the confidence of a result needs: run identify with -confidence false", cost->type);
@@ -473,10 +486,33 @@ PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt 
       w[i] *= cost->weight[c];
       data[2 * i] += *ndata;
       data[2 * i + 1] += *ndata;
+      channel[i] = c;
     }
     *m += mc;
     *ndata += nc;
   }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostGetNumChannels - The number of measured channels the cost compares (1 for a one-channel file). Not collective.
+@*/
+PetscErrorCode MbsCostGetNumChannels(MbsCost cost, PetscInt *n)
+{
+  PetscFunctionBeginUser;
+  *n = cost->npart;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCostGetChannel - Name ("" for the root of a one-channel file) and unit of the cost's channel c. Not collective.
+@*/
+PetscErrorCode MbsCostGetChannel(MbsCost cost, PetscInt c, const char **name, const char **unit)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(c >= 0 && c < cost->npart, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "The cost compares %" PetscInt_FMT " channels, not channel %" PetscInt_FMT, cost->npart, c);
+  *name = cost->part[c]->channel_name;
+  *unit = cost->part[c]->unit;
   PetscFunctionReturn(0);
 }
 

@@ -170,6 +170,7 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
   const MbsFourierOptions *opts = &ctx->opts;
   PetscInt                 ncost, nlines = 0, offset, nspeed, norder, order_index[64];
   const PetscReal         *speed;
+  PetscReal                dt_max;
 
   PetscFunctionBeginUser;
   ctx->meas = meas;
@@ -199,7 +200,8 @@ static PetscErrorCode MbsCostSetUp_Spectrum(MbsCost cost, const char path[], con
   }
   PetscCall(PetscInfo(NULL, "Spectrum cost: %" PetscInt_FMT " lines and %" PetscInt_FMT " orders x %" PetscInt_FMT " speeds\n", nlines, norder, nspeed));
   /* adaptive steps stay below the Nyquist step of every analysed frequency, whatever the parameters TAO tries */
-  PetscCall(MbsFourierGetNyquistStep(ctx->fourier, &cost->model->analysis_dt_max));
+  PetscCall(MbsFourierGetNyquistStep(ctx->fourier, &dt_max));
+  PetscCall(MbsModelSetAnalysisStep(cost->model, dt_max));
   PetscFunctionReturn(0);
 }
 

@@ -42,6 +42,9 @@ typedef struct {
   PetscErrorCode (*destroy)(MbsCost);
 } MbsCostOps;
 
+/* The read-only view of a cost (tests/check_layers.py; see modelimpl.h): what describes it, set up once
+   view _p_MbsCost: type noise_of
+*/
 struct _p_MbsCost {
   char        type[32];
   char        measurement[PETSC_MAX_PATH_LEN];    /* the file it compares with, for messages */
@@ -66,6 +69,10 @@ struct _p_MbsCost {
 PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
+PETSC_INTERN PetscErrorCode MbsCostGetAdjointTerms(MbsCost, PetscBool *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsCostGetUnusable(MbsCost, const char **);
 PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostStepPointP(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
-PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MbsCostGetNumChannels(MbsCost, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCostGetChannel(MbsCost, PetscInt, const char **, const char **);

@@ -14,9 +14,6 @@
   and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
   checkpointing options are honoured.
 
-  PETSc 3.18's TSRK adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc
-  3.21.4), which the tableaus 5dp, 5f and 5bs have: gradients refuse them and name the tableaus that work.
-
   The Runge-Kutta adjoint step is mbsid's own (MbsTSAdjointStep_RK, put in TSRK's method table before the sweep):
   PETSc's forms dg/dU (n solves with E) and dg/dp (np solves) at every stage through SNESComputeJacobian, whose
   options lookups cost as much again, where the step needs only their products with one vector (one transposed
@@ -31,7 +28,9 @@
     mu     += dg/dp(Y_i)^T sigma_i,     lambda_n = lambda + sum_i xi_i
 
   (with b_i = 0 as well: sigma_i then has no lambda term, and a stage no later stage reads, the last of a FSAL tableau,
-  has sigma_i = 0 and costs nothing).
+  has sigma_i = 0 and costs nothing). PETSc 3.18's own step adds a stale term to dJ/dp on a stage with b_i = 0 before
+  the last (fixed in 3.21.4); this one does not, so every tableau of TSRK takes a gradient (2b, 5f, 5dp, 5bs, 6vr,
+  7vr, 8vr have such a stage: gradcheck_rk_*).
 */
 #include "identification/identificationimpl.h"
 #include <petsc/private/tsimpl.h> /* TSRK's method table, whose adjoint step mbsid replaces (see above) */
@@ -285,24 +284,6 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* The Runge-Kutta tableaus whose dJ/dp PETSc 3.18 gets wrong: b_i = 0 on a stage before the last */
-static PetscErrorCode MbsAdjointCheckTableau_Private(TS ts)
-{
-  PetscBool        rk;
-  PetscInt         s;
-  const PetscReal *b;
-  TSRKType         type;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
-  if (!rk) PetscFunctionReturn(0);
-  PetscCall(TSRKGetTableau(ts, &s, NULL, &b, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(TSRKGetType(ts, &type));
-  for (PetscInt i = 0; i < s - 1; i++)
-    PetscCheck(b[i] != 0, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_rk_type %s has b_%" PetscInt_FMT " = 0, for which PETSc 3.18's adjoint gets dJ/dp wrong: use -ts_rk_type tsit5 (order 5), 3bs (order 3) or 2a for gradients", type, i + 1);
-  PetscFunctionReturn(0);
-}
-
 typedef struct {
   MbsAdjointContext adj;
   MbsSignal         signal;
@@ -399,7 +380,6 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscCall(TSGetSNES(o->ts, &snes));
     PetscCall(SNESGetLagJacobian(snes, &lag));
     PetscCheck(lag == 1, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "-snes_lag_jacobian %" PetscInt_FMT " makes TSAdjoint reuse stale Jacobians: drop it for gradients (simulate may use it)", lag);
-    if (MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT) PetscCall(MbsAdjointCheckTableau_Private(o->ts));
     PetscCall(PetscObjectTypeCompare((PetscObject)o->ts, TSRK, &rk));
     if (rk) {
       PetscInt s;
@@ -516,18 +496,16 @@ static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step,
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY};
-  MbsIntegralCost integral = {"the cost",
-                              1,
-                              PETSC_FALSE,
-                              cost->ops.density ? MbsCostDensityIntegrand : NULL,
-                              NULL,
-                              MbsCostPrepare,
-                              &c,
-                              cost->ops.step_point ? MbsCostStepPointDerivative : NULL,
-                              cost->ops.density && model->ops.output_p ? MbsCostDensityIntegrandP : NULL,
-                              cost->ops.step_point && model->ops.output_p ? MbsCostStepPointDerivativeP : NULL};
+  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, NULL, NULL, MbsCostPrepare, &c, NULL, NULL, NULL};
+  PetscBool       density, step_point, output_p;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostGetAdjointTerms(cost, &density, &step_point));
+  PetscCall(MbsModelHasOutputP(model, &output_p));
+  integral.integrand    = density ? MbsCostDensityIntegrand : NULL;
+  integral.step_point   = step_point ? MbsCostStepPointDerivative : NULL;
+  integral.integrand_p  = density && output_p ? MbsCostDensityIntegrandP : NULL;
+  integral.step_point_p = step_point && output_p ? MbsCostStepPointDerivativeP : NULL;
   PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
   *J = *ok ? c.J : PETSC_INFINITY;
   PetscFunctionReturn(0);

@@ -376,6 +376,30 @@ PetscErrorCode MbsCheckpointStart(MbsCheckpoint ck, PetscReal J0)
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCheckpointGetCounts - The evaluations logged so far and those a restart replays (either may be NULL). Not
+  collective.
+*/
+PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint ck, PetscInt *logged, PetscInt *replayed)
+{
+  PetscFunctionBeginUser;
+  if (logged) *logged = ck->n;
+  if (replayed) *replayed = ck->nreplay;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCheckpointGetFiles - The checkpoint file written and the restart file read ("" for none; either may be NULL). Not
+  collective.
+*/
+PetscErrorCode MbsCheckpointGetFiles(MbsCheckpoint ck, const char **path, const char **restart)
+{
+  PetscFunctionBeginUser;
+  if (path) *path = ck->path;
+  if (restart) *restart = ck->restart;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCheckpointElapsed - Wall time of the identification so far, across restarts [s]. Not collective.
 @*/

@@ -38,11 +38,12 @@ static PetscErrorCode MbsDesignParameters_Private(MbsDesign d, PetscToken token)
 @*/
 PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
 {
-  MbsDesign      d;
-  MbsDesignSpec *spec;
-  char          *names[MBS_DESIGN_MAX_PARAMETERS], parameters[256] = "";
-  PetscInt       nnames = MBS_DESIGN_MAX_PARAMETERS, nend = 4;
-  PetscBool      set;
+  MbsDesign            d;
+  const MbsDesignSpec *spec;
+  char                *names[MBS_DESIGN_MAX_PARAMETERS], parameters[256] = "";
+  PetscInt             nnames = MBS_DESIGN_MAX_PARAMETERS, nend = 4, ninput;
+  PetscBool            set;
+  const PetscReal     *input_t, *input_F;
 
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&d));
@@ -51,7 +52,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   PetscCall(MbsModelCreate(comm, &d->base));
   PetscCall(MbsModelSetType(d->base, "oscillator2")); /* the default model of a design */
   PetscCall(MbsModelSetFromOptions(d->base));
-  spec = &d->base->design;
+  PetscCall(MbsModelGetDesignSpec(d->base, &spec));
   PetscCall(PetscStrncpy(parameters, spec->parameters ? spec->parameters : "", sizeof(parameters)));
   d->nnodes     = spec->nodes;
   d->force_max  = spec->force_max;
@@ -93,15 +94,16 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   /* the nodes, and the input to start from: -input_file, or F0 = F_max/2 */
   PetscCall(PetscMalloc2(d->nnodes, &d->t_nodes, d->nnodes, &d->F));
   for (PetscInt k = 0; k < d->nnodes; k++) d->t_nodes[k] = k == d->nnodes - 1 ? d->base->tf : d->base->t0 + k * (d->base->tf - d->base->t0) / (d->nnodes - 1);
-  if (d->base->input.type == MBS_INPUT_NODAL) {
-    PetscCheck(d->base->input.n == d->nnodes, comm, PETSC_ERR_ARG_SIZ, "-input_file has %" PetscInt_FMT " nodes, the design %" PetscInt_FMT " (-design_nodes)", d->base->input.n, d->nnodes);
+  PetscCall(MbsModelGetNodalInput(d->base, &ninput, &input_t, &input_F));
+  if (ninput) {
+    PetscCheck(ninput == d->nnodes, comm, PETSC_ERR_ARG_SIZ, "-input_file has %" PetscInt_FMT " nodes, the design %" PetscInt_FMT " (-design_nodes)", ninput, d->nnodes);
     for (PetscInt k = 0; k < d->nnodes; k++) {
-      PetscCheck(PetscAbsReal(d->base->input.t[k] - d->t_nodes[k]) <= 1e-9 * (d->base->tf - d->base->t0), comm, PETSC_ERR_ARG_WRONG, "-input_file: node %" PetscInt_FMT " lies at t = %g s, the design's at %g s (equal spacing over [t0, tf])", k,
-                 (double)d->base->input.t[k], (double)d->t_nodes[k]);
-      PetscCheck(PetscAbsReal(d->base->input.F[k]) < d->force_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-input_file: node %" PetscInt_FMT " (t = %g s) has force %g N, not inside the bound (-F_max, F_max) = +-%g N", k, (double)d->t_nodes[k],
-                 (double)d->base->input.F[k], (double)d->force_max);
+      PetscCheck(PetscAbsReal(input_t[k] - d->t_nodes[k]) <= 1e-9 * (d->base->tf - d->base->t0), comm, PETSC_ERR_ARG_WRONG, "-input_file: node %" PetscInt_FMT " lies at t = %g s, the design's at %g s (equal spacing over [t0, tf])", k, (double)input_t[k],
+                 (double)d->t_nodes[k]);
+      PetscCheck(PetscAbsReal(input_F[k]) < d->force_max, comm, PETSC_ERR_ARG_OUTOFRANGE, "-input_file: node %" PetscInt_FMT " (t = %g s) has force %g N, not inside the bound (-F_max, F_max) = +-%g N", k, (double)d->t_nodes[k], (double)input_F[k],
+                 (double)d->force_max);
     }
-    PetscCall(PetscArraycpy(d->F, d->base->input.F, d->nnodes));
+    PetscCall(PetscArraycpy(d->F, input_F, d->nnodes));
   } else {
     for (PetscInt k = 0; k < d->nnodes; k++) d->F[k] = 0.5 * d->force_max;
     PetscCall(MbsModelSetNodalInput(d->base, d->nnodes, d->t_nodes, d->F));

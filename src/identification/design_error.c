@@ -14,9 +14,12 @@
 
 PetscErrorCode MbsDesignErrorSettingsDefault(MbsDesign d, MbsDesignErrorSettings *s)
 {
-  const MbsDesignSpec *spec = &d->base->design;
+  const MbsDesignSpec *spec;
+  const PetscReal     *p;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsModelGetDesignSpec(d->base, &spec));
+  PetscCall(MbsModelGetParametersRead(d->base, &p));
   PetscCall(PetscMemzero(s, sizeof(*s)));
   s->sample_dt = spec->sample_dt > 0 ? spec->sample_dt : (d->base->tf - d->base->t0) / 1000;
   s->nnoise    = spec->nnoise > 0 ? spec->nnoise : 1;
@@ -25,7 +28,7 @@ PetscErrorCode MbsDesignErrorSettingsDefault(MbsDesign d, MbsDesignErrorSettings
   PetscCall(PetscArraycpy(s->grid, spec->grid, 3 * PetscMin(d->nb, 2)));
   for (PetscInt j = 0; j < d->nb && j < 2; j++)
     if (s->grid[3 * j + 2] < 1) { /* no grid in the spec: +-10 % in 11 points */
-      PetscReal b = d->base->p[d->b[j]];
+      PetscReal b = p[d->b[j]];
 
       s->grid[3 * j]     = 0.9 * b;
       s->grid[3 * j + 1] = 1.1 * b;

@@ -6,7 +6,8 @@
     -experiments a,b,c       named experiments; an option -a_X v sets -X v for experiment a only
                              (e.g. -a_measurement a.h5 -a_p_F0 1.0; in YAML, a: {measurement: a.h5})
     -sweep_rpm lo:hi:step    a stationary speed sweep: one experiment per speed n, simulated at constant
-                             speed for -warmup_cycles + -window_cycles revolutions, the orders analysed on
+                             speed for -warmup_cycles (at least -warmup_time seconds, in whole revolutions)
+                             + -window_cycles revolutions, the orders analysed on
                              the last -window_cycles revolutions (-stationary_rpm n, -time_span 0,T)
     -segments K              a run-up cut into K segments of its measured speeds (-speed_rpm), each simulated
                              from rest, a warm-up before its first window, to its last window. A segment from rest
@@ -115,6 +116,7 @@ static PetscErrorCode MbsParseSweep_Private(MPI_Comm comm, const char text[], Pe
 /* How long each segment is simulated before its first window */
 typedef struct {
   PetscReal cycles;    /* -warmup_cycles: at least this many revolutions at the segment's first speed */
+  PetscReal time;      /* -warmup_time: a sweep point's warm-up lasts at least this long [s], in whole revolutions */
   PetscReal decay;     /* -warmup_decay: the slowest mode decays to this fraction */
   PetscReal sigma;     /* its decay rate [1/s] */
   PetscReal frequency; /* its frequency [Hz] (0: a real eigenvalue) */
@@ -237,6 +239,7 @@ typedef struct {
   PetscInt      nnames, nsegments;
   char          sweep[128];
   PetscReal     window;
+  PetscInt      steps_per_revolution; /* -sweep_steps_per_revolution: a sweep point's fixed step 1/(n m); 0: -ts_dt */
   MbsWarmup     warmup;
   PetscBool     set_names, set_sweep, set_segments;
   MbsOptionList list;
@@ -267,13 +270,16 @@ static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperim
   PetscCall(PetscOptionsString("-sweep_rpm", "Stationary speed sweep lo:hi:step [rpm], one experiment per speed", "MbsExperimentsCreate", spec->sweep, spec->sweep, sizeof(spec->sweep), &spec->set_sweep));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-segments", "Cut the measured run-up into this many segments, one experiment each", &spec->nsegments, PETSC_MIN_INT, PETSC_MAX_INT, &spec->set_segments));
   PetscCall(PetscOptionsReal("-warmup_cycles", "Revolutions simulated before the analysed window of a sweep point or segment (a segment: at least)", "MbsExperimentsCreate", spec->warmup.cycles, &spec->warmup.cycles, NULL));
+  PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-sweep_steps_per_revolution", "Sweep: fixed time steps of 1/(n m) at speed n, m per revolution (the error of a fixed step method is then alike at every speed, and the window holds whole steps; 0: -ts_dt)",
+                               &spec->steps_per_revolution, 0, PETSC_MAX_INT, NULL));
+  PetscCall(PetscOptionsReal("-warmup_time", "Sweep: at least this long a warm-up [s], rounded up to whole revolutions (the transient from rest decays in time, not in revolutions)", "MbsExperimentsCreate", spec->warmup.time, &spec->warmup.time, NULL));
   PetscCall(PetscOptionsReal("-warmup_decay", "Segments: a warm-up long enough for the slowest mode of the linearisation to decay to this fraction", "MbsExperimentsCreate", spec->warmup.decay, &spec->warmup.decay, NULL));
   MbsOptionsEnd();
   nnames = spec->nnames;
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-window_cycles", &spec->window, NULL)); /* listed in -help with the order analysis, which reads it too */
   modes = (PetscInt)spec->set_names + (PetscInt)spec->set_sweep + (PetscInt)spec->set_segments;
   PetscCheck(modes <= 1, comm, PETSC_ERR_ARG_INCOMP, "Give at most one of -experiments, -sweep_rpm and -segments");
-  PetscCheck(spec->warmup.cycles >= 0 && spec->window > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles must be >= 0 and -window_cycles > 0");
+  PetscCheck(spec->warmup.cycles >= 0 && spec->window > 0 && spec->warmup.time >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_cycles and -warmup_time must be >= 0 and -window_cycles > 0");
   PetscCheck(spec->warmup.decay > 0 && spec->warmup.decay < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-warmup_decay %g: must lie in (0, 1), the fraction the slowest mode decays to", (double)spec->warmup.decay);
   PetscCheck(!spec->set_segments || spec->nsegments >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-segments must be at least 1, got %" PetscInt_FMT, spec->nsegments);
   for (PetscInt e = 0; e < nnames; e++) {
@@ -315,8 +321,14 @@ static PetscErrorCode MbsExperimentsCreateFrom_Private(MPI_Comm comm, MbsExperim
       PetscCall(MbsExperimentOptionsCreate_Private(spec->all, NULL, NULL, &options));
       PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g", (double)speed));
       PetscCall(PetscOptionsSetValue(options, "-stationary_rpm", value));
-      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((spec->warmup.cycles + spec->window) * 60 / speed)));
+      PetscReal cycles = PetscMax(spec->warmup.cycles, PetscCeilReal(spec->warmup.time * speed / 60 - 1e-9));
+
+      PetscCall(PetscSNPrintf(value, sizeof(value), "0,%.17g", (double)((cycles + spec->window) * 60 / speed)));
       PetscCall(PetscOptionsSetValue(options, "-time_span", value));
+      if (spec->steps_per_revolution) {
+        PetscCall(PetscSNPrintf(value, sizeof(value), "%.17g", (double)(60 / (speed * spec->steps_per_revolution))));
+        PetscCall(PetscOptionsSetValue(options, "-ts_dt", value));
+      }
       PetscCall(PetscSNPrintf(name, sizeof(name), "sweep_%grpm", (double)speed));
       PetscCall(MbsExperimentAdd_Private(n, &nalloc, experiments, name, options));
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "costs/costimpl.h"
+#include <petsctao.h>
 
 /*
   An integral cost J = int r(t, U) dt + w(U(tf)) (+ terms at step points) of a model's state, integrated with the
@@ -81,6 +82,30 @@ PETSC_INTERN PetscErrorCode MbsDesignErrorView(MbsDesign, const MbsDesignError *
 PETSC_INTERN PetscErrorCode MbsDesignErrorWrite(MbsDesign, MbsH5Writer *, const char[], const MbsDesignError *);
 PETSC_INTERN PetscErrorCode MbsDesignErrorReset(MbsDesignError *);
 
+/* An input of a design evaluated: the results the command design prints and writes (design_result.c) */
+typedef struct {
+  PetscBool      done, nodal;
+  PetscReal     *F; /* nodal forces (nodal inputs) */
+  PetscReal      J, trace, M[MBS_DESIGN_MAX_PARAMETERS * MBS_DESIGN_MAX_PARAMETERS], eig[MBS_DESIGN_MAX_PARAMETERS], condition;
+  PetscReal     *z_end;
+  PetscInt       nstates; /* extended states at the -design_print_states times */
+  PetscReal     *states, *state_times;
+  MbsDesignError error;
+} MbsDesignResult;
+
+PETSC_INTERN PetscErrorCode MbsDesignView(MbsDesign);
+PETSC_INTERN PetscErrorCode MbsDesignGetModels(MbsDesign, MbsModel *, MbsModel *);
+PETSC_INTERN PetscErrorCode MbsDesignGetInput(MbsDesign, const PetscReal *[], const PetscReal *[]);
+PETSC_INTERN PetscErrorCode MbsDesignSineInput(MbsDesign, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsDesignOptimize(MbsDesign, PetscInt, PetscReal[], PetscInt *, TaoConvergedReason *);
+PETSC_INTERN PetscErrorCode MbsDesignGradcheck(MbsDesign, PetscReal, PetscReal);
+PETSC_INTERN PetscErrorCode MbsDesignViewGradient(MbsDesign);
+PETSC_INTERN PetscErrorCode MbsDesignResultEvaluate(MbsDesign, MbsDesignResult *, PetscInt, const PetscReal[], PetscBool, const MbsDesignErrorSettings *);
+PETSC_INTERN PetscErrorCode MbsDesignResultView(MbsDesign, const MbsDesignResult *, const char[]);
+PETSC_INTERN PetscErrorCode MbsDesignResultViewGain(MbsDesign, const MbsDesignResult *, const MbsDesignResult *, const MbsDesignResult *);
+PETSC_INTERN PetscErrorCode MbsDesignResultWrite(MbsDesign, MbsH5Writer *, const MbsDesignResult *, const char[]);
+PETSC_INTERN PetscErrorCode MbsDesignResultReset(MbsDesignResult *);
+
 /* One experiment of an identification: its own options, model, cost and measurement (experiment.c) */
 typedef struct {
   char           name[64];
@@ -124,7 +149,16 @@ typedef PetscErrorCode (*MbsObjectiveWriteFn)(MbsObjective, MbsH5Writer *, void 
 
 PETSC_INTERN PetscErrorCode MbsObjectiveCreate(MPI_Comm, MbsObjective *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveDestroy(MbsObjective *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetComm(MbsObjective, MPI_Comm *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetNumParameters(MbsObjective, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetModel(MbsObjective, MbsModel *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetParameterInfo(MbsObjective, PetscInt, const MbsParameterInfo **);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetCost(MbsObjective, MbsCost *);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetExperimentName(MbsObjective, PetscInt, const char **);
+PETSC_INTERN PetscErrorCode MbsObjectiveViewUnusable(MbsObjective);
+PETSC_INTERN PetscErrorCode MbsObjectiveEigen(MbsObjective, const PetscReal[], MbsEigenResult *);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
@@ -135,20 +169,24 @@ PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], co
 
 /* The confidence of identified parameters: Gauss-Newton covariance, intervals, Fisher information (confidence.c) */
 typedef struct {
-  PetscInt    n;
-  PetscBool   valid; /* otherwise reason says why no statistics were formed */
-  char        reason[256];
-  PetscReal   step;   /* relative step of the central differences dr/dp */
-  PetscInt    solves; /* forward solves per experiment */
-  PetscInt    nresidual, ndata, dof;
-  PetscReal   J, sigma, quantile, condition;
-  PetscBool   sigma_given;                                      /* -noise_sigma; otherwise estimated from the residual */
-  const char *noise_of;                                         /* which measured values sigma refers to */
-  PetscReal  *estimate, *std, *lower, *upper;                   /* n */
-  PetscReal  *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
+  PetscInt     n;
+  PetscBool    valid; /* otherwise reason says why no statistics were formed */
+  char         reason[256];
+  PetscReal    step;   /* relative step of the central differences dr/dp */
+  PetscInt     solves; /* forward solves per experiment */
+  PetscInt     nresidual, ndata, dof;
+  PetscReal    J, quantile, condition;
+  PetscInt     nchannel;                                         /* measured channels, each with its own noise */
+  PetscReal   *sigma;                                            /* nchannel: the noise of each channel's measured values */
+  PetscBool   *given;                                            /* nchannel: sigma given; otherwise estimated from the residual */
+  const char **channel_name, **channel_unit;                     /* nchannel, the cost's; "" for a one-channel file */
+  const char  *noise_of;                                         /* which measured values sigma refers to */
+  PetscReal   *estimate, *std, *lower, *upper;                   /* n */
+  PetscReal   *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
 } MbsConfidence;
 
-PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, const char[], PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective, const char[]);
 PETSC_INTERN PetscErrorCode MbsConfidenceView(MbsObjective, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceWrite(MbsH5Writer *, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceReset(MbsConfidence *);
@@ -176,6 +214,8 @@ PETSC_INTERN PetscErrorCode MbsCheckpointStart(MbsCheckpoint, PetscReal);
 PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar[], PetscReal *, PetscReal[], PetscBool *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetFiles(MbsCheckpoint, const char **, const char **);
 PETSC_INTERN PetscErrorCode MbsCheckpointWrite(MbsCheckpoint, const char[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *);
 

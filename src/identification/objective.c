@@ -41,6 +41,7 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
 {
   PetscReal dt;
   PetscBool set, allow_other_model = PETSC_FALSE;
+  PetscInt  nsample;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelCreate(obj->comm, &exp->model));
@@ -65,7 +66,8 @@ static PetscErrorCode MbsExperimentSetUpWithin_Private(MbsObjective obj, MbsExpe
     PetscCall(MbsMeasurementRead(obj->comm, exp->measurement, &exp->meas));
     PetscCall(MbsMeasurementCheckModel_Private(exp, allow_other_model));
     PetscCall(MbsCostSetUp(exp->cost, exp->measurement, &exp->meas));
-    exp->steps = PetscMax(exp->steps, exp->model->nsample + 1); /* the steps end on every sample a cost reads */
+    PetscCall(MbsModelGetSampleTimes(exp->model, &nsample, NULL, NULL));
+    exp->steps = PetscMax(exp->steps, nsample + 1); /* the steps end on every sample a cost reads */
   } else if (exp == &obj->exp[0]) {
     PetscReal timeout;
 
@@ -207,13 +209,122 @@ PetscErrorCode MbsObjectiveDestroy(MbsObjective *objective)
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsObjectiveGetEvaluations - The evaluations of J so far. Not collective.
+*/
+PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective obj, PetscInt *nevals)
+{
+  PetscFunctionBeginUser;
+  *nevals = obj->nevals;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetComm - The communicator over which the experiments are dealt. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetComm(MbsObjective obj, MPI_Comm *comm)
+{
+  PetscFunctionBeginUser;
+  *comm = obj->comm;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetNumParameters - The number of identified parameters. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetNumParameters(MbsObjective obj, PetscInt *nid)
+{
+  PetscFunctionBeginUser;
+  *nid = obj->nid;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetModel - The model of the first experiment, which names the identified parameters (its other
+  parameters may differ between experiments). Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetModel(MbsObjective obj, MbsModel *model)
+{
+  PetscFunctionBeginUser;
+  *model = obj->model;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetParameterInfo - Name, unit and bounds of identified parameter k. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetParameterInfo(MbsObjective obj, PetscInt k, const MbsParameterInfo **info)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(k >= 0 && k < obj->nid, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Identified parameter %" PetscInt_FMT " of %" PetscInt_FMT, k, obj->nid);
+  *info = &obj->model->param_info[obj->id[k]];
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetCost - The cost of the first experiment, whose type the commands report. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetCost(MbsObjective obj, MbsCost *cost)
+{
+  PetscFunctionBeginUser;
+  *cost = obj->cost;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveGetExperimentName - The name of experiment e. Not collective.
+@*/
+PetscErrorCode MbsObjectiveGetExperimentName(MbsObjective obj, PetscInt e, const char **name)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(e >= 0 && e < obj->nexp, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Experiment %" PetscInt_FMT " of %" PetscInt_FMT, e, obj->nexp);
+  *name = obj->exp[e].name;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveViewUnusable - Prints, on the rank of each experiment, why its cost could not use the signal of the last
+  evaluation (MbsCostGetUnusable()); nothing for a cost that could. Not collective.
+@*/
+PetscErrorCode MbsObjectiveViewUnusable(MbsObjective obj)
+{
+  PetscMPIInt rank;
+  const char *why;
+
+  PetscFunctionBeginUser;
+  PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
+  for (PetscInt e = 0; e < obj->nexp; e++) {
+    if (obj->exp[e].rank != rank) continue;
+    PetscCall(MbsCostGetUnusable(obj->exp[e].cost, &why));
+    if (why[0]) PetscCall(PetscPrintf(PETSC_COMM_SELF, "%s\n", why));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveEigen - Sets the identified parameters of every experiment to x and computes the modes of the first
+  experiment's model, linearised there within its options. Not collective.
+@*/
+PetscErrorCode MbsObjectiveEigen(MbsObjective obj, const PetscReal x[], MbsEigenResult *result)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
+  PetscCall(MbsObjectiveSetValues(obj, x));
+  PetscCall(MbsEigenCompute(obj->model, NULL, result));
+  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsObjectiveGetValues - The current values of the identified parameters. Not collective.
 @*/
 PetscErrorCode MbsObjectiveGetValues(MbsObjective obj, PetscReal x[])
 {
+  const PetscReal *p;
+
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < obj->nid; k++) x[k] = obj->model->p[obj->id[k]];
+  PetscCall(MbsModelGetParametersRead(obj->model, &p));
+  for (PetscInt k = 0; k < obj->nid; k++) x[k] = p[obj->id[k]];
   PetscFunctionReturn(0);
 }
 

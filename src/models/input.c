@@ -60,25 +60,31 @@ PetscErrorCode MbsModelClearInput(MbsModel model)
   PetscFunctionReturn(0);
 }
 
-/* The interval [t_k, t_k+1] of the nodal input that holds t, and the weights of F_k and F_k+1 there (the hat functions) */
-PetscErrorCode MbsModelInputHat(MbsModel model, PetscReal t, PetscInt *k, PetscReal w[])
+/* The interval [t_k, t_k+1] of n >= 2 increasing nodes that holds time, and the weights of nodes k and k+1 there (the
+   hat functions); outside the nodes the end values hold. Also the force histories of model files (elements/force.c). */
+void MbsNodalHat(PetscInt n, const PetscReal t[], PetscReal time, PetscInt *k, PetscReal w[2])
 {
-  const MbsInput *input = &model->input;
-  PetscInt        lo = 0, hi = input->n - 1;
-  PetscReal       s;
+  PetscInt  lo = 0, hi = n - 1;
+  PetscReal s;
 
-  PetscFunctionBeginUser;
-  while (hi - lo > 1) { /* t[lo] <= t < t[hi] as far as the ends allow */
+  while (hi - lo > 1) { /* t[lo] <= time < t[hi] as far as the ends allow */
     PetscInt mid = (lo + hi) / 2;
 
-    if (input->t[mid] <= t) lo = mid;
+    if (t[mid] <= time) lo = mid;
     else hi = mid;
   }
-  s    = (t - input->t[lo]) / (input->t[lo + 1] - input->t[lo]);
+  s    = (time - t[lo]) / (t[lo + 1] - t[lo]);
   s    = PetscMin(PetscMax(s, 0), 1); /* a stage a rounding error outside the span */
   *k   = lo;
   w[0] = 1 - s;
   w[1] = s;
+}
+
+/* The interval [t_k, t_k+1] of the nodal input that holds t, and the weights of F_k and F_k+1 there (the hat functions) */
+PetscErrorCode MbsModelInputHat(MbsModel model, PetscReal t, PetscInt *k, PetscReal w[])
+{
+  PetscFunctionBeginUser;
+  MbsNodalHat(model->input.n, model->input.t, t, k, w);
   PetscFunctionReturn(0);
 }
 

@@ -311,6 +311,126 @@ PetscErrorCode MbsModelSetSampleTimes(MbsModel model, PetscInt n, const PetscRea
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsModelGetSampleTimes - The n sample times t every solve steps onto (MbsModelSetSampleTimes()), n = 0: none, the
+  array staying the model's; and the fixed step dt [s] resumed after a step onto one (MbsModelSetSampleStep(), 0:
+  adaptive steps). Any may be NULL. Not collective.
+*/
+PetscErrorCode MbsModelGetSampleTimes(MbsModel model, PetscInt *n, const PetscReal **t, PetscReal *dt)
+{
+  PetscFunctionBeginUser;
+  if (n) *n = model->nsample;
+  if (t) *t = model->sample_t;
+  if (dt) *dt = model->sample_dt;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetFrozenSteps - The recorded step points that solves replay (MbsModelFreezeSteps()), n = 0: none; the array
+  stays the model's. Not collective.
+*/
+PetscErrorCode MbsModelGetFrozenSteps(MbsModel model, PetscInt *n, const PetscReal **t)
+{
+  PetscFunctionBeginUser;
+  *n = model->nfrozen;
+  *t = model->frozen_t;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetStepCaps - The model's own step cap and that of the frequencies a cost analyses [s] (0: none; either may be
+  NULL); MbsModelStepCap() is the smaller. Not collective.
+*/
+PetscErrorCode MbsModelGetStepCaps(MbsModel model, PetscReal *dt_max, PetscReal *analysis_dt_max)
+{
+  PetscFunctionBeginUser;
+  if (dt_max) *dt_max = model->dt_max;
+  if (analysis_dt_max) *analysis_dt_max = model->analysis_dt_max;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetJacobianSettings - Whether the integrator assembles the Jacobian sparse (-jacobian_sparse), and how many
+  Newton iterations a forward solve keeps it (-jacobian_lag); either may be NULL. Not collective.
+*/
+PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, PetscInt *lag)
+{
+  PetscFunctionBeginUser;
+  if (sparse) *sparse = model->sparse_jacobian;
+  if (lag) *lag = model->jacobian_lag;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetJacobianWork - The n x n dense array the sparse path has the model write its Jacobian into, allocated on
+  the first call and freed with the model. Not collective.
+*/
+PetscErrorCode MbsModelGetJacobianWork(MbsModel model, PetscReal **work)
+{
+  PetscFunctionBeginUser;
+  if (!model->jacobian_work) PetscCall(PetscMalloc1(model->n * model->n, &model->jacobian_work));
+  *work = model->jacobian_work;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetDifferentialInfo - Which of the n components are differential (PETSC_FALSE: algebraic, of a DAE), whether
+  dF/dU' is constant, and the option that gives a DAE its ODE form (NULL: none); any may be NULL. Not collective.
+*/
+PetscErrorCode MbsModelGetDifferentialInfo(MbsModel model, const PetscBool **differential, PetscBool *constant_mass, const char **ode_form_option)
+{
+  PetscFunctionBeginUser;
+  if (differential) *differential = model->differential;
+  if (constant_mass) *constant_mass = model->constant_mass;
+  if (ode_form_option) *ode_form_option = model->ode_form_option;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetParametersRead - The np current parameter values, read in place (valid until the next MbsModelSet...). Not
+  collective.
+*/
+PetscErrorCode MbsModelGetParametersRead(MbsModel model, const PetscReal **p)
+{
+  PetscFunctionBeginUser;
+  *p = model->p;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelHasOutputP - Whether an output depends on the parameters directly (MbsModelOutputP() is not zero). Not
+  collective.
+*/
+PetscErrorCode MbsModelHasOutputP(MbsModel model, PetscBool *has)
+{
+  PetscFunctionBeginUser;
+  *has = (PetscBool) !!model->ops.output_p;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetNodalInput - The n nodes (t [s], F [N]) of a nodal input force (-input_file), n = 0 without one; the
+  arrays stay the model's. Not collective.
+*/
+PetscErrorCode MbsModelGetNodalInput(MbsModel model, PetscInt *n, const PetscReal **t, const PetscReal **F)
+{
+  PetscFunctionBeginUser;
+  *n = model->input.type == MBS_INPUT_NODAL ? model->input.n : 0;
+  *t = model->input.t;
+  *F = model->input.F;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetDesignSpec - The optimal input design problem of the model's spec (no parameters: none). Not collective.
+*/
+PetscErrorCode MbsModelGetDesignSpec(MbsModel model, const MbsDesignSpec **spec)
+{
+  PetscFunctionBeginUser;
+  *spec = &model->design;
+  PetscFunctionReturn(0);
+}
+
 /* The largest adaptive step: the model's own cap and that of the analysed frequencies, whichever is smaller (0: none) */
 PetscReal MbsModelStepCap(MbsModel model)
 {
@@ -940,6 +1060,22 @@ PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, Pe
   PetscCall(PetscCalloc3(m * m, M, m * m, C, m * m, K));
   PetscCall(model->ops.linearize(model, *M, *C, *K));
   *nq = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelModeCoordinates - T (nz x nq, column-major, caller frees with PetscFree): maps a vector of the linearisation's
+  coordinates (MbsModelLinearize()) to the model's body coordinates z, e.g. the displacement and small rotation
+  vector of each body; what (caller frees) says what z holds. nz = 0, T = what = NULL for a model whose own coordinates
+  are the ones to report. Not collective.
+@*/
+PetscErrorCode MbsModelModeCoordinates(MbsModel model, PetscInt *nz, PetscReal **T, char **what)
+{
+  PetscFunctionBeginUser;
+  *nz   = 0;
+  *T    = NULL;
+  *what = NULL;
+  if (model->ops.mode_coordinates) PetscCall(model->ops.mode_coordinates(model, nz, T, what));
   PetscFunctionReturn(0);
 }
 

@@ -3,8 +3,11 @@
   coordinates (seed 003, section 3: constant mass matrix, constraints at most quadratic, no velocity-quadratic
   terms), assembled element by element from the library of elements/.
 
-  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3. Mass matrix M = blockdiag(m I3, Jbar (x) I3),
-  Jbar = int x x^T dm = tr(I)/2 1 - I, constant. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
+  Coordinates q: per rigid body (r, u, v, w), 12, per point mass r, 3, per flexible body (r, u, v, w, gamma_jk) of
+  elements/flexible.c, 3 (4 + 3 nmode). Mass matrix M = blockdiag(m I3, Jbar (x) I3), Jbar = int x x^T dm = tr(I)/2 1 - I,
+  constant in time; m and the entries of I may be parameters, M(p) linear in each, so dF/dp gets dM/dp v'
+  (DescribedJacobianP); a flexible body's is slot_mass (x) I3, singular, with the modal stiffness and damping among the
+  forces and 8 rows per mode among the body's constraints. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
   stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
@@ -39,11 +42,12 @@ typedef struct {
 
 typedef struct {
   MbsDescription      desc;
-  PetscInt            nrigid;
-  MbsBilinear        *orthonormal; /* 6 per rigid body */
-  const MbsBilinear **row;         /* the nc constraint rows */
-  PetscInt           *row_owner;   /* element index, or -1 - body index */
-  PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
+  PetscInt            nbody_row;
+  MbsBilinear        *body_row;  /* 6 per rigid or flexible body (orthonormal axes), 8 per mode of a flexible one */
+  const MbsBilinear **row;       /* the nc constraint rows */
+  PetscInt           *row_owner; /* element index, or -1 - body index */
+  PetscInt           *sensor;    /* the element of each output channel: every sensor, in the file's order */
+  PetscBool           flexible;  /* a flexible body: M is singular (flexible.c), positive definite only on the free motions */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
   MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
@@ -171,10 +175,13 @@ static PetscBool SinkWants(const Sink *sink, PetscInt nb, const PetscInt b[])
   return (PetscBool)(sink && Marked(sink->body_used, nb, b));
 }
 
+/* The coordinates of body b: 3 per slot (12 for a rigid body, 3 (4 + 3 nmode) for a flexible one) */
 static PetscInt BodySize(MbsDescription desc, PetscInt b)
 {
-  return desc->body[b].rigid ? 12 : 3;
+  return 3 * MbsBodySlots(desc, b);
 }
+
+static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
 
 static PetscInt NQ(MbsModel model)
 {
@@ -262,25 +269,35 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = body->offset;
-    PetscReal      m    = MbsValueOf(&body->mass, p);
+    PetscReal      m    = MbsValueOf(&body->mass, p), Jbar[9];
 
+    if (body->flexible) { /* slot_mass (x) I3 */
+      PetscInt ns = body->flexible->nslot;
+
+      for (PetscInt s = 0; s < ns; s++)
+        for (PetscInt t = 0; t < ns; t++)
+          for (PetscInt k = 0; k < 3; k++) F[o + 3 * s + k] += body->flexible->slot_mass[s * ns + t] * a[o + 3 * t + k];
+      continue;
+    }
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
+    MbsBodyJbar(body, p, -1, Jbar);
     for (PetscInt i = 0; i < 3; i++)
       for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += body->Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
+        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
   }
 }
 
-/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3) */
+/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3), no flexible body (its M is singular) */
 static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscReal x[])
 {
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody  *body = &desc->body[b];
-    const PetscReal m = MbsValueOf(&body->mass, p), *J = body->Jbar;
-    PetscReal      *xb = x + body->offset, inverse[9], det;
+    const PetscReal m    = MbsValueOf(&body->mass, p);
+    PetscReal      *xb   = x + body->offset, inverse[9], det, J[9];
 
+    MbsBodyJbar(body, p, -1, J);
     PetscCheck(m > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has mass %g, so its acceleration is undefined", desc->file, body->name, (double)m);
     for (PetscInt k = 0; k < 3; k++) xb[k] /= m;
     if (!body->rigid) continue;
@@ -306,12 +323,51 @@ static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscR
   PetscFunctionReturn(0);
 }
 
-/* scale M into the sink at rows and columns offset + its coordinates, body by body */
+/*
+  The mass block of body b (size x size, column-major) into mass, and into mask what of it can be non-zero at any
+  parameters (an entry of Jbar that is zero at these values may be a parameter's: the sparse pattern must hold it)
+*/
+static void BodyMass(const MbsBody *body, const PetscReal p[], PetscInt size, PetscReal mass[], PetscReal mask[])
+{
+  PetscReal Jbar[9], pattern[9];
+
+  for (PetscInt i = 0; i < size * size; i++) mass[i] = mask[i] = 0;
+  if (body->flexible) { /* slot_mass (x) I3 */
+    PetscInt ns = body->flexible->nslot;
+
+    for (PetscInt s = 0; s < ns; s++)
+      for (PetscInt t = 0; t < ns; t++)
+        for (PetscInt k = 0; k < 3; k++) mass[(3 * s + k) + (3 * t + k) * size] = mask[(3 * s + k) + (3 * t + k) * size] = body->flexible->slot_mass[s * ns + t];
+    return;
+  }
+  for (PetscInt k = 0; k < 3; k++) {
+    mass[k * (size + 1)] = MbsValueOf(&body->mass, p);
+    mask[k * (size + 1)] = 1;
+  }
+  if (!body->rigid) return;
+  MbsBodyJbar(body, p, -1, Jbar);
+  for (PetscInt k = 0; k < 9; k++) pattern[k] = PetscAbsReal(Jbar[k]);
+  for (PetscInt m = 0; m < 6; m++) {
+    PetscReal dJ[9];
+
+    if (body->moment[m].param < 0) continue;
+    MbsBodyJbar(body, NULL, m, dJ);
+    for (PetscInt k = 0; k < 9; k++) pattern[k] += PetscAbsReal(dJ[k]);
+  }
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++)
+      for (PetscInt k = 0; k < 3; k++) {
+        mass[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = Jbar[3 * i + j];
+        mask[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = pattern[3 * i + j];
+      }
+}
+
+/* scale M(p) into the sink at rows and columns offset + its coordinates, body by body */
 static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, Sink *sink, PetscInt offset)
 {
   MbsDescription desc = d->desc;
-  PetscReal     *mass = d->local + 7 * d->nlocal, *block = mass + d->nlocal * d->nlocal;
-  PetscInt       index[12];
+  PetscReal     *mass = d->local + 7 * d->nlocal, *block = mass + d->nlocal * d->nlocal, *mask = block + d->nlocal * d->nlocal;
+  PetscInt      *index = d->index;
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
@@ -319,21 +375,18 @@ static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale
     PetscInt       size = BodySize(desc, b);
 
     if (!SinkWants(sink, 1, &b)) continue;
-    PetscCall(PetscArrayzero(mass, size * size));
-    for (PetscInt k = 0; k < 3; k++) mass[k * (size + 1)] = MbsValueOf(&body->mass, p);
-    if (body->rigid)
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt j = 0; j < 3; j++)
-          for (PetscInt k = 0; k < 3; k++) mass[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = body->Jbar[3 * i + j];
+    BodyMass(body, p, size, mass, mask);
     for (PetscInt i = 0; i < size * size; i++) block[i] = scale * mass[i];
     for (PetscInt i = 0; i < size; i++) index[i] = offset + body->offset + i;
-    PetscCall(SinkAddMasked(sink, size, index, size, index, block, mass)); /* M is constant: its zeros are no places */
+    PetscCall(SinkAddMasked(sink, size, index, size, index, block, mask)); /* what no parameters make non-zero gets no place */
   }
   PetscFunctionReturn(0);
 }
 
 /*
-  -f of gravity and of the force elements (with excitation or without), each element on its own coordinates (View()):
+  -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
+  elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
+  slot s is int c_s dm g, row 0 of its slot mass:
   -f into F (nq, may be NULL; with rows_of, only the rows of the bodies it marks are complete); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
   columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
   coordinate and the parameter's column.
@@ -345,8 +398,31 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
   PetscReal     *lF = d->local + 3 * L, *lJq = d->local + 7 * L, *lJv = lJq + L * L, *lJp = lJv + 2 * L * L;
 
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody && F; b++)
-    for (PetscInt k = 0; k < 3; k++) F[desc->body[b].offset + k] -= MbsValueOf(&desc->body[b].mass, desc->p) * desc->gravity[k];
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body  = &desc->body[b];
+    PetscBool      force = (PetscBool)(F && Marked(rows_of, 1, &b)), jac = SinkWants(J, 1, &b), jacp = (PetscBool)(SinkWants(Jp, 1, &b) && body->flexible && body->flexible->damping.param >= 0);
+    PetscInt       nq, param = body->flexible ? body->flexible->damping.param : -1;
+    MbsDescription view;
+    PetscReal     *lq, *lv;
+
+    for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * desc->gravity[k];
+    if (!body->flexible) continue;
+    for (PetscInt s = 1; s < body->flexible->nslot && F; s++)
+      for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * desc->gravity[k];
+    if (!(force || jac || jacp)) continue;
+    view = View(d, 1, &b, q, v, &lq, &lv);
+    nq   = view->nq;
+    PetscCall(PetscArrayzero(lF, nq));
+    if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
+    if (jacp) PetscCall(PetscArrayzero(lJp + param * nq, nq));
+    MbsFlexibleForce(view, b, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq);
+    for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
+    if (jac) {
+      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+    }
+    if (jacp) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &param, lJp + param * nq));
+  }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq;
@@ -459,7 +535,8 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* dF/dp into the sink: the masses' d(m (r'' - g))/dm and the force elements' -df/dp */
+/* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m and the force
+   elements' (and flexible bodies') -df/dp */
 static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
   Described     *d    = (Described *)model->data;
@@ -468,14 +545,29 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
-    const MbsBody *body = &desc->body[b];
+    const MbsBody   *body = &desc->body[b];
+    const PetscReal *a    = Udot + nq + body->offset + 3;
+    PetscInt         rows[9];
 
-    if (body->mass.param < 0 || !SinkWants(sink, 1, &b)) continue;
-    for (PetscInt k = 0; k < 3; k++) {
+    if (!SinkWants(sink, 1, &b)) continue;
+    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) {
       PetscInt  row   = nq + body->offset + k;
       PetscReal value = Udot[row] - desc->gravity[k];
 
       PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
+    }
+    for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) {
+      PetscReal dJ[9], value[9];
+
+      if (body->moment[m].param < 0) continue;
+      MbsBodyJbar(body, NULL, m, dJ);
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt k = 0; k < 3; k++) {
+          rows[3 * i + k]  = nq + body->offset + 3 + 3 * i + k;
+          value[3 * i + k] = 0;
+          for (PetscInt j = 0; j < 3; j++) value[3 * i + k] += dJ[3 * i + j] * a[3 * j + k];
+        }
+      PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
     }
   }
   PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, sink, offset));
@@ -606,6 +698,31 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
   PetscFunctionReturn(0);
 }
 
+/*
+  y of sensor element e on its view at the accelerations a (nq, NULL: none), and its dy/dq, dy/dv added into dydu (n,
+  may be NULL) and dy/da into dyda (nq, may be NULL)
+*/
+static PetscErrorCode ViewSensor(MbsModel model, PetscInt e, const PetscReal U[], const PetscReal a[], PetscReal *y, PetscReal dydu[], PetscReal dyda[])
+{
+  Described        *d    = (Described *)model->data;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          nq = desc->nq, L = d->nlocal, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *lq, *lv, *la = d->local + 2 * L, *ldq = la + L, *ldv = ldq + L, *lda = ldv + L;
+  MbsDescription    view = View(d, nb, b, U, U + nq, &lq, &lv);
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < view->nq && a; i++) la[i] = a[d->global[i]];
+  PetscCall(PetscArrayzero(ldq, 3 * L));
+  PetscCall(el->ops->sensor(view, el, lq, lv, a ? la : NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, a ? lda : NULL));
+  for (PetscInt i = 0; i < view->nq; i++) {
+    if (dydu) dydu[d->global[i]] += ldq[i];
+    if (dydu) dydu[nq + d->global[i]] += ldv[i];
+    if (a && dyda) dyda[d->global[i]] += lda[i];
+  }
+  PetscFunctionReturn(0);
+}
+
 /* R = -f + Phi_q^T lambda (nq), the rows M v' - f + Phi_q^T lambda of the residual at U' = 0, complete on the rows of
    the bodies used marks: only the elements and constraints on them are evaluated */
 static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal U[], const PetscBool used[], PetscReal R[])
@@ -626,7 +743,7 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
 }
 
 /*
-  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
+  An accelerometer's y (no flexible body) at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
   U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric, constant and
   block-diagonal, so b lives on the sensor's bodies), dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp
   at U' = (0, a): the products of Assemble() and AssembleP() with the weight b, which read only the elements on the
@@ -634,12 +751,10 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
 */
 static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscBool *used)
 {
-  Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), m;
-  PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq, *lq, *lv, *la, *ldq, *ldv, *lda;
-  MbsDescription    view;
+  PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq;
   Sink              sink = {.type = SINK_PRODUCT, .weight = weight, .body_used = used};
 
   PetscFunctionBeginUser;
@@ -647,21 +762,8 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   PetscCall(SensorForces(model, t, U, used, R));
   for (PetscInt i = 0; i < nq; i++) a[i] = -R[i];
   PetscCall(SolveMass(desc, model->p, a));
-  view = View(d, nb, b, U, U + nq, &lq, &lv);
-  m    = view->nq;
-  la   = d->local + 2 * d->nlocal;
-  ldq  = la + d->nlocal;
-  ldv  = ldq + d->nlocal;
-  lda  = ldv + d->nlocal;
-  for (PetscInt i = 0; i < m; i++) la[i] = a[d->global[i]];
-  PetscCall(PetscArrayzero(ldq, 3 * d->nlocal));
-  PetscCall(el->ops->sensor(view, el, lq, lv, la, y, ldq, ldv, lda));
-  for (PetscInt i = 0; i < m && dydu; i++) {
-    dydu[d->global[i]] += ldq[i];
-    dydu[nq + d->global[i]] += ldv[i];
-  }
+  PetscCall(ViewSensor(model, e, U, a, y, dydu, weight + nq));
   if (!dydu && !dydp) PetscFunctionReturn(0);
-  for (PetscInt i = 0; i < m; i++) weight[nq + d->global[i]] = lda[i];
   PetscCall(SolveMass(desc, model->p, weight + nq));
   for (PetscInt i = 0; i < n; i++) weight[i] = -weight[i];
   if (dydu) {
@@ -676,6 +778,65 @@ static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, Pet
   PetscFunctionReturn(0);
 }
 
+/* dy/dU_j -= b^T dR_v/dU_j for the first ncolumn columns (Jacobian at U' = 0), dy/dp -= b^T dR_v/dp at U' = (0, a);
+   R_v the rows M v' - f + Phi_q^T lambda of the residual, J scratch of n max(n, np) */
+static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const PetscReal U[], PetscReal Udot[], const PetscReal a[], const PetscReal b[], PetscInt ncolumn, PetscReal J[], PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt n = model->n, nq = NQ(model), np = model->np;
+
+  PetscFunctionBeginUser;
+  if (dydu) {
+    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
+    for (PetscInt j = 0; j < ncolumn; j++)
+      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+  }
+  if (dydp) {
+    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
+    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
+    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
+    for (PetscInt k = 0; k < np; k++)
+      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  An accelerometer's y when M is singular (a flexible body): a from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r],
+  A = [M Phi_q^T; Phi_q 0] (l = lambda on the exact solution, but not U's lambda). With [beta; eta] = A^-1 [dy/da; 0]
+  (A symmetric): dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r (Phi_r,qq a)^T, dy/dv += beta^T f_v -
+  2 sum_r eta_r (Phi_r,qq v)^T, dy/dlambda = dy/dmu = 0, dy/dp = beta^T (f_p - M_p a): the model's own Jacobians at U
+  with lambda = l and U' = (0, a).
+*/
+static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+{
+  Described        *d    = (Described *)model->data;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscReal        *A = work, *z = A + m * m, *w = z + m, *G = w + m, *Ul = G + nc * nq, *Udot = Ul + n, *J = Udot + n;
+  const PetscReal  *v = U + nq, *a = z, *l = z + nq, *beta = w, *eta = w + nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, z, NULL, NULL, NULL, NULL));
+  for (PetscInt i = 0; i < nq; i++) z[i] = -z[i];
+  for (PetscInt r = 0; r < nc; r++) z[nq + r] = MbsBilinearRate(desc, d->row[r], Udot, v) - MbsBilinearRate(desc, d->row[r], v, v); /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v */
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, el->name);
+  MbsDenseLUSolve(m, A, pivots, 1, z);
+  PetscCall(ViewSensor(model, e, U, a, y, dydu, w));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(m, A, pivots, 1, w);
+  PetscCall(PetscArraycpy(Ul, U, n));
+  PetscCall(PetscArraycpy(Ul + 2 * nq, l, nc));
+  PetscCall(ChainAccelerations(model, t, Ul, Udot, a, beta, 2 * nq, J, dydu, dydp));
+  for (PetscInt r = 0; r < nc && dydu; r++) {
+    MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
+    MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
   Described *d = (Described *)model->data;
@@ -684,6 +845,14 @@ static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t
   PetscBool *used;
 
   PetscFunctionBeginUser;
+  if (d->flexible) {
+    PetscInt  m = nq + NC(model);
+    PetscInt *pivots;
+
+    PetscCall(PetscCalloc2(m * m + 2 * m + m * nq + 2 * n + n * PetscMax(n, model->np), &work, 3 * m, &pivots));
+    MbsCallCleanup(AccelerationAugmented_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscCalloc2(3 * n + nq, &work, d->desc->nbody, &used));
   MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, used), PetscFree2(work, used));
   PetscFunctionReturn(0);
@@ -692,35 +861,30 @@ static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t
 /* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
 static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
-  Described        *d    = (Described *)model->data;
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-  MbsDescription    view;
-  PetscReal        *lq, *lv, *ldq, *ldv;
-
   PetscFunctionBeginUser;
-  if (el->ops->acceleration) {
-    PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
-    PetscFunctionReturn(0);
-  }
-  view = View(d, nb, b, U, U + nq, &lq, &lv);
-  ldq  = d->local + 3 * d->nlocal;
-  ldv  = ldq + d->nlocal;
-  PetscCall(PetscArrayzero(ldq, 2 * d->nlocal));
-  PetscCall(el->ops->sensor(view, el, lq, lv, NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, NULL));
-  for (PetscInt i = 0; i < view->nq && dydu; i++) {
-    dydu[d->global[i]] += ldq[i];
-    dydu[nq + d->global[i]] += ldv[i];
-  }
+  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+  else PetscCall(ViewSensor(model, e, U, NULL, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
-/* dy/dp of sensor element e: only an accelerometer's value depends on the parameters (through f and M) */
+/* dy/dp of sensor element e: an accelerometer's value depends on the parameters through f and M, a bushing load's
+   through the bushing's stiffness and damping (sensor_p, on the element's view: dy/dp is per parameter); the others'
+   only through U */
 static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
+  Described        *d    = (Described *)model->data;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *lq, *lv;
+  MbsDescription    view;
+
   PetscFunctionBeginUser;
-  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
+  else if (el->ops->sensor_p) {
+    view = View(d, nb, b, U, U + desc->nq, &lq, &lv);
+    PetscCall(el->ops->sensor_p(view, el, lq, lv, dydp));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -787,9 +951,15 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* The file's pose and velocity; flexible bodies undeformed (gamma = 0) */
 static void InitialPose(MbsDescription desc, PetscReal q[], PetscReal v[])
 {
-  for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], q + desc->body[b].offset, v + desc->body[b].offset);
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt o = desc->body[b].offset;
+
+    for (PetscInt i = 12; i < 3 * MbsBodySlots(desc, b); i++) q[o + i] = v[o + i] = 0;
+    MbsBodyPose(&desc->body[b], q + o, v + o);
+  }
 }
 
 /* Phi_q (nc x nq, column-major) at q */
@@ -825,22 +995,23 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
-  PetscReal     *A, *b, *G;
+  PetscReal     *A, *b, *G, *zero;
 
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
-  PetscCall(PetscCalloc3(m * m, &A, m, &b, nc * nq, &G));
-  PetscCall(AugmentedMatrix(model, U, A, G));
-  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, NULL));
+  PetscCall(PetscCalloc4(m * m, &A, m, &b, nc * nq, &G, nq, &zero));
+  MbsCallUndo(AugmentedMatrix(model, U, A, G), PetscFree4(A, b, G, zero));
+  MbsCallUndo(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, NULL), PetscFree4(A, b, G, zero));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
-  for (PetscInt r = 0; r < nc; r++) b[nq + r] = -MbsBilinearRate(desc, d->row[r], U + nq, U + nq); /* (Phi_q v)_q v = v^T Phi_qq v */
-  MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree3(A, b, G));
+  /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
+  for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq);
+  MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree4(A, b, G, zero));
   for (PetscInt i = 0; i < nq; i++) {
     Udot[i]      = U[nq + i];
     Udot[nq + i] = b[i];
   }
   for (PetscInt r = 0; r < nc; r++) U[2 * nq + r] = b[nq + r];
-  PetscCall(PetscFree3(A, b, G));
+  PetscCall(PetscFree4(A, b, G, zero));
   PetscFunctionReturn(0);
 }
 
@@ -942,8 +1113,11 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
+      PetscInt first = r;
+
+      while (first > 0 && d->row_owner[first - 1] == d->row_owner[r]) first--;
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - (d->row_owner[r] < 0 ? (r / 6) * 6 : desc->element[d->row_owner[r]].first_row) + 1, (double)phi);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - first + 1, (double)phi);
     }
     if (PetscAbsReal(rate) > 1e-9 * vscale) {
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
@@ -992,6 +1166,20 @@ static void Project(PetscInt nq, PetscInt m, const PetscReal N[], const PetscRea
     }
 }
 
+/* N (nq x m): an orthonormal basis of the null space of Phi_q at q, the free motions (SVD; G, s, VT: work) */
+static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
+{
+  PetscInt nq = NQ(model), nc = NC(model);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(G, nc * nq));
+  ConstraintJacobian(model, q, G);
+  if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
+  for (PetscInt j = 0; j < model->nq; j++)
+    for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[], PetscReal *work)
 {
   Described     *d    = (Described *)model->data;
@@ -1028,9 +1216,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing; start at rest in equilibrium",
              desc->file, (double)unbalanced);
   for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
-  if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
-  for (PetscInt j = 0; j < m; j++)
-    for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  PetscCall(FreeMotions(model, q, G, s, VT, N));
   Project(nq, m, N, Mf, M);
   Project(nq, m, N, Cf, C);
   Project(nq, m, N, Kf, K);
@@ -1045,6 +1231,64 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq, &work));
   MbsCallCleanup(DescribedLinearize_Private(model, M, C, K, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
+/*
+  Body coordinates z of a mode (powertrain_mounts.md 8.1): per body, in the file's order, the displacement of its centre
+  of mass and, for a rigid body, the small rotation vector phi, both in ground axes. A free motion dq = N y turns the
+  axes (u, v, w) by du = phi x u, ..., and for any orthonormal triad (1/2) sum_e e x (phi x e) = phi, so
+  phi = (u x du + v x dv + w x dw) / 2 at the initial pose. T = Z N.
+*/
+static PetscErrorCode DescribedModeCoordinates_Private(MbsModel model, PetscInt nz, PetscReal T[], PetscReal *work)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, row = 0;
+  PetscReal     *q = work, *v = q + nq, *G = v + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq;
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, q, v);
+  PetscCall(FreeMotions(model, q, G, s, VT, N));
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = body->offset;
+
+    for (PetscInt j = 0; j < m; j++) {
+      const PetscReal *dq = N + j * nq + o;
+
+      for (PetscInt k = 0; k < 3; k++) T[row + k + j * nz] = dq[k];
+      for (PetscInt e = 0; body->rigid && e < 3; e++) {
+        const PetscReal *axis = q + o + 3 + 3 * e, *daxis = dq + 3 + 3 * e;
+
+        for (PetscInt k = 0; k < 3; k++) T[row + 3 + k + j * nz] += 0.5 * (axis[(k + 1) % 3] * daxis[(k + 2) % 3] - axis[(k + 2) % 3] * daxis[(k + 1) % 3]);
+      }
+    }
+    row += body->rigid ? 6 : 3;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedModeCoordinates(MbsModel model, PetscInt *nz, PetscReal **T, char **what)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, size = 64;
+  PetscReal     *work;
+
+  PetscFunctionBeginUser;
+  *nz = 0;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    *nz += desc->body[b].rigid ? 6 : 3;
+    size += MBS_NAME_LEN + 48;
+  }
+  PetscCall(PetscCalloc1(*nz * model->nq, T));
+  PetscCall(PetscCalloc1(size, what));
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscCall(PetscStrlcat(*what, b ? "; " : "", size));
+    PetscCall(PetscStrlcat(*what, desc->body[b].name, size));
+    PetscCall(PetscStrlcat(*what, desc->body[b].rigid ? ": u_x u_y u_z [m] phi_x phi_y phi_z [rad]" : ": u_x u_y u_z [m]", size));
+  }
+  PetscCall(PetscCalloc1(3 * nq + nc * nq + nc + nq * nq + nq * model->nq, &work));
+  MbsCallCleanup(DescribedModeCoordinates_Private(model, *nz, *T, work), PetscFree(work));
   PetscFunctionReturn(0);
 }
 
@@ -1064,7 +1308,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
 
   PetscFunctionBeginUser;
   PetscCall(MbsDescriptionDestroy(&d->desc));
-  PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
+  PetscCall(PetscFree3(d->body_row, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
   PetscCall(PetscFree(d->view_body));
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
@@ -1076,25 +1320,34 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscFunctionReturn(0);
 }
 
-/* The parameters of el's value and harmonic fields, each once, into list (may be NULL); their number */
+/* k (none if negative) into found[0..n) unless it is there */
+static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
+{
+  for (PetscInt j = 0; j < *n; j++)
+    if (found[j] == k) return;
+  if (k >= 0) found[(*n)++] = k;
+}
+
+/* The parameters of el's value and harmonic fields, of a history's scale and of a force's nonlinear laws
+   (el->law[i].c, force_law.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[12 + 4 * MBS_MAX_HARMONICS], n = 0;
+  PetscInt found[12 + 4 * MBS_MAX_HARMONICS + 12 * MBS_MAX_LAW], n = 0;
 
-  for (PetscInt i = 0; i < 12 + 4 * el->nharmonic; i++) {
-    PetscInt k    = i < 12 ? el->value[i].param : el->harmonic[(i - 12) / 4][(i - 12) % 4].param;
-    PetscBool new = (PetscBool)(k >= 0);
-
-    for (PetscInt j = 0; j < n && new; j++) new = (PetscBool)(found[j] != k);
-    if (new) found[n++] = k;
-  }
+  for (PetscInt i = 0; i < 12; i++) AddOnce(found, &n, el->value[i].param);
+  for (PetscInt h = 0; h < el->nharmonic; h++)
+    for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
+  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);             /* a force history's scale (force.c) */
+  for (PetscInt i = 0; i < 12 && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
+    for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) AddOnce(found, &n, el->law[i].c[j].param);
   for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
   return n;
 }
 
 /*
   The views of the elements: the largest element's coordinates, its scratch, the parameters each element's Jp may touch
-  (those of its value and harmonic fields: AddForces() zeroes and scatters only their columns), and the check that
+  (those of its value and harmonic fields, a history's scale and its laws' coefficients: AddForces() zeroes and
+  scatters only their columns), and the check that
   every row of an element reads only the element's bodies (its view holds no other).
 */
 static PetscErrorCode DescribedViewSetUp(Described *d)
@@ -1166,29 +1419,36 @@ static void OrthonormalRows(MbsDescription desc, PetscInt b, MbsBilinear row[6])
 static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
 {
   MbsDescription desc = d->desc;
-  PetscInt       r = 0, k = 0;
+  PetscInt       r    = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
     desc->body[b].offset = desc->nq;
-    desc->nq += desc->body[b].rigid ? 12 : 3;
-    d->nrigid += desc->body[b].rigid;
+    desc->nq += 3 * MbsBodySlots(desc, b);
+    d->nbody_row += desc->body[b].rigid ? 6 : 0;
+    d->nbody_row += desc->body[b].flexible ? 8 * desc->body[b].flexible->nmode : 0;
   }
-  desc->nc = 6 * d->nrigid;
+  desc->nc = d->nbody_row;
   for (PetscInt e = 0; e < desc->nelement; e++)
     if (desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT) {
       desc->element[e].first_row = desc->nc;
       desc->nc += desc->element[e].nrow;
     }
-  PetscCall(PetscMalloc3(6 * d->nrigid, &d->orthonormal, desc->nc, &d->row, desc->nc, &d->row_owner));
+  PetscCall(PetscMalloc3(d->nbody_row, &d->body_row, desc->nc, &d->row, desc->nc, &d->row_owner));
   for (PetscInt b = 0; b < desc->nbody; b++) {
+    PetscInt count = 0;
+
     if (!desc->body[b].rigid) continue;
-    OrthonormalRows(desc, b, d->orthonormal + 6 * k);
-    for (PetscInt i = 0; i < 6; i++, r++) {
-      d->row[r]       = &d->orthonormal[6 * k + i];
+    OrthonormalRows(desc, b, d->body_row + r);
+    count = 6;
+    if (desc->body[b].flexible) {
+      MbsFlexibleRows(desc, b, d->body_row + r + 6);
+      count += 8 * desc->body[b].flexible->nmode;
+    }
+    for (PetscInt i = 0; i < count; i++, r++) {
+      d->row[r]       = &d->body_row[r];
       d->row_owner[r] = -1 - b;
     }
-    k++;
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     if (desc->element[e].ops->kind != MBS_ELEMENT_CONSTRAINT) continue;
@@ -1205,6 +1465,14 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
      then converges linearly and stops nearer its tolerance: the spherical joint's |Phi_q v| grows from 2e-14 to 2.7e-12
      (test_drift), and past 3e-10 at a lag of 8, beyond the 1e-10 of "constraints kept to rounding" */
   model->jacobian_lag = 5;
+  /* a flexible body's modal stiffness acts on coordinates without mass of their own (flexible.c): with Jacobians 5
+     iterations old, Newton stagnates at |F| ~ 5e-5 on the swinging beam of inputs/models/flexible/pendulum.yaml at
+     t = 0.076 s whatever the step; with fresh ones it keeps the constraints to 2e-14 over 2 s (test_drift) */
+  for (PetscInt b = 0; b < desc->nbody; b++)
+    if (desc->body[b].flexible) {
+      model->jacobian_lag = 1;
+      d->flexible         = PETSC_TRUE;
+    }
   PetscFunctionReturn(0);
 }
 
@@ -1239,6 +1507,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.initial_state     = DescribedInitialState;
   model->ops.initial_state_p   = DescribedInitialStateP;
   model->ops.linearize         = DescribedLinearize;
+  model->ops.mode_coordinates  = DescribedModeCoordinates;
   model->ops.excitation        = DescribedExcitation;
   model->ops.set_from_options  = DescribedSetFromOptions;
   model->constant_mass         = PETSC_TRUE;

@@ -43,6 +43,9 @@ typedef struct {
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
+     z holds (a string, caller frees); NULL: the model's own coordinates are reported */
+  PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);
   /* external force F(t) [N], for reports and balance checks */
   PetscErrorCode (*excitation)(MbsModel, PetscReal, PetscReal *);
   /* options of the model itself (excitation, initial state), in the caller's options block */
@@ -83,6 +86,13 @@ typedef struct {
 /* a step point within this fraction of the time span of a sample time is that sample */
 #define MBS_SAMPLE_RTOL 1e-9
 
+/*
+  The read-only view of a model: the fields that describe it and are set once by MbsModelSetType() and the options,
+  which the layers above may read (never write, nor take the address of); every other field is state, reached through
+  the functions below (sample times, frozen steps, Jacobian settings and work, step caps, parameters, inputs, ops).
+  tests/check_layers.py reads the list from the next line and fails on any other field read from above:
+  view _p_MbsModel: comm type n np param_info output_name output_unit t0 tf dt
+*/
 struct _p_MbsModel {
   MPI_Comm                comm;
   char                    type[64];
@@ -131,6 +141,16 @@ PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscRea
 PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
 PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);
 PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
+PETSC_INTERN PetscErrorCode MbsModelGetSampleTimes(MbsModel, PetscInt *, const PetscReal **, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsModelGetFrozenSteps(MbsModel, PetscInt *, const PetscReal **);
+PETSC_INTERN PetscErrorCode MbsModelGetStepCaps(MbsModel, PetscReal *, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsModelGetJacobianWork(MbsModel, PetscReal **);
+PETSC_INTERN PetscErrorCode MbsModelGetDifferentialInfo(MbsModel, const PetscBool **, PetscBool *, const char **);
+PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal **);
+PETSC_INTERN PetscErrorCode MbsModelHasOutputP(MbsModel, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsModelGetNodalInput(MbsModel, PetscInt *, const PetscReal **, const PetscReal **);
+PETSC_INTERN PetscErrorCode MbsModelGetDesignSpec(MbsModel, const MbsDesignSpec **);
 PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
@@ -154,6 +174,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_Described(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
+PETSC_INTERN void           MbsNodalHat(PetscInt, const PetscReal[], PetscReal, PetscInt *, PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);

@@ -62,15 +62,20 @@ static PetscErrorCode MbsAddNoise_Private(MbsSignal *signal, PetscReal y[], Pets
 /*@C
   MbsSignalAddNoise - Adds sigma times the seeded standard-normal sequence to the output at the step points, and the
   same noise, linearly interpolated, at the quadrature nodes (the noise of the sampled signal that a spectrum sees).
-  Each output channel c gets its own sequence (seed + 1 + c) of the same sigma, in the channel's unit. Not collective.
+  Each output channel c gets its own sequence (seed + 1 + c) of channel_sigma[c] in the channel's unit (sigma for
+  every channel when channel_sigma is NULL). Not collective.
 @*/
-PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, PetscInt seed)
+PetscErrorCode MbsSignalAddNoise(MbsSignal *signal, PetscReal sigma, const PetscReal channel_sigma[], PetscInt seed)
 {
   PetscFunctionBeginUser;
   PetscCheck(sigma >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Noise level must be >= 0, got %g (-noise_sigma)", (double)sigma);
-  if (sigma == 0) PetscFunctionReturn(0);
-  PetscCall(MbsAddNoise_Private(signal, signal->y, signal->yq, sigma, seed));
-  for (PetscInt c = 0; c < signal->nchannel; c++) PetscCall(MbsAddNoise_Private(signal, signal->yc[c], signal->yqc[c], sigma, seed + 1 + c));
+  if (sigma > 0) PetscCall(MbsAddNoise_Private(signal, signal->y, signal->yq, sigma, seed));
+  for (PetscInt c = 0; c < signal->nchannel; c++) {
+    PetscReal sigma_c = channel_sigma ? channel_sigma[c] : sigma;
+
+    PetscCheck(sigma_c >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Noise level of channel %" PetscInt_FMT " must be >= 0, got %g (-channel_noise)", c, (double)sigma_c);
+    if (sigma_c > 0) PetscCall(MbsAddNoise_Private(signal, signal->yc[c], signal->yqc[c], sigma_c, seed + 1 + c));
+  }
   PetscFunctionReturn(0);
 }
 

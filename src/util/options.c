@@ -41,6 +41,40 @@ PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *PetscOptionsObject, co
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsNamedValues - Reads a list "NAME:value,..." given to option (its value, list) into values[c] of the channel that
+  each NAME names among names[0..n-1]; the channels not named keep their entries. Every value must be a positive
+  number; where names the file or the channels the names come from, for the messages. Collective.
+@*/
+PetscErrorCode MbsNamedValues(MPI_Comm comm, const char option[], const char list[], const char where[], PetscInt n, const char *const names[], PetscReal values[])
+{
+  char **items  = NULL;
+  int    nitems = 0;
+
+  PetscFunctionBeginUser;
+  if (!list[0]) PetscFunctionReturn(0);
+  PetscCall(PetscStrToArray(list, ',', &nitems, &items));
+  for (int k = 0; k < nitems; k++) {
+    char     *colon = strrchr(items[k], ':'), *end = NULL, item[256];
+    PetscReal value  = colon ? (PetscReal)strtod(colon + 1, &end) : -1;
+    PetscBool syntax = (PetscBool)(!colon || end == colon + 1 || *end);
+    PetscInt  c      = 0;
+
+    PetscCall(PetscStrncpy(item, items[k], sizeof(item)));
+    if (colon) *colon = 0;
+    while (c < n && (syntax || strcmp(items[k], names[c]))) c++;
+    if (syntax || c == n || !(value > 0) || PetscIsInfOrNanReal(value)) {
+      PetscCall(PetscStrToArrayDestroy(nitems, items));
+      PetscCheck(!syntax, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME:value (a channel's name and its value)", option, item);
+      PetscCheck(c < n, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' names no channel of %s", option, item, where);
+      SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: '%s' gives a value that is not a positive number", option, item);
+    }
+    values[c] = value;
+  }
+  PetscCall(PetscStrToArrayDestroy(nitems, items));
+  PetscFunctionReturn(0);
+}
+
 /*
   A PETSc options block allocates its title and prefix in PetscOptionsBegin() and frees them in PetscOptionsEnd(),
   which an error inside the block skips. mbsid's blocks (MbsOptionsBegin(), MbsOptionsEnd()) record the two strings

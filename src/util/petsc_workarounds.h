@@ -11,14 +11,13 @@
 
 #define MBS_PETSC_VERIFIED_MINOR 18
 
-/* TSRK's adjoint adds a stale term to dJ/dp on a stage with b_i = 0 before the last (fixed in PETSc 3.21.4): gradients
-   refuse the tableaus 5dp, 5f, 5bs (adjoint.c; bad-input case rk_5dp) */
-#define MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT PETSC_VERSION_LT(3, 21, 4)
 /* TSRK's adjoint step forms dg/dU and dg/dp at every stage through SNESComputeJacobian (n + np solves and options
    lookups per stage) where it needs their products with one vector, and the memory trajectory creates s + 1 vectors
    at every step: Runge-Kutta gradients take mbsid's own adjoint step and trajectory type, which go into PETSc's method
    tables through petsc/private/tsimpl.h (adjoint.c, trajectory.c; gradient_work_tsit5_*). On a newer PETSc, check
-   that the tables keep these slots, and whether PETSc's own step has become as cheap */
+   that the tables keep these slots, and whether PETSc's own step has become as cheap. Before 3.21.4 PETSc's step
+   also added a stale term to dJ/dp on a stage with b_i = 0 before the last (2b, 5f, 5dp, 5bs, 6vr, 7vr, 8vr), which
+   mbsid's step does not (gradcheck_rk_*): no return to PETSc's step on an older PETSc */
 #define MBS_PETSC_RK_ADJOINT_FORMS_JACOBIANS 1
 /* Two-level checkpointing (-ts_trajectory_stride) counts fixed steps: adaptive steps and steps added onto measured
    samples overrun its stack, and its recomputed Runge-Kutta steps give tsit5 a wrong adjoint; refused (simulate.c) */
@@ -43,7 +42,6 @@
 
 /* name, whether it is in force, and where: for test petsc_workarounds */
 #define MBS_PETSC_WORKAROUNDS(X) \
-  X(MBS_PETSC_RK_ADJOINT_ZERO_WEIGHT, "src/identification/adjoint.c") \
   X(MBS_PETSC_RK_ADJOINT_FORMS_JACOBIANS, "src/identification/adjoint.c") \
   X(MBS_PETSC_STRIDE_FIXED_STEPS_ONLY, "src/core/simulate.c") \
   X(MBS_PETSC_THETA_STALE_END_STATE, "src/core/simulate.c") \

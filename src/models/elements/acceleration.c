@@ -9,22 +9,33 @@
 */
 #include "models/elements/elementimpl.h"
 
-static PetscErrorCode AccelerationRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/*@C
+  MbsSensorReadFrame - frame: ground (default) or body, the axes a sensor's axis is fixed in; with body, axis (ground
+  coordinates at the initial pose) becomes body coordinates of body, and turning is set. Shared with
+  relative_displacement.c.
+@*/
+PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *reader, void *node, PetscInt body, PetscReal axis[3], PetscBool *turning)
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  const char    *frame[1];
-  PetscInt       nframe = 1;
+  const char *frame[1];
+  PetscInt    nframe = 1;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsSensorRead(reader, node, el));
   PetscCall(MbsYAMLReadWords(reader, node, "frame", &nframe, frame));
   if (nframe && strcmp(frame[0], "ground") && strcmp(frame[0], "body")) PetscCall(MbsYAMLError(reader, node, "frame: '%s' is neither ground nor body", frame[0]));
-  el->turning = (PetscBool)(nframe && !strcmp(frame[0], "body"));
-  if (el->turning) {
-    PetscReal axis[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]};
+  *turning = (PetscBool)(nframe && !strcmp(frame[0], "body"));
+  if (*turning) {
+    PetscReal ground[3] = {axis[0], axis[1], axis[2]};
 
-    MbsDescriptionLocalDirection(desc, el->body[0], axis, el->vector[1]);
+    MbsDescriptionLocalDirection(MbsYAMLReaderDescription(reader), body, ground, axis);
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode AccelerationRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsSensorRead(reader, node, el));
+  PetscCall(MbsSensorReadFrame(reader, node, el->body[0], el->vector[1], &el->turning));
   PetscFunctionReturn(0);
 }
 
@@ -46,7 +57,7 @@ static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL};
+static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Acceleration(const MbsElementType **type)
 {

@@ -12,7 +12,8 @@
   the rate seen in the turning frame, so the damper dissipates e'^T D e' >= 0. Fields: bodies: [a, b], point or
   point_a and point_b, axes (the frame's x, y, z axes in ground coordinates at the initial pose, [[..], [..], [..]];
   default a's axes), stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness
-  [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes.
+  [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes. Any of these values may be a
+  nonlinear law of its coordinate instead (force_law.c): f_i = K_i(e_i) + D_i(e_i, e_i').
 */
 #include "models/elements/elementimpl.h"
 
@@ -32,10 +33,10 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
   PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 3, el->value, NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_TRUE, 3, el->value + 3, NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "rotational_stiffness", "N m/rad", PETSC_FALSE, 3, el->value + 6, &nrot_k));
-  PetscCall(MbsYAMLReadValues(reader, node, "rotational_damping", "N m s/rad", PETSC_FALSE, 3, el->value + 9, &nrot_d));
+  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N", "m", PETSC_TRUE, 3, el, 0, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N", "m", PETSC_TRUE, 3, el, 3, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "rotational_stiffness", PETSC_TRUE, "N m", "rad", PETSC_FALSE, 3, el, 6, &nrot_k));
+  PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   MbsMapPoint(desc, el->body[0], local[0], &pa);
   MbsMapPoint(desc, el->body[1], local[1], &pb);
@@ -68,21 +69,22 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
-    const MbsValue *k = &el->value[i < 3 ? i : 3 + i], *d = &el->value[i < 3 ? 3 + i : 6 + i];
+    PetscInt        ik = i < 3 ? i : 3 + i, id = i < 3 ? 3 + i : 6 + i;
+    const MbsValue *k = &el->value[ik], *d = &el->value[id];
 
-    if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0) continue;
+    if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0 && !MbsForceLawActive(el, ik) && !MbsForceLawActive(el, id)) continue;
     PetscCall(PetscArrayzero(grad, nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
     if (Jq) {
       PetscCall(PetscArrayzero(hess, nq * nq));
       MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
     }
-    MbsCoordinateForce(desc, MbsBilinearValue(desc, &el->row[i], q), grad, Jq ? hess : NULL, v, k, d, F, Jq, Jv, Jp, ld);
+    MbsCoordinateForce(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
   }
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

@@ -11,7 +11,7 @@
     output:     NAME of a sensor element
     speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
-  Any number an element or a body mass takes may be written {param: NAME}, which makes it the identifiable parameter
+  Any number an element, a body mass or an inertia entry takes may be written {param: NAME}, which makes it the identifiable parameter
   NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
   point_b: in body coordinates instead).
 */
@@ -121,7 +121,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
 
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
-  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths and excitation values, not for geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -180,31 +180,115 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
   PetscFunctionReturn(0);
 }
 
+/* The nodes of key in node: a list of at most n (exactly n without count), or one that is no list; *m of them */
+static PetscErrorCode ReadItems(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], PetscBool required, PetscInt n, PetscBool exact, yaml_node_t *items[], PetscInt *m)
+{
+  yaml_node_t *node = Find(reader, mapping, key);
+
+  PetscFunctionBeginUser;
+  *m = 0;
+  if (!node) {
+    if (required) PetscCall(MissingField(reader, mapping, key));
+    PetscFunctionReturn(0);
+  }
+  if (node->type != YAML_SEQUENCE_NODE) {
+    if (exact && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
+    items[0] = node;
+    *m       = 1;
+    PetscFunctionReturn(0);
+  }
+  *m = node->data.sequence.items.top - node->data.sequence.items.start;
+  if (exact ? *m != n : *m > n || *m < 1) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, exact ? "" : "1 to ", n, *m));
+  for (PetscInt i = 0; i < *m; i++) items[i] = Node(reader, node->data.sequence.items.start[i]);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadValues - Reads key of the mapping being read: one number or parameter (declared in unit), or a list of
   at most n. With count NULL exactly n are required. Absent and not required: nothing changes.
 @*/
-PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node_, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
+PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *reader, void *node, const char key[], const char unit[], PetscBool required, PetscInt n, MbsValue values[], PetscInt *count)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *items[MBS_MAX_KEYS];
   PetscInt     m;
 
   PetscFunctionBeginUser;
-  if (count) *count = 0;
-  if (!node) {
-    if (required) PetscCall(MissingField(reader, (yaml_node_t *)node_, key));
-    PetscFunctionReturn(0);
-  }
-  if (node->type != YAML_SEQUENCE_NODE) {
-    if (!count && n != 1) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
-    PetscCall(ReadValue(reader, node, key, unit, &values[0]));
-    if (count) *count = 1;
-    PetscFunctionReturn(0);
-  }
-  m = node->data.sequence.items.top - node->data.sequence.items.start;
-  if (count ? m > n || m < 1 : m != n) PetscCall(MbsYAMLError(reader, node, "%s needs %s%" PetscInt_FMT " numbers, got %" PetscInt_FMT, key, count ? "1 to " : "", n, m));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, Node(reader, node->data.sequence.items.start[i]), key, unit, &values[i]));
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, items, &m));
+  for (PetscInt i = 0; i < m; i++) PetscCall(ReadValue(reader, items[i], key, unit, &values[i]));
   if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadItems - The nodes of key of the mapping being read, as MbsYAMLReadValues reads its values: a list of at
+  most n items (exactly n with count NULL), or one item that is no list. Absent and not required: *count = 0.
+@*/
+PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *reader, void *node, const char key[], PetscBool required, PetscInt n, void *items[], PetscInt *count)
+{
+  yaml_node_t *nodes[MBS_MAX_KEYS];
+  PetscInt     m;
+
+  PetscFunctionBeginUser;
+  PetscCheck(n <= MBS_MAX_KEYS, PETSC_COMM_SELF, PETSC_ERR_SUP, "At most %d values per field", MBS_MAX_KEYS);
+  PetscCall(ReadItems(reader, (yaml_node_t *)node, key, required, n, (PetscBool)!count, nodes, &m));
+  for (PetscInt i = 0; i < m; i++) items[i] = nodes[i];
+  if (count) *count = m;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadItemValue - Reads the node item (of MbsYAMLReadItems) as a number or {param: NAME} declared in unit.
+@*/
+PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *reader, void *item, const char key[], const char unit[], MbsValue *value)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadValue(reader, (yaml_node_t *)item, key, unit, value));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadChoice - The node item as {WORD: ...}, a mapping of one key among the n words: *choice is its index;
+  any other node (a number, {param: NAME}) gives -1. A mapping of another word or of several keys is refused.
+@*/
+PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *reader, void *item_, const char key[], PetscInt n, const char *const words[], PetscInt *choice)
+{
+  yaml_node_t *item = (yaml_node_t *)item_;
+  const char  *word;
+  char         known[256] = "";
+
+  PetscFunctionBeginUser;
+  *choice = -1;
+  if (!item || item->type != YAML_MAPPING_NODE || item->data.mapping.pairs.top == item->data.mapping.pairs.start) PetscFunctionReturn(0); /* ReadValue refuses {} */
+  word = Scalar(Node(reader, item->data.mapping.pairs.start->key));
+  if (item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1 && word && !strcmp(word, "param")) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < n; i++) {
+    if (word && !strcmp(word, words[i])) *choice = i;
+    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+    PetscCall(PetscStrlcat(known, words[i], sizeof(known)));
+  }
+  if (*choice < 0 || item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1)
+    PetscCall(MbsYAMLError(reader, item, "%s: '%s' is no law of %s (a value is a number, {param: NAME} or one {LAW: ...} of:%s)", key, word ? word : "?", key, known));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadMapping - The mapping that is the value of key in the mapping node, with no other keys than the n words.
+@*/
+PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *reader, void *node_, const char key[], PetscInt n, const char *const words[], void **mapping)
+{
+  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+
+  PetscFunctionBeginUser;
+  if (!node || node->type != YAML_MAPPING_NODE) PetscCall(MbsYAMLError(reader, node ? node : (yaml_node_t *)node_, "%s must be a mapping of fields (key: value)", key));
+  for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
+    const char *word  = Scalar(Node(reader, pair->key));
+    PetscBool   known = PETSC_FALSE;
+
+    for (PetscInt i = 0; i < n && word; i++) known = (PetscBool)(known || !strcmp(word, words[i]));
+    if (!known) PetscCall(MbsYAMLError(reader, Node(reader, pair->key), "unknown field '%s' of %s", word ? word : "?", key));
+  }
+  *mapping = node;
   PetscFunctionReturn(0);
 }
 
@@ -248,6 +332,14 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != n) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
   for (PetscInt i = 0; i < n; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), key, &x[i]));
   PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLHasField - Whether the mapping being read has key (which counts as read).
+@*/
+PetscBool MbsYAMLHasField(MbsYAMLReader *reader, void *node, const char key[])
+{
+  return (PetscBool)(Find(reader, (yaml_node_t *)node, key) != NULL);
 }
 
 /*@C
@@ -355,6 +447,53 @@ void MbsDescriptionLocalDirection(MbsDescription desc, PetscInt body, const Pets
   }
 }
 
+/* An element's point (body coordinates) on a flexible body must be one of its nodes */
+static PetscErrorCode CheckFlexiblePoint(MbsYAMLReader *reader, void *node, PetscInt b, const PetscReal local[3])
+{
+  MbsDescription     desc = reader->desc;
+  const MbsBody     *body;
+  const MbsFlexible *flexible;
+  PetscInt           nearest  = 0;
+  PetscReal          distance = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  if (b == MBS_GROUND || !desc->body[b].flexible) PetscFunctionReturn(0);
+  body     = &desc->body[b];
+  flexible = body->flexible;
+  if (MbsFlexibleNode(body, local) >= 0) PetscFunctionReturn(0);
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+    PetscReal        d  = PetscSqrtReal(PetscSqr(xi[0] - local[0]) + PetscSqr(xi[1] - local[1]) + PetscSqr(xi[2] - local[2]));
+
+    if (d < distance) {
+      distance = d;
+      nearest  = i;
+    }
+  }
+  PetscCall(MbsYAMLError(reader, node, "the point (%g, %g, %g) in the axes of flexible body '%s' is none of its nodes; the nearest, node %" PetscInt_FMT " at (%g, %g, %g), is %g m away (elements act on nodes: give its point, or node: %" PetscInt_FMT ")", (double)local[0], (double)local[1], (double)local[2],
+                         body->name, nearest, (double)flexible->x[3 * nearest], (double)flexible->x[3 * nearest + 1], (double)flexible->x[3 * nearest + 2], (double)distance, nearest));
+  PetscFunctionReturn(0);
+}
+
+/* node: i, instead of point, on a flexible body: its node i (counted from 0, the rows of /nodes/coordinates) at the initial pose */
+static PetscErrorCode ReadNodePoint(MbsYAMLReader *reader, yaml_node_t *node, PetscInt b, PetscReal world[3], PetscBool *set)
+{
+  const MbsBody *body = b == MBS_GROUND ? NULL : &reader->desc->body[b];
+  PetscReal      index;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadNumber(reader, node, "node", &index, set));
+  if (!*set) PetscFunctionReturn(0);
+  if (Find(reader, node, "point")) PetscCall(MbsYAMLError(reader, node, "give point or node, not both"));
+  if (!body || !body->flexible) PetscCall(MbsYAMLError(reader, node, "node: %g, but the element joins no flexible body (node numbers the nodes of a flexible body's file)", (double)index));
+  if (!(index >= 0 && index < body->flexible->nnode && index == PetscFloorReal(index))) PetscCall(MbsYAMLError(reader, node, "node: %g; flexible body '%s' has nodes 0 to %" PetscInt_FMT, (double)index, body->name, body->flexible->nnode - 1));
+  for (PetscInt k = 0; k < 3; k++) {
+    world[k] = body->r0[k];
+    for (PetscInt s = 0; s < 3; s++) world[k] += body->R0[3 * s + k] * body->flexible->x[3 * (PetscInt)index + s];
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadJointPoints - bodies: [a, b], and the point where the element acts on each: point (ground coordinates
   at the initial pose, the same point on both) or point_a and point_b (body coordinates of each).
@@ -366,12 +505,14 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, el->body[el->body[1] != MBS_GROUND && reader->desc->body[el->body[1]].flexible ? 1 : 0], world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
   PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
   if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
   if (set)
     for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
+  for (PetscInt i = 0; i < 2; i++) PetscCall(CheckFlexiblePoint(reader, node, el->body[i], local[i]));
   PetscFunctionReturn(0);
 }
 
@@ -397,9 +538,11 @@ PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  PetscCall(ReadNodePoint(reader, node, body, world, &set));
+  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
   for (PetscInt k = 0; k < 3; k++) local[k] = 0;
   if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
+  PetscCall(CheckFlexiblePoint(reader, node, body, local));
   PetscFunctionReturn(0);
 }
 
@@ -493,35 +636,98 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const cha
   PetscFunctionReturn(0);
 }
 
+/* Whether Jbar (row-major 3 x 3, symmetric) is positive definite: its leading minors */
+static PetscBool PositiveDefinite(const PetscReal J[9])
+{
+  PetscReal minor2 = J[0] * J[4] - J[1] * J[3], det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+
+  return (PetscBool)(J[0] > 0 && minor2 > 0 && det > 0);
+}
+
+/*
+  A flexible body's fields: flexible (its file, relative to the model file's folder), modes (how many of the file's it
+  keeps), modal_damping (zeta, a number or {param: NAME}, default 0); mass and inertia come from the file
+*/
+static PetscErrorCode ReadFlexible(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+{
+  MbsDescription desc = reader->desc;
+  MbsFlexible   *flexible;
+  PetscReal      modes = 0;
+  PetscBool      set;
+  char           path[PETSC_MAX_PATH_LEN] = "", where[PETSC_MAX_PATH_LEN + 128];
+  const char    *slash = strrchr(desc->file, '/'), *file = Scalar(Find(reader, field, "flexible"));
+
+  PetscFunctionBeginUser;
+  if (!file) PetscCall(MbsYAMLError(reader, field, "flexible: the file of the body's reduced finite-element model (HDF5, mbsid beam writes one)"));
+  if (Find(reader, field, "mass") || Find(reader, field, "inertia")) PetscCall(MbsYAMLError(reader, field, "a flexible body's mass and inertia are those of its file; remove mass and inertia"));
+  PetscCall(PetscNew(&flexible));
+  body->flexible          = flexible;
+  body->rigid             = PETSC_TRUE;
+  flexible->damping.param = -1;
+  PetscCall(MbsYAMLReadNumber(reader, field, "modes", &modes, &set));
+  if (!set || !(modes >= 1 && modes <= 1000 && modes == PetscFloorReal(modes))) PetscCall(MbsYAMLError(reader, field, "modes: the number of the file's modes the body keeps, a whole number from 1 (got %s%g)", set ? "" : "none, ", (double)modes));
+  flexible->nmode = (PetscInt)modes;
+  PetscCall(MbsYAMLReadValues(reader, field, "modal_damping", "1", PETSC_FALSE, 1, &flexible->damping, NULL));
+  if (flexible->damping.value < 0 || (flexible->damping.param >= 0 && desc->param_info[flexible->damping.param].lower < 0))
+    PetscCall(MbsYAMLError(reader, field, "modal_damping must not be negative%s", flexible->damping.param >= 0 ? " (nor the lower bound of its parameter)" : ""));
+  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/", (int)(slash - desc->file), desc->file));
+  PetscCall(PetscStrlcat(path, file, sizeof(path)));
+  PetscCall(PetscSNPrintf(where, sizeof(where), "Model file '%s', line %d, body '%s'", desc->file, (int)field->start_mark.line + 1, body->name));
+  PetscCall(MbsFlexibleReadFile(where, path, flexible));
+  body->mass.value = flexible->slot_mass[0];
+  body->mass.param = -1;
+  for (PetscInt m = 0; m < 6; m++) body->moment[m] = (MbsValue){0, -1}; /* the file's inertia: no entry is a parameter */
+  PetscFunctionReturn(0);
+}
+
 /*
   inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], the tensor's entries about the centre of mass in body
-  axes (Ixy = -int x y dm). Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the triangle inequalities
-  of the principal moments, strictly), or the mass matrix is singular.
+  axes (Ixy = -int x y dm), numbers or parameters. Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the
+  triangle inequalities of the principal moments, strictly), or the mass matrix is singular: at the file's values, and
+  with parameters on the whole box of their bounds. Jbar is affine in the entries and the positive definite matrices
+  are a convex cone, so the box's corners (at most 2^6) decide it exactly.
 */
 static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
 {
-  yaml_node_t *node = Find(reader, field, "inertia");
-  PetscInt     m;
-  PetscReal    moment[6] = {0, 0, 0, 0, 0, 0}, *J = body->Jbar, trace, minor2, det;
+  MbsDescription desc = reader->desc;
+  yaml_node_t   *node = Find(reader, field, "inertia");
+  PetscInt       count, nfree = 0, free[6];
+  PetscReal      J[9];
 
   PetscFunctionBeginUser;
-  body->rigid = (PetscBool)(node != NULL);
-  if (!node) PetscFunctionReturn(0);
-  m = node->type == YAML_SEQUENCE_NODE ? node->data.sequence.items.top - node->data.sequence.items.start : 0;
-  if (m != 3 && m != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
-  for (PetscInt i = 0; i < m; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), "inertia", &moment[i]));
-  body->inertia[0] = moment[0];
-  body->inertia[4] = moment[1];
-  body->inertia[8] = moment[2];
-  body->inertia[1] = body->inertia[3] = moment[3];
-  body->inertia[5] = body->inertia[7] = moment[4];
-  body->inertia[2] = body->inertia[6] = moment[5];
-  trace                               = moment[0] + moment[1] + moment[2];
-  for (PetscInt k = 0; k < 9; k++) J[k] = (k % 4 == 0 ? trace / 2 : 0) - body->inertia[k];
-  minor2 = J[0] * J[4] - J[1] * J[3];
-  det    = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
-  if (!(J[0] > 0 && minor2 > 0 && det > 0))
-    PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  for (PetscInt m = 0; m < 6; m++) body->moment[m] = (MbsValue){0, -1};
+  PetscCall(MbsYAMLReadValues(reader, field, "inertia", "kg m^2", PETSC_FALSE, 6, body->moment, &count));
+  body->rigid = (PetscBool)(count > 0);
+  if (!count) PetscFunctionReturn(0);
+  if (count != 3 && count != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
+  MbsBodyJbar(body, NULL, -1, J);
+  if (!PositiveDefinite(J)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  for (PetscInt m = 0; m < 6; m++) { /* the distinct parameters among the entries */
+    PetscBool seen = PETSC_FALSE;
+
+    for (PetscInt k = 0; k < nfree; k++) seen = (PetscBool)(seen || body->moment[free[k]].param == body->moment[m].param);
+    if (body->moment[m].param >= 0 && !seen) free[nfree++] = m;
+  }
+  for (PetscInt corner = 0; corner < (1 << nfree); corner++) {
+    PetscReal p[6], Jc[9], dJ[9];
+    char      at[256] = "";
+
+    PetscCall(PetscArraycpy(Jc, J, 9));
+    for (PetscInt k = 0; k < nfree; k++) {
+      const MbsParameterInfo *info = &desc->param_info[body->moment[free[k]].param];
+      char                    one[96];
+
+      p[k] = (corner >> k) & 1 ? info->upper : info->lower;
+      for (PetscInt m = 0; m < 6; m++) { /* every entry that is this parameter moves from the value to the bound */
+        if (body->moment[m].param != body->moment[free[k]].param) continue;
+        MbsBodyJbar(body, NULL, m, dJ);
+        for (PetscInt i = 0; i < 9; i++) Jc[i] += (p[k] - info->value) * dJ[i];
+      }
+      PetscCall(PetscSNPrintf(one, sizeof(one), " %s = %g", info->name, (double)p[k]));
+      PetscCall(PetscStrlcat(at, one, sizeof(at)));
+    }
+    if (!PositiveDefinite(Jc)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is no body's at a corner of its parameters' bounds (%s): narrow lower and upper so that each principal moment stays less than the sum of the other two", at + 1));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -541,10 +747,13 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(SectionEntry(reader, node, b, "body", body->name, &field));
     body->line = field->start_mark.line + 1;
     if (!strcmp(body->name, "ground")) PetscCall(MbsYAMLError(reader, field, "'ground' is the fixed frame and cannot be a body"));
-    PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
-    if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
-    body->mass = mass;
-    PetscCall(ReadInertia(reader, field, body));
+    if (Find(reader, field, "flexible")) PetscCall(ReadFlexible(reader, field, body));
+    else {
+      PetscCall(MbsYAMLReadValues(reader, field, "mass", "kg", PETSC_TRUE, 1, &mass, NULL));
+      if (!(mass.value > 0) || (mass.param >= 0 && !(desc->param_info[mass.param].lower > 0))) PetscCall(MbsYAMLError(reader, field, "mass must be positive%s", mass.param >= 0 ? " (and so the lower bound of its parameter)" : ""));
+      body->mass = mass;
+      PetscCall(ReadInertia(reader, field, body));
+    }
     PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
     PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
     PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
@@ -727,7 +936,10 @@ PetscErrorCode MbsDescriptionDestroy(MbsDescription *desc)
     PetscCall(PetscFree((*desc)->param_info[i].description));
   }
   PetscCall(PetscFree((*desc)->param_info));
+  for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree2((*desc)->element[e].node_t, (*desc)->element[e].node_F));
+  for (PetscInt b = 0; b < (*desc)->nbody && (*desc)->body; b++) PetscCall(MbsFlexibleDestroy(&(*desc)->body[b].flexible));
   PetscCall(PetscFree((*desc)->body));
+  for (PetscInt e = 0; e < (*desc)->nelement && (*desc)->element; e++) PetscCall(PetscFree((*desc)->element[e].law));
   PetscCall(PetscFree((*desc)->element));
   PetscCall(PetscFree((*desc)->work));
   PetscCall(MbsSpeedProfileReset(&(*desc)->speed));

@@ -37,6 +37,9 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "velocity", MbsElementGetType_Velocity));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "acceleration", MbsElementGetType_Acceleration));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "angle", MbsElementGetType_Angle));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "relative_displacement", MbsElementGetType_RelativeDisplacement));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_force", MbsElementGetType_BushingForce));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_moment", MbsElementGetType_BushingMoment));
   PetscFunctionReturn(0);
 }
 

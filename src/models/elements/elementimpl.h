@@ -28,23 +28,57 @@ static inline PetscReal MbsValueOf(const MbsValue *value, const PetscReal p[])
   return value->param >= 0 ? p[value->param] : value->value;
 }
 
+/*
+  A flexible body (flexible.c, doc/drafts/flex.md): a rigid body's (r, u, v, w) and gamma_jk = delta_j e_k (e = u, v, w)
+  for its nmode modes, 4 + 3 nmode slots of 3 coordinates, in the slot order (r, u, v, w, gamma_11, gamma_12, gamma_13,
+  gamma_21, ...). Its node i is at r + sum_k x_ik e_k + sum_jk Phi_i[k, j] gamma_jk, linear in q as a rigid body's
+  points: a vector map's term on it carries the coefficients of the gamma slots, shape.
+*/
 typedef struct {
-  char      name[MBS_NAME_LEN];
-  PetscInt  line;
-  PetscBool rigid;                          /* 12 natural coordinates; PETSC_FALSE: a point mass, 3 */
-  MbsValue  mass;                           /* [kg] */
-  PetscReal inertia[9];                     /* about the centre of mass, body axes [kg m^2] */
-  PetscReal Jbar[9];                        /* int x x^T dm = tr(I)/2 1 - I, the mass matrix of (u, v, w) [kg m^2] */
-  PetscReal r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
-  PetscInt  offset;                         /* first coordinate in q */
+  PetscInt   nmode, nnode, nslot; /* nslot = 4 + 3 nmode */
+  PetscReal *slot_mass;           /* nslot x nslot: M = slot_mass (x) I3 on the body's coordinates */
+  PetscReal *x;                   /* nnode x 3: the nodes in body axes [m] */
+  PetscReal *shape;               /* nnode x 3 nmode: node i's coefficients of the gamma slots, Phi_i[k, j] at 3 j + k */
+  PetscReal *unit;                /* 3 nmode x 3 nmode identity: the coefficients of one slot gamma_jk */
+  PetscReal *stiffness;           /* nmode: omega_j^2 of the mass-normalised modes [1/s^2] */
+  MbsValue   damping;             /* modal damping ratio zeta, the same for every mode */
+} MbsFlexible;
+
+typedef struct {
+  char         name[MBS_NAME_LEN];
+  PetscInt     line;
+  MbsFlexible *flexible;                       /* NULL: rigid or a point mass */
+  PetscBool    rigid;                          /* 12 natural coordinates (3 (4 + 3 nmode) when flexible); PETSC_FALSE: a point mass, 3 */
+  MbsValue     mass;                           /* [kg] */
+  MbsValue     moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
+  PetscReal    r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
+  PetscInt     offset;                         /* first coordinate in q */
 } MbsBody;
 
-/* A vector that is linear in q: sum over at most two bodies of c0 r + c1 u + c2 v + c3 w, plus a constant k */
+/* Node of the body at body coordinates x (to 1e-9 of the body's size), or -1 */
+static inline PetscInt MbsFlexibleNode(const MbsBody *body, const PetscReal x[3])
+{
+  const MbsFlexible *flexible = body->flexible;
+  PetscReal          size     = 0;
+
+  for (PetscInt i = 0; i < 3 * flexible->nnode; i++) size = PetscMax(size, PetscAbsReal(flexible->x[i]));
+  for (PetscInt i = 0; i < flexible->nnode; i++) {
+    const PetscReal *xi = flexible->x + 3 * i;
+
+    if (PetscAbsReal(xi[0] - x[0]) + PetscAbsReal(xi[1] - x[1]) + PetscAbsReal(xi[2] - x[2]) <= 1e-9 * PetscMax(size, 1)) return i;
+  }
+  return -1;
+}
+
+/* A vector that is linear in q: sum over at most two bodies of c0 r + c1 u + c2 v + c3 w (+ scale sum_m shape_m
+   gamma_m on a flexible body), plus a constant k */
 typedef struct {
-  PetscInt  nterm;
-  PetscInt  body[2];
-  PetscReal c[2][4];
-  PetscReal k[3];
+  PetscInt         nterm;
+  PetscInt         body[2];
+  PetscReal        c[2][4];
+  const PetscReal *shape[2]; /* NULL, or the 3 nmode coefficients of the gamma slots (a node's, or MbsFlexible.unit's) */
+  PetscReal        scale[2];
+  PetscReal        k[3];
 } MbsVectorMap;
 
 /* A scalar sum_i sign_i a_i(q).b_i(q) + c (at most two products) */
@@ -54,6 +88,20 @@ typedef struct {
   PetscReal    sign[2];
   PetscReal    c;
 } MbsBilinear;
+
+/* A sine sweep F = A sin(phi(t) + phase) on [t0, t1]: instantaneous frequency f0 + (f1 - f0) tau / T (linear) or
+   f0 (f1 / f0)^(tau / T) (exponential), tau = t - t0, T = t1 - t0 (force.c) */
+typedef enum {
+  MBS_SWEEP_NONE,
+  MBS_SWEEP_LINEAR,
+  MBS_SWEEP_EXPONENTIAL
+} MbsSweepLaw;
+
+typedef struct {
+  MbsSweepLaw law;
+  PetscReal   f[2]; /* f0, f1 [Hz] */
+  PetscReal   t[2]; /* t0, t1 [s] */
+} MbsSweep;
 
 typedef enum {
   MBS_ELEMENT_CONSTRAINT,
@@ -84,6 +132,8 @@ typedef struct {
   PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
   /* an excitation's size s(t) (its time law, for reports) and ds/dp added into dsdp (length np, may be NULL) */
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
+  /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
+  PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
 } MbsElementType;
 
 struct _MbsElement {
@@ -101,6 +151,10 @@ struct _MbsElement {
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
+  struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
+  MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
+  PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
+  PetscReal            *node_t, *node_F;
 };
 
 struct _MbsDescription {
@@ -118,7 +172,8 @@ struct _MbsDescription {
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
      bodies' offsets into them, q, v, F, Jq, Jv, Jp, dy/dq local; Jp's columns of the parameters of its value and
-     harmonic fields are the ones kept, and its rows read only its bodies el->body */
+     harmonic fields, a history's scale and its laws' coefficients are the ones kept (ElementParameters), and its rows
+     read only its bodies el->body */
 };
 
 static inline PetscReal *MbsParameterScratch(MbsDescription desc)
@@ -127,6 +182,7 @@ static inline PetscReal *MbsParameterScratch(MbsDescription desc)
 }
 
 /* Vector maps and bilinear scalars (kinematics.c) */
+PETSC_INTERN PetscInt     MbsBodySlots(MbsDescription, PetscInt);
 PETSC_INTERN void         MbsMapPoint(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
 PETSC_INTERN void         MbsMapDirection(MbsDescription, PetscInt, const PetscReal[3], MbsVectorMap *);
 PETSC_INTERN void         MbsMapConstant(const PetscReal[3], MbsVectorMap *);
@@ -142,6 +198,7 @@ PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBiline
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
@@ -151,17 +208,22 @@ PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
-PETSC_INTERN void         MbsCoordinateForce(MbsDescription, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const MbsValue *, const MbsValue *, PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
+PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
+PETSC_INTERN PetscBool      MbsYAMLHasField(MbsYAMLReader *, void *, const char[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadNumber(MbsYAMLReader *, void *, const char[], PetscReal *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadItems(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, void *[], PetscInt *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *, void *, const char[], const char[], MbsValue *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], PetscInt *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], void **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
@@ -171,6 +233,12 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsEle
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
+
+/* Flexible bodies: their file (flexible_file.c), rows and forces (flexible.c) */
+PETSC_INTERN PetscErrorCode MbsFlexibleReadFile(const char[], const char[], MbsFlexible *);
+PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
+PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
+PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
 /* Engine-order loads (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
@@ -202,3 +270,42 @@ MBS_ELEMENT_TYPE(PointOnPlane);
 MBS_ELEMENT_TYPE(EngineForce);
 MBS_ELEMENT_TYPE(EngineTorque);
 MBS_ELEMENT_TYPE(Acceleration);
+
+/*
+  Nonlinear force laws (force_law.c): a stiffness or damping value of a force element (el->value[i]) may instead be a law
+  el->law[i] of the coordinate's deflection x and rate x'. The force on the coordinate is g(x, x') = K(x) + D(x, x'),
+  the stiffness law's plus the damping law's.
+*/
+#define MBS_MAX_LAW 16 /* coefficients of a polynomial, points of a table */
+
+typedef enum {
+  MBS_LAW_LINEAR,     /* el->value[i]: k x or d x' */
+  MBS_LAW_POLYNOMIAL, /* K = sum_j c_j x^j, j = 1..n */
+  MBS_LAW_TABLE,      /* K = the not-a-knot cubic spline through (x_j, c_j), linear beyond the ends */
+  MBS_LAW_AMPLITUDE,  /* D = c_0 (1 + c_1 x^2) x' */
+  MBS_LAW_FRICTION    /* D = c_0 x' + c_1 tanh(x' / c_2) */
+} MbsForceLawType;
+
+typedef struct _MbsForceLaw {
+  MbsForceLawType type;
+  PetscInt        n;
+  MbsValue        c[MBS_MAX_LAW];               /* coefficients, or the table's forces */
+  PetscReal       x[MBS_MAX_LAW];               /* the table's deflections, increasing */
+  PetscReal       W[MBS_MAX_LAW * MBS_MAX_LAW]; /* the spline's second derivatives at x_j: M = W c (n x n, column-major) */
+} MbsForceLaw;
+
+/* g, dg/dx, dg/dx' of one coordinate, and dg/dp for the parameters it depends on */
+typedef struct {
+  PetscReal g, gx, gv;
+  PetscInt  np;
+  PetscInt  param[2 * MBS_MAX_LAW];
+  PetscReal dgdp[2 * MBS_MAX_LAW];
+} MbsLawForce;
+
+PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
+PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
+PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
+PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+MBS_ELEMENT_TYPE(RelativeDisplacement);
+MBS_ELEMENT_TYPE(BushingForce);
+MBS_ELEMENT_TYPE(BushingMoment);

@@ -34,7 +34,7 @@ static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue};
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
 
 PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
 {

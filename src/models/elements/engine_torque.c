@@ -36,7 +36,7 @@ static PetscErrorCode EngineTorqueForce(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue};
+static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
 
 PetscErrorCode MbsElementGetType_EngineTorque(const MbsElementType **type)
 {

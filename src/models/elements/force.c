@@ -1,37 +1,118 @@
 /*
-  Element force: an excitation F(t) e at a body point, e a fixed direction in ground axes and
+  Element force: an excitation F(t) e at a body point, e a fixed direction in ground axes and either harmonics
 
     F(t) = sum_i A_i sin(2 pi f_i t + phi_i)  for t <= until,  0 after    [N]
 
-  Its generalised force is f = P^T e F(t), P the (constant) Jacobian of the point; dF/dA_i, dF/df_i, dF/dphi_i where
-  those are parameters. Fields: body, point (ground coordinates at the initial pose, default the centre of mass),
-  direction, amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists of equal length (at most 8), until [s]
-  (default: for ever; a pulse of whole periods that ends smoothly, as the cart's move of cart_pendulum_chain.md).
+  or a sine sweep from f0 to f1 over [t0, t1] (zero outside), tau = t - t0, T = t1 - t0,
+
+    F(t) = A sin(2 pi int_0^tau f + phi),   f(tau) = f0 + (f1 - f0) tau / T                 (sweep: linear)
+                                            f(tau) = f0 (f1 / f0)^(tau / T)                 (sweep: exponential)
+    int_0^tau f = f0 tau + (f1 - f0) tau^2 / (2 T)   or   f0 T ((f1 / f0)^(tau / T) - 1) / ln(f1 / f0).
+
+  Its generalised force is f = P^T e F(t), P the (constant) Jacobian of the point; dF/dA_i, dF/df_i, dF/dphi_i (dF/dA,
+  dF/dphi of a sweep) where those are parameters. Fields: body, point (ground coordinates at the initial pose, default
+  the centre of mass), direction, then for harmonics amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists
+  of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods that ends smoothly, as the cart's
+  move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential), amplitude [N], phase [rad] (default 0),
+  frequencies: [f0, f1] (plain numbers, positive, different) [Hz], sweep_time: [t0, t1] [s] (default the file's time);
+  for a recorded force: history: FILE (as -input_file takes it, HDF5 or text; a relative path from the model file's
+  folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
+  (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
+  described model has not: its forces act at points of bodies, so the history is a field of the force element.
 */
 #include "models/elements/elementimpl.h"
 
+/* A sweep or a history takes none of the harmonics' fields but those it names in allowed */
+static PetscErrorCode RefuseHarmonics(MbsYAMLReader *reader, void *node, const char what[], const char allowed[])
+{
+  const char *key[] = {"amplitudes", "frequencies", "phases", "until"};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < 4; i++)
+    if (!strstr(allowed, key[i]) && MbsYAMLHasField(reader, node, key[i])) PetscCall(MbsYAMLError(reader, node, "%s takes %s, not the harmonics' %s", what, allowed, key[i]));
+  PetscFunctionReturn(0);
+}
+
+/* sweep, amplitude, phase, frequencies: [f0, f1], sweep_time: [t0, t1] of a sweep */
+static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char law[], MbsElement *el)
+{
+  MbsDescription desc  = MbsYAMLReaderDescription(reader);
+  MbsSweep      *sweep = &el->sweep;
+
+  PetscFunctionBeginUser;
+  if (strcmp(law, "linear") && strcmp(law, "exponential")) PetscCall(MbsYAMLError(reader, node, "sweep: '%s' is neither linear nor exponential", law));
+  PetscCall(RefuseHarmonics(reader, node, "a sweep", "amplitude, phase, frequencies: [f0, f1] and sweep_time: [t0, t1]"));
+  sweep->law         = strcmp(law, "linear") ? MBS_SWEEP_EXPONENTIAL : MBS_SWEEP_LINEAR;
+  el->nharmonic      = 1;
+  el->harmonic[0][1] = (MbsValue){0, -1}; /* ForceLaw's harmonic of frequency 0, turned by the sweep's angle */
+  el->harmonic[0][2] = (MbsValue){0, -1};
+  PetscCall(MbsYAMLReadValues(reader, node, "amplitude", "N", PETSC_TRUE, 1, &el->harmonic[0][0], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "phase", "rad", PETSC_FALSE, 1, &el->harmonic[0][2], NULL));
+  PetscCall(MbsYAMLReadVector(reader, node, "frequencies", PETSC_TRUE, 2, sweep->f, NULL));
+  sweep->t[0] = desc->t0;
+  sweep->t[1] = desc->tf;
+  PetscCall(MbsYAMLReadVector(reader, node, "sweep_time", PETSC_FALSE, 2, sweep->t, NULL));
+  if (!(sweep->f[0] > 0 && sweep->f[1] > 0)) PetscCall(MbsYAMLError(reader, node, "a sweep's frequencies [f0, f1] must be positive, got [%g, %g] Hz", (double)sweep->f[0], (double)sweep->f[1]));
+  if (sweep->f[0] == sweep->f[1]) PetscCall(MbsYAMLError(reader, node, "a sweep from %g Hz to itself is a harmonic: give two different frequencies, or amplitudes and frequencies without sweep", (double)sweep->f[0]));
+  if (!(sweep->t[1] > sweep->t[0])) PetscCall(MbsYAMLError(reader, node, "sweep_time [t0, t1] needs t0 < t1, got [%g, %g] s", (double)sweep->t[0], (double)sweep->t[1]));
+  PetscFunctionReturn(0);
+}
+
+/*
+  history: FILE, a force history read as -input_file reads one (input.c: HDF5 /input/time, /input/force, or text with
+  F or t, F per line, a one-column file spread over the file's time), a relative path taken from the model file's
+  folder; scale (default 1) multiplies it
+*/
+static PetscErrorCode HistoryRead(MbsYAMLReader *reader, void *node, const char file[], MbsElement *el)
+{
+  MbsDescription desc  = MbsYAMLReaderDescription(reader);
+  const char    *slash = strrchr(desc->file, '/');
+  char           path[PETSC_MAX_PATH_LEN];
+  FILE          *stream;
+
+  PetscFunctionBeginUser;
+  PetscCall(RefuseHarmonics(reader, node, "a history", "history: FILE and scale"));
+  if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/%s", (int)(slash - desc->file), desc->file, file));
+  else PetscCall(PetscStrncpy(path, file, sizeof(path)));
+  stream = fopen(path, "rb");
+  if (!stream) PetscCall(MbsYAMLError(reader, node, "history: cannot read the force history '%s' (%s)", path, file[0] == '/' ? "no such file or no permission" : "relative paths start at the model file's folder"));
+  fclose(stream);
+  el->harmonic[0][0] = (MbsValue){1, -1};
+  PetscCall(MbsYAMLReadValues(reader, node, "scale", "1", PETSC_FALSE, 1, &el->harmonic[0][0], NULL));
+  PetscCall(MbsInputRead(path, desc->t0, desc->tf, &el->nnode, &el->node_t, &el->node_F)); /* its errors name the history file */
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
-  MbsValue values[3][MBS_MAX_HARMONICS];
-  PetscInt count[3];
+  MbsValue    values[3][MBS_MAX_HARMONICS];
+  PetscInt    count[3], nlaw = 1, nfile = 1;
+  const char *law[1], *file[1];
+  PetscBool   set;
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
+  PetscCall(MbsYAMLReadWords(reader, node, "sweep", &nlaw, law));
+  if (nlaw) {
+    PetscCall(SweepRead(reader, node, law[0], el));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsYAMLReadWords(reader, node, "history", &nfile, file));
+  if (nfile) {
+    PetscCall(HistoryRead(reader, node, file[0], el));
+    PetscFunctionReturn(0);
+  }
   PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", "N", PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
   PetscCall(MbsYAMLReadValues(reader, node, "frequencies", "Hz", PETSC_TRUE, MBS_MAX_HARMONICS, values[1], &count[1]));
   PetscCall(MbsYAMLReadValues(reader, node, "phases", "rad", PETSC_FALSE, MBS_MAX_HARMONICS, values[2], &count[2]));
   if (count[1] != count[0] || (count[2] && count[2] != count[0]))
     PetscCall(MbsYAMLError(reader, node, "amplitudes, frequencies and phases need one entry per harmonic (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")", count[0], count[1], count[2]));
   el->nharmonic = count[0];
-  {
-    PetscBool set;
-
-    el->until = PETSC_MAX_REAL;
-    PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
-  }
+  el->until     = PETSC_MAX_REAL;
+  PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {
       el->harmonic[i][j] = values[j][i];
@@ -40,15 +121,37 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscFunctionReturn(0);
 }
 
+/* The sweep's phase 2 pi int_0^tau f at t (before phi), and whether t lies in [t0, t1] */
+static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal *angle)
+{
+  PetscReal tau = t - sweep->t[0], T = sweep->t[1] - sweep->t[0], f0 = sweep->f[0], f1 = sweep->f[1];
+
+  if (tau < 0 || t > sweep->t[1]) return PETSC_FALSE;
+  if (sweep->law == MBS_SWEEP_LINEAR) *angle = 2 * PETSC_PI * (f0 * tau + (f1 - f0) * tau * tau / (2 * T));
+  else *angle = 2 * PETSC_PI * f0 * T * (PetscPowReal(f1 / f0, tau / T) - 1) / PetscLogReal(f1 / f0);
+  return PETSC_TRUE;
+}
+
 /* F(t) and dF/dA_i, dF/df_i, dF/dphi_i of the parameters among them, added into dFdp */
 static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
-  PetscReal F = 0;
+  PetscReal F = 0, sweep = 0; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
 
-  if (t > el->until) return 0;
+  if (el->nnode) { /* scale times the history's piecewise-linear interpolant */
+    const MbsValue *scale = &el->harmonic[0][0];
+    PetscInt        k;
+    PetscReal       w[2], history;
+
+    MbsNodalHat(el->nnode, el->node_t, t, &k, w);
+    history = w[0] * el->node_F[k] + w[1] * el->node_F[k + 1];
+    if (dFdp && scale->param >= 0) dFdp[scale->param] += history;
+    return MbsValueOf(scale, desc->p) * history;
+  }
+
+  if (el->sweep.law ? !SweepAngle(&el->sweep, t, &sweep) : t > el->until) return 0;
   for (PetscInt i = 0; i < el->nharmonic; i++) {
     const MbsValue *h = el->harmonic[i];
-    PetscReal       A = MbsValueOf(&h[0], desc->p), angle = 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
+    PetscReal       A = MbsValueOf(&h[0], desc->p), angle = sweep + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
     PetscReal       dF[3] = {PetscSinReal(angle), A * PetscCosReal(angle) * 2 * PETSC_PI * t, A * PetscCosReal(angle)};
 
     F += A * PetscSinReal(angle);
@@ -73,7 +176,7 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {

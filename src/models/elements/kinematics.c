@@ -2,17 +2,25 @@
   Vector maps linear in the natural coordinates, and the bilinear scalars built from them (elementimpl.h).
 
   A map a(q) = A q + k with A = sum over its bodies of [c0 I, c1 I, c2 I, c3 I] on (r, u, v, w) of that body (r only
-  for a point mass). A bilinear scalar s = sum_i sign_i a_i(q).b_i(q) + c has
+  for a point mass; on a flexible body also scale shape_m I on its slots gamma_m). A bilinear scalar s = sum_i sign_i a_i(q).b_i(q) + c has
 
     s_q = sum_i sign_i (b_i^T A_i + a_i^T B_i),   s_qq = sum_i sign_i (A_i^T B_i + B_i^T A_i)   (constant),
     d/dq (s_q w) = sum_i sign_i ((A_i w)^T B_i + (B_i w)^T A_i).
 */
 #include "models/elements/elementimpl.h"
 
-/* Number of slots (r, u, v, w) a body has: 4 for a rigid body, 1 for a point mass */
-static PetscInt Slots(MbsDescription desc, PetscInt body)
+/* Number of slots (r, u, v, w, gamma_jk) a body has: 4 for a rigid body, 4 + 3 nmode for a flexible one, 1 for a point mass */
+PetscInt MbsBodySlots(MbsDescription desc, PetscInt body)
 {
-  return desc->body[body].rigid ? 4 : 1;
+  const MbsBody *b = &desc->body[body];
+
+  return b->flexible ? b->flexible->nslot : b->rigid ? 4 : 1;
+}
+
+/* The coefficient of slot s in term t of the map */
+static PetscReal Coefficient(const MbsVectorMap *map, PetscInt t, PetscInt s)
+{
+  return s < 4 ? map->c[t][s] : map->shape[t] ? map->scale[t] * map->shape[t][s - 4] : 0;
 }
 
 /*
@@ -31,6 +39,15 @@ void MbsMapPoint(MbsDescription desc, PetscInt body, const PetscReal x[3], MbsVe
   map->c[0][0] = 1;
   if (desc->body[body].rigid)
     for (PetscInt k = 0; k < 3; k++) map->c[0][1 + k] = x[k];
+  if (desc->body[body].flexible) { /* a node (the reader refuses other points of a flexible body) */
+    const MbsFlexible *flexible = desc->body[body].flexible;
+    PetscInt           node     = MbsFlexibleNode(&desc->body[body], x);
+
+    if (node >= 0) {
+      map->shape[0] = flexible->shape + 3 * flexible->nmode * node;
+      map->scale[0] = 1;
+    }
+  }
 }
 
 /* A direction fixed in a body (body axes); the ground's and a point mass's are constant */
@@ -52,7 +69,7 @@ void MbsMapConstant(const PetscReal k[3], MbsVectorMap *map)
   for (PetscInt i = 0; i < 3; i++) map->k[i] = k[i];
 }
 
-/* d = b - a, for maps of one body each (or constants) */
+/* d = b - a, for maps of one body each (or constants); two nodes of one flexible body stay two terms */
 void MbsMapDifference(const MbsVectorMap *b, const MbsVectorMap *a, MbsVectorMap *d)
 {
   *d = *b;
@@ -61,13 +78,19 @@ void MbsMapDifference(const MbsVectorMap *b, const MbsVectorMap *a, MbsVectorMap
     PetscInt slot = -1;
 
     for (PetscInt s = 0; s < d->nterm; s++)
-      if (d->body[s] == a->body[t]) slot = s;
+      if (d->body[s] == a->body[t] && (!d->shape[s] || !a->shape[t] || d->shape[s] == a->shape[t])) slot = s;
     if (slot < 0) {
-      slot          = d->nterm++;
-      d->body[slot] = a->body[t];
+      slot           = d->nterm++;
+      d->body[slot]  = a->body[t];
+      d->shape[slot] = NULL;
+      d->scale[slot] = 0;
       for (PetscInt j = 0; j < 4; j++) d->c[slot][j] = 0;
     }
     for (PetscInt j = 0; j < 4; j++) d->c[slot][j] -= a->c[t][j];
+    if (a->shape[t]) {
+      d->shape[slot] = a->shape[t];
+      d->scale[slot] -= a->scale[t];
+    }
   }
 }
 
@@ -78,8 +101,8 @@ void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[
   for (PetscInt t = 0; t < map->nterm; t++) {
     const PetscReal *qb = q + desc->body[map->body[t]].offset;
 
-    for (PetscInt s = 0; s < Slots(desc, map->body[t]); s++)
-      for (PetscInt k = 0; k < 3; k++) out[k] += map->c[t][s] * qb[3 * s + k];
+    for (PetscInt s = 0; s < MbsBodySlots(desc, map->body[t]); s++)
+      for (PetscInt k = 0; k < 3; k++) out[k] += Coefficient(map, t, s) * qb[3 * s + k];
   }
 }
 
@@ -89,8 +112,8 @@ void MbsMapAddTranspose(MbsDescription desc, const MbsVectorMap *map, PetscReal 
   for (PetscInt t = 0; t < map->nterm; t++) {
     PetscInt offset = desc->body[map->body[t]].offset;
 
-    for (PetscInt s = 0; s < Slots(desc, map->body[t]); s++)
-      for (PetscInt k = 0; k < 3; k++) out[(offset + 3 * s + k) * stride] += scale * map->c[t][s] * x[k];
+    for (PetscInt s = 0; s < MbsBodySlots(desc, map->body[t]); s++)
+      for (PetscInt k = 0; k < 3; k++) out[(offset + 3 * s + k) * stride] += scale * Coefficient(map, t, s) * x[k];
   }
 }
 
@@ -101,9 +124,9 @@ void MbsMapAddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorM
     for (PetscInt tb = 0; tb < B->nterm; tb++) {
       PetscInt oa = desc->body[A->body[ta]].offset, ob = desc->body[B->body[tb]].offset;
 
-      for (PetscInt sa = 0; sa < Slots(desc, A->body[ta]); sa++)
-        for (PetscInt sb = 0; sb < Slots(desc, B->body[tb]); sb++) {
-          PetscReal c = scale * A->c[ta][sa] * B->c[tb][sb];
+      for (PetscInt sa = 0; sa < MbsBodySlots(desc, A->body[ta]); sa++)
+        for (PetscInt sb = 0; sb < MbsBodySlots(desc, B->body[tb]); sb++) {
+          PetscReal c = scale * Coefficient(A, ta, sa) * Coefficient(B, tb, sb);
 
           if (c == 0) continue;
           for (PetscInt ka = 0; ka < 3; ka++)
@@ -216,6 +239,25 @@ void MbsBodyPose(const MbsBody *body, PetscReal q[], PetscReal v[])
   }
 }
 
+/*
+  Jbar = int x x^T dm = tr(I)/2 1 - I (3 x 3), the mass matrix of the axes (u, v, w), at the parameters p (NULL: the
+  file's values); with entry >= 0 instead dJbar/dI_entry, I_entry the entry-th of (Ixx, Iyy, Izz, Ixy, Iyz, Ixz) (Jbar
+  is linear in them)
+*/
+void MbsBodyJbar(const MbsBody *body, const PetscReal p[], PetscInt entry, PetscReal J[9])
+{
+  const PetscInt row[6] = {0, 1, 2, 0, 1, 0}, col[6] = {0, 1, 2, 1, 2, 2};
+  PetscReal      moment[6], trace;
+
+  for (PetscInt m = 0; m < 6; m++) moment[m] = entry >= 0 ? (PetscReal)(m == entry) : p ? MbsValueOf(&body->moment[m], p) : body->moment[m].value;
+  trace = moment[0] + moment[1] + moment[2];
+  for (PetscInt k = 0; k < 9; k++) J[k] = k % 4 == 0 ? trace / 2 : 0;
+  for (PetscInt m = 0; m < 6; m++) {
+    J[3 * row[m] + col[m]] -= moment[m];
+    if (m >= 3) J[3 * col[m] + row[m]] -= moment[m];
+  }
+}
+
 /* n1, n2 with (n1, n2, d) right-handed and orthonormal, d a unit vector; n1 from the coordinate axis least along d */
 void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
 {
@@ -231,38 +273,6 @@ void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
   n2[0] = d[1] * n1[2] - d[2] * n1[1];
   n2[1] = d[2] * n1[0] - d[0] * n1[2];
   n2[2] = d[0] * n1[1] - d[1] * n1[0];
-}
-
-/*
-  The force of a spring k and damper d on a scalar coordinate s(q) with gradient s_q and Hessian s_qq (dense; the
-  damper on s' = s_q v): the generalised force is f = -(k s + d s') s_q^T, so
-
-    -f = g s_q^T,  -df/dq = s_q^T (k s_q + d (s_qq v)^T) + g s_qq,  -df/dv = d s_q^T s_q,  g = k s + d s'
-
-  (a Rayleigh damper: its force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as MbsElementForceFn; only Jq needs
-  s_qq, so hess may be NULL without it (a residual then skips the nq^2 work).
-*/
-void MbsCoordinateForce(MbsDescription desc, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], const MbsValue *k, const MbsValue *d, PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
-{
-  PetscInt   nq = desc->nq;
-  PetscReal  kv = MbsValueOf(k, desc->p), dv = MbsValueOf(d, desc->p), rate = 0, g;
-  PetscReal *hv = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
-
-  for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
-  g = kv * s + dv * rate;
-  for (PetscInt i = 0; i < nq && Jq; i++) {
-    hv[i] = 0;
-    for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
-  }
-  for (PetscInt i = 0; i < nq; i++) {
-    if (F) F[i] += g * grad[i];
-    if (Jp && k->param >= 0) Jp[i + k->param * ld] += s * grad[i];
-    if (Jp && d->param >= 0) Jp[i + d->param * ld] += rate * grad[i];
-  }
-  for (PetscInt j = 0; j < nq && Jq; j++)
-    for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (kv * grad[j] + dv * hv[j]) + g * hess[i + j * nq];
-  for (PetscInt j = 0; j < nq && Jv; j++)
-    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += dv * grad[i] * grad[j];
 }
 
 /* The map at the initial pose of its bodies (before their coordinates are numbered) */

@@ -1,8 +1,9 @@
 /*
-  Element rotational_spring: a linear torsion spring k [N m/rad] and damper d [N m s/rad] on the angle of body b
-  relative to body a about an axis, theta = atan2(S, C) with S = (R_a n_2).(R_b m_1) and C = (R_a n_1).(R_b m_1),
-  n_1, n_2 normals of the axis in body a and m_1 = R_b0^T R_a0 n_1 (theta = 0 at the initial pose). S and C are
-  bilinear in q, so with rho^2 = S^2 + C^2 and N = C S_q - S C_q:
+  Element rotational_spring: a torsion spring k [N m/rad] and damper d [N m s/rad] (or nonlinear laws of the angle,
+  force_law.c) on the angle of body b relative to body a about an axis, theta = atan2(S, C) with
+  S = (R_a n_2).(R_b m_1) and C = (R_a n_1).(R_b m_1), n_1, n_2 normals of the axis in body a and
+  m_1 = R_b0^T R_a0 n_1 (theta = 0 at the initial pose). S and C are bilinear in q, so with rho^2 = S^2 + C^2 and
+  N = C S_q - S C_q:
 
     theta_q  = N / rho^2
     theta_qq = (S_q^T C_q - C_q^T S_q + C S_qq - S C_qq) / rho^2 - 2 N^T (S S_q + C C_q) / rho^4
@@ -59,8 +60,8 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N m/rad", PETSC_TRUE, 1, &el->value[0], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N m s/rad", PETSC_FALSE, 1, &el->value[1], NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N m", "rad", PETSC_TRUE, 1, el, 0, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 1, el, 1, NULL));
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
   MbsRelativeAngleRows(desc, el, axis);
@@ -74,11 +75,11 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
 
   PetscFunctionBeginUser;
   theta = MbsRelativeAngle(desc, el, q, grad, Jq ? hess : NULL);
-  MbsCoordinateForce(desc, theta, grad, hess, v, &el->value[0], &el->value[1], F, Jq, Jv, Jp, ld);
+  MbsCoordinateForce(desc, el, 0, 1, theta, grad, hess, v, F, Jq, Jv, Jp, ld);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {

@@ -1,10 +1,11 @@
 /*
-  Element spring_damper: a linear spring k [N/m] of free length L0 [m] and damper c [N s/m] between a point of body
-  a and a point of body b. With d = P_b - P_a = D q + d0 (D constant), L = |d|, e = d / L, L' = e.D v and the force
-  s = k (L - L0) + c L' along e, the generalised force is f = -s D^T e and
+  Element spring_damper: a spring of free length L0 [m] and a damper between a point of body a and a point of body b,
+  linear (k [N/m], c [N s/m]) or nonlinear laws of the elongation x = L - L0 and its rate (force_law.c). With
+  d = P_b - P_a = D q + d0 (D constant), L = |d|, e = d / L, L' = e.D v and the force s = g(L - L0, L') along e
+  (linear: g = k (L - L0) + c L', g_x = k, g_v = c), the generalised force is f = -s D^T e and
 
-    -df/dq = D^T [e (k e + c (D v - e L') / L)^T + s (I - e e^T) / L] D,    -df/dv = D^T c e e^T D,
-    -df/dk = (L - L0) D^T e,   -df/dc = L' D^T e,   -df/dL0 = -k D^T e.
+    -df/dq = D^T [e (g_x e + g_v (D v - e L') / L)^T + s (I - e e^T) / L] D,    -df/dv = D^T g_v e e^T D,
+    -df/dp = g_p D^T e,   -df/dL0 = -g_x D^T e.
 
   Fields: bodies: [a, b], point_a, point_b (body coordinates; two different points), stiffness, damping, free_length
   (default: the distance at the initial pose, an unloaded spring).
@@ -29,8 +30,8 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadValues(reader, node, "stiffness", "N/m", PETSC_TRUE, 1, &el->value[0], NULL));
-  PetscCall(MbsYAMLReadValues(reader, node, "damping", "N s/m", PETSC_FALSE, 1, &el->value[1], NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N", "m", PETSC_TRUE, 1, el, 0, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N", "m", PETSC_FALSE, 1, el, 1, NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "free_length", "m", PETSC_FALSE, 1, &el->value[2], &nlength));
   SpringDamperMap(desc, el, &d);
   MbsMapInitial(desc, &d, x);
@@ -42,9 +43,9 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
 
 static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  const PetscReal *p = desc->p, k = MbsValueOf(&el->value[0], p), c = MbsValueOf(&el->value[1], p), L0 = MbsValueOf(&el->value[2], p);
-  MbsVectorMap     D;
-  PetscReal        d[3], dd[3], e[3], L, rate = 0, s, K[9], C[9];
+  MbsVectorMap D;
+  MbsLawForce  g;
+  PetscReal    d[3], dd[3], e[3], L, rate = 0, K[9], C[9];
 
   PetscFunctionBeginUser;
   SpringDamperMap(desc, el, &D);
@@ -54,22 +55,21 @@ static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *e
   PetscCheck(L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
   for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / L;
   for (PetscInt a = 0; a < 3; a++) rate += e[a] * dd[a];
-  s = k * (L - L0) + c * rate;
-  if (F) MbsMapAddTranspose(desc, &D, s, e, F, 1);
+  MbsForceLawEval(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), rate, &g);
+  if (F) MbsMapAddTranspose(desc, &D, g.g, e, F, 1);
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt b = 0; b < 3; b++) {
-      K[3 * a + b] = e[a] * (k * e[b] + c * (dd[b] - e[b] * rate) / L) + s * ((a == b) - e[a] * e[b]) / L;
-      C[3 * a + b] = c * e[a] * e[b];
+      K[3 * a + b] = e[a] * (g.gx * e[b] + g.gv * (dd[b] - e[b] * rate) / L) + g.g * ((a == b) - e[a] * e[b]) / L;
+      C[3 * a + b] = g.gv * e[a] * e[b];
     }
   if (Jq) MbsMapAddOuter(desc, &D, &D, K, 1, Jq, ld);
   if (Jv) MbsMapAddOuter(desc, &D, &D, C, 1, Jv, ld);
-  if (Jp && el->value[0].param >= 0) MbsMapAddTranspose(desc, &D, L - L0, e, Jp + el->value[0].param * ld, 1);
-  if (Jp && el->value[1].param >= 0) MbsMapAddTranspose(desc, &D, rate, e, Jp + el->value[1].param * ld, 1);
-  if (Jp && el->value[2].param >= 0) MbsMapAddTranspose(desc, &D, -k, e, Jp + el->value[2].param * ld, 1);
+  for (PetscInt k = 0; k < g.np && Jp; k++) MbsMapAddTranspose(desc, &D, g.dgdp[k], e, Jp + g.param[k] * ld, 1);
+  if (Jp && el->value[2].param >= 0) MbsMapAddTranspose(desc, &D, -g.gx, e, Jp + el->value[2].param * ld, 1);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_SpringDamper(const MbsElementType **type)
 {

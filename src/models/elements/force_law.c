@@ -1,0 +1,295 @@
+/*
+  Nonlinear force laws of the force elements bushing, spring_damper and rotational_spring (issues 33, 34): any value of
+  their stiffness or damping fields may be a law of the coordinate's deflection x (m or rad) and rate x' instead of a
+  number. The force on the coordinate is g(x, x') = K(x) + D(x, x'), the generalised force -g x_q^T
+  (MbsCoordinateForce; spring_damper along its line), and every coefficient may be {param: NAME}.
+
+    stiffness  k or {param: k}                        K = k x
+               {polynomial: [k1, k2, ..., kn]}         K = k1 x + k2 x^2 + ... + kn x^n      k1 > 0, n <= 16
+               {table: {deflection: [x_j], force: [f_j]}}
+                                                       K = the not-a-knot cubic spline through (x_j, f_j), 4 <= n <= 16,
+                                                       x_j increasing; beyond the ends the tangent line of the end
+    damping    d or {param: d}                        D = d x'
+               {amplitude: [d0, c]}                    D = d0 (1 + c x^2) x'                  d0, c >= 0
+               {friction: [d0, F, v]}                  D = d0 x' + F tanh(x' / v)             d0, F >= 0, v > 0
+
+  The spline is linear in the forces: its second derivatives at the points are M = W f with W = A^-1 B of the spline's
+  equations A M = B f (continuity of the slope at the inner points, of the third derivative at x_1 and x_{n-2}:
+  not-a-knot, so a cubic sampled into the table is reproduced exactly). On [x_i, x_i+1], h = x_i+1 - x_i,
+  a = (x_i+1 - x) / h, b = 1 - a:
+
+    K = a f_i + b f_i+1 + h^2/6 ((a^3 - a) M_i + (b^3 - b) M_i+1) = sum_j w_j(x) f_j
+
+  so dK/df_j = w_j(x), and K is twice continuously differentiable inside the table, once at its ends (the tangent
+  lines): dF/dq is continuous for Newton and the adjoint. The amplitude and friction laws dissipate: D x' >= 0.
+*/
+#include "models/elements/elementimpl.h"
+
+static const char *const StiffnessLaws[] = {"polynomial", "table"};
+static const char *const DampingLaws[]   = {"amplitude", "friction"};
+
+/* The forces' weights w (K = w.f) and their slopes ws (dK/dx = ws.f) at x */
+static void TableWeights(const MbsForceLaw *law, PetscReal x, PetscReal w[], PetscReal ws[])
+{
+  PetscInt  n = law->n, i = 0;
+  PetscReal h, a, b, beyond = 0;
+
+  while (i < n - 2 && x > law->x[i + 1]) i++;
+  h = law->x[i + 1] - law->x[i];
+  a = (law->x[i + 1] - x) / h;
+  if (x < law->x[0]) { /* the tangent at x_0 */
+    beyond = x - law->x[0];
+    a      = 1;
+  } else if (x > law->x[n - 1]) {
+    beyond = x - law->x[n - 1];
+    a      = 0;
+  }
+  b = 1 - a;
+  for (PetscInt j = 0; j < n; j++) {
+    const PetscReal Wi = law->W[i + j * n], Wj = law->W[i + 1 + j * n];
+
+    w[j]  = (j == i) * a + (j == i + 1) * b + h * h / 6 * ((a * a * a - a) * Wi + (b * b * b - b) * Wj);
+    ws[j] = ((j == i + 1) - (PetscReal)(j == i)) / h + h / 6 * ((1 - 3 * a * a) * Wi + (3 * b * b - 1) * Wj);
+    w[j] += ws[j] * beyond;
+  }
+}
+
+/* W = A^-1 B of the not-a-knot spline's equations A M = B f (column-major, n x n) */
+static PetscErrorCode TableSpline(MbsForceLaw *law)
+{
+  PetscInt  n                            = law->n, pivots[3 * MBS_MAX_LAW];
+  PetscReal A[MBS_MAX_LAW * MBS_MAX_LAW] = {0}, *B = law->W, h[MBS_MAX_LAW];
+  PetscInt  zero_pivot;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(B, n * n));
+  for (PetscInt i = 0; i < n - 1; i++) h[i] = law->x[i + 1] - law->x[i];
+  for (PetscInt i = 1; i < n - 1; i++) {
+    MBS_IJ(A, i, i - 1, n) = h[i - 1];
+    MBS_IJ(A, i, i, n)     = 2 * (h[i - 1] + h[i]);
+    MBS_IJ(A, i, i + 1, n) = h[i];
+    MBS_IJ(B, i, i + 1, n) = 6 / h[i];
+    MBS_IJ(B, i, i, n)     = -6 / h[i] - 6 / h[i - 1];
+    MBS_IJ(B, i, i - 1, n) = 6 / h[i - 1];
+  }
+  MBS_IJ(A, 0, 0, n)         = h[1];
+  MBS_IJ(A, 0, 1, n)         = -(h[0] + h[1]);
+  MBS_IJ(A, 0, 2, n)         = h[0];
+  MBS_IJ(A, n - 1, n - 3, n) = h[n - 2];
+  MBS_IJ(A, n - 1, n - 2, n) = -(h[n - 3] + h[n - 2]);
+  MBS_IJ(A, n - 1, n - 1, n) = h[n - 3];
+  zero_pivot                 = MbsDenseLUFactor(n, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The spline's equations are singular at row %" PetscInt_FMT, zero_pivot);
+  MbsDenseLUSolve(n, A, pivots, n, B);
+  PetscFunctionReturn(0);
+}
+
+/* force middle / deflection^power, e.g. "N/m^3", "N m s/rad" */
+static PetscErrorCode Unit(char unit[], size_t size, const char force[], const char deflection[], const char middle[], PetscInt power)
+{
+  PetscFunctionBeginUser;
+  if (power == 1) PetscCall(PetscSNPrintf(unit, size, "%s%s/%s", force, middle, deflection));
+  else PetscCall(PetscSNPrintf(unit, size, "%s%s/%s^%" PetscInt_FMT, force, middle, deflection, power));
+  PetscFunctionReturn(0);
+}
+
+/* The coefficients of law: the list key of item, exactly n of them (1 to MBS_MAX_LAW with n = 0), the j-th in units[j] */
+static PetscErrorCode ReadCoefficients(MbsYAMLReader *reader, void *item, const char key[], PetscInt n, char units[][64], MbsForceLaw *law)
+{
+  void *coefficient[MBS_MAX_LAW];
+
+  PetscFunctionBeginUser;
+  law->n = n;
+  PetscCall(MbsYAMLReadItems(reader, item, key, PETSC_TRUE, n ? n : MBS_MAX_LAW, coefficient, n ? NULL : &law->n));
+  for (PetscInt j = 0; j < law->n; j++) PetscCall(MbsYAMLReadItemValue(reader, coefficient[j], key, units[j], &law->c[j]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ReadLaw(MbsYAMLReader *reader, void *item, const char key[], PetscBool stiffness, PetscInt choice, const char force[], const char deflection[], MbsForceLaw *law)
+{
+  char units[MBS_MAX_LAW][64];
+
+  PetscFunctionBeginUser;
+  law->type = stiffness ? (choice ? MBS_LAW_TABLE : MBS_LAW_POLYNOMIAL) : (choice ? MBS_LAW_FRICTION : MBS_LAW_AMPLITUDE);
+  switch (law->type) {
+  case MBS_LAW_POLYNOMIAL: /* k_j in force / deflection^j */
+    for (PetscInt j = 0; j < MBS_MAX_LAW; j++) PetscCall(Unit(units[j], sizeof(units[j]), force, deflection, "", j + 1));
+    PetscCall(ReadCoefficients(reader, item, "polynomial", 0, units, law));
+    if (!(law->c[0].value > 0))
+      PetscCall(MbsYAMLError(reader, item, "%s: the polynomial's first coefficient, its linear term k1, must be positive (the stiffness at zero deflection, which holds the initial pose and which eigen linearises), got %g", key, (double)law->c[0].value));
+    break;
+  case MBS_LAW_TABLE: {
+    const char *const fields[] = {"deflection", "force"};
+    void             *table;
+
+    for (PetscInt j = 0; j < MBS_MAX_LAW; j++) PetscCall(PetscStrncpy(units[j], force, sizeof(units[j])));
+    PetscCall(MbsYAMLReadMapping(reader, item, "table", 2, fields, &table));
+    PetscCall(ReadCoefficients(reader, table, "force", 0, units, law));
+    if (law->n < 4) PetscCall(MbsYAMLError(reader, table, "%s: a table needs at least 4 points (a cubic spline), got %" PetscInt_FMT, key, law->n));
+    PetscCall(MbsYAMLReadVector(reader, table, "deflection", PETSC_TRUE, law->n, law->x, NULL));
+    for (PetscInt j = 1; j < law->n; j++)
+      if (!(law->x[j] > law->x[j - 1])) PetscCall(MbsYAMLError(reader, table, "%s: the table's deflections must increase, but deflection %" PetscInt_FMT " (%g) follows %g", key, j + 1, (double)law->x[j], (double)law->x[j - 1]));
+    PetscCall(TableSpline(law));
+  } break;
+  default: { /* d0 in force s / deflection, then c [1/deflection^2], or F [force] and v [deflection/s] */
+    PetscBool friction = (PetscBool)(law->type == MBS_LAW_FRICTION);
+
+    PetscCall(Unit(units[0], sizeof(units[0]), force, deflection, " s", 1));
+    if (friction) {
+      PetscCall(PetscStrncpy(units[1], force, sizeof(units[1])));
+      PetscCall(PetscSNPrintf(units[2], sizeof(units[2]), "%s/s", deflection));
+    } else PetscCall(Unit(units[1], sizeof(units[1]), "1", deflection, "", 2));
+    PetscCall(ReadCoefficients(reader, item, DampingLaws[choice], friction ? 3 : 2, units, law));
+    for (PetscInt j = 0; j < law->n; j++)
+      if (law->c[j].value < 0 || (j == 2 && !(law->c[j].value > 0)))
+        PetscCall(MbsYAMLError(reader, item, "%s: the %s law's coefficient %" PetscInt_FMT " must be %s, got %g", key, DampingLaws[choice], j + 1, j == 2 ? "positive (a speed)" : "non-negative (no negative damping)", (double)law->c[j].value));
+  } break;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsForceLawsRead - Reads key of the mapping node being read: n values (1 to n with count not NULL) of a force
+  element's stiffness (a law of stiffness_laws) or damping, into el->value[first + i] or el->law[first + i]. force and
+  deflection are the units of the coordinate's force and deflection ("N", "m" or "N m", "rad"). Not collective.
+@*/
+PetscErrorCode MbsForceLawsRead(MbsYAMLReader *reader, void *node, const char key[], PetscBool stiffness, const char force[], const char deflection[], PetscBool required, PetscInt n, MbsElement *el, PetscInt first, PetscInt *count)
+{
+  void    *item[12];
+  char     unit[64];
+  PetscInt m = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(Unit(unit, sizeof(unit), force, deflection, stiffness ? "" : " s", 1));
+  PetscCall(MbsYAMLReadItems(reader, node, key, required, n, item, count ? count : &m));
+  for (PetscInt i = 0; i < (count ? *count : m); i++) {
+    PetscInt choice;
+
+    PetscCall(MbsYAMLReadChoice(reader, item[i], key, 2, stiffness ? StiffnessLaws : DampingLaws, &choice));
+    if (choice < 0) {
+      PetscCall(MbsYAMLReadItemValue(reader, item[i], key, unit, &el->value[first + i]));
+      continue;
+    }
+    if (!el->law) PetscCall(PetscCalloc1(12, &el->law));
+    PetscCall(ReadLaw(reader, item[i], key, stiffness, choice, force, deflection, &el->law[first + i]));
+  }
+  PetscFunctionReturn(0);
+}
+
+PetscBool MbsForceLawActive(const MbsElement *el, PetscInt i)
+{
+  return (PetscBool)(i >= 0 && el->law && el->law[i].type != MBS_LAW_LINEAR);
+}
+
+static void AddParameter(MbsLawForce *f, const MbsValue *value, PetscReal dg)
+{
+  if (value->param < 0) return;
+  f->param[f->np]  = value->param;
+  f->dgdp[f->np++] = dg;
+}
+
+/*
+  MbsForceLawEval - g(x, x') = K(x) + D(x, x') of the stiffness el->value/law[ik] and the damping el->value/law[id]
+  (either index may be -1: none), with dg/dx, dg/dx' and dg/dp. Not collective.
+*/
+void MbsForceLawEval(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal x, PetscReal rate, MbsLawForce *f)
+{
+  const PetscReal *p = desc->p;
+
+  f->g = f->gx = f->gv = 0;
+  f->np                = 0;
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscInt           i   = s ? id : ik;
+    const MbsForceLaw *law = MbsForceLawActive(el, i) ? &el->law[i] : NULL;
+    const MbsValue    *c   = law ? law->c : NULL;
+
+    if (i < 0) continue;
+    if (!law) { /* linear: k x or d x' */
+      PetscReal k = MbsValueOf(&el->value[i], p), y = s ? rate : x;
+
+      f->g += k * y;
+      if (s) f->gv += k;
+      else f->gx += k;
+      AddParameter(f, &el->value[i], y);
+      continue;
+    }
+    switch (law->type) {
+    case MBS_LAW_POLYNOMIAL: {
+      PetscReal power = 1; /* x^(j-1) */
+
+      for (PetscInt j = 0; j < law->n; j++) {
+        PetscReal k = MbsValueOf(&c[j], p);
+
+        f->gx += (j + 1) * k * power;
+        power *= x;
+        f->g += k * power;
+        AddParameter(f, &c[j], power);
+      }
+    } break;
+    case MBS_LAW_TABLE: {
+      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW];
+
+      TableWeights(law, x, w, ws);
+      for (PetscInt j = 0; j < law->n; j++) {
+        PetscReal fj = MbsValueOf(&c[j], p);
+
+        f->g += w[j] * fj;
+        f->gx += ws[j] * fj;
+        AddParameter(f, &c[j], w[j]);
+      }
+    } break;
+    case MBS_LAW_AMPLITUDE: {
+      PetscReal d0 = MbsValueOf(&c[0], p), a = MbsValueOf(&c[1], p), shape = 1 + a * x * x;
+
+      f->g += d0 * shape * rate;
+      f->gx += 2 * d0 * a * x * rate;
+      f->gv += d0 * shape;
+      AddParameter(f, &c[0], shape * rate);
+      AddParameter(f, &c[1], d0 * x * x * rate);
+    } break;
+    case MBS_LAW_FRICTION: {
+      PetscReal d0 = MbsValueOf(&c[0], p), F = MbsValueOf(&c[1], p), v = MbsValueOf(&c[2], p), th = PetscTanhReal(rate / v), sech2 = 1 - th * th;
+
+      f->g += d0 * rate + F * th;
+      f->gv += d0 + F * sech2 / v;
+      AddParameter(f, &c[0], rate);
+      AddParameter(f, &c[1], th);
+      AddParameter(f, &c[2], -F * sech2 * rate / (v * v));
+    } break;
+    case MBS_LAW_LINEAR:
+      break;
+    }
+  }
+}
+
+/*
+  The force g(s, s') of the stiffness ik and damping id of el (values or laws, force_law.c) on a scalar coordinate s(q)
+  with gradient s_q and Hessian s_qq (dense; the damper on s' = s_q v): the generalised force is f = -g s_q^T, so
+
+    -f = g s_q^T,  -df/dq = s_q^T (g_s s_q + g_s' (s_qq v)^T) + g s_qq,  -df/dv = g_s' s_q^T s_q,  -df/dp = g_p s_q^T
+
+  (linear: g = k s + d s', a Rayleigh damper whose force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as
+  MbsElementForceFn; only Jq needs s_qq, so hess may be NULL without it (a residual then skips the nq^2 work).
+*/
+void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+{
+  PetscInt    nq   = desc->nq;
+  PetscReal   rate = 0;
+  PetscReal  *hv   = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
+  MbsLawForce g;
+
+  for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
+  MbsForceLawEval(desc, el, ik, id, s, rate, &g);
+  for (PetscInt i = 0; i < nq && Jq; i++) {
+    hv[i] = 0;
+    for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
+  }
+  for (PetscInt i = 0; i < nq; i++) {
+    if (F) F[i] += g.g * grad[i];
+    for (PetscInt k = 0; k < g.np && Jp; k++) Jp[i + g.param[k] * ld] += g.dgdp[k] * grad[i];
+  }
+  for (PetscInt j = 0; j < nq && Jq; j++)
+    for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
+  for (PetscInt j = 0; j < nq && Jv; j++)
+    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+}
