@@ -10,7 +10,10 @@ static const char help[] = "J and its adjoint gradient of an identification scen
 
   Printed as one line in the format of benchmarks/peer_cvodes, so that benchmarks/accuracy_cost compares the two:
 
-    mbsid J <J> grad <g1,g2,...> time_J <s> time_grad <s> steps <accepted steps of the forward solve> grad_per_J <ratio>
+    mbsid J <J> grad <g1,g2,...> time_J <s> time_grad <s> steps <accepted steps of the forward solve> grad_per_J <ratio> peak_rss_mb <MB>
+
+  peak_rss_mb is the process's peak resident set (PetscMemoryGetMaximumUsage), reached by the gradient: what a
+  gradient needs in memory, the trajectory among it.
 */
 #include <identification/identificationimpl.h>
 #include <petsctime.h>
@@ -59,9 +62,10 @@ int main(int argc, char **argv)
   PetscBool      has_help;
   PetscInt       repeat = 3, steps = 0;
   PetscReal     *x, *grad, J;
-  PetscLogDouble time_J, time_grad;
+  PetscLogDouble time_J, time_grad, peak;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscMemorySetGetMaximumUsage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "benchmarks/cost_gradient", NULL);
   PetscCall(PetscOptionsInt("-repeat", "Timed runs of each evaluation (the best counts)", "", repeat, &repeat, NULL));
   PetscOptionsEnd();
@@ -75,7 +79,8 @@ int main(int argc, char **argv)
     PetscCall(CountSteps(obj, &steps));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "mbsid J %.12e grad ", (double)J));
     for (PetscInt k = 0; k < obj->nid; k++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s%.12e", k ? "," : "", (double)grad[k]));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " time_J %.4f time_grad %.4f steps %" PetscInt_FMT " grad_per_J %.2f\n", time_J, time_grad, steps, time_grad / time_J));
+    PetscCall(PetscMemoryGetMaximumUsage(&peak));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, " time_J %.4f time_grad %.4f steps %" PetscInt_FMT " grad_per_J %.2f peak_rss_mb %.1f\n", time_J, time_grad, steps, time_grad / time_J, peak / 1048576));
     PetscCall(PetscFree2(x, grad));
   }
   PetscCall(MbsObjectiveDestroy(&obj));

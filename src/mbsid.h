@@ -47,6 +47,11 @@ PETSC_EXTERN PetscErrorCode MbsModelGetTimeSpan(MbsModel, PetscReal *, PetscReal
 PETSC_EXTERN PetscErrorCode MbsModelInitialState(MbsModel, PetscReal, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelJacobian(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelJacobianMat(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, Mat);
+PETSC_EXTERN PetscErrorCode MbsModelJacobianCreate(MbsModel, const PetscReal[], Mat *);
+PETSC_EXTERN PetscBool      MbsModelHasSparseJacobian(MbsModel);
+PETSC_EXTERN PetscErrorCode MbsModelJacobianPCreate(MbsModel, PetscInt, const PetscInt[], Mat *);
+PETSC_EXTERN PetscErrorCode MbsModelJacobianPMat(MbsModel, PetscReal, const PetscReal[], const PetscReal[], Mat);
 PETSC_EXTERN PetscErrorCode MbsModelJacobianP(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelMass(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelFormResidual(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);

@@ -204,6 +204,37 @@ static PetscErrorCode CheckRateAdjoint(MbsTest *test, MbsModel model, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/*
+  The model's own sparse Jacobian (MbsModelJacobianMat, a described model's) against its dense one J (checked above by
+  differences) at the same state and shift: every entry of J in the AIJ's pattern, and equal to rounding.
+*/
+static PetscErrorCode CompareSparse(MbsTest *test, MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal shift, const PetscReal J[])
+{
+  PetscInt           n, mismatch = 0;
+  PetscReal          scale = 0, worst = 0;
+  Mat                A, D;
+  const PetscScalar *d;
+  char               line[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, NULL));
+  PetscCall(MbsModelJacobianCreate(model, u, &A));
+  PetscCall(MbsModelJacobianMat(model, t, u, udot, shift, A));
+  PetscCall(MatConvert(A, MATSEQDENSE, MAT_INITIAL_MATRIX, &D));
+  PetscCall(MatDenseGetArrayRead(D, &d));
+  for (PetscInt i = 0; i < n * n; i++) scale = PetscMax(scale, PetscAbsReal(J[i]));
+  for (PetscInt i = 0; i < n * n; i++) {
+    worst = PetscMax(worst, PetscAbsReal(d[i] - J[i]));
+    mismatch += PetscAbsReal(d[i] - J[i]) > 1e-14 * scale;
+  }
+  PetscCall(MatDenseRestoreArrayRead(D, &d));
+  PetscCall(PetscSNPrintf(line, sizeof(line), "sparse Jacobian equals the dense one (largest difference %.1e of %.1e)", (double)worst, (double)scale));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(mismatch == 0)));
+  PetscCall(MatDestroy(&D));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel                model, base = NULL;
@@ -302,6 +333,7 @@ int main(int argc, char **argv)
     PetscCall(Jacobian(model, t, u, udot, 37.5, J1));
     for (PetscInt i = 0; i < n * n; i++) J[i] = J0[i] + 37.5 * J[i];
     PetscCall(CompareColumn(&test, "dF/dU + 37.5 dF/dU'", 0, n * n, J1, J, MaxAbs(n * n, J1)));
+    if (MbsModelHasSparseJacobian(model) && !integration_form && !rate_form) PetscCall(CompareSparse(&test, model, t, u, udot, 37.5, J1));
 
     PetscCall(JacobianP(model, t, u, udot, Jp));
     for (PetscInt k = 0; k < np; k++) {

@@ -115,7 +115,8 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   TaoConvergedReason  reason;
   const PetscScalar  *x;
   Vec                 X;
-  char                line[1024], value[64];
+  char               *line, value[64];
+  size_t              size = 128;
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm_scaled, &cnorm, &step, &reason));
@@ -155,18 +156,22 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
 
     if (rate > 0) remaining = PetscMin(remaining, PetscMax(0, PetscCeilReal(PetscLogReal(gnorm_scaled / target) / rate)));
   }
-  PetscCall(PetscSNPrintf(line, sizeof(line), "  it %3" PetscInt_FMT "  J %.6e  |g| %.3e ", its, (double)(f * ctx->J0), (double)ctx->gnorm));
+  /* a line as long as the parameters need (PETSc 3.18's PetscStrlcat overruns a full buffer: hundreds of parameters did) */
+  for (PetscInt k = 0; k < nid; k++) size += sizeof(value);
+  PetscCall(PetscCalloc1(size, &line));
+  PetscCall(PetscSNPrintf(line, size, "  it %3" PetscInt_FMT "  J %.6e  |g| %.3e ", its, (double)(f * ctx->J0), (double)ctx->gnorm));
   for (PetscInt k = 0; k < nid; k++) {
     const MbsParameterInfo *info;
 
-    PetscCall(MbsObjectiveGetParameterInfo(obj, k, &info));
+    MbsCallUndo(MbsObjectiveGetParameterInfo(obj, k, &info), PetscFree(line));
     PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", info->name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
-    PetscCall(PetscStrlcat(line, value, sizeof(line)));
+    PetscCall(PetscStrlcat(line, value, size));
   }
   PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)elapsed, its > 0 ? (double)(remaining * elapsed / its) : 0.0));
-  PetscCall(PetscStrlcat(line, value, sizeof(line)));
-  PetscCall(MbsObjectiveGetComm(obj, &comm));
-  PetscCall(PetscPrintf(comm, "%s", line));
+  PetscCall(PetscStrlcat(line, value, size));
+  MbsCallUndo(MbsObjectiveGetComm(obj, &comm), PetscFree(line));
+  MbsCallUndo(PetscPrintf(comm, "%s", line), PetscFree(line));
+  PetscCall(PetscFree(line));
   PetscFunctionReturn(0);
 }
 

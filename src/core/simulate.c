@@ -217,15 +217,16 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
 
     PetscCall(MbsSparseJacobianGet_Private(B, &sj));
     PetscCall(MbsSparseJacobianShift_Private(model->n, t, u, shift, B, sj, &shifted));
-    if (!shifted) {
+    if (!shifted && MbsModelHasSparseJacobian(model)) PetscCall(MbsModelJacobianMat(model, t, u, udot, shift, B));
+    else if (!shifted) {
       PetscCall(MbsModelGetJacobianWork(model, &work));
       PetscCall(MbsModelFormJacobian(model, t, u, udot, shift, work));
       PetscCall(MbsSparseJacobianGather_Private(model, work, B, sj));
-      if (sj->mass) {
-        sj->key[0] = t;
-        sj->key[1] = shift;
-        PetscCall(PetscArraycpy(sj->key + 2, u, model->n));
-      }
+    }
+    if (!shifted && sj->mass) {
+      sj->key[0] = t;
+      sj->key[1] = shift;
+      PetscCall(PetscArraycpy(sj->key + 2, u, model->n));
     }
   } else {
     PetscCall(MatDenseGetArrayWrite(B, &J));
@@ -608,6 +609,54 @@ static PetscErrorCode MbsStepPointNodes_Private(const MbsSimContext *sim, MbsSig
   PetscFunctionReturn(0);
 }
 
+/* The sparse index kept with J (composed with it, so that it lives as long as J) */
+static PetscErrorCode MbsSparseJacobianAttach_Private(Mat J, MbsSparseJacobian **sj)
+{
+  PetscContainer container;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(sj));
+  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
+  PetscCall(PetscContainerSetPointer(container, *sj));
+  PetscCall(PetscContainerSetUserDestroy(container, MbsSparseJacobianDestroy_Private));
+  PetscCall(PetscObjectCompose((PetscObject)J, "MbsSparseJacobian", (PetscObject)container));
+  PetscCall(PetscContainerDestroy(&container));
+  PetscFunctionReturn(0);
+}
+
+/*
+  A model that assembles its Jacobian sparse itself (MbsModelHasSparseJacobian: the large described models) makes its
+  own AIJ, with a pattern that holds for every state; dF/dU' at each stored entry, for the shifted reuse, is
+  (J(shift S) - J(shift 0)) / S as below. Nothing dense of size n x n is made.
+*/
+static PetscErrorCode MbsSparseJacobianCreateModel_Private(MbsModel model, const PetscReal u0[], Mat *J)
+{
+  const PetscReal    S = 1048576;
+  MbsSparseJacobian *sj;
+  PetscReal         *udot, *a;
+  MatInfo            info;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelJacobianCreate(model, u0, J));
+  PetscCall(MbsSparseJacobianAttach_Private(*J, &sj));
+  PetscCall(MatGetInfo(*J, MAT_LOCAL, &info));
+  sj->nnz = (PetscInt)info.nz_used;
+  PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian assembled by the model, %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, sj->nnz, model->n * model->n));
+  PetscCall(PetscMalloc2(sj->nnz, &sj->mass, model->n + 2, &sj->key));
+  PetscCall(PetscCalloc1(model->n, &udot));
+  PetscCall(MbsModelJacobianMat(model, model->t0, u0, udot, S, *J));
+  PetscCall(MatSeqAIJGetArrayRead(*J, (const PetscScalar **)&a));
+  PetscCall(PetscArraycpy(sj->mass, a, sj->nnz));
+  PetscCall(MatSeqAIJRestoreArrayRead(*J, (const PetscScalar **)&a));
+  PetscCall(MbsModelJacobianMat(model, model->t0, u0, udot, 0.0, *J));
+  PetscCall(MatSeqAIJGetArrayRead(*J, (const PetscScalar **)&a));
+  for (PetscInt k = 0; k < sj->nnz; k++) sj->mass[k] = (sj->mass[k] - a[k]) / S;
+  PetscCall(MatSeqAIJRestoreArrayRead(*J, (const PetscScalar **)&a));
+  sj->key[0] = PETSC_MAX_REAL; /* no time of the solve: nothing assembled yet */
+  PetscCall(PetscFree(udot));
+  PetscFunctionReturn(0);
+}
+
 /*
   The sparse path (-jacobian_sparse, large models such as the 84 unknowns of engine4): the non-zeros of
   dF/dU + dF/dU' at the initial state and at a perturbed one (random U, U') make the pattern of an AIJ matrix,
@@ -622,9 +671,12 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscRandom        rnd;
   PetscBool         *used, constant_mass;
   MbsSparseJacobian *sj;
-  PetscContainer     container;
 
   PetscFunctionBeginUser;
+  if (MbsModelHasSparseJacobian(model)) {
+    PetscCall(MbsSparseJacobianCreateModel_Private(model, u0, J));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscMalloc3(n, &u, n, &udot, n * n, &used));
   PetscCall(PetscMalloc2(n * n, &work[0], n * n, &work[1]));
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
@@ -654,12 +706,7 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscCall(MatAssemblyBegin(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*J, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscInfo(NULL, "Model %s: sparse Jacobian with %" PetscInt_FMT " of %" PetscInt_FMT " entries\n", model->type, nnz, n * n));
-  PetscCall(PetscNew(&sj));
-  PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
-  PetscCall(PetscContainerSetPointer(container, sj));
-  PetscCall(PetscContainerSetUserDestroy(container, MbsSparseJacobianDestroy_Private));
-  PetscCall(PetscObjectCompose((PetscObject)*J, "MbsSparseJacobian", (PetscObject)container));
-  PetscCall(PetscContainerDestroy(&container));
+  PetscCall(MbsSparseJacobianAttach_Private(*J, &sj));
   PetscCall(MbsSparseJacobianIndex_Private(model, *J, sj));
   PetscCall(MbsModelGetDifferentialInfo(model, NULL, &constant_mass, NULL));
   if (constant_mass) { /* dF/dU' = (J(shift S) - J(shift 0)) / S, exact to rounding for S a power of two */

@@ -72,10 +72,11 @@ static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscRe
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
-  PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
+  if (adj->jp_all) PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
+  else PetscCall(MbsModelJacobianPMat(adj->model, t, u, udot, A)); /* the model's sparse columns of the identified parameters */
   PetscCall(VecRestoreArrayRead(Udot, &udot));
   PetscCall(VecRestoreArrayRead(U, &u));
-  PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
+  if (adj->jp_all) PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
   PetscFunctionReturn(0);
 }
 
@@ -315,12 +316,13 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
   PetscCheck(integral->ncomp >= 1 && (!grad || integral->ncomp == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "An integral cost with a gradient has one component, got %" PetscInt_FMT, integral->ncomp);
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj->DRDU));
   if (grad) {
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj->Jp));
+    if (MbsModelHasSparseJacobian(model)) PetscCall(MbsModelJacobianPCreate(model, nid, id, &adj->Jp)); /* O(n) entries, not n nid */
+    else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj->Jp));
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj->DRDP));
     PetscCall(MatZeroEntries(adj->DRDP));
     PetscCall(MatAssemblyBegin(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(adj->DRDP, MAT_FINAL_ASSEMBLY));
-    PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
+    if (!MbsModelHasSparseJacobian(model)) PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
     PetscCall(PetscMalloc1(model->np, &adj->dp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */

@@ -86,16 +86,27 @@ static PetscErrorCode MbsExperimentSetUp_Private(MbsObjective obj, MbsExperiment
   PetscFunctionReturn(0);
 }
 
-/* The identifiable parameters of the first experiment's model, comma-separated: the default of -identify */
-static PetscErrorCode MbsIdentifiableNames_Private(MbsModel first, char names[], size_t size)
+/* The identifiable parameters of the first experiment's model, comma-separated (allocated): the default of -identify;
+   np, the model's number of parameters, bounds the length of -identify */
+static PetscErrorCode MbsIdentifiableNames_Private(MbsModel first, char **names, PetscInt *np)
 {
+  size_t size = 1;
+
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetFromOptions(first));
   for (PetscInt i = 0; i < first->np; i++) {
-    if (!first->param_info[i].identifiable) continue;
-    if (names[0]) PetscCall(PetscStrlcat(names, ",", size));
-    PetscCall(PetscStrlcat(names, first->param_info[i].name, size));
+    size_t length;
+
+    PetscCall(PetscStrlen(first->param_info[i].name, &length));
+    size += length + 1;
   }
+  PetscCall(PetscCalloc1(size, names));
+  for (PetscInt i = 0; i < first->np; i++) {
+    if (!first->param_info[i].identifiable) continue;
+    if ((*names)[0]) PetscCall(PetscStrlcat(*names, ",", size));
+    PetscCall(PetscStrlcat(*names, first->param_info[i].name, size));
+  }
+  *np = first->np;
   PetscFunctionReturn(0);
 }
 
@@ -104,6 +115,14 @@ static PetscErrorCode MbsIdentifiableNamesEnd_Private(MbsObjective obj, MbsModel
   PetscFunctionBeginUser;
   PetscCall(MbsModelDestroy(first));
   PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIdentifyListFree_Private(PetscInt n, char ***list)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsStringsFree(n, *list));
+  PetscCall(PetscFree(*list));
   PetscFunctionReturn(0);
 }
 
@@ -124,8 +143,8 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
 {
   MbsObjective obj;
   MbsModel     first;
-  char         names[1024] = "", *list[64];
-  PetscInt     nlist       = PETSC_STATIC_ARRAY_LENGTH(list);
+  char        *names = NULL, **list;
+  PetscInt     nlist, np = 0;
   PetscBool    set;
   PetscMPIInt  size;
 
@@ -139,7 +158,9 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
   /* the default -identify: every identifiable parameter of the (first experiment's) model */
   PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
   PetscCall(MbsModelCreate(comm, &first));
-  MbsCallCleanup(MbsIdentifiableNames_Private(first, names, sizeof(names)), MbsIdentifiableNamesEnd_Private(obj, &first));
+  MbsCallCleanup(MbsIdentifiableNames_Private(first, &names, &np), MbsIdentifiableNamesEnd_Private(obj, &first));
+  nlist = PetscMax(np, 64); /* a model's parameters, each once (large models have hundreds) */
+  PetscCall(PetscMalloc1(nlist, &list));
   MbsOptionsBegin(comm, NULL, "Identification problem", "MbsObjective");
   PetscCall(PetscOptionsStringArray("-identify", "Parameters to identify, e.g. cf,df (default: every identifiable parameter)", "MbsObjectiveCreate", list, &nlist, &set));
   MbsOptionsEnd();
@@ -152,7 +173,8 @@ PetscErrorCode MbsObjectiveCreate(MPI_Comm comm, MbsObjective *objective, PetscB
     for (PetscInt k = 0; k < nlist; k++) PetscCall(PetscStrallocpy(defaults[k], &list[k]));
     PetscCall(PetscStrToArrayDestroy(ndefaults, defaults));
   }
-  MbsCallCleanup(MbsExperimentsSetUp_Private(obj, nlist, list, *help), MbsStringsFree(nlist, list));
+  PetscCall(PetscFree(names));
+  MbsCallCleanup(MbsExperimentsSetUp_Private(obj, nlist, list, *help), MbsIdentifyListFree_Private(nlist, &list));
   obj->model = obj->exp[0].model;
   obj->cost  = obj->exp[0].cost;
   obj->id    = obj->exp[0].id;

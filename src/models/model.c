@@ -593,6 +593,64 @@ PetscErrorCode MbsModelJacobian(MbsModel model, PetscReal t, const PetscReal u[]
 }
 
 /*@C
+  MbsModelJacobianMat - J = dF/dU + shift dF/dU' into the AIJ J made by MbsModelJacobianCreate, for a model that
+  assembles its Jacobian sparse (ops.jacobian_mat; NULL: none, see MbsModelHasSparseJacobian). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianMat(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal shift, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatZeroEntries(J));
+  PetscCall(model->ops.jacobian_mat(model, t, u, udot, shift, J));
+  PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianCreate - The AIJ n x n of MbsModelJacobianMat, preallocated by the model from
+  its places at the valid state u (the initial one). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianCreate(MbsModel model, const PetscReal u[], Mat *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(model->ops.jacobian_create(model, u, J));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianPCreate - The AIJ n x nid of MbsModelJacobianPMat: dF/dp's columns of the parameters id, preallocated
+  by the model. Only for a model with a sparse Jacobian (MbsModelHasSparseJacobian). Not collective.
+@*/
+PetscErrorCode MbsModelJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(model->ops.jacobian_p_create(model, nid, id, Jp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelJacobianPMat - dF/dp's columns of the parameters of MbsModelJacobianPCreate into its AIJ Jp. Not collective.
+@*/
+PetscErrorCode MbsModelJacobianPMat(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], Mat Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatZeroEntries(Jp));
+  PetscCall(model->ops.jacobian_p_mat(model, t, u, udot, Jp));
+  PetscCall(MatAssemblyBegin(Jp, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(Jp, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelHasSparseJacobian - Whether the model assembles its Jacobian sparse itself (the implicit form's: a model that
+  does has a constant mass matrix, so its integrator never takes the explicit form). Not collective.
+@*/
+PetscBool MbsModelHasSparseJacobian(MbsModel model)
+{
+  return (PetscBool)(model->ops.jacobian_mat && model->ops.jacobian_p_mat && model->constant_mass);
+}
+
+/*@C
   MbsModelMass - The mass matrix E = dF/dU' (n x n, column-major) at (t, U): the model's own, or J(shift 1) - J(shift 0) at
   U' = udot with the n x n scratch work. Not collective.
 @*/

@@ -32,6 +32,14 @@
 */
 #include "models/elements/elementimpl.h"
 
+#define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
+
+/* A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly writes */
+typedef struct {
+  PetscBool wrt_p;
+  PetscInt *slot, nslot;
+} SparseForm;
+
 typedef struct {
   MbsDescription      desc;
   PetscInt            nbody_row;
@@ -40,9 +48,140 @@ typedef struct {
   PetscInt           *row_owner; /* element index, or -1 - body index */
   PetscInt           *sensor;    /* the element of each output channel: every sensor, in the file's order */
   PetscBool           flexible;  /* a flexible body: M is singular (flexible.c), positive definite only on the free motions */
+  /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
+  struct _MbsDescription view;
+  MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
+  PetscInt               nlocal;               /* the most coordinates of one view */
+  PetscInt              *global;               /* the model's coordinate of each of the view's */
+  PetscReal             *local;                /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;                /* 2 nlocal rows and columns of a block */
+  SparseForm             jacobian, jacobian_p; /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
+  PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
+  PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
 } Described;
 
-static void AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
+/*
+  Where an element's local contributions go: a dense array (leading dimension ld); an AIJ matrix by MatSetValues
+  (values column by column: the preallocator); the value array of the AIJ, where entry c of an assembly adds into
+  values[slot[c]] (every assembly writes the same entries in the same order, so the places found once serve every
+  state: with record, slot[c] is found in the CSR ia, ja instead, or with slot NULL only counted); or, with weight
+  (length n), the product weight^T J added into product. body_used (may be NULL) marks the bodies whose rows the
+  product reads: an element on none of them adds nothing to it and is skipped.
+*/
+typedef enum {
+  SINK_DENSE,
+  SINK_MAT,
+  SINK_SLOTS,
+  SINK_PRODUCT
+} SinkType;
+
+typedef struct {
+  SinkType         type;
+  PetscReal       *dense;
+  PetscInt         ld;
+  Mat              mat;
+  PetscScalar     *values;
+  PetscInt        *slot, cursor;
+  PetscBool        record;
+  const PetscInt  *ia, *ja;
+  const PetscReal *weight;
+  PetscReal       *product;
+  const PetscBool *body_used;
+  const PetscInt  *column; /* MAT and SLOTS: the matrix's column of each parameter, -1: none (dF/dp of some only) */
+} Sink;
+
+/* The place of (row, col) in the CSR ia, ja */
+static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt *place)
+{
+  PetscInt lo = sink->ia[row], hi = sink->ia[row + 1];
+
+  PetscFunctionBeginUser;
+  while (hi - lo > 1) {
+    PetscInt mid = (lo + hi) / 2;
+
+    if (sink->ja[mid] <= col) lo = mid;
+    else hi = mid;
+  }
+  PetscCheck(lo < sink->ia[row + 1] && sink->ja[lo] == col, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Entry (%" PetscInt_FMT ", %" PetscInt_FMT ") of the Jacobian is not in its preallocation", row, col);
+  *place = lo;
+  PetscFunctionReturn(0);
+}
+
+/*
+  block (m x k, column-major, leading dimension m) into rows x cols of the sink; with mask (same layout, may be NULL)
+  only the entries where mask is not zero. A mask is a constant of the model (a Hessian of constraint rows, the mass
+  matrix), so every assembly skips the same entries: the sparse matrices hold no place for what is zero whatever the
+  state, and KLU's factors no fill from it.
+*/
+static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[], const PetscReal mask[])
+{
+  PetscFunctionBeginUser;
+  switch (sink->type) {
+  case SINK_MAT:
+    for (PetscInt j = 0; j < k; j++) {
+      PetscInt col = sink->column ? sink->column[cols[j]] : cols[j];
+
+      for (PetscInt i = 0; i < m && col >= 0; i++)
+        if (!mask || mask[i + j * m] != 0) PetscCall(MatSetValue(sink->mat, rows[i], col, block[i + j * m], ADD_VALUES));
+    }
+    break;
+  case SINK_DENSE:
+    for (PetscInt j = 0; j < k; j++)
+      for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
+    break;
+  case SINK_SLOTS:
+    for (PetscInt j = 0; j < k; j++)
+      for (PetscInt i = 0; i < m; i++) {
+        PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL;
+
+        if (mask && mask[i + j * m] == 0) continue;
+        sink->cursor++;
+        if (!sink->record && *slot >= 0) sink->values[*slot] += block[i + j * m];
+        else if (sink->record && slot && sink->column && sink->column[cols[j]] < 0) *slot = -1;
+        else if (sink->record && slot) PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
+      }
+    break;
+  case SINK_PRODUCT:
+    for (PetscInt j = 0; j < k; j++) {
+      PetscReal sum = 0;
+
+      for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
+      sink->product[cols[j]] += sum;
+    }
+    break;
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(SinkAddMasked(sink, m, rows, k, cols, block, NULL));
+  PetscFunctionReturn(0);
+}
+
+/* Whether one of the bodies b[0..nb) is marked in used (NULL: all are) */
+static PetscBool Marked(const PetscBool used[], PetscInt nb, const PetscInt b[])
+{
+  if (!used) return PETSC_TRUE;
+  for (PetscInt k = 0; k < nb; k++)
+    if (used[b[k]]) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/* Whether an entity on bodies b[0..nb) adds anything the sink (may be NULL) takes */
+static PetscBool SinkWants(const Sink *sink, PetscInt nb, const PetscInt b[])
+{
+  return (PetscBool)(sink && Marked(sink->body_used, nb, b));
+}
+
+/* The coordinates of body b: 3 per slot (12 for a rigid body, 3 (4 + 3 nmode) for a flexible one) */
+static PetscInt BodySize(MbsDescription desc, PetscInt b)
+{
+  return 3 * MbsBodySlots(desc, b);
+}
+
+static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
 
 static PetscInt NQ(MbsModel model)
 {
@@ -54,12 +193,74 @@ static PetscInt NC(MbsModel model)
   return ((Described *)model->data)->desc->nc;
 }
 
+/* The model's description at its current parameters; its view follows it (the engine speed may be set after setup) */
 static MbsDescription Description(MbsModel model)
 {
-  MbsDescription desc = ((Described *)model->data)->desc;
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
 
   desc->p = model->p;
+  if (d->view_body) {
+    PetscReal *work = d->view.work;
+
+    d->view      = *desc;
+    d->view.body = d->view_body;
+    d->view.work = work;
+  }
   return desc;
+}
+
+/* The bodies (not the ground) element el acts on */
+static PetscInt ElementBodies(const MbsElement *el, PetscInt b[MBS_VIEW_BODIES])
+{
+  PetscInt nb = 0;
+
+  for (PetscInt k = 0; k < 2; k++)
+    if (el->body[k] != MBS_GROUND) b[nb++] = el->body[k];
+  return nb;
+}
+
+/* The bodies of constraint row r: its body's, or its joint's */
+static PetscInt RowBodies(Described *d, PetscInt r, PetscInt b[MBS_VIEW_BODIES])
+{
+  if (d->row_owner[r] < 0) {
+    b[0] = -1 - d->row_owner[r];
+    return 1;
+  }
+  return ElementBodies(&d->desc->element[d->row_owner[r]], b);
+}
+
+/*
+  The description as an entity on bodies b[0..nb) sees it: nq their coordinates, numbered from 0 in the order of b
+  (d->global maps them back), so an element's callbacks work on at most 24 coordinates whatever the model's size;
+  q, v (may be NULL) gathered into the view's scratch lq, lv.
+*/
+static MbsDescription View(Described *d, PetscInt nb, const PetscInt b[], const PetscReal q[], const PetscReal v[], PetscReal **lq, PetscReal **lv)
+{
+  MbsDescription view = &d->view;
+
+  view->nq = 0;
+  for (PetscInt k = 0; k < nb; k++) {
+    PetscInt size = BodySize(d->desc, b[k]);
+
+    d->view_body[b[k]].offset = view->nq;
+    for (PetscInt i = 0; i < size; i++) d->global[view->nq + i] = d->desc->body[b[k]].offset + i;
+    view->nq += size;
+  }
+  *lq = d->local;
+  *lv = d->local + d->nlocal;
+  for (PetscInt i = 0; i < view->nq; i++) {
+    (*lq)[i] = q ? q[d->global[i]] : 0;
+    (*lv)[i] = v ? v[d->global[i]] : 0;
+  }
+  return view;
+}
+
+/* The view's indices shifted by offset: the rows or columns of its coordinates in a block of U */
+static PetscInt *Shifted(Described *d, PetscInt nq, PetscInt offset, PetscInt out[])
+{
+  for (PetscInt i = 0; i < nq; i++) out[i] = d->global[i] + offset;
+  return out;
 }
 
 /* F_v += M a (a: accelerations, nq) */
@@ -87,52 +288,161 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
   }
 }
 
-/* J += scale M (J with leading dimension ld) */
-static void AddMass(MbsDescription desc, const PetscReal p[], PetscReal scale, PetscReal J[], PetscInt ld)
-{
-  for (PetscInt b = 0; b < desc->nbody; b++) {
-    const MbsBody *body = &desc->body[b];
-    PetscInt       o    = body->offset;
-    PetscReal      Jbar[9];
-
-    if (body->flexible) {
-      PetscInt ns = body->flexible->nslot;
-
-      for (PetscInt s = 0; s < ns; s++)
-        for (PetscInt t = 0; t < ns; t++)
-          for (PetscInt k = 0; k < 3; k++) J[(o + 3 * s + k) + (o + 3 * t + k) * ld] += scale * body->flexible->slot_mass[s * ns + t];
-      continue;
-    }
-    for (PetscInt k = 0; k < 3; k++) J[(o + k) * (ld + 1)] += scale * MbsValueOf(&body->mass, p);
-    if (!body->rigid) continue;
-    MbsBodyJbar(body, p, -1, Jbar);
-    for (PetscInt i = 0; i < 3; i++)
-      for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) J[(o + 3 + 3 * i + k) + (o + 3 + 3 * j + k) * ld] += scale * Jbar[3 * i + j];
-  }
-}
-
-/*
-  -f of gravity, of the flexible bodies' elasticity and damping, and of the force elements (with excitation or
-  without) into F (nq), and their -df/dq, -df/dv, -df/dp. Gravity on a flexible body's slot s is int c_s dm g, row 0
-  of its slot mass.
-*/
-static PetscErrorCode AddForces(MbsDescription desc, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
+/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3), no flexible body (its M is singular) */
+static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscReal x[])
 {
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody  *body = &desc->body[b];
+    const PetscReal m    = MbsValueOf(&body->mass, p);
+    PetscReal      *xb   = x + body->offset, inverse[9], det, J[9];
+
+    MbsBodyJbar(body, p, -1, J);
+    PetscCheck(m > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has mass %g, so its acceleration is undefined", desc->file, body->name, (double)m);
+    for (PetscInt k = 0; k < 3; k++) xb[k] /= m;
+    if (!body->rigid) continue;
+    inverse[0] = J[4] * J[8] - J[5] * J[7];
+    inverse[1] = J[2] * J[7] - J[1] * J[8];
+    inverse[2] = J[1] * J[5] - J[2] * J[4];
+    inverse[3] = J[5] * J[6] - J[3] * J[8];
+    inverse[4] = J[0] * J[8] - J[2] * J[6];
+    inverse[5] = J[2] * J[3] - J[0] * J[5];
+    inverse[6] = J[3] * J[7] - J[4] * J[6];
+    inverse[7] = J[1] * J[6] - J[0] * J[7];
+    inverse[8] = J[0] * J[4] - J[1] * J[3];
+    det        = J[0] * inverse[0] + J[1] * inverse[3] + J[2] * inverse[6];
+    PetscCheck(det > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has a singular mass matrix of its axes, so its acceleration is undefined", desc->file, body->name);
+    for (PetscInt k = 0; k < 3; k++) {
+      PetscReal y[3] = {0, 0, 0};
+
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt j = 0; j < 3; j++) y[i] += inverse[3 * i + j] / det * xb[3 + 3 * j + k];
+      for (PetscInt i = 0; i < 3; i++) xb[3 + 3 * i + k] = y[i];
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  The mass block of body b (size x size, column-major) into mass, and into mask what of it can be non-zero at any
+  parameters (an entry of Jbar that is zero at these values may be a parameter's: the sparse pattern must hold it)
+*/
+static void BodyMass(const MbsBody *body, const PetscReal p[], PetscInt size, PetscReal mass[], PetscReal mask[])
+{
+  PetscReal Jbar[9], pattern[9];
+
+  for (PetscInt i = 0; i < size * size; i++) mass[i] = mask[i] = 0;
+  if (body->flexible) { /* slot_mass (x) I3 */
+    PetscInt ns = body->flexible->nslot;
+
+    for (PetscInt s = 0; s < ns; s++)
+      for (PetscInt t = 0; t < ns; t++)
+        for (PetscInt k = 0; k < 3; k++) mass[(3 * s + k) + (3 * t + k) * size] = mask[(3 * s + k) + (3 * t + k) * size] = body->flexible->slot_mass[s * ns + t];
+    return;
+  }
+  for (PetscInt k = 0; k < 3; k++) {
+    mass[k * (size + 1)] = MbsValueOf(&body->mass, p);
+    mask[k * (size + 1)] = 1;
+  }
+  if (!body->rigid) return;
+  MbsBodyJbar(body, p, -1, Jbar);
+  for (PetscInt k = 0; k < 9; k++) pattern[k] = PetscAbsReal(Jbar[k]);
+  for (PetscInt m = 0; m < 6; m++) {
+    PetscReal dJ[9];
+
+    if (body->moment[m].param < 0) continue;
+    MbsBodyJbar(body, NULL, m, dJ);
+    for (PetscInt k = 0; k < 9; k++) pattern[k] += PetscAbsReal(dJ[k]);
+  }
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++)
+      for (PetscInt k = 0; k < 3; k++) {
+        mass[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = Jbar[3 * i + j];
+        mask[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = pattern[3 * i + j];
+      }
+}
+
+/* scale M(p) into the sink at rows and columns offset + its coordinates, body by body */
+static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale, Sink *sink, PetscInt offset)
+{
+  MbsDescription desc = d->desc;
+  PetscReal     *mass = d->local + 7 * d->nlocal, *block = mass + d->nlocal * d->nlocal, *mask = block + d->nlocal * d->nlocal;
+  PetscInt      *index = d->index;
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
+    PetscInt       size = BodySize(desc, b);
+
+    if (!SinkWants(sink, 1, &b)) continue;
+    BodyMass(body, p, size, mass, mask);
+    for (PetscInt i = 0; i < size * size; i++) block[i] = scale * mass[i];
+    for (PetscInt i = 0; i < size; i++) index[i] = offset + body->offset + i;
+    PetscCall(SinkAddMasked(sink, size, index, size, index, block, mask)); /* what no parameters make non-zero gets no place */
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
+  elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
+  slot s is int c_s dm g, row 0 of its slot mass:
+  -f into F (nq, may be NULL; with rows_of, only the rows of the bodies it marks are complete); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
+  columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
+  coordinate and the parameter's column.
+*/
+static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[3])
+{
+  MbsDescription desc = d->desc;
+  PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
+  PetscReal     *lF = d->local + 3 * L, *lJq = d->local + 7 * L, *lJv = lJq + L * L, *lJp = lJv + 2 * L * L;
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body  = &desc->body[b];
+    PetscBool      force = (PetscBool)(F && Marked(rows_of, 1, &b)), jac = SinkWants(J, 1, &b), jacp = (PetscBool)(SinkWants(Jp, 1, &b) && body->flexible && body->flexible->damping.param >= 0);
+    PetscInt       nq, param = body->flexible ? body->flexible->damping.param : -1;
+    MbsDescription view;
+    PetscReal     *lq, *lv;
 
     for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * desc->gravity[k];
     if (!body->flexible) continue;
     for (PetscInt s = 1; s < body->flexible->nslot && F; s++)
       for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * desc->gravity[k];
-    MbsFlexibleForce(desc, b, q, v, F, Jq, Jv, Jp, ld);
+    if (!(force || jac || jacp)) continue;
+    view = View(d, 1, &b, q, v, &lq, &lv);
+    nq   = view->nq;
+    PetscCall(PetscArrayzero(lF, nq));
+    if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
+    if (jacp) PetscCall(PetscArrayzero(lJp + param * nq, nq));
+    MbsFlexibleForce(view, b, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq);
+    for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
+    if (jac) {
+      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+    }
+    if (jacp) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &param, lJp + param * nq));
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq;
+    PetscBool         force = (PetscBool)(F && Marked(rows_of, nb, b)), jac = SinkWants(J, nb, b), jacp = SinkWants(Jp, nb, b);
+    MbsDescription    view;
+    PetscReal        *lq, *lv;
 
-    if (el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) PetscCall(el->ops->force(desc, el, t, q, v, F, Jq, Jv, Jp, ld));
+    if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(force || jac || jacp)) continue;
+    view = View(d, nb, b, q, v, &lq, &lv);
+    nq   = view->nq;
+    PetscCall(PetscArrayzero(lF, nq));
+    if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
+    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(lJp + d->param[k] * nq, nq));
+    PetscCall(el->ops->force(view, el, t, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
+    for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
+    if (jac) {
+      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+    }
+    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &d->param[k], lJp + d->param[k] * nq));
   }
   PetscFunctionReturn(0);
 }
@@ -147,7 +457,7 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq; i++) F[i] = Udot[i] - v[i];
   AddMassTimes(desc, model->p, Udot + nq, F + nq);
-  PetscCall(AddForces(desc, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL, model->n));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
     MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
@@ -157,56 +467,314 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+/*
+  dF/dU + shift dF/dU' into the sink, entity by entity: the unit rows q' - v, the mass, each force element on its
+  coordinates, each constraint row on its bodies' (Phi_q v and Phi_q; Phi_q^T lambda, Phi_q^T mu and their
+  derivatives in q). The dense Jacobian, the sparse one and the products of the accelerometers all come from here.
+*/
+static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[], PetscReal shift, Sink *sink)
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         n = model->n, nq = desc->nq, nc = desc->nc;
-  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc;
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[3] = {nq, 0, nq}, *rows = d->index, *cols = d->index + L;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, minus_one = -1;
+  PetscReal       *g = d->local + 4 * L, *rg = g + L, *g_mask = rg + L, *rg_mask = d->local + 2 * L, *H = d->local + 7 * L, *Hs = H + L * L;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nq; i++) {
-    MBS_IJ(J, i, i, n)      = shift;
-    MBS_IJ(J, i, nq + i, n) = -1;
+  for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
+    PetscInt column = nq + i;
+
+    PetscCall(SinkAdd(sink, 1, &i, 1, &i, &shift));
+    PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
-  AddMass(desc, model->p, shift, &MBS_IJ(J, nq, nq, n), n);
-  PetscCall(AddForces(desc, PETSC_TRUE, t, q, v, NULL, &MBS_IJ(J, nq, 0, n), &MBS_IJ(J, nq, nq, n), NULL, n));
+  PetscCall(AddMass(d, model->p, shift, sink, nq));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, NULL, sink, NULL, offset));
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
+    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    MbsDescription     view;
+    PetscReal         *lq, *lv;
 
-    MbsBilinearAddHessian(desc, row, mu[r], J, n);                                 /* d(Phi_q^T mu)/dq */
-    MbsBilinearAddHessian(desc, row, lambda[r], &MBS_IJ(J, nq, 0, n), n);          /* d(Phi_q^T lambda)/dq */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 0, 2 * nq + nc + r, n), 1); /* Phi_q^T, column of mu_r */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, nq, 2 * nq + r, n), 1);     /* Phi_q^T, column of lambda_r */
-    MbsBilinearAddRateGradient(desc, row, v, 1, &MBS_IJ(J, 2 * nq + r, 0, n), n);  /* d(Phi_q v)/dq */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 2 * nq + r, nq, n), n);     /* d(Phi_q v)/dv */
-    MbsBilinearAddGradient(desc, row, q, 1, &MBS_IJ(J, 2 * nq + nc + r, 0, n), n); /* Phi_q */
+    if (!SinkWants(sink, nb, b)) continue;
+    view = View(d, nb, b, q, v, &lq, &lv);
+    m    = view->nq;
+    PetscCall(PetscArrayzero(g, 2 * L));
+    PetscCall(PetscArrayzero(H, m * m));
+    MbsBilinearAddGradient(view, row, lq, 1, g, 1);
+    MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
+    MbsBilinearAddHessian(view, row, 1, H, m);
+    /* what of Phi_q and its rate can be non-zero, whatever the state: Phi_q = q^T H + its constant part (at q = 0) */
+    PetscCall(PetscArrayzero(Hs, m));
+    PetscCall(PetscArrayzero(g_mask, m));
+    MbsBilinearAddGradient(view, row, Hs, 1, g_mask, 1);
+    for (PetscInt i = 0; i < m; i++) {
+      rg_mask[i] = 0;
+      for (PetscInt j = 0; j < m; j++) rg_mask[i] += PetscAbsReal(H[i + j * m]);
+      g_mask[i] = PetscAbsReal(g_mask[i]) + rg_mask[i];
+    }
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs, H)); /* d(Phi_q^T mu)/dq */
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, nq, rows), m, cols, Hs, H));            /* d(Phi_q^T lambda)/dq */
+    PetscCall(SinkAddMasked(sink, m, rows, 1, &lambda_col, g, g_mask));                    /* Phi_q^T, column of lambda_r */
+    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g, g_mask));      /* Phi_q^T, column of mu_r */
+    if (sink->type == SINK_PRODUCT) continue;                                              /* no product reads the rows of lambda and mu */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, cols, rg, rg_mask));                  /* d(Phi_q v)/dq */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[1], m, cols, g, g_mask));                    /* Phi_q */
+    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g, g_mask)); /* d(Phi_q v)/dv */
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+{
+  Sink sink = {.type = SINK_DENSE, .dense = J, .ld = model->n};
+
+  PetscFunctionBeginUser;
+  PetscCall(Assemble(model, t, U, shift, &sink));
+  PetscFunctionReturn(0);
+}
+
+/* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m and the force
+   elements' (and flexible bodies') -df/dp */
+static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, offset[3] = {nq, 0, nq};
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody   *body = &desc->body[b];
+    const PetscReal *a    = Udot + nq + body->offset + 3;
+    PetscInt         rows[9];
+
+    if (!SinkWants(sink, 1, &b)) continue;
+    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) {
+      PetscInt  row   = nq + body->offset + k;
+      PetscReal value = Udot[row] - desc->gravity[k];
+
+      PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
+    }
+    for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) {
+      PetscReal dJ[9], value[9];
+
+      if (body->moment[m].param < 0) continue;
+      MbsBodyJbar(body, NULL, m, dJ);
+      for (PetscInt i = 0; i < 3; i++)
+        for (PetscInt k = 0; k < 3; k++) {
+          rows[3 * i + k]  = nq + body->offset + 3 + 3 * i + k;
+          value[3 * i + k] = 0;
+          for (PetscInt j = 0; j < 3; j++) value[3 * i + k] += dJ[3 * i + j] * a[3 * j + k];
+        }
+      PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
+    }
+  }
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, sink, offset));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
 {
-  MbsDescription desc = Description(model);
-  PetscInt       n = model->n, nq = desc->nq;
+  Sink sink = {.type = SINK_DENSE, .dense = Jp, .ld = model->n};
 
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody; b++) { /* d(m (r'' - g))/dm and d(Jbar (x) I3 (u'', v'', w''))/dI_m */
-    const MbsBody   *body = &desc->body[b];
-    const PetscReal *a    = Udot + nq + body->offset + 3;
+  PetscCall(AssembleP(model, t, U, Udot, &sink));
+  PetscFunctionReturn(0);
+}
 
-    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) MBS_IJ(Jp, nq + body->offset + k, body->mass.param, n) += Udot[nq + body->offset + k] - desc->gravity[k];
-    for (PetscInt m = 0; m < 6 && body->rigid; m++) {
-      PetscReal dJ[9];
+/* dF/dU + shift dF/dU' (wrt_p false) or dF/dp at U' = Udot (wrt_p true) into the sink */
+static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Sink *sink)
+{
+  PetscFunctionBeginUser;
+  if (wrt_p) PetscCall(AssembleP(model, t, U, Udot, sink));
+  else PetscCall(Assemble(model, t, U, shift, sink));
+  PetscFunctionReturn(0);
+}
 
-      if (body->moment[m].param < 0) continue;
-      MbsBodyJbar(body, NULL, m, dJ);
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt j = 0; j < 3; j++)
-          for (PetscInt k = 0; k < 3; k++) MBS_IJ(Jp, nq + body->offset + 3 + 3 * i + k, body->moment[m].param, n) += dJ[3 * i + j] * a[3 * j + k];
-    }
+/* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values */
+static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
+{
+  Sink sink = {.type = SINK_SLOTS, .slot = form->slot};
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSeqAIJGetArray(A, &sink.values));
+  PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
+  PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
+  PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
+  PetscFunctionReturn(0);
+}
+
+/* The places (zeros too) of one assembly at the state U in the preallocator pre (n x ncol), then the AIJ A with them,
+   and the place in A's values of every entry an assembly writes, in its order */
+static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, const PetscReal U[], PetscInt ncol, Mat pre, Mat *A)
+{
+  Described *d      = (Described *)model->data;
+  PetscInt  *column = form->wrt_p ? d->column : NULL, nrow;
+  Sink       sink   = {.type = SINK_MAT, .mat = pre, .column = column};
+  PetscBool  done;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatSetSizes(pre, model->n, ncol, model->n, ncol));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetUp(pre));
+  PetscCall(MatSetOption(pre, MAT_ROW_ORIENTED, PETSC_FALSE));
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  PetscCall(MatAssemblyBegin(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(pre, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatCreate(PETSC_COMM_SELF, A));
+  PetscCall(MatSetSizes(*A, model->n, ncol, model->n, ncol));
+  PetscCall(MatSetType(*A, MATSEQAIJ));
+  PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *A));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
+  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = column};
+  PetscCall(MatGetRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "A sparse matrix of model %s gives no row structure", model->type);
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink)); /* counts */
+  PetscCall(PetscFree(form->slot));
+  form->nslot = sink.cursor;
+  PetscCall(PetscMalloc1(form->nslot, &form->slot));
+  sink.slot   = form->slot;
+  sink.cursor = 0;
+  PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  PetscCall(MatRestoreRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The AIJ n x ncol of form (the Jacobian, or dF/dp's identified columns), preallocated with every entry its assembly
+  writes, zeros too: an assembly writes the same places in the same order whatever the state (U, a valid state such as
+  the initial one, only lets the elements evaluate), so a preallocator records them once, and the pattern, and KLU's
+  symbolic factorisation, hold for every state; and the places of the entries in the value array are found once, so
+  that later assemblies add straight into it. O(elements) entries: a body couples only with the bodies its elements
+  join it to, a parameter only with the coordinates of its element's bodies.
+*/
+static PetscErrorCode SparseCreate(MbsModel model, SparseForm *form, const PetscReal U[], PetscInt ncol, Mat *A)
+{
+  Mat pre;
+
+  PetscFunctionBeginUser;
+  PetscCall(MatCreate(PETSC_COMM_SELF, &pre));
+  MbsCallUndo(SparsePlaces_Private(model, form, U, ncol, pre, A), MatDestroy(&pre));
+  PetscCall(MatDestroy(&pre));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian, t, U, Udot, shift, J));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[], Mat *J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseCreate(model, &((Described *)model->data)->jacobian, U, model->n, J));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianPMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Mat Jp)
+{
+  PetscFunctionBeginUser;
+  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian_p, t, U, Udot, 0, Jp));
+  PetscFunctionReturn(0);
+}
+
+/* dF/dp's columns of the identified parameters id, made at the file's pose and velocity (a state every element takes) */
+static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
+  PetscReal     *U;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
+  for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
+  PetscCall(PetscCalloc1(model->n, &U));
+  for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
+  MbsCallUndo(SparseCreate(model, &d->jacobian_p, U, nid, Jp), PetscFree(U));
+  PetscCall(PetscFree(U));
+  PetscFunctionReturn(0);
+}
+
+/*
+  y of sensor element e on its view at the accelerations a (nq, NULL: none), and its dy/dq, dy/dv added into dydu (n,
+  may be NULL) and dy/da into dyda (nq, may be NULL)
+*/
+static PetscErrorCode ViewSensor(MbsModel model, PetscInt e, const PetscReal U[], const PetscReal a[], PetscReal *y, PetscReal dydu[], PetscReal dyda[])
+{
+  Described        *d    = (Described *)model->data;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          nq = desc->nq, L = d->nlocal, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *lq, *lv, *la = d->local + 2 * L, *ldq = la + L, *ldv = ldq + L, *lda = ldv + L;
+  MbsDescription    view = View(d, nb, b, U, U + nq, &lq, &lv);
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < view->nq && a; i++) la[i] = a[d->global[i]];
+  PetscCall(PetscArrayzero(ldq, 3 * L));
+  PetscCall(el->ops->sensor(view, el, lq, lv, a ? la : NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, a ? lda : NULL));
+  for (PetscInt i = 0; i < view->nq; i++) {
+    if (dydu) dydu[d->global[i]] += ldq[i];
+    if (dydu) dydu[nq + d->global[i]] += ldv[i];
+    if (a && dyda) dyda[d->global[i]] += lda[i];
   }
-  PetscCall(AddForces(desc, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, Jp + nq, n));
+  PetscFunctionReturn(0);
+}
+
+/* R = -f + Phi_q^T lambda (nq), the rows M v' - f + Phi_q^T lambda of the residual at U' = 0, complete on the rows of
+   the bodies used marks: only the elements and constraints on them are evaluated */
+static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal U[], const PetscBool used[], PetscReal R[])
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         nq = desc->nq, nc = desc->nc;
+  const PetscReal *lambda = U + 2 * nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, R, used, NULL, NULL, NULL));
+  for (PetscInt r = 0; r < nc; r++) {
+    PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b);
+
+    if (Marked(used, nb, b)) MbsBilinearAddGradient(desc, d->row[r], U, lambda[r], R, 1);
+  }
+  PetscFunctionReturn(0);
+}
+
+/*
+  An accelerometer's y (no flexible body) at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
+  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric, constant and
+  block-diagonal, so b lives on the sensor's bodies), dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp
+  at U' = (0, a): the products of Assemble() and AssembleP() with the weight b, which read only the elements on the
+  sensor's bodies.
+*/
+static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscBool *used)
+{
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq;
+  Sink              sink = {.type = SINK_PRODUCT, .weight = weight, .body_used = used};
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < nb; k++) used[b[k]] = PETSC_TRUE;
+  PetscCall(SensorForces(model, t, U, used, R));
+  for (PetscInt i = 0; i < nq; i++) a[i] = -R[i];
+  PetscCall(SolveMass(desc, model->p, a));
+  PetscCall(ViewSensor(model, e, U, a, y, dydu, weight + nq));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  PetscCall(SolveMass(desc, model->p, weight + nq));
+  for (PetscInt i = 0; i < n; i++) weight[i] = -weight[i];
+  if (dydu) {
+    sink.product = dydu;
+    PetscCall(Assemble(model, t, U, 0, &sink));
+  }
+  if (dydp) {
+    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
+    sink.product = dydp;
+    PetscCall(AssembleP(model, t, U, Udot, &sink));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -233,32 +801,6 @@ static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const Pets
 }
 
 /*
-  An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
-  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
-  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
-*/
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
-{
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, zero_pivot;
-  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
-
-  PetscFunctionBeginUser;
-  PetscCall(DescribedResidual(model, t, U, Udot, R));
-  AddMass(desc, model->p, 1, Minv, nq);
-  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
-  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
-  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
-  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
-  if (!dydu && !dydp) PetscFunctionReturn(0);
-  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
-  PetscCall(ChainAccelerations(model, t, U, Udot, a, b, n, J, dydu, dydp));
-  PetscFunctionReturn(0);
-}
-
-/*
   An accelerometer's y when M is singular (a flexible body): a from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r],
   A = [M Phi_q^T; Phi_q 0] (l = lambda on the exact solution, but not U's lambda). With [beta; eta] = A^-1 [dy/da; 0]
   (A symmetric): dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r (Phi_r,qq a)^T, dy/dv += beta^T f_v -
@@ -275,14 +817,14 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
   const PetscReal  *v = U + nq, *a = z, *l = z + nq, *beta = w, *eta = w + nq;
 
   PetscFunctionBeginUser;
-  AugmentedMatrix(model, U, A, G);
-  PetscCall(AddForces(desc, PETSC_TRUE, t, U, v, z, NULL, NULL, NULL, n));
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, z, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) z[i] = -z[i];
   for (PetscInt r = 0; r < nc; r++) z[nq + r] = MbsBilinearRate(desc, d->row[r], Udot, v) - MbsBilinearRate(desc, d->row[r], v, v); /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v */
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, el->name);
   MbsDenseLUSolve(m, A, pivots, 1, z);
-  PetscCall(el->ops->sensor(desc, el, U, v, a, y, dydu, dydu ? dydu + nq : NULL, w));
+  PetscCall(ViewSensor(model, e, U, a, y, dydu, w));
   if (!dydu && !dydp) PetscFunctionReturn(0);
   MbsDenseLUSolve(m, A, pivots, 1, w);
   PetscCall(PetscArraycpy(Ul, U, n));
@@ -297,43 +839,52 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
 
 static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt   n = model->n, nq = NQ(model), m = nq + NC(model);
+  Described *d = (Described *)model->data;
+  PetscInt   n = model->n, nq = NQ(model);
   PetscReal *work, value;
-  PetscInt  *pivots;
+  PetscBool *used;
 
   PetscFunctionBeginUser;
-  if (((Described *)model->data)->flexible) {
+  if (d->flexible) {
+    PetscInt  m = nq + NC(model);
+    PetscInt *pivots;
+
     PetscCall(PetscCalloc2(m * m + 2 * m + m * nq + 2 * n + n * PetscMax(n, model->np), &work, 3 * m, &pivots));
     MbsCallCleanup(AccelerationAugmented_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
-  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscCall(PetscCalloc2(3 * n + nq, &work, d->desc->nbody, &used));
+  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, used), PetscFree2(work, used));
   PetscFunctionReturn(0);
 }
 
 /* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
 static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-
   PetscFunctionBeginUser;
-  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
-  else PetscCall(el->ops->sensor(desc, el, U, U + desc->nq, NULL, y, dydu, dydu ? dydu + desc->nq : NULL, NULL));
+  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+  else PetscCall(ViewSensor(model, e, U, NULL, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
 /* dy/dp of sensor element e: an accelerometer's value depends on the parameters through f and M, a bushing load's
-   through the bushing's stiffness and damping (sensor_p); the others' only through U */
+   through the bushing's stiffness and damping (sensor_p, on the element's view: dy/dp is per parameter); the others'
+   only through U */
 static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
+  Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  PetscReal        *lq, *lv;
+  MbsDescription    view;
 
   PetscFunctionBeginUser;
   if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
-  else if (el->ops->sensor_p) PetscCall(el->ops->sensor_p(desc, el, U, U + desc->nq, dydp));
+  else if (el->ops->sensor_p) {
+    view = View(d, nb, b, U, U + desc->nq, &lq, &lv);
+    PetscCall(el->ops->sensor_p(view, el, lq, lv, dydp));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -394,7 +945,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
     const MbsElement *el = &desc->element[e];
 
     if (el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
-    *force = el->ops->law(desc, el, t, NULL);
+    *force = el->ops->law(desc, el, t, NULL); /* a law reads only the element's fields and the speed */
     break;
   }
   PetscFunctionReturn(0);
@@ -421,15 +972,18 @@ static void ConstraintJacobian(MbsModel model, const PetscReal q[], PetscReal G[
 }
 
 /* The index-1 matrix [M Phi_q^T; Phi_q 0] (m = nq + nc) at q, and Phi_q (nc x nq) into G */
-static void AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
+static PetscErrorCode AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
 {
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
+  Sink           sink = {.type = SINK_DENSE, .dense = A, .ld = m};
 
-  AddMass(desc, model->p, 1, A, m);
+  PetscFunctionBeginUser;
+  PetscCall(AddMass((Described *)model->data, model->p, 1, &sink, 0));
   ConstraintJacobian(model, q, G);
   for (PetscInt r = 0; r < nc; r++)
     for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, nq + r, i, m) = MBS_IJ(A, i, nq + r, m) = MBS_IJ(G, r, i, nc);
+  PetscFunctionReturn(0);
 }
 
 /*
@@ -446,8 +1000,8 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
   PetscCall(PetscCalloc4(m * m, &A, m, &b, nc * nq, &G, nq, &zero));
-  AugmentedMatrix(model, U, A, G);
-  PetscCall(AddForces(desc, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, m));
+  MbsCallUndo(AugmentedMatrix(model, U, A, G), PetscFree4(A, b, G, zero));
+  MbsCallUndo(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, NULL), PetscFree4(A, b, G, zero));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq);
@@ -471,7 +1025,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
 
   PetscFunctionBeginUser;
-  AugmentedMatrix(model, U, A, G);
+  PetscCall(AugmentedMatrix(model, U, A, G));
   PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
@@ -633,12 +1187,14 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
   PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc;
   PetscReal      unbalanced = 0, scale = 0;
+  PetscInt       offset[3]         = {0, nq, 0}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf */
+  Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);
   PetscCall(PetscArrayzero(v, nq));
-  PetscCall(AddForces(desc, PETSC_FALSE, model->t0, q, v, R, Kf, Cf, NULL, nq)); /* R = -f at rest, without excitation */
-  AddMass(desc, model->p, 1, Mf, nq);
+  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, R, NULL, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
+  PetscCall(AddMass(d, model->p, 1, &mass, 0));
   ConstraintJacobian(model, q, G);
   /* static lambda: (G G^T) lambda = G f = -G R */
   for (PetscInt r = 0; r < nc; r++) {
@@ -754,7 +1310,83 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(MbsDescriptionDestroy(&d->desc));
   PetscCall(PetscFree3(d->body_row, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
+  PetscCall(PetscFree(d->view_body));
+  PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
+  PetscCall(PetscFree(d->param));
+  PetscCall(PetscFree(d->jacobian.slot));
+  PetscCall(PetscFree(d->jacobian_p.slot));
+  PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(model->data));
+  PetscFunctionReturn(0);
+}
+
+/* k (none if negative) into found[0..n) unless it is there */
+static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
+{
+  for (PetscInt j = 0; j < *n; j++)
+    if (found[j] == k) return;
+  if (k >= 0) found[(*n)++] = k;
+}
+
+/* The parameters of el's value and harmonic fields, of a history's scale and of a force's nonlinear laws
+   (el->law[i].c, force_law.c), each once, into list (may be NULL); their number */
+static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
+{
+  PetscInt found[12 + 4 * MBS_MAX_HARMONICS + 12 * MBS_MAX_LAW], n = 0;
+
+  for (PetscInt i = 0; i < 12; i++) AddOnce(found, &n, el->value[i].param);
+  for (PetscInt h = 0; h < el->nharmonic; h++)
+    for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
+  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);             /* a force history's scale (force.c) */
+  for (PetscInt i = 0; i < 12 && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
+    for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) AddOnce(found, &n, el->law[i].c[j].param);
+  for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
+  return n;
+}
+
+/*
+  The views of the elements: the largest element's coordinates, its scratch, the parameters each element's Jp may touch
+  (those of its value and harmonic fields, a history's scale and its laws' coefficients: AddForces() zeroes and
+  scatters only their columns), and the check that
+  every row of an element reads only the element's bodies (its view holds no other).
+*/
+static PetscErrorCode DescribedViewSetUp(Described *d)
+{
+  MbsDescription desc = d->desc;
+  PetscInt       L    = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), size = 0;
+
+    for (PetscInt k = 0; k < nb; k++) size += BodySize(desc, b[k]);
+    L = PetscMax(L, size);
+    for (PetscInt r = 0; r < el->nrow; r++)
+      for (PetscInt i = 0; i < 2 * el->row[r].nproduct; i++) {
+        const MbsVectorMap *map = i % 2 ? &el->row[r].b[i / 2] : &el->row[r].a[i / 2];
+
+        for (PetscInt t = 0; t < map->nterm; t++)
+          PetscCheck(map->body[t] == el->body[0] || map->body[t] == el->body[1], PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s', line %" PetscInt_FMT ": element '%s' (%s) reads body '%s', which is none of its bodies: its view cannot place it",
+                     desc->file, el->line, el->name, el->type, desc->body[map->body[t]].name);
+      }
+  }
+  for (PetscInt b = 0; b < desc->nbody; b++) L = PetscMax(L, BodySize(desc, b));
+  d->nlocal = L;
+  PetscCall(PetscMalloc1(desc->nbody, &d->view_body));
+  PetscCall(PetscArraycpy(d->view_body, desc->body, desc->nbody));
+  PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
+  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
+  PetscCall(PetscMalloc1(PetscMax(desc->nparam, 1), &d->column));
+  d->jacobian_p.wrt_p = PETSC_TRUE;
+  for (PetscInt e = 0, count = 0; e <= desc->nelement; e++) {
+    d->param_start[e] = count;
+    if (e < desc->nelement) count += ElementParameters(&desc->element[e], NULL);
+  }
+  PetscCall(PetscMalloc1(PetscMax(d->param_start[desc->nelement], 1), &d->param));
+  for (PetscInt e = 0; e < desc->nelement; e++) ElementParameters(&desc->element[e], d->param + d->param_start[e]);
+  d->view      = *desc;
+  d->view.body = d->view_body;
   PetscFunctionReturn(0);
 }
 
@@ -825,7 +1457,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
   }
-  PetscCall(PetscMalloc1(3 * desc->nq * desc->nq + 4 * desc->nq + desc->nparam, &desc->work));
+  PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < model->n; i++) model->differential[i] = PETSC_FALSE;
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
@@ -861,25 +1493,29 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
-  model->ops.residual         = DescribedResidual;
-  model->ops.jacobian         = DescribedJacobian;
-  model->ops.jacobian_p       = DescribedJacobianP;
-  model->ops.output           = DescribedOutput;
-  model->ops.output_p         = DescribedOutputP;
-  model->ops.channel_output   = DescribedChannelOutput;
-  model->ops.channel_output_p = DescribedChannelOutputP;
-  model->ops.initial_state    = DescribedInitialState;
-  model->ops.initial_state_p  = DescribedInitialStateP;
-  model->ops.linearize        = DescribedLinearize;
-  model->ops.mode_coordinates = DescribedModeCoordinates;
-  model->ops.excitation       = DescribedExcitation;
-  model->ops.set_from_options = DescribedSetFromOptions;
-  model->constant_mass        = PETSC_TRUE;
-  model->output_name          = desc->element[desc->output].name;
-  model->output_unit          = desc->element[desc->output].ops->unit;
-  model->t0                   = desc->t0;
-  model->tf                   = desc->tf;
-  model->dt                   = desc->dt;
-  model->dt_max               = desc->dt_max;
+  model->ops.residual          = DescribedResidual;
+  model->ops.jacobian          = DescribedJacobian;
+  model->ops.jacobian_p        = DescribedJacobianP;
+  model->ops.jacobian_create   = DescribedJacobianCreate;
+  model->ops.jacobian_mat      = DescribedJacobianMat;
+  model->ops.jacobian_p_create = DescribedJacobianPCreate;
+  model->ops.jacobian_p_mat    = DescribedJacobianPMat;
+  model->ops.output            = DescribedOutput;
+  model->ops.output_p          = DescribedOutputP;
+  model->ops.channel_output    = DescribedChannelOutput;
+  model->ops.channel_output_p  = DescribedChannelOutputP;
+  model->ops.initial_state     = DescribedInitialState;
+  model->ops.initial_state_p   = DescribedInitialStateP;
+  model->ops.linearize         = DescribedLinearize;
+  model->ops.mode_coordinates  = DescribedModeCoordinates;
+  model->ops.excitation        = DescribedExcitation;
+  model->ops.set_from_options  = DescribedSetFromOptions;
+  model->constant_mass         = PETSC_TRUE;
+  model->output_name           = desc->element[desc->output].name;
+  model->output_unit           = desc->element[desc->output].ops->unit;
+  model->t0                    = desc->t0;
+  model->tf                    = desc->tf;
+  model->dt                    = desc->dt;
+  model->dt_max                = desc->dt_max;
   PetscFunctionReturn(0);
 }

@@ -13,6 +13,14 @@ typedef struct {
   PetscErrorCode (*residual)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* dF/dU + shift dF/dU', n x n */
   PetscErrorCode (*jacobian)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, PetscReal[]);
+  /* the sparse Jacobian, NULL: none (the sparse path gathers the dense one): an AIJ n x n preallocated with every entry
+     jacobian_mat may write (from its places at a valid state U), and dF/dU + shift dF/dU' added into it (zeroed by the caller) */
+  PetscErrorCode (*jacobian_create)(MbsModel, const PetscReal[], Mat *);
+  PetscErrorCode (*jacobian_mat)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal, Mat);
+  /* the same for the columns of dF/dp of the identified parameters id (nid of them): an AIJ n x nid, and those columns
+     added into it; NULL: the dense dF/dp */
+  PetscErrorCode (*jacobian_p_create)(MbsModel, PetscInt, const PetscInt[], Mat *);
+  PetscErrorCode (*jacobian_p_mat)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], Mat);
   /* dF/dU' (t, U), n x n, where it does not depend on U' (ODE models); NULL: J(shift 1) - J(shift 0) */
   PetscErrorCode (*mass)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
   /* dF/dp, n x np; columns of parameters that are not identifiable may stay zero */

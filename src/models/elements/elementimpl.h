@@ -170,6 +170,10 @@ struct _MbsDescription {
   MbsSpeedProfile   speed;        /* the engine speed (section speed:, and the options of MbsSpeedProfileSetFromOptions) */
   PetscReal        *p;            /* the model's current parameter values, while it evaluates */
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
+  /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
+     bodies' offsets into them, q, v, F, Jq, Jv, Jp, dy/dq local; Jp's columns of the parameters of its value and
+     harmonic fields, a history's scale and its laws' coefficients are the ones kept (ElementParameters), and its rows
+     read only its bodies el->body */
 };
 
 static inline PetscReal *MbsParameterScratch(MbsDescription desc)
