@@ -150,7 +150,8 @@ typedef struct {
   MbsFourier     fourier;
   MbsSignal      signal;
   MbsMeasurement table;
-  PetscReal     *local; /* this rank's points' amplitudes, then coefficients a, then b: the table's three arrays */
+  PetscInt       nchannel; /* the model's output channels: one table per channel when more than one */
+  PetscReal     *local;    /* per channel, this rank's points' amplitudes, then coefficients a, then b: its table's three arrays */
 } MbsSweep;
 
 static PetscErrorCode MbsSweepDestroy_Private(MbsSweep *sw)
@@ -182,7 +183,7 @@ static PetscErrorCode MbsSweepModelCreate_Private(MPI_Comm comm, MbsSweep *sw, M
   PetscFunctionReturn(0);
 }
 
-/* The order amplitudes of one sweep point, within its options, into the gathered table */
+/* The order amplitudes of one sweep point, within its options, into the gathered table: of every output channel */
 static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscInt e)
 {
   MbsExperiment   *exp   = &sw->exps[e];
@@ -199,29 +200,84 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
   PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
   if (!table->order) {
     table->norder = norder;
+    PetscCall(MbsModelGetNumChannels(exp->model, &sw->nchannel));
     PetscCall(PetscMalloc1(norder, &table->order));
     PetscCall(PetscArraycpy(table->order, orders, norder));
-    PetscCall(PetscCalloc1(3 * sw->nexp * norder, &sw->local));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_amplitude));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_a));
-    PetscCall(PetscCalloc1(sw->nexp * norder, &table->order_b));
+    PetscCall(PetscCalloc1(3 * sw->nchannel * sw->nexp * norder, &sw->local));
   }
   table->speed[e] = speed[0];
   if (exp->rank == rank) {
     PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &sw->signal));
-    PetscCall(MbsFourierCheckSignal(sw->fourier, &sw->signal, "simulate -sweep_rpm"));
-    PetscCall(MbsFourierComputeSignal(sw->fourier, &sw->signal));
-    PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
-    for (PetscInt o = 0; o < norder; o++) {
-      PetscInt j = e * norder + o, size = sw->nexp * norder;
+    for (PetscInt c = 0; c < sw->nchannel; c++) {
+      PetscInt   size  = sw->nexp * norder;
+      PetscReal *local = sw->local + 3 * c * size;
+      MbsSignal  view;
 
-      sw->local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
-      sw->local[size + j]     = A[offset + o];
-      sw->local[2 * size + j] = B[offset + o];
+      PetscCall(MbsSignalGetChannel(&sw->signal, c, &view));
+      PetscCall(MbsFourierCheckSignal(sw->fourier, &view, "simulate -sweep_rpm"));
+      PetscCall(MbsFourierComputeSignal(sw->fourier, &view));
+      PetscCall(MbsFourierGetCoefficients(sw->fourier, &A, &B));
+      for (PetscInt o = 0; o < norder; o++) {
+        PetscInt j = e * norder + o;
+
+        local[j]            = PetscSqrtReal(PetscSqr(A[offset + o]) + PetscSqr(B[offset + o]));
+        local[size + j]     = A[offset + o];
+        local[2 * size + j] = B[offset + o];
+      }
     }
     PetscCall(MbsSignalDestroy(&sw->signal));
   }
   PetscCall(MbsFourierDestroy(&sw->fourier));
+  PetscFunctionReturn(0);
+}
+
+/* One channel's order table (amplitudes, a, b of every speed and order) from the gathered arrays */
+static PetscErrorCode MbsSweepFillTable_Private(const MbsMeasurement *table, const PetscReal all[], MbsMeasurement *meas)
+{
+  PetscInt size = table->nspeed * table->norder;
+
+  PetscFunctionBeginUser;
+  meas->nspeed = table->nspeed;
+  meas->norder = table->norder;
+  if (meas != table) {
+    PetscCall(PetscMalloc1(table->nspeed, &meas->speed));
+    PetscCall(PetscArraycpy(meas->speed, table->speed, table->nspeed));
+    PetscCall(PetscMalloc1(table->norder, &meas->order));
+    PetscCall(PetscArraycpy(meas->order, table->order, table->norder));
+  }
+  PetscCall(PetscMalloc1(size, &meas->order_amplitude));
+  PetscCall(PetscMalloc1(size, &meas->order_a));
+  PetscCall(PetscMalloc1(size, &meas->order_b));
+  PetscCall(PetscArraycpy(meas->order_amplitude, all, size));
+  PetscCall(PetscArraycpy(meas->order_a, all + size, size));
+  PetscCall(PetscArraycpy(meas->order_b, all + 2 * size, size));
+  PetscFunctionReturn(0);
+}
+
+/* The points' tables summed over the ranks (each entry has one contribution) into the table, or into one table per
+   output channel of a model with several */
+static PetscErrorCode MbsSweepGather_Private(MPI_Comm comm, MbsSweep *sw, PetscReal all[])
+{
+  MbsMeasurement *table = &sw->table;
+  PetscInt        size  = 3 * sw->nexp * table->norder;
+
+  PetscFunctionBeginUser;
+  PetscCall(MPIU_Allreduce(sw->local, all, sw->nchannel * size, MPIU_REAL, MPIU_SUM, comm));
+  if (sw->nchannel == 1) {
+    PetscCall(MbsSweepFillTable_Private(table, all, table));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(PetscCalloc1(sw->nchannel, &table->channel));
+  for (PetscInt c = 0; c < sw->nchannel; c++) {
+    MbsMeasurement *channel = &table->channel[c];
+    const char     *name, *unit;
+
+    table->nchannel++;
+    PetscCall(MbsSweepFillTable_Private(table, all + c * size, channel));
+    PetscCall(MbsModelGetChannelInfo(sw->exps[0].model, c, &name, &unit));
+    PetscCall(PetscStrncpy(channel->output, name, sizeof(channel->output)));
+    PetscCall(PetscStrncpy(channel->units, unit, sizeof(channel->units)));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -246,15 +302,11 @@ static PetscErrorCode MbsSimulateSweepRun_Private(MPI_Comm comm, const char outp
     MbsCallCleanup(MbsSweepPoint_Private(comm, sw, e), MbsExperimentOptionsPop(&sw->exps[e]));
   }
   { /* one contribution per entry */
-    PetscInt   size = sw->nexp * table->norder;
+    PetscInt   size = 3 * sw->nchannel * sw->nexp * table->norder;
     PetscReal *all;
 
-    PetscCall(PetscMalloc1(3 * size, &all));
-    PetscCall(MPIU_Allreduce(sw->local, all, 3 * size, MPIU_REAL, MPIU_SUM, comm));
-    PetscCall(PetscArraycpy(table->order_amplitude, all, size));
-    PetscCall(PetscArraycpy(table->order_a, all + size, size));
-    PetscCall(PetscArraycpy(table->order_b, all + 2 * size, size));
-    PetscCall(PetscFree(all));
+    PetscCall(PetscMalloc1(size, &all));
+    MbsCallCleanup(MbsSweepGather_Private(comm, sw, all), PetscFree(all));
   }
   PetscCall(PetscPrintf(comm, "Sweep: %" PetscInt_FMT " speeds %g to %g rpm over %d ranks, %" PetscInt_FMT " orders\n", sw->nexp, (double)table->speed[0], (double)table->speed[sw->nexp - 1], size, table->norder));
   PetscCall(PetscStrncpy(table->model, sw->exps[0].model->type, sizeof(table->model)));

@@ -29,6 +29,20 @@
 */
 #include "models/elements/elementimpl.h"
 
+/*
+  What the accelerometers of a model share at one (t, U, p): the accelerations a = -M^-1 R_v(t, U, U' = 0), the LU
+  factors of M, and, once asked for, dR_v/dU at shift 0 and dR_v/dp at U' = (0, a). The channels are evaluated one
+  after the other at the same node, so all but the first reuse them (9 accelerometers: one Jacobian instead of 9).
+*/
+typedef struct {
+  PetscBool  have_a, have_J, have_Jp;
+  PetscReal  t;
+  PetscReal *U, *p;                 /* the key: U (n) and p (np) of what is stored */
+  PetscReal *Udot, *R, *M, *J, *Jp; /* Udot (n: 0, then a in its v rows), R (n), LU of M (nq^2), J (n^2), Jp (n np) */
+  PetscReal *b;                     /* one sensor's M^-1 dy/da (nq) */
+  PetscInt  *pivots;
+} MbsAccelerations;
+
 typedef struct {
   MbsDescription      desc;
   PetscInt            nrigid;
@@ -36,6 +50,7 @@ typedef struct {
   const MbsBilinear **row;         /* the nc constraint rows */
   PetscInt           *row_owner;   /* element index, or -1 - body index */
   PetscInt           *sensor;      /* the element of each output channel: every sensor, in the file's order */
+  MbsAccelerations    acc;         /* what every accelerometer shares at one (t, U, p) */
 } Described;
 
 static PetscInt NQ(MbsModel model)
@@ -168,49 +183,77 @@ static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const Pets
 /*
   An accelerometer's y at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
   U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric and constant),
-  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians.
+  dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp at U' = (0, a): the model's own Jacobians, computed
+  once per (t, U, p) for all accelerometers (MbsAccelerations).
 */
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+static PetscErrorCode AccelerationsAt_Private(MbsModel model, PetscReal t, const PetscReal U[], PetscBool need_J, PetscBool need_Jp)
 {
   MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
+  MbsAccelerations *acc  = &((Described *)model->data)->acc;
   PetscInt          n = model->n, nq = desc->nq, np = model->np, zero_pivot;
-  PetscReal        *Udot = work, *R = Udot + n, *Minv = R + n, *a = Minv + nq * nq, *b = a + nq, *J = b + nq;
 
   PetscFunctionBeginUser;
-  PetscCall(DescribedResidual(model, t, U, Udot, R));
-  AddMass(desc, model->p, 1, Minv, nq);
-  zero_pivot = MbsDenseLUFactor(nq, Minv, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so sensor '%s' has no acceleration", desc->file, el->name);
-  for (PetscInt i = 0; i < nq; i++) a[i] = -R[nq + i];
-  MbsDenseLUSolve(nq, Minv, pivots, 1, a);
-  PetscCall(el->ops->sensor(desc, el, U, U + nq, a, y, dydu, dydu ? dydu + nq : NULL, b));
-  if (!dydu && !dydp) PetscFunctionReturn(0);
-  MbsDenseLUSolve(nq, Minv, pivots, 1, b);
-  if (dydu) {
-    PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
-    for (PetscInt j = 0; j < n; j++)
-      for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
+  if (!acc->U) {
+    PetscCall(PetscMalloc2(4 * n + np + nq * nq + n * n + n * np + nq, &acc->U, 3 * nq, &acc->pivots)); /* MbsDenseLUFactor: 3 nq */
+    acc->p    = acc->U + n;
+    acc->Udot = acc->p + np;
+    acc->R    = acc->Udot + n;
+    acc->M    = acc->R + n;
+    acc->J    = acc->M + nq * nq;
+    acc->Jp   = acc->J + n * n;
+    acc->b    = acc->Jp + n * np;
   }
-  if (dydp) {
-    PetscCall(PetscArrayzero(J, n * PetscMax(n, np)));
-    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
-    PetscCall(DescribedJacobianP(model, t, U, Udot, J));
-    for (PetscInt k = 0; k < np; k++)
-      for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(J, nq + i, k, n);
+  if (!acc->have_a || acc->t != t || memcmp(acc->U, U, n * sizeof(PetscReal)) || memcmp(acc->p, model->p, np * sizeof(PetscReal))) {
+    acc->have_a = acc->have_J = acc->have_Jp = PETSC_FALSE;
+    acc->t                                   = t;
+    PetscCall(PetscArraycpy(acc->U, U, n));
+    PetscCall(PetscArraycpy(acc->p, model->p, np));
+    PetscCall(PetscArrayzero(acc->Udot, n));
+    PetscCall(PetscArrayzero(acc->R, n)); /* the residual's rows of v' add to it */
+    PetscCall(PetscArrayzero(acc->M, nq * nq));
+    PetscCall(DescribedResidual(model, t, U, acc->Udot, acc->R));
+    AddMass(desc, model->p, 1, acc->M, nq);
+    zero_pivot = MbsDenseLUFactor(nq, acc->M, acc->pivots);
+    PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the mass matrix is singular, so its accelerometers have no acceleration", desc->file);
+    for (PetscInt i = 0; i < nq; i++) acc->Udot[nq + i] = -acc->R[nq + i];
+    MbsDenseLUSolve(nq, acc->M, acc->pivots, 1, acc->Udot + nq);
+    acc->have_a = PETSC_TRUE;
+  }
+  if (need_J && !acc->have_J) {
+    PetscReal *zero = acc->R; /* the residual is not needed any more: U' = 0 for the Jacobian at shift 0 */
+
+    PetscCall(PetscArrayzero(zero, n));
+    PetscCall(PetscArrayzero(acc->J, n * n));
+    PetscCall(DescribedJacobian(model, t, U, zero, 0, acc->J));
+    acc->have_J = PETSC_TRUE;
+  }
+  if (need_Jp && !acc->have_Jp) {
+    PetscCall(PetscArrayzero(acc->Jp, n * np));
+    PetscCall(DescribedJacobianP(model, t, U, acc->Udot, acc->Jp));
+    acc->have_Jp = PETSC_TRUE;
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt   n = model->n, nq = NQ(model);
-  PetscReal *work, value;
-  PetscInt  *pivots;
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+  MbsAccelerations *acc  = &((Described *)model->data)->acc;
+  PetscInt          n = model->n, nq = desc->nq, np = model->np;
+  PetscReal         value, *b;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc2(2 * n + nq * nq + 2 * nq + n * PetscMax(n, model->np), &work, 3 * nq, &pivots));
-  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+  PetscCall(AccelerationsAt_Private(model, t, U, (PetscBool)(dydu != NULL), (PetscBool)(dydp != NULL)));
+  b = acc->b;
+  PetscCall(PetscArrayzero(b, nq)); /* the sensor adds dy/da */
+  PetscCall(el->ops->sensor(desc, el, U, U + nq, acc->Udot + nq, y ? y : &value, dydu, dydu ? dydu + nq : NULL, b));
+  if (!dydu && !dydp) PetscFunctionReturn(0);
+  MbsDenseLUSolve(nq, acc->M, acc->pivots, 1, b);
+  for (PetscInt j = 0; j < n && dydu; j++)
+    for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(acc->J, nq + i, j, n);
+  for (PetscInt k = 0; k < np && dydp; k++)
+    for (PetscInt i = 0; i < nq; i++) dydp[k] -= b[i] * MBS_IJ(acc->Jp, nq + i, k, n);
   PetscFunctionReturn(0);
 }
 
@@ -571,6 +614,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(MbsDescriptionDestroy(&d->desc));
   PetscCall(PetscFree3(d->orthonormal, d->row, d->row_owner));
   PetscCall(PetscFree3(d->sensor, model->channel_name, model->channel_unit));
+  PetscCall(PetscFree2(d->acc.U, d->acc.pivots));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
