@@ -56,9 +56,16 @@ typedef struct {
   PetscReal         *final;           /* the identified values */
 } MbsIdentifyContext;
 
+/* p of TAO's x, clamped to the physical bounds: TAO holds x within its bounds, but p0 exp(log(upper / p0)) (or
+   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses */
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
 {
-  for (PetscInt k = 0; k < ctx->obj->nid; k++) p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+  for (PetscInt k = 0; k < ctx->obj->nid; k++) {
+    const MbsParameterInfo *info = &ctx->obj->model->param_info[ctx->obj->id[k]];
+
+    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+    p[k] = PetscMin(PetscMax(p[k], info->lower), info->upper);
+  }
 }
 
 static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, void *ptr)
