@@ -56,11 +56,17 @@ typedef struct {
   Tao                tao;
   Vec                X, lower, upper; /* TAO's solution and bounds */
   PetscReal         *final;           /* the identified values */
+  PetscReal         *p_lower, *p_upper; /* the parameters' physical bounds */
 } MbsIdentifyContext;
 
+/* p of TAO's x, clamped to the physical bounds: TAO holds x within its bounds, but p0 exp(log(upper / p0)) (or
+   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses */
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
 {
-  for (PetscInt k = 0; k < ctx->nid; k++) p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+  for (PetscInt k = 0; k < ctx->nid; k++) {
+    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+    p[k] = PetscMin(PetscMax(p[k], ctx->p_lower[k]), ctx->p_upper[k]);
+  }
 }
 
 static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, void *ptr)
@@ -333,6 +339,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ctx->final));
+  PetscCall(PetscFree2(ctx->p_lower, ctx->p_upper));
   PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
   PetscCall(MbsConfidenceReset(&ctx->conf));
   PetscCall(MbsEigenResultReset(&ctx->eigen[0]));
@@ -421,10 +428,13 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(VecGetArrayWrite(X, &x));
   PetscCall(VecGetArrayWrite(lower, &lo));
   PetscCall(VecGetArrayWrite(upper, &hi));
+  PetscCall(PetscMalloc2(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper));
   for (PetscInt k = 0; k < ctx->nid; k++) {
     const MbsParameterInfo *info;
 
     PetscCall(MbsObjectiveGetParameterInfo(obj, k, &info));
+    ctx->p_lower[k] = info->lower;
+    ctx->p_upper[k] = info->upper;
     PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx->p0[k]);
     if (ctx->scaling == MBS_SCALING_LOG) {
       PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
