@@ -54,8 +54,8 @@ typedef struct {
   PetscBool          eigen_expect_set, eigen_strict;
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
   Tao                tao;
-  Vec                X, lower, upper; /* TAO's solution and bounds */
-  PetscReal         *final;           /* the identified values */
+  Vec                X, lower, upper;   /* TAO's solution and bounds */
+  PetscReal         *final;             /* the identified values */
   PetscReal         *p_lower, *p_upper; /* the parameters' physical bounds */
 } MbsIdentifyContext;
 
