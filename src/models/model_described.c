@@ -10,12 +10,14 @@
   forces and 8 rows per mode among the body's constraints. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
-  stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
+  stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu, s), n = 2 nq + 2 nc + ns, s the
+  internal first-order states of elements such as maxwell (none in most models: ns = 0):
 
     q' - v + Phi_q^T mu      = 0      (nq)   mu = 0 on the exact solution; it keeps Phi(q) = 0 without drift
     M v' - f + Phi_q^T lambda = 0     (nq)   f = gravity + force elements (f depends on q, v, t, p)
     Phi_q v                  = 0      (nc)
     Phi(q)                   = 0      (nc)
+    R(q, v, s, s')           = 0      (ns)   the state rows of the elements (AddStates), affine in s'; f depends on s
 
   Jacobian: d/dq of Phi_q^T mu is sum_r mu_r Phi_r,qq; d/dq of Phi_q v is (Phi_r,qq v)^T per row; the force elements
   give -df/dq, -df/dv, -df/dp. Dense n x n for this slice; the assembly loops over bodies, rows and elements, so a
@@ -28,7 +30,8 @@
 
   Linearisation (eigen): about the initial pose at rest, lambda of the static equilibrium (Phi_q^T lambda = f, least
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
-  M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc.
+  M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
+  internal states held at s(t0); with internal states, eigen solves the first-order form of DescribedLinearizeFirstOrder.
 */
 #include "models/elements/elementimpl.h"
 
