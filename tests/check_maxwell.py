@@ -7,7 +7,7 @@ m c_m l^3 + m k_m l^2 + c_m (k + k_m) l + k k_m = 0. Under F sin(w t) the steady
 X = F / (k + i w d + k_m i w c_m / (k_m + i w c_m) - m w^2) (the complex stiffness).
 
   check_maxwell.py eigen RESULT.h5 m k d km cm TOL        every eigenvalue of mbsid eigen against numpy.roots
-  check_maxwell.py harmonic RESULT.h5 m k d km cm F f T0 TOL   the simulated output on t >= T0 against the steady state
+  check_maxwell.py harmonic RESULT.h5 m k d km cm F f T0 TOL   the channels x and a on t >= T0 against the steady state
 """
 import sys
 
@@ -36,13 +36,17 @@ def main():
         force, freq, t0, tol = (float(a) for a in sys.argv[8:12])
         w = 2 * numpy.pi * freq
         X = force / (k + 1j * w * d + km * 1j * w * cm / (km + 1j * w * cm) - m * w * w)
-        t, y = f["signal/t"][:], f["signal/y"][:]
-        late = t >= t0
-        exact = numpy.imag(X * numpy.exp(1j * w * t[late]))
-        error = numpy.max(numpy.abs(y[late] - exact)) / abs(X)
-        print(f"steady-state amplitude |X| = {abs(X):.6e} m, phase {numpy.angle(X):.6f} rad; {late.sum()} samples on t >= {t0:g} s")
-        print(f"largest deviation {error:.2e} of |X| (tolerance {tol:g})")
-        return 0 if error <= tol else 1
+        worst = 0
+        # the position x and the accelerometer a = x'' = Im(-w^2 X e^{i w t})
+        for channel, amplitude in (("x", X), ("a", -w * w * X)):
+            t, y = f[f"channels/{channel}/signal/t"][:], f[f"channels/{channel}/signal/y"][:]
+            late = t >= t0
+            exact = numpy.imag(amplitude * numpy.exp(1j * w * t[late]))
+            error = numpy.max(numpy.abs(y[late] - exact)) / abs(amplitude)
+            print(f"{channel}: steady-state amplitude {abs(amplitude):.6e}, phase {numpy.angle(amplitude):.6f} rad; {late.sum()} samples on t >= {t0:g} s;"
+                  f" largest deviation {error:.2e} of it (tolerance {tol:g})")
+            worst = max(worst, error)
+        return 0 if worst <= tol else 1
 
 
 if __name__ == "__main__":
