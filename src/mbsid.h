@@ -69,6 +69,7 @@ PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal,
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel, PetscInt *, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
@@ -244,6 +245,7 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenComputeOperators(PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], const char[], MbsEigenResult *);
+PETSC_EXTERN PetscErrorCode MbsEigenComputeFirstOrder(PetscInt, PetscInt, const PetscReal[], const PetscReal[], const char[], MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenViewEigenvalues(MPI_Comm, const MbsEigenResult *, const MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenView(MPI_Comm, const MbsEigenResult *);
 PETSC_EXTERN PetscErrorCode MbsEigenResultReset(MbsEigenResult *);

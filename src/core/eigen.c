@@ -174,81 +174,65 @@ static PetscErrorCode MbsEigenBodyCoordinates_Private(MbsModel model, PetscInt n
 }
 
 /*@C
-  MbsEigenCompute - The modes of the model's linearisation at its current parameters. The PEP reads the options with
-  the given prefix (NULL: -pep_*, -st_*). Not collective (a PEP on PETSC_COMM_SELF).
+  MbsEigenCompute - The modes of the model's linearisation at its current parameters: of M, C, K by a PEP, or for a
+  model with internal states of its first-order form by an EPS (MbsEigenComputeFirstOrder()), which read the options with
+  the given prefix (NULL: -pep_*, -eps_*, -st_*). The undamped modes are those of M and K (internal states held). Not
+  collective.
 @*/
 PetscErrorCode MbsEigenCompute(MbsModel model, const char prefix[], MbsEigenResult *result)
 {
-  PetscInt       nq;
-  PetscReal     *M, *C, *K;
+  PetscInt       nq, N;
+  PetscReal     *M, *C, *K, *A, *B;
   MbsEigenResult undamped;
 
   PetscFunctionBeginUser;
   PetscCall(PetscMemzero(&undamped, sizeof(undamped)));
   PetscCall(MbsModelLinearize(model, &nq, &M, &C, &K));
-  PetscCall(MbsEigenComputeOperators(nq, M, C, K, prefix, result));
+  PetscCall(MbsModelLinearizeFirstOrder(model, &N, &A, &B));
+  if (N) PetscCall(MbsEigenComputeFirstOrder(nq, N, A, B, prefix, result)); /* internal states: M, C, K hold them */
+  else PetscCall(MbsEigenComputeOperators(nq, M, C, K, prefix, result));
+  PetscCall(PetscFree2(A, B));
   PetscCall(PetscArrayzero(C, nq * nq));
   MbsCallCleanup(MbsEigenBodyCoordinates_Private(model, nq, M, K, prefix, result, C, &undamped), MbsEigenResultReset(&undamped));
   PetscCall(PetscFree3(M, C, K));
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsEigenComputeOperators - The modes of (lambda^2 M + lambda C + K) x = 0 (nq x nq, column-major), e.g. of a closed
-  loop (MbsModelLinearizeClosedLoop()). Not collective.
-@*/
-PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const PetscReal C[], const PetscReal K[], const char prefix[], MbsEigenResult *result)
+/* An eigenpair of the solver (a PEP or an EPS): eigenvalue kr + i ki and vector xr + i xi (may be NULL) */
+typedef PetscErrorCode (*MbsEigenPairFn)(void *, PetscInt, PetscScalar *, PetscScalar *, Vec, Vec);
+
+static PetscErrorCode MbsEigenPairPEP_Private(void *pep, PetscInt i, PetscScalar *kr, PetscScalar *ki, Vec xr, Vec xi)
 {
-  PetscInt   nconv;
+  return PEPGetEigenpair((PEP)pep, i, kr, ki, xr, xi);
+}
+
+static PetscErrorCode MbsEigenPairEPS_Private(void *eps, PetscInt i, PetscScalar *kr, PetscScalar *ki, Vec xr, Vec xi)
+{
+  return EPSGetEigenpair((EPS)eps, i, kr, ki, xr, xi);
+}
+
+/*
+  The modes, real and rigid-body eigenvalues of nconv converged eigenpairs of the solver, whose vectors' first nq
+  components are the coordinates; the zero rows of mass (N x N: M of the quadratic form, B of the first-order one) say
+  how many eigenvalues are infinite
+*/
+static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair, PetscInt nconv, PetscInt nq, PetscInt N, const PetscReal mass[], Vec xr, Vec xi, MbsEigenResult *result)
+{
   PetscReal  scale = 0, *modulus_of;
   PetscBool *infinite;
-  Mat        A[3];
-  PEP        pep;
-  EPS        eps;
-  ST         st;
-  Vec        xr, xi;
-  PetscBool  linear;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMemzero(result, sizeof(*result)));
-  result->nq = nq;
-  for (PetscInt k = 0; k < 3; k++) { /* the PEP's operators own copies */
-    const PetscReal *coefficient = k == 0 ? K : k == 1 ? C : M;
-    PetscScalar     *a;
-
-    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, NULL, &A[k]));
-    PetscCall(MatDenseGetArrayWrite(A[k], &a));
-    for (PetscInt i = 0; i < nq * nq; i++) a[i] = coefficient[i];
-    PetscCall(MatDenseRestoreArrayWrite(A[k], &a));
-  }
-  PetscCall(PEPCreate(PETSC_COMM_SELF, &pep));
-  PetscCall(PEPSetOptionsPrefix(pep, prefix));
-  PetscCall(PEPSetOperators(pep, 3, A));
-  PetscCall(PEPSetProblemType(pep, PEP_GENERAL));
-  PetscCall(PEPSetType(pep, PEPLINEAR));
-  PetscCall(PEPSetDimensions(pep, 2 * nq, PETSC_DEFAULT, PETSC_DEFAULT));
-  PetscCall(PEPSetTolerances(pep, 1e-12, PETSC_DEFAULT));
-  PetscCall(PEPLinearSetExplicitMatrix(pep, PETSC_TRUE)); /* the dense solve needs the linearisation assembled */
-  PetscCall(PEPLinearGetEPS(pep, &eps));
-  PetscCall(EPSSetType(eps, EPSLAPACK));
-  PetscCall(PEPGetST(pep, &st));
-  PetscCall(PEPSetFromOptions(pep));
-  PetscCall(PetscObjectTypeCompare((PetscObject)pep, PEPLINEAR, &linear));
-  PetscCall(PEPSolve(pep));
-  PetscCall(PEPGetConverged(pep, &nconv));
-  PetscCall(MatCreateVecs(A[0], &xr, &xi));
-
   PetscCall(PetscMalloc3(nconv, &result->frequency_hz, nconv, &result->damping_ratio, 2 * nq * nconv, &result->modes));
   PetscCall(PetscMalloc2(nconv, &result->real_eigenvalues, 2 * nconv, &result->lambda));
   PetscCall(PetscMalloc2(nconv, &modulus_of, nconv, &infinite));
   for (PetscInt i = 0; i < nconv; i++) {
     PetscScalar kr, ki;
 
-    PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, NULL, NULL));
+    PetscCall(pair(solver, i, &kr, &ki, NULL, NULL));
     modulus_of[i] = PetscSqrtReal(PetscRealPart(kr) * PetscRealPart(kr) + PetscRealPart(ki) * PetscRealPart(ki));
     infinite[i]   = (PetscBool) !(modulus_of[i] < PETSC_INFINITY);
   }
-  PetscCall(MbsEigenMarkInfinite_Private(nq, M, nconv, modulus_of, infinite));
+  PetscCall(MbsEigenMarkInfinite_Private(N, mass, nconv, modulus_of, infinite));
   for (PetscInt i = 0; i < nconv; i++)
     if (!infinite[i]) scale = PetscMax(scale, modulus_of[i]);
   for (PetscInt i = 0; i < nconv; i++) {
@@ -258,7 +242,7 @@ PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const 
     PetscInt           ipeak = 0;
 
     if (infinite[i]) continue;
-    PetscCall(PEPGetEigenpair(pep, i, &kr, &ki, xr, xi));
+    PetscCall(pair(solver, i, &kr, &ki, xr, xi));
     re                                      = PetscRealPart(kr);
     im                                      = PetscRealPart(ki);
     modulus                                 = PetscSqrtReal(re * re + im * im);
@@ -297,13 +281,104 @@ PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const 
   for (PetscInt i = 0; i < result->nmode; i++) result->unstable = (PetscBool)(result->unstable || result->damping_ratio[i] < -1e-12);
   for (PetscInt i = 0; i < result->nreal; i++) result->unstable = (PetscBool)(result->unstable || result->real_eigenvalues[i] > 1e-12 * scale);
   MbsEigenSort_Private(result);
+  PetscCall(PetscFree2(modulus_of, infinite));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenComputeOperators - The modes of (lambda^2 M + lambda C + K) x = 0 (nq x nq, column-major), e.g. of a closed
+  loop (MbsModelLinearizeClosedLoop()). Not collective.
+@*/
+PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const PetscReal C[], const PetscReal K[], const char prefix[], MbsEigenResult *result)
+{
+  PetscInt  nconv;
+  Mat       A[3];
+  PEP       pep;
+  EPS       eps;
+  ST        st;
+  Vec       xr, xi;
+  PetscBool linear;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(result, sizeof(*result)));
+  result->nq = nq;
+  for (PetscInt k = 0; k < 3; k++) { /* the PEP's operators own copies */
+    const PetscReal *coefficient = k == 0 ? K : k == 1 ? C : M;
+    PetscScalar     *a;
+
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nq, nq, NULL, &A[k]));
+    PetscCall(MatDenseGetArrayWrite(A[k], &a));
+    for (PetscInt i = 0; i < nq * nq; i++) a[i] = coefficient[i];
+    PetscCall(MatDenseRestoreArrayWrite(A[k], &a));
+  }
+  PetscCall(PEPCreate(PETSC_COMM_SELF, &pep));
+  PetscCall(PEPSetOptionsPrefix(pep, prefix));
+  PetscCall(PEPSetOperators(pep, 3, A));
+  PetscCall(PEPSetProblemType(pep, PEP_GENERAL));
+  PetscCall(PEPSetType(pep, PEPLINEAR));
+  PetscCall(PEPSetDimensions(pep, 2 * nq, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(PEPSetTolerances(pep, 1e-12, PETSC_DEFAULT));
+  PetscCall(PEPLinearSetExplicitMatrix(pep, PETSC_TRUE)); /* the dense solve needs the linearisation assembled */
+  PetscCall(PEPLinearGetEPS(pep, &eps));
+  PetscCall(EPSSetType(eps, EPSLAPACK));
+  PetscCall(PEPGetST(pep, &st));
+  PetscCall(PEPSetFromOptions(pep));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pep, PEPLINEAR, &linear));
+  PetscCall(PEPSolve(pep));
+  PetscCall(PEPGetConverged(pep, &nconv));
+  PetscCall(MatCreateVecs(A[0], &xr, &xi));
+
+  PetscCall(MbsEigenCollect_Private(pep, MbsEigenPairPEP_Private, nconv, nq, nq, M, xr, xi, result));
   PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues converged (%s)\n", nconv, 2 * nq, linear ? "all, dense" : "selected"));
 
-  PetscCall(PetscFree2(modulus_of, infinite));
   PetscCall(VecDestroy(&xi));
   PetscCall(VecDestroy(&xr));
   PetscCall(PEPDestroy(&pep));
   for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&A[i]));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsEigenComputeFirstOrder - The modes of A x = lambda B x (N x N, column-major), a first-order linearisation whose
+  first nq components are the coordinates (MbsModelLinearizeFirstOrder(): a model with internal states), with SLEPc's
+  EPS: every eigenvalue by a dense LAPACK solve; -eps_* and -st_* options (with the prefix) select other solvers. Not
+  collective.
+@*/
+PetscErrorCode MbsEigenComputeFirstOrder(PetscInt nq, PetscInt N, const PetscReal A[], const PetscReal B[], const char prefix[], MbsEigenResult *result)
+{
+  PetscInt nconv;
+  Mat      op[2];
+  EPS      eps;
+  Vec      xr, xi;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(result, sizeof(*result)));
+  result->nq = nq;
+  for (PetscInt k = 0; k < 2; k++) { /* the EPS's operators own copies */
+    PetscScalar *a;
+
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, N, N, NULL, &op[k]));
+    PetscCall(MatDenseGetArrayWrite(op[k], &a));
+    for (PetscInt i = 0; i < N * N; i++) a[i] = k ? B[i] : A[i];
+    PetscCall(MatDenseRestoreArrayWrite(op[k], &a));
+  }
+  PetscCall(EPSCreate(PETSC_COMM_SELF, &eps));
+  PetscCall(EPSSetOptionsPrefix(eps, prefix));
+  PetscCall(EPSSetOperators(eps, op[0], op[1]));
+  PetscCall(EPSSetProblemType(eps, EPS_GNHEP));
+  PetscCall(EPSSetType(eps, EPSLAPACK));
+  PetscCall(EPSSetDimensions(eps, N, PETSC_DEFAULT, PETSC_DEFAULT));
+  PetscCall(EPSSetTolerances(eps, 1e-12, PETSC_DEFAULT));
+  PetscCall(EPSSetFromOptions(eps));
+  PetscCall(EPSSolve(eps));
+  PetscCall(EPSGetConverged(eps, &nconv));
+  PetscCall(MatCreateVecs(op[0], &xr, &xi));
+  PetscCall(MbsEigenCollect_Private(eps, MbsEigenPairEPS_Private, nconv, nq, N, B, xr, xi, result));
+  PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues of the first-order form converged\n", nconv, N));
+  PetscCall(VecDestroy(&xi));
+  PetscCall(VecDestroy(&xr));
+  PetscCall(EPSDestroy(&eps));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(MatDestroy(&op[k]));
   PetscFunctionReturn(0);
 }
 

@@ -1064,6 +1064,21 @@ PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, Pe
 }
 
 /*@C
+  MbsModelLinearizeFirstOrder - The first-order linearisation B x' = A x (N x N, column-major, caller frees with
+  PetscFree2) of a model with internal first-order states, x = (y, y', s): the first nq components are the coordinates
+  of MbsModelLinearize(), then their rates, then the ns internal states, N = 2 nq + ns. N = 0 (A = B = NULL) for a model
+  without internal states, whose linearisation is M, C, K alone. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel model, PetscInt *N, PetscReal **A, PetscReal **B)
+{
+  PetscFunctionBeginUser;
+  *N = 0;
+  *A = *B = NULL;
+  if (model->ops.linearize_first_order) PetscCall(model->ops.linearize_first_order(model, N, A, B));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelModeCoordinates - T (nz x nq, column-major, caller frees with PetscFree): maps a vector of the linearisation's
   coordinates (MbsModelLinearize()) to the model's body coordinates z, e.g. the displacement and small rotation
   vector of each body; what (caller frees) says what z holds. nz = 0, T = what = NULL for a model whose own coordinates

@@ -10,12 +10,14 @@
   forces and 8 rows per mode among the body's constraints. Constraints Phi(q) = 0: the six orthonormality conditions of each rigid
   body's axes (u.u = v.v = w.w = 1, u.v = v.w = w.u = 0) and the rows of the joints, each a bilinear scalar
   (elementimpl.h), so Phi_q is linear in q and every Phi_qq constant. As engine4, the index-3 DAE is integrated in the
-  stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu), n = 2 nq + 2 nc:
+  stabilised index-2 form of Gear, Gupta and Leimkuhler (GGL), U = (q, v, lambda, mu, s), n = 2 nq + 2 nc + ns, s the
+  internal first-order states of elements such as maxwell (none in most models: ns = 0):
 
     q' - v + Phi_q^T mu      = 0      (nq)   mu = 0 on the exact solution; it keeps Phi(q) = 0 without drift
     M v' - f + Phi_q^T lambda = 0     (nq)   f = gravity + force elements (f depends on q, v, t, p)
     Phi_q v                  = 0      (nc)
     Phi(q)                   = 0      (nc)
+    R(q, v, s, s')           = 0      (ns)   the state rows of the elements (AddStates), affine in s'; f depends on s
 
   Jacobian: d/dq of Phi_q^T mu is sum_r mu_r Phi_r,qq; d/dq of Phi_q v is (Phi_r,qq v)^T per row; the force elements
   give -df/dq, -df/dv, -df/dp. Dense n x n for this slice; the assembly loops over bodies, rows and elements, so a
@@ -28,7 +30,8 @@
 
   Linearisation (eigen): about the initial pose at rest, lambda of the static equilibrium (Phi_q^T lambda = f, least
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
-  M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc.
+  M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
+  internal states held at s(t0); with internal states, eigen solves the first-order form of DescribedLinearizeFirstOrder.
 */
 #include "models/elements/elementimpl.h"
 
@@ -58,6 +61,7 @@ typedef struct {
   SparseForm             jacobian, jacobian_p; /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
   PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
+  PetscReal             *state_local;          /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
 } Described;
 
 /*
@@ -384,14 +388,102 @@ static PetscErrorCode AddMass(Described *d, const PetscReal p[], PetscReal scale
 }
 
 /*
+  State element e on its view at (t, q, v) and its states in s, sdot (the model's internal states; sdot NULL: s' = 0): its
+  block (MbsElementStateFn) in d->state_local, R (ld = nq + nstate rows), with jac J (ld x (2 nq + 2 nstate)), with jacp
+  Jp (ld x np, the element's parameters' columns); the view's nq into *nq
+*/
+static PetscErrorCode StateEvaluate(Described *d, PetscInt e, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sdot[], PetscBool jac, PetscBool jacp, PetscInt *nq, PetscReal **R, PetscReal **J, PetscReal **Jp)
+{
+  const MbsElement *el = &d->desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), ns = el->nstate, L = d->nlocal + MBS_MAX_STATE, ld;
+  PetscReal        *lq, *lv, *ls = d->state_local, *lsdot = ls + MBS_MAX_STATE;
+  MbsDescription    view = View(d, nb, b, q, v, &lq, &lv);
+
+  PetscFunctionBeginUser;
+  *nq = view->nq;
+  ld  = *nq + ns;
+  *R  = lsdot + MBS_MAX_STATE;
+  *J  = *R + L;
+  *Jp = *J + 2 * L * L;
+  for (PetscInt j = 0; j < ns; j++) {
+    ls[j]    = s[el->first_state + j];
+    lsdot[j] = sdot ? sdot[el->first_state + j] : 0;
+  }
+  PetscCall(PetscArrayzero(*R, ld));
+  if (jac) PetscCall(PetscArrayzero(*J, ld * 2 * ld));
+  for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(*Jp + d->param[k] * ld, ld));
+  PetscCall(MbsElementStates(el)->state(view, el, t, lq, lv, ls, lsdot, *R, jac ? *J : NULL, jacp ? *Jp : NULL));
+  PetscFunctionReturn(0);
+}
+
+/* scale times rows [r0, r0 + m) and columns [c0, c0 + k) of block (leading dimension ld) into the sink at rows, cols */
+static PetscErrorCode SinkAddPart(Described *d, Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[], PetscInt ld, PetscInt r0, PetscInt c0, PetscReal scale)
+{
+  PetscInt   L    = d->nlocal + MBS_MAX_STATE;
+  PetscReal *part = d->state_local + 2 * MBS_MAX_STATE + L + 2 * L * L + L * d->desc->nparam;
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < k; j++)
+    for (PetscInt i = 0; i < m; i++) part[i + j * m] = scale * block[r0 + i + (c0 + j) * ld];
+  PetscCall(SinkAdd(sink, m, rows, k, cols, part));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The force rows (state false) or the state rows (state true) of state element e at (t, q, v, s, s'): into F (may be
+  NULL) at the element's coordinates or states; into the sink J (may be NULL) at the rows offset[0] + coordinate or
+  offset[4] + state and the columns offset[1] + coordinate (d/dq), offset[2] + coordinate (d/dv) and, unless offset[3]
+  < 0, offset[3] + state (d/ds + shift d/ds'); d/dp into Jp (may be NULL) at the same rows.
+*/
+static PetscErrorCode AddStateElement(Described *d, PetscInt e, PetscBool state, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sdot[], PetscReal shift, PetscReal F[], Sink *J, Sink *Jp, const PetscInt offset[5])
+{
+  const MbsElement *el = &d->desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), ns = el->nstate, nq, ld, r0, m, *rows = d->index, *cols = d->index + d->nlocal, srow[MBS_MAX_STATE], scol[MBS_MAX_STATE];
+  PetscBool         jac = SinkWants(J, nb, b), jacp = SinkWants(Jp, nb, b);
+  const PetscInt   *row_index;
+  PetscReal        *R, *Jl, *Jpl;
+
+  PetscFunctionBeginUser;
+  PetscCall(StateEvaluate(d, e, t, q, v, s, sdot, jac, jacp, &nq, &R, &Jl, &Jpl));
+  ld = nq + ns;
+  r0 = state ? nq : 0;
+  m  = state ? ns : nq;
+  for (PetscInt i = 0; i < m && F; i++) F[state ? el->first_state + i : d->global[i]] += R[r0 + i];
+  if (!jac && !jacp) PetscFunctionReturn(0);
+  for (PetscInt j = 0; j < ns; j++) {
+    srow[j] = offset[4] + el->first_state + j;
+    scol[j] = offset[3] + el->first_state + j;
+  }
+  row_index = state ? srow : Shifted(d, nq, offset[0], rows);
+  if (jac) {
+    PetscCall(SinkAddPart(d, J, m, row_index, nq, Shifted(d, nq, offset[1], cols), Jl, ld, r0, 0, 1));
+    PetscCall(SinkAddPart(d, J, m, row_index, nq, Shifted(d, nq, offset[2], cols), Jl, ld, r0, nq, 1));
+    if (offset[3] >= 0) PetscCall(SinkAddPart(d, J, m, row_index, ns, scol, Jl, ld, r0, 2 * nq, 1));
+    if (offset[3] >= 0 && state) PetscCall(SinkAddPart(d, J, m, row_index, ns, scol, Jl, ld, r0, 2 * nq + ns, shift));
+  }
+  for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAddPart(d, Jp, m, row_index, 1, &d->param[k], Jpl, ld, r0, d->param[k], 1));
+  PetscFunctionReturn(0);
+}
+
+/* The state rows of every state element (AddStateElement()) */
+static PetscErrorCode AddStates(Described *d, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sdot[], PetscReal shift, PetscReal F[], Sink *J, Sink *Jp, const PetscInt offset[5])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < d->desc->nelement; e++)
+    if (d->desc->element[e].nstate) PetscCall(AddStateElement(d, e, PETSC_TRUE, t, q, v, s, sdot, shift, F, J, Jp, offset));
+  PetscFunctionReturn(0);
+}
+
+/*
   -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
   elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
   slot s is int c_s dm g, row 0 of its slot mass:
   -f into F (nq, may be NULL; with rows_of, only the rows of the bodies it marks are complete); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
-  columns offset[1] + coordinate and offset[2] + coordinate; -df/dp into Jp (may be NULL) at the rows offset[0] +
-  coordinate and the parameter's column.
+  columns offset[1] + coordinate and offset[2] + coordinate, -df/ds of the state elements at the columns offset[3] +
+  state (offset[3] < 0: none; s the internal states); -df/dp into Jp (may be NULL) at the rows offset[0] + coordinate
+  and the parameter's column.
 */
-static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[3])
+static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[5])
 {
   MbsDescription desc = d->desc;
   PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
@@ -431,6 +523,10 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
     PetscReal        *lq, *lv;
 
     if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(force || jac || jacp)) continue;
+    if (el->nstate) {
+      PetscCall(AddStateElement(d, e, PETSC_FALSE, t, q, v, s, NULL, 0, force ? F : NULL, J, Jp, offset));
+      continue;
+    }
     view = View(d, nb, b, q, v, &lq, &lv);
     nq   = view->nq;
     PetscCall(PetscArrayzero(lF, nq));
@@ -452,12 +548,13 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
   PetscInt         nq = desc->nq, nc = desc->nc;
-  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq; i++) F[i] = Udot[i] - v[i];
   AddMassTimes(desc, model->p, Udot + nq, F + nq);
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, F + nq, NULL, NULL, NULL, NULL));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
+  PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
     MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
@@ -476,8 +573,8 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[3] = {nq, 0, nq}, *rows = d->index, *cols = d->index + L;
-  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, minus_one = -1;
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc}, *rows = d->index, *cols = d->index + L;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc, minus_one = -1;
   PetscReal       *g = d->local + 4 * L, *rg = g + L, *g_mask = rg + L, *rg_mask = d->local + 2 * L, *H = d->local + 7 * L, *Hs = H + L * L;
 
   PetscFunctionBeginUser;
@@ -488,7 +585,8 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
     PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
   PetscCall(AddMass(d, model->p, shift, sink, nq));
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, NULL, sink, NULL, offset));
+  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, NULL, NULL, sink, NULL, offset));
+  PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
     PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
@@ -541,7 +639,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, offset[3] = {nq, 0, nq};
+  PetscInt       nq = desc->nq, nc = desc->nc, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
@@ -570,7 +668,8 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
       PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
     }
   }
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, NULL, NULL, NULL, sink, offset));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + offset[3], NULL, NULL, NULL, sink, offset));
+  PetscCall(AddStates(d, t, U, U + nq, U + offset[3], Udot + offset[3], 0, NULL, NULL, sink, offset));
   PetscFunctionReturn(0);
 }
 
@@ -733,7 +832,7 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
   const PetscReal *lambda = U + 2 * nq;
 
   PetscFunctionBeginUser;
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, R, used, NULL, NULL, NULL));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + 2 * nq + 2 * nc, R, used, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b);
 
@@ -818,7 +917,7 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, z, NULL, NULL, NULL, NULL));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, U + 2 * nq + 2 * nc, z, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) z[i] = -z[i];
   for (PetscInt r = 0; r < nc; r++) z[nq + r] = MbsBilinearRate(desc, d->row[r], Udot, v) - MbsBilinearRate(desc, d->row[r], v, v); /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v */
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
@@ -986,9 +1085,46 @@ static PetscErrorCode AugmentedMatrix(MbsModel model, const PetscReal q[], Petsc
   PetscFunctionReturn(0);
 }
 
+/* The internal states at the pose q: each state element's s(t0) (its dampers relaxed) */
+static void StatesInitial(Described *d, const PetscReal q[], PetscReal s[])
+{
+  for (PetscInt e = 0; e < d->desc->nelement; e++) {
+    const MbsElement *el = &d->desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+    PetscReal        *lq, *lv;
+    MbsDescription    view;
+
+    if (!el->nstate) continue;
+    view = View(d, nb, b, q, NULL, &lq, &lv);
+    MbsElementStates(el)->state_initial(view, el, lq, s + el->first_state);
+  }
+}
+
+/* s'(t0) of each state element from its state rows, affine in s': P s' = -R(t0, q, v, s, 0), P = dR/ds' */
+static PetscErrorCode StatesInitialRates(Described *d, PetscReal t0, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal sdot[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < d->desc->nelement; e++) {
+    const MbsElement *el = &d->desc->element[e];
+    PetscInt          ns = el->nstate, nq, ld, pivots[3 * MBS_MAX_STATE];
+    PetscReal        *R, *J, *Jp, P[MBS_MAX_STATE * MBS_MAX_STATE], *x = sdot + el->first_state;
+
+    if (!el->nstate) continue;
+    PetscCall(StateEvaluate(d, e, t0, q, v, s, NULL, PETSC_TRUE, PETSC_FALSE, &nq, &R, &J, &Jp));
+    ld = nq + ns;
+    for (PetscInt i = 0; i < ns; i++) {
+      x[i] = -R[nq + i];
+      for (PetscInt j = 0; j < ns; j++) P[i + j * ns] = J[nq + i + (2 * nq + ns + j) * ld];
+    }
+    PetscCheck(MbsDenseLUFactor(ns, P, pivots) < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ": element '%s' (%s) has a singular d/ds' of its states (a damping of 0?)", d->desc->file, el->line, el->name, el->type);
+    MbsDenseLUSolve(ns, P, pivots, 1, x);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
-  Consistent U(t0), U'(t0): the file's pose and velocity, mu = 0, and (v', lambda) of the index-1 system
-  [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v].
+  Consistent U(t0), U'(t0): the file's pose and velocity, mu = 0, the internal states s(t0) of the elements (StatesInitial)
+  and their rates, and (v', lambda) of the index-1 system [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v].
 */
 static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[])
 {
@@ -999,9 +1135,11 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
+  StatesInitial(d, U, U + 2 * m);
+  PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscCalloc4(m * m, &A, m, &b, nc * nq, &G, nq, &zero));
   MbsCallUndo(AugmentedMatrix(model, U, A, G), PetscFree4(A, b, G, zero));
-  MbsCallUndo(AddForces(d, PETSC_TRUE, t0, U, U + nq, b, NULL, NULL, NULL, NULL), PetscFree4(A, b, G, zero));
+  MbsCallUndo(AddForces(d, PETSC_TRUE, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL), PetscFree4(A, b, G, zero));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq);
@@ -1185,15 +1323,16 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
-  PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc;
+  PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc, *state = lambda + nc;
   PetscReal      unbalanced = 0, scale = 0;
-  PetscInt       offset[3]         = {0, nq, 0}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf */
+  PetscInt       offset[5]         = {0, nq, 0, -1, -1}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf; the internal states held */
   Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);
   PetscCall(PetscArrayzero(v, nq));
-  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, R, NULL, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
+  StatesInitial(d, q, state);                                                                              /* at rest, the dampers relaxed */
+  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, state, R, NULL, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
   PetscCall(AddMass(d, model->p, 1, &mass, 0));
   ConstraintJacobian(model, q, G);
   /* static lambda: (G G^T) lambda = G f = -G R */
@@ -1229,8 +1368,75 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscReal *work;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq, &work));
+  PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq + ((Described *)model->data)->desc->ns, &work));
   MbsCallCleanup(DescribedLinearize_Private(model, M, C, K, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The first-order linearisation of a model with internal states, about the point of DescribedLinearize() (the initial
+  pose at rest, lambda static, the dampers relaxed: s = s(t0)), on the free motions dq = N y, x = (y, w = y', s):
+
+    y' = w
+    M_r w' = -K_r y - C_r w - N^T F_s s          F_s = d(-f)/ds (nq x ns): the force rows' d/ds
+    P s'   = -R_q N y - R_v N w - R_s s           R the state rows, P = dR/ds' (they are affine in s')
+
+  B = blockdiag(I, M_r, P), A the right-hand sides; M_r, C_r, K_r those of DescribedLinearize(), with s held.
+*/
+static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, PetscReal A[], PetscReal B[], PetscReal *work)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, N = 2 * m + ns, ld = nq + ns, offset[5] = {0, 0, nq, 2 * nq, nq};
+  PetscReal     *M = work, *C = M + m * m, *K = C + m * m, *q = K + m * m, *v = q + nq, *s = v + nq, *G = s + ns, *sv = G + nc * nq, *VT = sv + nq + nc, *Nm = VT + nq * nq, *W0 = Nm + nq * m, *W1 = W0 + ld * (2 * nq + ns);
+  Sink           rates = {.type = SINK_DENSE, .dense = W0, .ld = ld}, shifted = {.type = SINK_DENSE, .dense = W1, .ld = ld};
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedLinearize(model, M, C, K));
+  InitialPose(desc, q, v);
+  PetscCall(PetscArrayzero(v, nq));
+  StatesInitial(d, q, s);
+  PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
+  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, s, NULL, NULL, &rates, NULL, offset));
+  PetscCall(AddStates(d, model->t0, q, v, s, NULL, 0, NULL, &rates, NULL, offset));
+  PetscCall(AddStates(d, model->t0, q, v, s, NULL, 1, NULL, &shifted, NULL, offset));
+  for (PetscInt i = 0; i < m; i++) {
+    MBS_IJ(B, i, i, N)     = 1;
+    MBS_IJ(A, i, m + i, N) = 1;
+    for (PetscInt j = 0; j < m; j++) {
+      MBS_IJ(B, m + i, m + j, N) = MBS_IJ(M, i, j, m);
+      MBS_IJ(A, m + i, j, N)     = -MBS_IJ(K, i, j, m);
+      MBS_IJ(A, m + i, m + j, N) = -MBS_IJ(C, i, j, m);
+    }
+    for (PetscInt j = 0; j < ns; j++)
+      for (PetscInt k = 0; k < nq; k++) MBS_IJ(A, m + i, 2 * m + j, N) -= MBS_IJ(Nm, k, i, nq) * MBS_IJ(W0, k, 2 * nq + j, ld);
+  }
+  for (PetscInt i = 0; i < ns; i++) {
+    for (PetscInt j = 0; j < m; j++)
+      for (PetscInt k = 0; k < nq; k++) {
+        MBS_IJ(A, 2 * m + i, j, N) -= MBS_IJ(W0, nq + i, k, ld) * MBS_IJ(Nm, k, j, nq);
+        MBS_IJ(A, 2 * m + i, m + j, N) -= MBS_IJ(W0, nq + i, nq + k, ld) * MBS_IJ(Nm, k, j, nq);
+      }
+    for (PetscInt j = 0; j < ns; j++) {
+      MBS_IJ(A, 2 * m + i, 2 * m + j, N) = -MBS_IJ(W0, nq + i, 2 * nq + j, ld);
+      MBS_IJ(B, 2 * m + i, 2 * m + j, N) = MBS_IJ(W1, nq + i, 2 * nq + j, ld) - MBS_IJ(W0, nq + i, 2 * nq + j, ld);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *size, PetscReal **A, PetscReal **B)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, N = 2 * m + ns;
+  PetscReal     *work;
+
+  PetscFunctionBeginUser;
+  if (!ns) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc2(N * N, A, N * N, B));
+  PetscCall(PetscCalloc1(3 * m * m + 2 * nq + ns + nc * nq + nq + nc + nq * nq + nq * m + 2 * (nq + ns) * (2 * nq + ns), &work));
+  MbsCallCleanup(DescribedLinearizeFirstOrder_Private(model, *A, *B, work), PetscFree(work));
+  *size = N;
   PetscFunctionReturn(0);
 }
 
@@ -1316,6 +1522,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->jacobian.slot));
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
+  PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -1378,6 +1585,8 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
   PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
   PetscCall(PetscMalloc1(PetscMax(desc->nparam, 1), &d->column));
+  L += MBS_MAX_STATE; /* a state element's block: its coordinates and states */
+  PetscCall(PetscMalloc1(2 * MBS_MAX_STATE + L + 3 * L * L + L * desc->nparam, &d->state_local));
   d->jacobian_p.wrt_p = PETSC_TRUE;
   for (PetscInt e = 0, count = 0; e <= desc->nelement; e++) {
     d->param_start[e] = count;
@@ -1429,11 +1638,16 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     d->nbody_row += desc->body[b].flexible ? 8 * desc->body[b].flexible->nmode : 0;
   }
   desc->nc = d->nbody_row;
-  for (PetscInt e = 0; e < desc->nelement; e++)
+  for (PetscInt e = 0; e < desc->nelement; e++) {
     if (desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT) {
       desc->element[e].first_row = desc->nc;
       desc->nc += desc->element[e].nrow;
     }
+    if (desc->element[e].nstate) {
+      desc->element[e].first_state = desc->ns;
+      desc->ns += desc->element[e].nstate;
+    }
+  }
   PetscCall(PetscMalloc3(d->nbody_row, &d->body_row, desc->nc, &d->row, desc->nc, &d->row_owner));
   for (PetscInt b = 0; b < desc->nbody; b++) {
     PetscInt count = 0;
@@ -1458,8 +1672,8 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     }
   }
   PetscCall(DescribedViewSetUp(d));
-  PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));
-  for (PetscInt i = 2 * desc->nq; i < model->n; i++) model->differential[i] = PETSC_FALSE;
+  PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
+  for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
      iteration takes 1176 factorisations instead of 5628 for 3 % more residuals and moves the output by 3e-13. Newton
      then converges linearly and stops nearer its tolerance: the spherical joint's |Phi_q v| grows from 2e-14 to 2.7e-12
@@ -1493,29 +1707,30 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   PetscCall(DescribedSetUp(model, d));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
-  model->ops.residual          = DescribedResidual;
-  model->ops.jacobian          = DescribedJacobian;
-  model->ops.jacobian_p        = DescribedJacobianP;
-  model->ops.jacobian_create   = DescribedJacobianCreate;
-  model->ops.jacobian_mat      = DescribedJacobianMat;
-  model->ops.jacobian_p_create = DescribedJacobianPCreate;
-  model->ops.jacobian_p_mat    = DescribedJacobianPMat;
-  model->ops.output            = DescribedOutput;
-  model->ops.output_p          = DescribedOutputP;
-  model->ops.channel_output    = DescribedChannelOutput;
-  model->ops.channel_output_p  = DescribedChannelOutputP;
-  model->ops.initial_state     = DescribedInitialState;
-  model->ops.initial_state_p   = DescribedInitialStateP;
-  model->ops.linearize         = DescribedLinearize;
-  model->ops.mode_coordinates  = DescribedModeCoordinates;
-  model->ops.excitation        = DescribedExcitation;
-  model->ops.set_from_options  = DescribedSetFromOptions;
-  model->constant_mass         = PETSC_TRUE;
-  model->output_name           = desc->element[desc->output].name;
-  model->output_unit           = desc->element[desc->output].ops->unit;
-  model->t0                    = desc->t0;
-  model->tf                    = desc->tf;
-  model->dt                    = desc->dt;
-  model->dt_max                = desc->dt_max;
+  model->ops.residual              = DescribedResidual;
+  model->ops.jacobian              = DescribedJacobian;
+  model->ops.jacobian_p            = DescribedJacobianP;
+  model->ops.jacobian_create       = DescribedJacobianCreate;
+  model->ops.jacobian_mat          = DescribedJacobianMat;
+  model->ops.jacobian_p_create     = DescribedJacobianPCreate;
+  model->ops.jacobian_p_mat        = DescribedJacobianPMat;
+  model->ops.output                = DescribedOutput;
+  model->ops.output_p              = DescribedOutputP;
+  model->ops.channel_output        = DescribedChannelOutput;
+  model->ops.channel_output_p      = DescribedChannelOutputP;
+  model->ops.initial_state         = DescribedInitialState;
+  model->ops.initial_state_p       = DescribedInitialStateP;
+  model->ops.linearize             = DescribedLinearize;
+  model->ops.linearize_first_order = DescribedLinearizeFirstOrder;
+  model->ops.mode_coordinates      = DescribedModeCoordinates;
+  model->ops.excitation            = DescribedExcitation;
+  model->ops.set_from_options      = DescribedSetFromOptions;
+  model->constant_mass             = PETSC_TRUE;
+  model->output_name               = desc->element[desc->output].name;
+  model->output_unit               = desc->element[desc->output].ops->unit;
+  model->t0                        = desc->t0;
+  model->tf                        = desc->tf;
+  model->dt                        = desc->dt;
+  model->dt_max                    = desc->dt_max;
   PetscFunctionReturn(0);
 }

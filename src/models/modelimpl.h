@@ -43,6 +43,10 @@ typedef struct {
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* a model with internal first-order states (no mass; linearize holds them): the first-order linearisation
+     B x' = A x about the same point, x = (y, y', s), N = 2 nq + ns, into *N and A, B (N x N, caller frees with
+     PetscFree2); *N = 0 and nothing allocated when the model has no internal states; NULL: none */
+  PetscErrorCode (*linearize_first_order)(MbsModel, PetscInt *, PetscReal **, PetscReal **);
   /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
      z holds (a string, caller frees); NULL: the model's own coordinates are reported */
   PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);

@@ -17,27 +17,21 @@
 */
 #include "models/elements/elementimpl.h"
 
-static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/*@C
+  MbsBushingTranslationRows - Reads a bushing's points and frame (point or point_a, point_b; axes) and makes its three
+  translation coordinates e_i = (R_a C e_i).(P_b - P_a) the element's rows; a_i = R_a C e_i and c_i = R_b R0^T C e_i
+  for its rotation coordinates. Not collective.
+@*/
+PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsElement *el, MbsVectorMap a[3], MbsVectorMap c[3])
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
   PetscReal      local[2][3], axes[9];
-  PetscInt       nrot_k, nrot_d;
   PetscBool      framed;
-  MbsVectorMap   pa, pb, d, a[3], c[3];
-  const PetscInt pair[3][2] = {
-    {2, 1},
-    {0, 2},
-    {1, 0}
-  };
+  MbsVectorMap   pa, pb, d;
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
   PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
-  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N", "m", PETSC_TRUE, 3, el, 0, NULL));
-  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N", "m", PETSC_TRUE, 3, el, 3, NULL));
-  PetscCall(MbsForceLawsRead(reader, node, "rotational_stiffness", PETSC_TRUE, "N m", "rad", PETSC_FALSE, 3, el, 6, &nrot_k));
-  PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
-  if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   MbsMapPoint(desc, el->body[0], local[0], &pa);
   MbsMapPoint(desc, el->body[1], local[1], &pb);
   MbsMapDifference(&pb, &pa, &d);
@@ -51,6 +45,26 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
     MbsMapDirection(desc, el->body[1], ci, &c[i]);
     MbsBilinearProduct(&a[i], &d, 1, MbsElementNewRow(el));
   }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  PetscInt       nrot_k, nrot_d;
+  MbsVectorMap   a[3], c[3];
+  const PetscInt pair[3][2] = {
+    {2, 1},
+    {0, 2},
+    {1, 0}
+  };
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsBushingTranslationRows(reader, node, el, a, c));
+  PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N", "m", PETSC_TRUE, 3, el, 0, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N", "m", PETSC_TRUE, 3, el, 3, NULL));
+  PetscCall(MbsForceLawsRead(reader, node, "rotational_stiffness", PETSC_TRUE, "N m", "rad", PETSC_FALSE, 3, el, 6, &nrot_k));
+  PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
+  if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   for (PetscInt i = 0; i < 3 && (nrot_k || nrot_d); i++) {
     MbsBilinear *row = MbsElementNewRow(el);
 

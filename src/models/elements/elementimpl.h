@@ -121,6 +121,16 @@ typedef PetscErrorCode (*MbsElementForceFn)(MbsDescription, const MbsElement *, 
    dy/da (length nq each, may be NULL; the model chains dy/da through a(t, q, v, lambda, p)) */
 typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscReal[]);
 
+/*
+  An element with internal first-order states s (el->nstate <= MBS_MAX_STATE of them, the damper deflections of a Maxwell
+  element, maxwell.c): at (t, q, v, s, s') of its view, one block of ld = nq + nstate rows, the force rows -f(q, v, s)
+  (nq, as a force element's F) and then its state rows R(q, v, s, s') (nstate), each affine in s', added into R (ld),
+  their derivatives by the columns (q, v, s, s') into J (ld x (2 nq + 2 nstate)) and by the parameters into Jp (ld x
+  np); s, s' are the element's own states; sdot, J and Jp may be NULL
+*/
+#define MBS_MAX_STATE 3
+typedef PetscErrorCode (*MbsElementStateFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
+
 /* One element type: how it is read from the file, and what it contributes */
 typedef struct {
   MbsElementKind kind;
@@ -135,6 +145,14 @@ typedef struct {
   /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
   PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
 } MbsElementType;
+
+/* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
+   table, then its rows, and its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0) */
+typedef struct {
+  MbsElementType    base;
+  MbsElementStateFn state;
+  void (*state_initial)(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[]);
+} MbsElementStateType;
 
 struct _MbsElement {
   char                  name[MBS_NAME_LEN], type[MBS_NAME_LEN];
@@ -155,7 +173,14 @@ struct _MbsElement {
   MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
   PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
   PetscReal            *node_t, *node_F;
+  PetscInt              nstate, first_state; /* internal states (MbsElementStates()) and the first one's index in the model's s */
 };
+
+/* The state callbacks of an element with internal states, or NULL */
+static inline const MbsElementStateType *MbsElementStates(const MbsElement *el)
+{
+  return el->nstate > 0 ? (const MbsElementStateType *)el->ops : NULL;
+}
 
 struct _MbsDescription {
   char              file[PETSC_MAX_PATH_LEN];
@@ -170,6 +195,7 @@ struct _MbsDescription {
   MbsSpeedProfile   speed;        /* the engine speed (section speed:, and the options of MbsSpeedProfileSetFromOptions) */
   PetscReal        *p;            /* the model's current parameter values, while it evaluates */
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
+  PetscInt          ns;           /* internal states of the elements (U's last block) */
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
      bodies' offsets into them, q, v, F, Jq, Jv, Jp, dy/dq local; Jp's columns of the parameters of its value and
      harmonic fields, a history's scale and its laws' coefficients are the ones kept (ElementParameters), and its rows
@@ -309,3 +335,5 @@ PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement 
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
+MBS_ELEMENT_TYPE(Maxwell);
+PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
