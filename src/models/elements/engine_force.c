@@ -34,7 +34,18 @@ static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
+static PetscErrorCode EngineForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  MbsVectorMap P, D;
+
+  PetscFunctionBeginUser;
+  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
+  MbsMapDirection(desc, el->body[0], el->vector[1], &D);
+  PetscCall(MbsFollowerLoadSecond(desc, el, &P, &D, t, j, Dq, ld));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond};
 
 PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
 {

@@ -36,7 +36,18 @@ static PetscErrorCode EngineTorqueForce(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
+static PetscErrorCode EngineTorqueSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  MbsVectorMap N1, N2;
+
+  PetscFunctionBeginUser;
+  MbsMapDirection(desc, el->body[0], el->vector[0], &N1);
+  MbsMapDirection(desc, el->body[0], el->vector[1], &N2);
+  PetscCall(MbsFollowerLoadSecond(desc, el, &N1, &N2, t, j, Dq, ld));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineTorqueSecond};
 
 PetscErrorCode MbsElementGetType_EngineTorque(const MbsElementType **type)
 {

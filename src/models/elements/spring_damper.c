@@ -69,7 +69,39 @@ static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
+/*
+  The force on the coordinate s = L - L0 (MbsCoordinateForceSecond): s_q = e^T D, s_qq = D^T K D with K = (I - e e^T) / L,
+  and along sq (dd = D sq, dL = e.dd, de = (dd - e dL) / L) s_qq' = D^T (-(de e^T + e de^T) / L - K dL / L) D
+*/
+static PetscErrorCode SpringDamperForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  PetscInt     nq   = desc->nq;
+  PetscReal   *grad = work, *hess = grad + nq, *third = hess + nq * nq, d[3], dd[3], e[3], de[3], K[9], T[9], L, dL = 0;
+  MbsVectorMap D;
+
+  PetscFunctionBeginUser;
+  SpringDamperMap(desc, el, &D);
+  MbsMapEval(desc, &D, q, PETSC_TRUE, d);
+  MbsMapEval(desc, &D, sq, PETSC_FALSE, dd);
+  L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  PetscCheck(L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
+  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / L;
+  for (PetscInt a = 0; a < 3; a++) dL += e[a] * dd[a];
+  for (PetscInt a = 0; a < 3; a++) de[a] = (dd[a] - e[a] * dL) / L;
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt b = 0; b < 3; b++) {
+      K[3 * a + b] = ((a == b) - e[a] * e[b]) / L;
+      T[3 * a + b] = -(de[a] * e[b] + e[a] * de[b]) / L - K[3 * a + b] * dL / L;
+    }
+  PetscCall(PetscArrayzero(grad, nq + 2 * nq * nq));
+  MbsMapAddTranspose(desc, &D, 1, e, grad, 1);
+  MbsMapAddOuter(desc, &D, &D, K, 1, hess, nq);
+  MbsMapAddOuter(desc, &D, &D, T, 1, third, nq);
+  MbsCoordinateForceSecond(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), el->value[2].param == j ? -1 : 0, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, third + nq * nq);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL, SpringDamperForceSecond};
 
 PetscErrorCode MbsElementGetType_SpringDamper(const MbsElementType **type)
 {
