@@ -137,13 +137,14 @@ static PetscErrorCode SensitivityDestroy(MbsModel ext)
   The start of the sensitivities of a DAE base (one with ops.initial_state): S_j(t0) = dU(t0)/db_j (ops.initial_state_p;
   NULL: 0) and S_j'(t0) from the sensitivity equations at t0, E S_j' = -(dF/dU S_j + dF/db_j), E = dF/dU': solved on the
   differential components d, E[R, d] S_j'[d] = -(...)[R] with R the rows E couples to them (the algebraic rows hold by
-  S_j(t0) itself, as the base's consistent start holds them), S_j' = 0 on the algebraic components.
+  S_j(t0) itself, as the base's consistent start holds them), S_j' = 0 on the algebraic components. A singular E[R, d]
+  (a flexible body's mass) is refused.
 */
 static PetscErrorCode SensitivityInitialState_Private(MbsModel ext, PetscReal t0, PetscReal z[], PetscReal zdot[], PetscReal dUdp[], PetscReal A[], PetscInt index[])
 {
   MbsSensitivity *sen  = (MbsSensitivity *)ext->data;
   MbsModel        base = sen->base;
-  PetscInt        n = base->n, nd = 0, nr = 0, *col = index, *row = index + n;
+  PetscInt        n = base->n, nd = 0, nr = 0, *col = index, *row = index + n, *pivots = index + 2 * n;
   PetscReal      *E = sen->J1;
 
   PetscFunctionBeginUser;
@@ -162,7 +163,7 @@ static PetscErrorCode SensitivityInitialState_Private(MbsModel ext, PetscReal t0
         row[nr++] = r;
         break;
       }
-  PetscCheck(nr == nd, base->comm, PETSC_ERR_SUP, "Model %s: dF/dU' couples %" PetscInt_FMT " rows to its %" PetscInt_FMT " differential components, so its sensitivities have no start", base->type, nr, nd);
+  PetscCheck(nr == nd, base->comm, PETSC_ERR_SUP, "Model %s: dF/dU' couples %" PetscInt_FMT " rows to its %" PetscInt_FMT " differential components, so its sensitivities have no consistent rates S'(t0) (a flexible body's mass is singular)", base->type, nr, nd);
   for (PetscInt j = 0; j < sen->nb; j++) {
     PetscReal *s = z + (1 + j) * n, *sdot = zdot + (1 + j) * n, *rhs = dUdp + base->np * n; /* scratch past dU(t0)/dp */
 
@@ -175,7 +176,8 @@ static PetscErrorCode SensitivityInitialState_Private(MbsModel ext, PetscReal t0
       for (PetscInt i = 0; i < n; i++) rhs[k] -= MBS_IJ(sen->J0, row[k], i, n) * s[i];
       for (PetscInt l = 0; l < nd; l++) A[k + l * nd] = MBS_IJ(E, row[k], col[l], n);
     }
-    PetscCall(MbsDenseSolve_Private(base, nd, A, rhs));
+    PetscCheck(MbsDenseLUFactor(nd, A, pivots) < 0, base->comm, PETSC_ERR_SUP, "Model %s: dF/dU' is singular on its differential components (a flexible body's mass), so its sensitivities have no consistent rates S'(t0)", base->type);
+    MbsDenseLUSolve(nd, A, pivots, 1, rhs);
     for (PetscInt k = 0; k < nd; k++) sdot[col[k]] = rhs[k];
   }
   PetscFunctionReturn(0);
@@ -188,7 +190,7 @@ static PetscErrorCode SensitivityInitialState(MbsModel ext, PetscReal t0, PetscR
   PetscReal *dUdp, *A;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc3(n * (base->np + 1), &dUdp, n * n, &A, 2 * n, &index));
+  PetscCall(PetscCalloc3(n * (base->np + 1), &dUdp, n * n, &A, 5 * n, &index)); /* columns, rows, 3 n pivots */
   MbsCallCleanup(SensitivityInitialState_Private(ext, t0, z, zdot, dUdp, A, index), PetscFree3(dUdp, A, index));
   PetscFunctionReturn(0);
 }
