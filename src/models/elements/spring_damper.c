@@ -41,20 +41,31 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscFunctionReturn(0);
 }
 
+/* The map D, the length L = |D q + d0|, the direction e and the rate e.(D w) (D w into dw) of the spring at q along w */
+static PetscErrorCode SpringDamperAxis(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal w[], MbsVectorMap *D, PetscReal dw[3], PetscReal e[3], PetscReal *L, PetscReal *rate)
+{
+  PetscReal d[3];
+
+  PetscFunctionBeginUser;
+  SpringDamperMap(desc, el, D);
+  MbsMapEval(desc, D, q, PETSC_TRUE, d);
+  MbsMapEval(desc, D, w, PETSC_FALSE, dw);
+  *L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  PetscCheck(*L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
+  *rate = 0;
+  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / *L;
+  for (PetscInt a = 0; a < 3; a++) *rate += e[a] * dw[a];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   MbsVectorMap D;
   MbsLawForce  g;
-  PetscReal    d[3], dd[3], e[3], L, rate = 0, K[9], C[9];
+  PetscReal    dd[3], e[3], L, rate, K[9], C[9];
 
   PetscFunctionBeginUser;
-  SpringDamperMap(desc, el, &D);
-  MbsMapEval(desc, &D, q, PETSC_TRUE, d);
-  MbsMapEval(desc, &D, v, PETSC_FALSE, dd);
-  L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  PetscCheck(L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
-  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / L;
-  for (PetscInt a = 0; a < 3; a++) rate += e[a] * dd[a];
+  PetscCall(SpringDamperAxis(desc, el, q, v, &D, dd, e, &L, &rate));
   MbsForceLawEval(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), rate, &g);
   if (F) MbsMapAddTranspose(desc, &D, g.g, e, F, 1);
   for (PetscInt a = 0; a < 3; a++)
@@ -76,17 +87,11 @@ static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *e
 static PetscErrorCode SpringDamperForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   PetscInt     nq   = desc->nq;
-  PetscReal   *grad = work, *hess = grad + nq, *third = hess + nq * nq, d[3], dd[3], e[3], de[3], K[9], T[9], L, dL = 0;
+  PetscReal   *grad = work, *hess = grad + nq, *third = hess + nq * nq, dd[3], e[3], de[3], K[9], T[9], L, dL;
   MbsVectorMap D;
 
   PetscFunctionBeginUser;
-  SpringDamperMap(desc, el, &D);
-  MbsMapEval(desc, &D, q, PETSC_TRUE, d);
-  MbsMapEval(desc, &D, sq, PETSC_FALSE, dd);
-  L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  PetscCheck(L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
-  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / L;
-  for (PetscInt a = 0; a < 3; a++) dL += e[a] * dd[a];
+  PetscCall(SpringDamperAxis(desc, el, q, sq, &D, dd, e, &L, &dL));
   for (PetscInt a = 0; a < 3; a++) de[a] = (dd[a] - e[a] * dL) / L;
   for (PetscInt a = 0; a < 3; a++)
     for (PetscInt b = 0; b < 3; b++) {
