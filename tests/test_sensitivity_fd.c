@@ -8,7 +8,8 @@ static const char help[] = "Checks the forward sensitivities S(tf) = dU(tf)/dp_j
   every differential component of U(tf) (coordinates and rates: a DAE's multipliers carry the integrator's own
   oscillation of an index-2 system) to -rtol of max |S(tf)| (and the output's
   sensitivity dy/dU S at tf to -rtol of its size). A DAE (a described model) also starts from its S(t0) = dU(t0)/dp_j,
-  the multipliers' share, and the S'(t0) of the sensitivity equations at t0.
+  the multipliers' share, and the S'(t0) of the sensitivity equations at t0, which must make the extended residual
+  vanish at t0 (CheckStart).
 */
 #include "mbstest.h"
 #include "models/modelimpl.h"
@@ -41,6 +42,33 @@ static PetscErrorCode SolveEnd(MbsModel model, const PetscReal p[], PetscInt n, 
   PetscFunctionReturn(0);
 }
 
+/*
+  The extended model's start is consistent: its residual at (t0, Z(t0), Z'(t0)) vanishes in the sensitivity rows, to
+  1e-10 of the forcing dF/dp_j there (a DAE's S(t0) = dU(t0)/dp_j and S'(t0) of SensitivityInitialState)
+*/
+static PetscErrorCode CheckStart(MbsTest *test, MbsModel model, MbsModel ext, PetscInt j)
+{
+  PetscInt  n, np;
+  PetscReal t0, *z, *zdot, *g, *Jp, forcing = 0, residual = 0;
+  char      line[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetTimeSpan(model, &t0, NULL, NULL));
+  PetscCall(PetscMalloc4(2 * n, &z, 2 * n, &zdot, 2 * n, &g, n * np, &Jp));
+  PetscCall(MbsModelInitialState(ext, t0, z, zdot));
+  PetscCall(MbsModelResidual(ext, t0, z, zdot, g));
+  PetscCall(MbsModelJacobianP(model, t0, z, zdot, Jp));
+  for (PetscInt i = 0; i < n; i++) {
+    forcing  = PetscMax(forcing, PetscAbsReal(Jp[i + j * n]));
+    residual = PetscMax(residual, PetscAbsReal(g[n + i]));
+  }
+  PetscCall(PetscSNPrintf(line, sizeof(line), "consistent start of the sensitivities: residual %.2e of the forcing %.3e at t0", (double)residual, (double)forcing));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(residual <= 1e-10 * forcing)));
+  PetscCall(PetscFree4(z, zdot, g, Jp));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel         model, ext;
@@ -67,6 +95,7 @@ int main(int argc, char **argv)
   PetscCall(MbsModelCreateSensitivity(model, 1, &j, &ext));
   PetscCall(PetscMalloc5(np, &p, 2 * n, &z, n, &up, n, &um, n, &dydu));
   PetscCall(MbsModelGetParameters(model, p));
+  PetscCall(CheckStart(&test, model, ext, j));
   PetscCall(SolveEnd(ext, p, 2 * n, z));
   {
     PetscReal pj = p[j], h = fd_rel * PetscAbsReal(pj);
