@@ -19,10 +19,11 @@ typedef PetscErrorCode (*JacobianFn)(MbsModel, PetscReal, const PetscReal[], con
 typedef PetscErrorCode (*JacobianPFn)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
 
 /* the model's own form, or with -integration_form the one the integrator sees */
-static ResidualFn  Residual  = MbsModelResidual;
-static JacobianFn  Jacobian  = MbsModelJacobian;
-static JacobianPFn JacobianP = MbsModelJacobianP;
-static PetscReal   fd_step   = 1e-6; /* relative step of the central differences */
+static ResidualFn  Residual       = MbsModelResidual;
+static JacobianFn  Jacobian       = MbsModelJacobian;
+static JacobianPFn JacobianP      = MbsModelJacobianP;
+static PetscReal   fd_step        = 1e-6; /* relative step of the central differences */
+static PetscReal   second_fd_step = 0;    /* step of the differences of the Jacobian along a direction (-second), 0: fd_step */
 
 /* The explicit rate as a residual F_r = U' - g(t, U): dF_r/dU + shift dF_r/dU' = shift I - dg/dU, dF_r/dp = -dg/dp */
 static PetscErrorCode RateResidual(MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal f[])
@@ -235,15 +236,72 @@ static PetscErrorCode CompareSparse(MbsTest *test, MbsModel model, PetscReal t, 
   PetscFunctionReturn(0);
 }
 
+/*
+  The model's second derivatives (ops.jacobian_sensitivity, the sensitivity equations of optimal input design) along a
+  random direction (S, S') and parameter j, against differences of its Jacobian (checked above) along the direction
+  (S, S', c e_j), c = max(1, |p_j|):
+
+    D(S, S', j) + (c - 1) D(0, 0, j)  ~  d/deps J(U + eps S, U' + eps S', p + eps c e_j; shift)
+
+  (D is linear in the direction, D(0, 0, j) the parameter's part), 4th-order central differences of step
+  -second_fd_step (default -fd_step); the
+  directions come from their own random stream, so the states stay those of the other checks.
+*/
+static PetscErrorCode CheckSecond(MbsTest *test, MbsModel model, PetscReal t, const PetscReal u[], const PetscReal udot[], PetscReal p[], PetscInt j, PetscRandom rnd, PetscReal state_scale)
+{
+  const PetscReal shift = 37.5, offset[4] = {2, 1, -1, -2}, weight[4] = {-1, 8, -8, 1};
+  PetscInt        n, np;
+  PetscReal      *S, *Sdot, *D, *D0, *fd, *J, *up, *udotp, *zero, pj = p[j], c = PetscMax(1, PetscAbsReal(p[j])), h = second_fd_step > 0 ? second_fd_step : fd_step;
+  char            what[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(PetscMalloc6(n, &S, n, &Sdot, n * n, &D, n * n, &D0, n * n, &fd, n * n, &J));
+  PetscCall(PetscCalloc3(n, &up, n, &udotp, n, &zero));
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &S[i]));
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscRandomGetValueReal(rnd, &Sdot[i]));
+  for (PetscInt i = 0; i < n; i++) {
+    S[i] *= state_scale;
+    Sdot[i] *= state_scale;
+  }
+  PetscCall(PetscArrayzero(D, n * n));
+  PetscCall(PetscArrayzero(D0, n * n));
+  PetscCall(PetscArrayzero(fd, n * n));
+  PetscCall(model->ops.jacobian_sensitivity(model, t, u, udot, S, Sdot, j, shift, D));
+  PetscCall(model->ops.jacobian_sensitivity(model, t, u, udot, zero, zero, j, shift, D0));
+  for (PetscInt i = 0; i < n * n; i++) D[i] += (c - 1) * D0[i];
+  for (PetscInt k = 0; k < 4; k++) {
+    PetscReal e = offset[k] * h;
+
+    for (PetscInt i = 0; i < n; i++) {
+      up[i]    = u[i] + e * S[i];
+      udotp[i] = udot[i] + e * Sdot[i];
+    }
+    p[j] = pj + e * c;
+    PetscCall(MbsModelSetParameters(model, p));
+    PetscCall(PetscArrayzero(J, n * n));
+    PetscCall(MbsModelJacobian(model, t, up, udotp, shift, J));
+    for (PetscInt i = 0; i < n * n; i++) fd[i] += weight[k] * J[i] / (12 * h);
+  }
+  p[j] = pj;
+  PetscCall(MbsModelSetParameters(model, p));
+  PetscCall(PetscSNPrintf(what, sizeof(what), "D_%" PetscInt_FMT " (column-major entry)", j));
+  /* entries that are 0 get the differences' rounding, about eps |J| / h, as their floor */
+  PetscCall(CompareColumn(test, what, 0, n * n, D, fd, PetscMax(MaxAbs(n * n, D), MaxAbs(n * n, J) / h)));
+  PetscCall(PetscFree6(S, Sdot, D, D0, fd, J));
+  PetscCall(PetscFree3(up, udotp, zero));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel                model, base = NULL;
-  char                   *sensitivity[4];
-  PetscInt                nsensitivity = 4;
-  MbsTest                 test         = {0, 0};
-  PetscRandom             rnd;
+  char                   *sensitivity[4], *second[8];
+  PetscInt                nsensitivity = 4, nsecond = 8, second_index[8];
+  MbsTest                 test = {0, 0};
+  PetscRandom             rnd, rnd_second;
   PetscInt                n, nq_model, np, nstates = 5;
-  PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE;
+  PetscBool               integration_form = PETSC_FALSE, rate_form = PETSC_FALSE, sensitivity_nodal = PETSC_TRUE;
   PetscReal               state_scale = 1;
   PetscReal              *u, *udot, *p, *p0, *J, *J0, *J1, *E, *Jp, *col, *dydu, *dydp, t, y;
   const MbsParameterInfo *info;
@@ -257,6 +315,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-integration_form", "Check the form the integrator sees", "", integration_form, &integration_form, NULL));
   PetscCall(PetscOptionsBool("-rate_form", "Check the explicit rate of explicit integrators", "", rate_form, &rate_form, NULL));
   PetscCall(PetscOptionsStringArray("-sensitivity", "Check the sensitivity-extended system of these parameters, driven by a nodal input whose forces are its last parameters", "", sensitivity, &nsensitivity, NULL));
+  PetscCall(PetscOptionsStringArray("-second", "Check the second derivatives of the sensitivity equations (ops.jacobian_sensitivity) in these parameters against differences of the Jacobian", "", second, &nsecond, NULL));
+  PetscCall(PetscOptionsReal("-second_fd_step", "Step of the differences of -second (0: -fd_step)", "", second_fd_step, &second_fd_step, NULL));
+  PetscCall(PetscOptionsBool("-sensitivity_nodal", "Drive the base of -sensitivity by a nodal input (false: a model without a force input, a described one, with its own excitation)", "", sensitivity_nodal, &sensitivity_nodal, NULL));
   PetscOptionsEnd();
   if (integration_form) {
     Residual  = MbsModelFormResidual;
@@ -285,9 +346,14 @@ int main(int argc, char **argv)
       tn[k] = t0 + k * (tf - t0) / 10;
       Fn[k] = PetscSinReal(1.0 + 3 * k);
     }
-    PetscCall(MbsModelSetNodalInput(base, 11, tn, Fn));
+    if (sensitivity_nodal) PetscCall(MbsModelSetNodalInput(base, 11, tn, Fn));
     PetscCall(MbsModelCreateSensitivity(base, nsensitivity, b, &model));
   }
+  for (PetscInt k = 0; k < nsecond; k++) {
+    PetscCall(MbsModelGetParameterIndex(model, second[k], &second_index[k]));
+    PetscCall(PetscFree(second[k]));
+  }
+  PetscCheck(!nsecond || model->ops.jacobian_sensitivity, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-second: model %s has no second derivatives (ops.jacobian_sensitivity)", model->type);
   PetscCall(MbsModelGetSizes(model, &n, &nq_model, &np));
   PetscCall(MbsModelGetParameterInfo(model, &info));
   PetscCall(PetscMalloc6(n, &u, n, &udot, np, &p, np, &p0, n * n, &J, n * n, &E));
@@ -297,6 +363,10 @@ int main(int argc, char **argv)
   PetscCall(PetscRandomSetInterval(rnd, -1, 1));
   PetscCall(PetscRandomSetSeed(rnd, 20261122));
   PetscCall(PetscRandomSeed(rnd));
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd_second));
+  PetscCall(PetscRandomSetInterval(rnd_second, -1, 1));
+  PetscCall(PetscRandomSetSeed(rnd_second, 20261128));
+  PetscCall(PetscRandomSeed(rnd_second));
 
   for (PetscInt s = 0; s < nstates; s++) {
     PetscCall(PetscRandomGetValueReal(rnd, &t));
@@ -341,6 +411,8 @@ int main(int argc, char **argv)
       PetscCall(ResidualDifference(model, WRT_P, k, t, u, udot, p, col));
       PetscCall(CompareColumn(&test, "dF/dp", k, n, &Jp[k * n], col, MaxAbs(n * np, Jp)));
     }
+
+    for (PetscInt k = 0; k < nsecond; k++) PetscCall(CheckSecond(&test, model, t, u, udot, p, second_index[k], rnd_second, state_scale));
 
     PetscCall(MbsModelOutput(model, t, u, &y, dydu));
     for (PetscInt j = 0; j < n; j++) PetscCall(OutputDifference(model, t, u, NULL, j, &col[j]));
@@ -399,6 +471,7 @@ int main(int argc, char **argv)
   }
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscRandomDestroy(&rnd_second));
   PetscCall(PetscFree6(u, udot, p, p0, J, E));
   PetscCall(PetscFree6(J0, J1, Jp, col, dydu, dydp));
   PetscCall(MbsModelDestroy(&model));

@@ -1190,6 +1190,111 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
   PetscFunctionReturn(0);
 }
 
+/*
+  The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
+  Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
+  dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
+  force element (and flexible body) gives the derivatives of -df/dq and -df/dv along (Sq, Sv, e_j)
+  (MbsElementForceSecondFn) in those rows. Each constraint row r, with its constant Hessian H_r, gives
+    rows q' - v:     Smu_r H_r (columns q),      H_r Sq (column mu_r)
+    rows M v' - f:   Slambda_r H_r (columns q),  H_r Sq (column lambda_r)
+    row Phi_r,q v:   (H_r Sv)^T (columns q),     (H_r Sq)^T (columns v)
+    row Phi_r:       (H_r Sq)^T (columns q)
+  work: 2 L + 2 L^2 + MBS_SECOND_WORK(L), L the most coordinates of a view.
+*/
+static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, PetscReal D[], PetscReal work[])
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, *rows = d->index, *cols = d->index + L;
+  PetscReal       *lsq = work, *lsv = lsq + L, *Dq = lsv + L, *Dv = Dq + L * L, *element_work = Dv + L * L;
+  const PetscReal *q = U, *v = U + nq, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
+  Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = nq + body->offset, m;
+    MbsDescription view;
+    PetscReal     *lq, *lv;
+
+    for (PetscInt k = 0; k < 3 && body->mass.param == j; k++) D[(o + k) * (1 + model->n)] += shift;
+    for (PetscInt moment = 0; moment < 6 && body->rigid && !body->flexible; moment++) {
+      PetscReal dJ[9];
+
+      if (body->moment[moment].param < 0 || body->moment[moment].param != j) continue;
+      MbsBodyJbar(body, NULL, moment, dJ);
+      for (PetscInt a = 0; a < 3; a++)
+        for (PetscInt c = 0; c < 3; c++)
+          for (PetscInt k = 0; k < 3; k++) D[(o + 3 + 3 * a + k) + (o + 3 + 3 * c + k) * model->n] += shift * dJ[3 * a + c];
+    }
+    if (!body->flexible) continue;
+    view = View(d, 1, &b, q, v, &lq, &lv);
+    m    = view->nq;
+    PetscCall(PetscArrayzero(Dv, m * m));
+    MbsFlexibleForceSecond(view, b, j, Dv, m);
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, nq, cols), Dv));
+  }
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), m;
+    MbsDescription    view;
+    PetscReal        *lq, *lv;
+
+    if (el->ops->kind != MBS_ELEMENT_FORCE && el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    PetscCheck(el->ops->force_second, model->comm, PETSC_ERR_SUP, "Model file '%s', element '%s' (line %" PetscInt_FMT "): type %s provides no second derivatives, which the sensitivity system of optimal input design needs", desc->file, el->name, el->line, el->type);
+    view = View(d, nb, b, q, v, &lq, &lv);
+    m    = view->nq;
+    for (PetscInt i = 0; i < m; i++) {
+      lsq[i] = S[d->global[i]];
+      lsv[i] = S[nq + d->global[i]];
+    }
+    PetscCall(PetscArrayzero(Dq, m * m));
+    PetscCall(PetscArrayzero(Dv, m * m));
+    PetscCall(el->ops->force_second(view, el, t, lq, lv, lsq, lsv, j, Dq, Dv, m, element_work));
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, 0, cols), Dq));
+    PetscCall(SinkAdd(&sink, m, rows, m, Shifted(d, m, nq, cols), Dv));
+  }
+  for (PetscInt r = 0; r < nc; r++) {
+    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    PetscReal     *H = Dq, *Hs = Dv, *a = element_work, *w = a + L, *lq, *lv;
+    MbsDescription view;
+
+    view = View(d, nb, b, q, v, &lq, &lv);
+    m    = view->nq;
+    PetscCall(PetscArrayzero(H, m * m));
+    MbsBilinearAddHessian(view, d->row[r], 1, H, m);
+    for (PetscInt i = 0; i < m; i++) {
+      a[i] = w[i] = 0;
+      for (PetscInt k = 0; k < m; k++) {
+        a[i] += H[i + k * m] * S[d->global[k]];
+        w[i] += H[i + k * m] * S[nq + d->global[k]];
+      }
+    }
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Smu[r] * H[i];
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
+    PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Slambda[r] * H[i];
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
+    PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[1], m, cols, a));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedJacobianSensitivity(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], const PetscReal S[], const PetscReal Sdot[], PetscInt j, PetscReal shift, PetscReal D[])
+{
+  PetscInt   L = ((Described *)model->data)->nlocal;
+  PetscReal *work;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(2 * L + 2 * L * L + MBS_SECOND_WORK(L), &work));
+  MbsCallCleanup(DescribedJacobianSensitivity_Private(model, t, U, S, j, shift, D, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
 /* Singular values s (min(m, n)) and V^T (n x n) of the m x n column-major A (overwritten), m >= 1 */
 static PetscErrorCode SingularValues(PetscInt m, PetscInt n, PetscReal A[], PetscReal s[], PetscReal VT[])
 {
@@ -1732,5 +1837,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->tf                        = desc->tf;
   model->dt                        = desc->dt;
   model->dt_max                    = desc->dt_max;
+  /* the sensitivity equations' second derivatives (optimal input design) */
+  model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   PetscFunctionReturn(0);
 }

@@ -13,6 +13,9 @@
                            [ ...        ...   ]
                            [ D_nb   0  ...  J ]
 
+  A DAE base (its own consistent initial state) starts the sensitivities from S_j(t0) = dU(t0)/db_j and the S_j'(t0)
+  that satisfy the sensitivity equations at t0 (SensitivityInitialState).
+
   Its parameters are the base model's (not differentiated: they are set, e.g. to scan E_RMS) followed, when the base
   model is driven by a nodal input (input.c), by the nodal forces F_k. The residual depends on the input through
   the base residual's force only, -F(t) in the row of the force coordinate: dG/dF_k = -phi_k(t) there and zero in
@@ -130,6 +133,68 @@ static PetscErrorCode SensitivityDestroy(MbsModel ext)
   PetscFunctionReturn(0);
 }
 
+/*
+  The start of the sensitivities of a DAE base (one with ops.initial_state): S_j(t0) = dU(t0)/db_j (ops.initial_state_p;
+  NULL: 0) and S_j'(t0) from the sensitivity equations at t0, E S_j' = -(dF/dU S_j + dF/db_j), E = dF/dU': solved on the
+  differential components d, E[R, d] S_j'[d] = -(...)[R] with R the rows E couples to them (the algebraic rows hold by
+  S_j(t0) itself, as the base's consistent start holds them), S_j' = 0 on the algebraic components. A singular E[R, d]
+  (a flexible body's mass) is refused.
+*/
+static PetscErrorCode SensitivityInitialState_Private(MbsModel ext, PetscReal t0, PetscReal z[], PetscReal zdot[], PetscReal dUdp[], PetscReal A[], PetscInt index[])
+{
+  MbsSensitivity *sen  = (MbsSensitivity *)ext->data;
+  MbsModel        base = sen->base;
+  PetscInt        n = base->n, nd = 0, nr = 0, *col = index, *row = index + n, *pivots = index + 2 * n;
+  PetscReal      *E = sen->J1;
+
+  PetscFunctionBeginUser;
+  MbsSensitivitySync_Private(ext, sen);
+  PetscCall(MbsModelInitialState(base, t0, z, zdot));
+  if (base->ops.initial_state_p) PetscCall(base->ops.initial_state_p(base, t0, z, zdot, dUdp));
+  PetscCall(MbsModelJacobian(base, t0, z, zdot, 0.0, sen->J0));
+  PetscCall(MbsModelJacobian(base, t0, z, zdot, 1.0, E));
+  PetscCall(MbsModelJacobianP(base, t0, z, zdot, sen->Jp));
+  for (PetscInt i = 0; i < n * n; i++) E[i] -= sen->J0[i];
+  for (PetscInt i = 0; i < n; i++)
+    if (base->differential[i]) col[nd++] = i;
+  for (PetscInt r = 0; r < n; r++)
+    for (PetscInt k = 0; k < nd; k++)
+      if (MBS_IJ(E, r, col[k], n) != 0) {
+        row[nr++] = r;
+        break;
+      }
+  PetscCheck(nr == nd, base->comm, PETSC_ERR_SUP, "Model %s: dF/dU' couples %" PetscInt_FMT " rows to its %" PetscInt_FMT " differential components, so its sensitivities have no consistent rates S'(t0) (a flexible body's mass is singular)", base->type, nr, nd);
+  for (PetscInt j = 0; j < sen->nb; j++) {
+    PetscReal *s = z + (1 + j) * n, *sdot = zdot + (1 + j) * n, *rhs = dUdp + base->np * n; /* scratch past dU(t0)/dp */
+
+    for (PetscInt i = 0; i < n; i++) {
+      s[i]    = dUdp[i + sen->b[j] * n];
+      sdot[i] = 0;
+    }
+    for (PetscInt k = 0; k < nd; k++) {
+      rhs[k] = -MBS_IJ(sen->Jp, row[k], sen->b[j], n);
+      for (PetscInt i = 0; i < n; i++) rhs[k] -= MBS_IJ(sen->J0, row[k], i, n) * s[i];
+      for (PetscInt l = 0; l < nd; l++) A[k + l * nd] = MBS_IJ(E, row[k], col[l], n);
+    }
+    PetscCheck(MbsDenseLUFactor(nd, A, pivots) < 0, base->comm, PETSC_ERR_SUP, "Model %s: dF/dU' is singular on its differential components (a flexible body's mass), so its sensitivities have no consistent rates S'(t0)", base->type);
+    MbsDenseLUSolve(nd, A, pivots, 1, rhs);
+    for (PetscInt k = 0; k < nd; k++) sdot[col[k]] = rhs[k];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SensitivityInitialState(MbsModel ext, PetscReal t0, PetscReal z[], PetscReal zdot[])
+{
+  MbsModel   base = ((MbsSensitivity *)ext->data)->base;
+  PetscInt   n    = base->n, *index;
+  PetscReal *dUdp, *A;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc3(n * (base->np + 1), &dUdp, n * n, &A, 5 * n, &index)); /* columns, rows, 3 n pivots */
+  MbsCallCleanup(SensitivityInitialState_Private(ext, t0, z, zdot, dUdp, A, index), PetscFree3(dUdp, A, index));
+  PetscFunctionReturn(0);
+}
+
 /* The design models' outputs are a linear function of U: dy/dU is the same at two different states */
 static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscReal dydu[])
 {
@@ -158,7 +223,7 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
 
   PetscFunctionBeginUser;
   PetscCheck(base->ops.jacobian_sensitivity, base->comm, PETSC_ERR_SUP, "Model %s provides no second derivatives (ops.jacobian_sensitivity): it has no sensitivity-extended system", base->type);
-  PetscCheck(!base->ops.initial_state, base->comm, PETSC_ERR_SUP, "Model %s has its own initial state (a DAE): its sensitivities would start from dU(t0)/db, which it does not provide", base->type);
+  PetscCheck(!(base->ops.initial_state_p && nnodes), base->comm, PETSC_ERR_SUP, "Model %s: its initial state depends on its parameters (a DAE's multipliers), and the sensitivity system does not carry its derivatives in the nodal input forces", base->type);
   PetscCheck(nb >= 1, base->comm, PETSC_ERR_ARG_SIZ, "The sensitivity system needs at least one parameter");
   for (PetscInt j = 0; j < nb; j++) {
     PetscCheck(b[j] >= 0 && b[j] < base->np, base->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter index %" PetscInt_FMT " of model %s is out of range", b[j], base->type);
@@ -192,13 +257,18 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   ext->ops.output     = SensitivityOutput;
   ext->ops.excitation = SensitivityExcitation;
   ext->ops.destroy    = SensitivityDestroy;
-  ext->output_name    = base->output_name;
-  ext->output_unit    = base->output_unit;
-  ext->t0             = base->t0;
-  ext->tf             = base->tf;
-  ext->dt             = base->dt;
-  ext->dt_max         = base->dt_max;
-  ext->design         = base->design;
-  *extended           = ext;
+  if (base->ops.initial_state) { /* a DAE: its algebraic components in every block, its consistent start */
+    ext->ops.initial_state = SensitivityInitialState;
+    for (PetscInt i = 0; i < ext->n; i++) ext->differential[i] = base->differential[i % n];
+    ext->constant_mass = base->constant_mass; /* dG/dZ' holds dF/dU' and d(dF/db_j)/dU', both constant then */
+  }
+  ext->output_name = base->output_name;
+  ext->output_unit = base->output_unit;
+  ext->t0          = base->t0;
+  ext->tf          = base->tf;
+  ext->dt          = base->dt;
+  ext->dt_max      = base->dt_max;
+  ext->design      = base->design;
+  *extended        = ext;
   PetscFunctionReturn(0);
 }

@@ -57,7 +57,7 @@ static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL, NULL};
+static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Acceleration(const MbsElementType **type)
 {

@@ -98,7 +98,23 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
+/* Each coordinate is bilinear: its Hessian is constant */
+static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  PetscInt   nq   = desc->nq;
+  PetscReal *grad = work, *hess = work + nq;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < el->nrow; i++) {
+    PetscCall(PetscArrayzero(grad, nq + nq * nq));
+    MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
+    MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
+    MbsCoordinateForceSecond(desc, el, i < 3 ? i : 3 + i, i < 3 ? 3 + i : 6 + i, MbsBilinearValue(desc, &el->row[i], q), 0, grad, hess, NULL, v, sq, sv, j, Dq, Dv, ld, hess + nq * nq);
+  }
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL, BushingForceSecond};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

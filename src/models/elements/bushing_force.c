@@ -92,8 +92,8 @@ static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP};
-static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP};
+static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
+static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
 
 PetscErrorCode MbsElementGetType_BushingForce(const MbsElementType **type)
 {

@@ -117,6 +117,16 @@ typedef struct _MbsYAMLReader   MbsYAMLReader;
 /* What a force element adds at (t, q, v), parameters desc->p: F += -f (the rows M v' - f), Jq += -df/dq, Jv += -df/dv
    (nq x nq, leading dimension ld), Jp += -df/dp (nq x np, leading dimension ld); any of the four may be NULL */
 typedef PetscErrorCode (*MbsElementForceFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+/*
+  The directional second derivatives of a force element, for the sensitivity equations of optimal input design
+  (sensitivity.c): the derivatives of Jq = -df/dq and Jv = -df/dv along (q, v, p) + eps (sq, sv, e_j) at eps = 0,
+
+    Dq += d/deps Jq,   Dv += d/deps Jv   (nq x nq, leading dimension ld),
+
+  which hold d/dq (Jq sq + Jv sv + Jp_j) and d/dv (...) since second derivatives commute; work: MBS_SECOND_WORK(nq).
+*/
+typedef PetscErrorCode (*MbsElementForceSecondFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
+#define MBS_SECOND_WORK(nq) (3 * (nq) * (nq) + 6 * (nq))
 /* A sensor's value at (q, v, a), a = v' the accelerations (NULL unless the type sets acceleration), and dy/dq, dy/dv,
    dy/da (length nq each, may be NULL; the model chains dy/da through a(t, q, v, lambda, p)) */
 typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscReal[]);
@@ -144,6 +154,8 @@ typedef struct {
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
   /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
   PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* a force's or excitation's second derivatives (element_second.c); NULL: none, and design refuses the model */
+  MbsElementForceSecondFn force_second;
 } MbsElementType;
 
 /* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
@@ -265,11 +277,13 @@ PETSC_INTERN PetscErrorCode MbsFlexibleReadFile(const char[], const char[], MbsF
 PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
 PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
 PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN void           MbsFlexibleForceSecond(MbsDescription, PetscInt, PetscInt, PetscReal[], PetscInt);
 
 /* Engine-order loads (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
 
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);
@@ -331,6 +345,8 @@ typedef struct {
 PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
 PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
 PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
+PETSC_INTERN void           MbsForceLawSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, PetscReal *, PetscReal *);
+PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);

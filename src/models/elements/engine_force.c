@@ -23,18 +23,34 @@ static PetscErrorCode EngineForceRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscFunctionReturn(0);
 }
 
+/* The maps of the load's generalised force s(t) A^T (B q) (MbsFollowerLoad) */
+static void EngineForceMaps(MbsDescription desc, const MbsElement *el, MbsVectorMap *A, MbsVectorMap *B)
+{
+  MbsMapPoint(desc, el->body[0], el->vector[0], A);
+  MbsMapDirection(desc, el->body[0], el->vector[1], B);
+}
+
 static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  MbsVectorMap P, D;
+  MbsVectorMap A, B;
 
   PetscFunctionBeginUser;
-  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
-  MbsMapDirection(desc, el->body[0], el->vector[1], &D);
-  PetscCall(MbsFollowerLoad(desc, el, &P, &D, t, q, F, Jq, Jp, ld));
+  EngineForceMaps(desc, el, &A, &B);
+  PetscCall(MbsFollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
+static PetscErrorCode EngineForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  MbsVectorMap A, B;
+
+  PetscFunctionBeginUser;
+  EngineForceMaps(desc, el, &A, &B);
+  PetscCall(MbsFollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond};
 
 PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
 {

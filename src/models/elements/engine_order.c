@@ -97,3 +97,18 @@ PetscErrorCode MbsFollowerLoad(MbsDescription desc, const MbsElement *el, const 
     if (dsdp[j] != 0) MbsMapAddTranspose(desc, A, -dsdp[j], Bq, Jp + j * ld, 1);
   PetscFunctionReturn(0);
 }
+
+/*@C
+  MbsFollowerLoadSecond - The second derivatives of MbsFollowerLoad (MbsElementForceSecondFn): Jq = -s A^T B is constant
+  in q and v, so only its parameter j's, Dq += -ds/dp_j A^T B. Not collective.
+@*/
+PetscErrorCode MbsFollowerLoadSecond(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, PetscInt j, PetscReal Dq[], PetscInt ld)
+{
+  PetscReal *dsdp = MbsParameterScratch(desc);
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(dsdp, desc->nparam));
+  (void)MbsEngineOrderValue(desc, el, t, dsdp);
+  if (dsdp[j] != 0) MbsMapAddOuter(desc, A, B, NULL, -dsdp[j], Dq, ld);
+  PetscFunctionReturn(0);
+}

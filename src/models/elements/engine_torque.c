@@ -25,18 +25,34 @@ static PetscErrorCode EngineTorqueRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscFunctionReturn(0);
 }
 
+/* The maps of the load's generalised force s(t) A^T (B q) (MbsFollowerLoad) */
+static void EngineTorqueMaps(MbsDescription desc, const MbsElement *el, MbsVectorMap *A, MbsVectorMap *B)
+{
+  MbsMapDirection(desc, el->body[0], el->vector[0], A);
+  MbsMapDirection(desc, el->body[0], el->vector[1], B);
+}
+
 static PetscErrorCode EngineTorqueForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  MbsVectorMap N1, N2;
+  MbsVectorMap A, B;
 
   PetscFunctionBeginUser;
-  MbsMapDirection(desc, el->body[0], el->vector[0], &N1);
-  MbsMapDirection(desc, el->body[0], el->vector[1], &N2);
-  PetscCall(MbsFollowerLoad(desc, el, &N1, &N2, t, q, F, Jq, Jp, ld));
+  EngineTorqueMaps(desc, el, &A, &B);
+  PetscCall(MbsFollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL};
+static PetscErrorCode EngineTorqueSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  MbsVectorMap A, B;
+
+  PetscFunctionBeginUser;
+  EngineTorqueMaps(desc, el, &A, &B);
+  PetscCall(MbsFollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld));
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineTorqueSecond};
 
 PetscErrorCode MbsElementGetType_EngineTorque(const MbsElementType **type)
 {

@@ -73,3 +73,18 @@ void MbsFlexibleForce(MbsDescription desc, PetscInt b, const PetscReal q[], cons
     }
   }
 }
+
+/* The second derivatives of MbsFlexibleForce (MbsElementForceSecondFn): only the damper's in zeta, when zeta is parameter j */
+void MbsFlexibleForceSecond(MbsDescription desc, PetscInt b, PetscInt j, PetscReal Dv[], PetscInt ld)
+{
+  const MbsBody     *body     = &desc->body[b];
+  const MbsFlexible *flexible = body->flexible;
+
+  if (flexible->damping.param < 0 || flexible->damping.param != j) return;
+  for (PetscInt m = 0; m < flexible->nmode; m++)
+    for (PetscInt c = 0; c < 9; c++) {
+      PetscInt i = body->offset + 3 * (4 + 3 * m) + c;
+
+      Dv[i + i * ld] += 2 * PetscSqrtReal(flexible->stiffness[m]) / 3;
+    }
+}

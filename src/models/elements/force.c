@@ -176,7 +176,13 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL};
+/* f = P^T e F(t, p) with P constant: no second derivative in q or v */
+static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  return 0;
+}
+
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL, ForceSecond};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {

@@ -293,3 +293,115 @@ void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, 
   for (PetscInt j = 0; j < nq && Jv; j++)
     for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
 }
+
+/* The forces' weights of the curvature d2K/dx2 = wss.f at x: the spline's M interpolated, zero beyond the ends */
+static void TableCurvature(const MbsForceLaw *law, PetscReal x, PetscReal wss[])
+{
+  PetscInt  n = law->n, i = 0;
+  PetscReal a;
+
+  while (i < n - 2 && x > law->x[i + 1]) i++;
+  a = (law->x[i + 1] - x) / (law->x[i + 1] - law->x[i]);
+  for (PetscInt j = 0; j < n; j++) wss[j] = x < law->x[0] || x > law->x[n - 1] ? 0 : a * law->W[i + j * n] + (1 - a) * law->W[i + 1 + j * n];
+}
+
+/* [value is parameter j] */
+static PetscReal Is(const MbsValue *value, PetscInt j)
+{
+  return (PetscReal)(value->param >= 0 && value->param == j);
+}
+
+/*
+  MbsForceLawSecond - The derivatives of g_x and g_x' of MbsForceLawEval along (x, x', p) + eps (dx, drate, e_j): the
+  second derivatives g_xx dx + g_xx' drate + g_xp_j into dgx and g_x'x dx + g_x'x' drate + g_x'p_j into dgv. Not collective.
+*/
+void MbsForceLawSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal x, PetscReal rate, PetscReal dx, PetscReal drate, PetscInt j, PetscReal *dgx, PetscReal *dgv)
+{
+  const PetscReal *p = desc->p;
+
+  *dgx = *dgv = 0;
+  for (PetscInt s = 0; s < 2; s++) {
+    PetscInt           i   = s ? id : ik;
+    const MbsForceLaw *law = MbsForceLawActive(el, i) ? &el->law[i] : NULL;
+    const MbsValue    *c   = law ? law->c : NULL;
+
+    if (i < 0) continue;
+    if (!law) { /* k x or d x': only the parameter's */
+      if (s) *dgv += Is(&el->value[i], j);
+      else *dgx += Is(&el->value[i], j);
+      continue;
+    }
+    switch (law->type) {
+    case MBS_LAW_POLYNOMIAL: {        /* g_x = sum_k (k + 1) c_k x^k */
+      PetscReal power = 1, lower = 0; /* x^k, x^(k-1) */
+
+      for (PetscInt k = 0; k < law->n; k++) {
+        *dgx += (k + 1) * (k * MbsValueOf(&c[k], p) * lower * dx + Is(&c[k], j) * power);
+        lower = power;
+        power *= x;
+      }
+    } break;
+    case MBS_LAW_TABLE: {
+      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW], wss[MBS_MAX_LAW];
+
+      TableWeights(law, x, w, ws);
+      TableCurvature(law, x, wss);
+      for (PetscInt k = 0; k < law->n; k++) *dgx += wss[k] * MbsValueOf(&c[k], p) * dx + Is(&c[k], j) * ws[k];
+    } break;
+    case MBS_LAW_AMPLITUDE: { /* g_x = 2 d0 a x x', g_x' = d0 (1 + a x^2) */
+      PetscReal d0 = MbsValueOf(&c[0], p), a = MbsValueOf(&c[1], p);
+
+      *dgx += 2 * d0 * a * (rate * dx + x * drate) + 2 * x * rate * (a * Is(&c[0], j) + d0 * Is(&c[1], j));
+      *dgv += 2 * d0 * a * x * dx + (1 + a * x * x) * Is(&c[0], j) + d0 * x * x * Is(&c[1], j);
+    } break;
+    case MBS_LAW_FRICTION: { /* g_x' = d0 + F sech^2(x'/v) / v */
+      PetscReal F = MbsValueOf(&c[1], p), v = MbsValueOf(&c[2], p), th = PetscTanhReal(rate / v), sech2 = 1 - th * th;
+
+      *dgv += -2 * F * sech2 * th / (v * v) * drate + Is(&c[0], j) + sech2 / v * Is(&c[1], j) + F * sech2 * (2 * th * rate / (v * v * v) - 1 / (v * v)) * Is(&c[2], j);
+    } break;
+    case MBS_LAW_LINEAR:
+      break;
+    }
+  }
+}
+
+/*
+  MbsCoordinateForceSecond - The second derivatives (MbsElementForceSecondFn) of MbsCoordinateForce on the coordinate s
+  with gradient grad, Hessian hess and hess' = d/deps hess (third, NULL: zero, a bilinear s), ds_p = ds/dp_j (a free
+  length). With a = hess sq and h = hess v (g, g_x, g_x' and their derivatives dg, dgx, dgv along the direction):
+
+    ds = grad.sq + ds_p,  ds' = h.sq + grad.sv,  dg = g_x ds + g_x' ds' + g_p_j,
+    Dq += a (g_x grad + g_x' h)^T + grad (dgx grad + g_x a + dgv h + g_x' (hess' v + hess sv))^T + dg hess + g hess'
+    Dv += dgv grad grad^T + g_x' (a grad^T + grad a^T)
+
+  work: 3 nq. Not collective.
+*/
+void MbsCoordinateForceSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, PetscReal ds_p, const PetscReal grad[], const PetscReal hess[], const PetscReal third[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  PetscInt    nq = desc->nq;
+  PetscReal  *a = work, *h = work + nq, *dh = work + 2 * nq, rate = 0, ds = ds_p, drate = 0, dg, dgx, dgv;
+  MbsLawForce g;
+
+  for (PetscInt i = 0; i < nq; i++) {
+    a[i] = h[i] = dh[i] = 0;
+    for (PetscInt k = 0; k < nq; k++) {
+      a[i] += hess[i + k * nq] * sq[k];
+      h[i] += hess[i + k * nq] * v[k];
+      dh[i] += hess[i + k * nq] * sv[k] + (third ? third[i + k * nq] * v[k] : 0);
+    }
+  }
+  for (PetscInt i = 0; i < nq; i++) {
+    rate += grad[i] * v[i];
+    ds += grad[i] * sq[i];
+    drate += h[i] * sq[i] + grad[i] * sv[i];
+  }
+  MbsForceLawEval(desc, el, ik, id, s, rate, &g);
+  MbsForceLawSecond(desc, el, ik, id, s, rate, ds, drate, j, &dgx, &dgv);
+  dg = g.gx * ds + g.gv * drate;
+  for (PetscInt k = 0; k < g.np; k++) dg += g.param[k] == j ? g.dgdp[k] : 0;
+  for (PetscInt k = 0; k < nq; k++)
+    for (PetscInt i = 0; i < nq; i++) {
+      Dq[i + k * ld] += a[i] * (g.gx * grad[k] + g.gv * h[k]) + grad[i] * (dgx * grad[k] + g.gx * a[k] + dgv * h[k] + g.gv * dh[k]) + dg * hess[i + k * nq] + (third ? g.g * third[i + k * nq] : 0);
+      Dv[i + k * ld] += dgv * grad[i] * grad[k] + g.gv * (a[i] * grad[k] + grad[i] * a[k]);
+    }
+}

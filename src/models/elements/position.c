@@ -34,7 +34,7 @@ static PetscErrorCode PositionSensor(MbsDescription desc, const MbsElement *el, 
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m", PETSC_FALSE, NULL, NULL};
+static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m", PETSC_FALSE, NULL, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Position(const MbsElementType **type)
 {

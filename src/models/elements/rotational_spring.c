@@ -79,7 +79,49 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
+/*
+  The force on theta (MbsCoordinateForceSecond), with theta_qq = (N_q - 2 theta_q P^T) / rho^2, P = S S_q + C C_q, and
+  along sq (dS = S_q.sq, dC = C_q.sq, a_S = S_qq sq, a_C = C_qq sq, d rho^2 = 2 P.sq):
+    theta_qq' = (dN_q - 2 (theta_qq sq) P^T - 2 theta_q dP^T - theta_qq d rho^2) / rho^2,
+    dN_q = a_S C_q^T + S_q a_C^T - a_C S_q^T - C_q a_S^T + dC S_qq - dS C_qq,   dP = dS S_q + S a_S + dC C_q + C a_C
+*/
+static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  PetscInt   nq   = desc->nq;
+  PetscReal *grad = work, *hess = grad + nq, *third = hess + nq * nq, *aS = third + nq * nq, *aC = aS + nq, *dgrad = aC + nq;
+  PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq; /* as MbsRelativeAngle() leaves them */
+  PetscReal  theta, S, C, rho2, dS = 0, dC = 0, drho2;
+
+  PetscFunctionBeginUser;
+  theta = MbsRelativeAngle(desc, el, q, grad, hess);
+  S     = MbsBilinearValue(desc, &el->row[0], q);
+  C     = MbsBilinearValue(desc, &el->row[1], q);
+  rho2  = S * S + C * C;
+  for (PetscInt i = 0; i < nq; i++) {
+    aS[i] = aC[i] = dgrad[i] = 0;
+    for (PetscInt k = 0; k < nq; k++) {
+      aS[i] += HS[i + k * nq] * sq[k];
+      aC[i] += HC[i + k * nq] * sq[k];
+      dgrad[i] += hess[i + k * nq] * sq[k];
+    }
+    dS += gS[i] * sq[i];
+    dC += gC[i] * sq[i];
+  }
+  drho2 = 2 * (S * dS + C * dC);
+  for (PetscInt k = 0; k < nq; k++) {
+    PetscReal P = S * gS[k] + C * gC[k], dP = dS * gS[k] + S * aS[k] + dC * gC[k] + C * aC[k];
+
+    for (PetscInt i = 0; i < nq; i++) {
+      PetscReal dN = aS[i] * gC[k] + gS[i] * aC[k] - aC[i] * gS[k] - gC[i] * aS[k] + dC * HS[i + k * nq] - dS * HC[i + k * nq];
+
+      third[i + k * nq] = (dN - 2 * dgrad[i] * P - 2 * grad[i] * dP - hess[i + k * nq] * drho2) / rho2;
+    }
+  }
+  MbsCoordinateForceSecond(desc, el, 0, 1, theta, 0, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {

@@ -41,20 +41,31 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscFunctionReturn(0);
 }
 
+/* The map D, the length L = |D q + d0|, the direction e and the rate e.(D w) (D w into dw) of the spring at q along w */
+static PetscErrorCode SpringDamperAxis(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal w[], MbsVectorMap *D, PetscReal dw[3], PetscReal e[3], PetscReal *L, PetscReal *rate)
+{
+  PetscReal d[3];
+
+  PetscFunctionBeginUser;
+  SpringDamperMap(desc, el, D);
+  MbsMapEval(desc, D, q, PETSC_TRUE, d);
+  MbsMapEval(desc, D, w, PETSC_FALSE, dw);
+  *L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  PetscCheck(*L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
+  *rate = 0;
+  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / *L;
+  for (PetscInt a = 0; a < 3; a++) *rate += e[a] * dw[a];
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   MbsVectorMap D;
   MbsLawForce  g;
-  PetscReal    d[3], dd[3], e[3], L, rate = 0, K[9], C[9];
+  PetscReal    dd[3], e[3], L, rate, K[9], C[9];
 
   PetscFunctionBeginUser;
-  SpringDamperMap(desc, el, &D);
-  MbsMapEval(desc, &D, q, PETSC_TRUE, d);
-  MbsMapEval(desc, &D, v, PETSC_FALSE, dd);
-  L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  PetscCheck(L > 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s', element '%s' (line %" PetscInt_FMT "): its two points met; the spring has no direction", desc->file, el->name, el->line);
-  for (PetscInt a = 0; a < 3; a++) e[a] = d[a] / L;
-  for (PetscInt a = 0; a < 3; a++) rate += e[a] * dd[a];
+  PetscCall(SpringDamperAxis(desc, el, q, v, &D, dd, e, &L, &rate));
   MbsForceLawEval(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), rate, &g);
   if (F) MbsMapAddTranspose(desc, &D, g.g, e, F, 1);
   for (PetscInt a = 0; a < 3; a++)
@@ -69,7 +80,33 @@ static PetscErrorCode SpringDamperForce(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL};
+/*
+  The force on the coordinate s = L - L0 (MbsCoordinateForceSecond): s_q = e^T D, s_qq = D^T K D with K = (I - e e^T) / L,
+  and along sq (dd = D sq, dL = e.dd, de = (dd - e dL) / L) s_qq' = D^T (-(de e^T + e de^T) / L - K dL / L) D
+*/
+static PetscErrorCode SpringDamperForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  PetscInt     nq   = desc->nq;
+  PetscReal   *grad = work, *hess = grad + nq, *third = hess + nq * nq, dd[3], e[3], de[3], K[9], T[9], L, dL;
+  MbsVectorMap D;
+
+  PetscFunctionBeginUser;
+  PetscCall(SpringDamperAxis(desc, el, q, sq, &D, dd, e, &L, &dL));
+  for (PetscInt a = 0; a < 3; a++) de[a] = (dd[a] - e[a] * dL) / L;
+  for (PetscInt a = 0; a < 3; a++)
+    for (PetscInt b = 0; b < 3; b++) {
+      K[3 * a + b] = ((a == b) - e[a] * e[b]) / L;
+      T[3 * a + b] = -(de[a] * e[b] + e[a] * de[b]) / L - K[3 * a + b] * dL / L;
+    }
+  PetscCall(PetscArrayzero(grad, nq + 2 * nq * nq));
+  MbsMapAddTranspose(desc, &D, 1, e, grad, 1);
+  MbsMapAddOuter(desc, &D, &D, K, 1, hess, nq);
+  MbsMapAddOuter(desc, &D, &D, T, 1, third, nq);
+  MbsCoordinateForceSecond(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), el->value[2].param == j ? -1 : 0, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, third + nq * nq);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL, SpringDamperForceSecond};
 
 PetscErrorCode MbsElementGetType_SpringDamper(const MbsElementType **type)
 {

@@ -11,7 +11,7 @@ static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, 
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s", PETSC_FALSE, NULL, NULL};
+static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s", PETSC_FALSE, NULL, NULL, NULL};
 
 PetscErrorCode MbsElementGetType_Velocity(const MbsElementType **type)
 {

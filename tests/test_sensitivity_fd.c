@@ -1,0 +1,133 @@
+static const char help[] = "Checks the forward sensitivities S(tf) = dU(tf)/dp_j of a model's sensitivity-extended system against central differences of two forward solves.\n";
+
+/*
+  The sensitivity-extended system Z = [U, S] (sensitivity.c) integrated over the model's time span, against
+
+    (U(tf; p_j + h) - U(tf; p_j - h)) / 2h,   h = -fd_rel |p_j|,
+
+  every differential component of U(tf) (coordinates and rates: a DAE's multipliers carry the integrator's own
+  oscillation of an index-2 system) to -rtol of max |S(tf)| (and the output's
+  sensitivity dy/dU S at tf to -rtol of its size). A DAE (a described model) also starts from its S(t0) = dU(t0)/dp_j,
+  the multipliers' share, and the S'(t0) of the sensitivity equations at t0, which must make the extended residual
+  vanish at t0 (CheckStart).
+*/
+#include "mbstest.h"
+#include "models/modelimpl.h"
+#include <petscsys.h>
+
+typedef struct {
+  PetscInt   n;   /* of the state recorded */
+  PetscReal *end; /* its last step point */
+} End;
+
+static PetscErrorCode RecordEnd(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], void *ctx)
+{
+  End *end = (End *)ctx;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(end->end, u, end->n));
+  PetscFunctionReturn(0);
+}
+
+/* U(tf) (n) of a solve at the model's parameters p */
+static PetscErrorCode SolveEnd(MbsModel model, const PetscReal p[], PetscInt n, PetscReal u_end[])
+{
+  End       end = {n, u_end};
+  MbsSignal signal;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelSetParameters(model, p));
+  PetscCall(MbsSimulate(model, NULL, RecordEnd, &end, &signal));
+  PetscCall(MbsSignalDestroy(&signal));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The extended model's start is consistent: its residual at (t0, Z(t0), Z'(t0)) vanishes in the sensitivity rows, to
+  1e-10 of the forcing dF/dp_j there (a DAE's S(t0) = dU(t0)/dp_j and S'(t0) of SensitivityInitialState)
+*/
+static PetscErrorCode CheckStart(MbsTest *test, MbsModel model, MbsModel ext, PetscInt j)
+{
+  PetscInt  n, np;
+  PetscReal t0, *z, *zdot, *g, *Jp, forcing = 0, residual = 0;
+  char      line[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetTimeSpan(model, &t0, NULL, NULL));
+  PetscCall(PetscMalloc4(2 * n, &z, 2 * n, &zdot, 2 * n, &g, n * np, &Jp));
+  PetscCall(MbsModelInitialState(ext, t0, z, zdot));
+  PetscCall(MbsModelResidual(ext, t0, z, zdot, g));
+  PetscCall(MbsModelJacobianP(model, t0, z, zdot, Jp));
+  for (PetscInt i = 0; i < n; i++) {
+    forcing  = PetscMax(forcing, PetscAbsReal(Jp[i + j * n]));
+    residual = PetscMax(residual, PetscAbsReal(g[n + i]));
+  }
+  PetscCall(PetscSNPrintf(line, sizeof(line), "consistent start of the sensitivities: residual %.2e of the forcing %.3e at t0", (double)residual, (double)forcing));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(residual <= 1e-10 * forcing)));
+  PetscCall(PetscFree4(z, zdot, g, Jp));
+  PetscFunctionReturn(0);
+}
+
+int main(int argc, char **argv)
+{
+  MbsModel         model, ext;
+  MbsTest          test     = {0, 0};
+  char             name[64] = "";
+  PetscInt         n, np, j, worst_i = -1;
+  const PetscBool *differential;
+  PetscBool        algebraic = PETSC_FALSE;
+  PetscReal        fd_rel = 1e-5, rtol = 1e-6, *p, *z, *up, *um, scale = 0, worst = 0, y, *dydu, ys = 0, yfd = 0;
+  char             line[256];
+
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Sensitivity test", "");
+  PetscCall(PetscOptionsString("-parameter", "The parameter p_j of the sensitivities", "", name, name, sizeof(name), NULL));
+  PetscCall(PetscOptionsReal("-fd_rel", "Relative step of the central differences", "", fd_rel, &fd_rel, NULL));
+  PetscCall(PetscOptionsBool("-algebraic", "Compare the algebraic components (a DAE's multipliers) too", "", algebraic, &algebraic, NULL));
+  PetscCall(PetscOptionsReal("-rtol", "Tolerance, relative to the largest sensitivity", "", rtol, &rtol, NULL));
+  PetscOptionsEnd();
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetParameterIndex(model, name, &j));
+  PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+  PetscCall(MbsModelCreateSensitivity(model, 1, &j, &ext));
+  PetscCall(PetscMalloc5(np, &p, 2 * n, &z, n, &up, n, &um, n, &dydu));
+  PetscCall(MbsModelGetParameters(model, p));
+  PetscCall(CheckStart(&test, model, ext, j));
+  PetscCall(SolveEnd(ext, p, 2 * n, z));
+  {
+    PetscReal pj = p[j], h = fd_rel * PetscAbsReal(pj);
+
+    p[j] = pj + h;
+    PetscCall(SolveEnd(model, p, n, up));
+    p[j] = pj - h;
+    PetscCall(SolveEnd(model, p, n, um));
+    p[j] = pj;
+    PetscCall(MbsModelSetParameters(model, p));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscReal fd = (up[i] - um[i]) / (2 * h);
+
+      if (!differential[i] && !algebraic) continue;
+
+      scale = PetscMax(scale, PetscAbsReal(z[n + i]));
+      if (PetscAbsReal(z[n + i] - fd) > worst) worst_i = i;
+      worst = PetscMax(worst, PetscAbsReal(z[n + i] - fd));
+    }
+    PetscCall(MbsModelOutput(model, 0, z, &y, dydu));
+    for (PetscInt i = 0; i < n; i++) {
+      ys += dydu[i] * z[n + i];
+      yfd += dydu[i] * (up[i] - um[i]) / (2 * h);
+    }
+  }
+  PetscCall(PetscSNPrintf(line, sizeof(line), "S(tf) = dU(tf)/d%s against central differences of two solves: largest difference %.2e (component %" PetscInt_FMT " of %" PetscInt_FMT ") of max |S| = %.3e", name, (double)worst, worst_i, n, (double)scale));
+  PetscCall(MbsTestTrue(&test, line, (PetscBool)(scale > 0 && worst <= rtol * scale)));
+  PetscCall(MbsTestClose(&test, "output sensitivity dy/dU S at tf", ys, yfd, rtol, 0));
+  PetscCall(MbsTestFinish(&test));
+  PetscCall(PetscFree5(p, z, up, um, dydu));
+  PetscCall(MbsModelDestroy(&ext));
+  PetscCall(MbsModelDestroy(&model));
+  PetscCall(PetscFinalize());
+  return 0;
+}
