@@ -490,11 +490,15 @@ PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
   for (PetscInt e = 0; e < obj->nexp; e++) {
     MbsExperiment *exp = &obj->exp[e];
     MbsSignal      signal;
+    PetscBool      simulates;
 
     if (exp->rank != rank) continue;
     PetscCall(MbsExperimentOptionsPush(exp));
-    PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-    MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+    PetscCall(MbsCostSimulates(exp->cost, &simulates));
+    if (simulates) {
+      PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+      MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+    } else PetscCall(MbsCostRecord(exp->cost, NULL, slot));
     PetscCall(MbsExperimentOptionsPop(exp));
   }
   PetscCallMPI(MPI_Barrier(obj->comm));

@@ -43,6 +43,10 @@ typedef struct {
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
+  /* the linearisation's input and outputs (MbsModelLinearizeIO): B (nq), the generalised force of the load element named
+     load (NULL: the first excitation; its name into used) per unit of its size, and per output channel c the rows of
+     y_c = Cq x + Cv x' + Ca x'' about the operating point (nchannel x nq each, row c at c nq); NULL: no frequency response */
+  PetscErrorCode (*linearize_io)(MbsModel, const char[], const char **, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
   /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
      z holds (a string, caller frees); NULL: the model's own coordinates are reported */
   PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);
