@@ -15,6 +15,10 @@
 
   with the exact dM/dp, dC/dp, dK/dp of MbsModelLinearizeDerivative(). In the real form A^T Z = s is
   [Ar^T Ai^T; -Ai^T Ar^T] [Zr; -Zi] = [sr; -si]: the transposed solve with the same factors.
+
+  For J = 1/2 sum_c w_c sum_j |H_c - Hbar_c|^2 the Gauss-Newton matrix G_kl = sum_j sum_c w_c Re(conj(dH_c/dp_k)
+  dH_c/dp_l) (the Hessian without the residuals' curvature, what Levenberg-Marquardt and a trust-region Newton method
+  build on) takes the forward sensitivities dX/dp_k = -A^-1 (dA/dp_k) X: one more solve per parameter and frequency.
 */
 #include "core/coreimpl.h"
 
@@ -25,6 +29,7 @@ typedef struct {
   PetscReal *A, *x, *z, *cr, *ci; /* the real 2nq system and its factors, X, Z, chat (nchannel x nq each) */
   PetscInt  *pivots;
   PetscReal *H, *dL; /* of a gradient: H at one frequency, dM/dp, dC/dp, dK/dp of each parameter (3 nq^2 each) */
+  PetscReal *dH;     /* of a Gauss-Newton matrix: dH_c/dp_k at one frequency (nid x nchannel x (re, im)) */
 } MbsFrf;
 
 static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
@@ -33,7 +38,7 @@ static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
   PetscCall(PetscFree3(frf->M, frf->C, frf->K));
   PetscCall(PetscFree4(frf->B, frf->Cq, frf->Cv, frf->Ca));
   PetscCall(PetscFree6(frf->A, frf->x, frf->z, frf->cr, frf->ci, frf->pivots));
-  PetscCall(PetscFree2(frf->H, frf->dL));
+  PetscCall(PetscFree3(frf->H, frf->dL, frf->dH));
   PetscFunctionReturn(0);
 }
 
@@ -119,7 +124,49 @@ PetscErrorCode MbsFrequencyResponse(MbsModel model, const char load[], PetscInt 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFrf *frf, PetscInt nf, const PetscReal f[], const PetscReal dJdH[], PetscInt nid, const PetscInt id[], PetscReal grad[])
+/* dA/dp_k X (complex) into v (2 nq: re, im), dL = dM, dC, dK */
+static void MbsFrfDerivativeTimes_Private(PetscInt m, PetscReal w, const PetscReal dL[], const PetscReal x[], PetscReal v[])
+{
+  const PetscReal *dM = dL, *dC = dM + m * m, *dK = dC + m * m;
+
+  for (PetscInt a = 0; a < m; a++) {
+    v[a] = v[m + a] = 0;
+    for (PetscInt b = 0; b < m; b++) {
+      PetscReal dr = dK[a + b * m] - w * w * dM[a + b * m], di = w * dC[a + b * m];
+
+      v[a] += dr * x[b] - di * x[m + b];
+      v[m + a] += dr * x[m + b] + di * x[b];
+    }
+  }
+}
+
+/* G += sum_c w_c Re(conj(dH_c/dp_k) dH_c/dp_l) at one frequency, from the forward sensitivities (A factored, X solved) */
+static void MbsFrfGaussNewton_Private(MbsFrf *frf, PetscReal w, const PetscReal weight[], PetscInt nid, PetscReal G[])
+{
+  PetscInt m = frf->nq, nc = frf->nchannel;
+
+  for (PetscInt k = 0; k < nid; k++) {
+    PetscReal *dx = frf->z, *dHk = frf->dH + 2 * nc * k;
+
+    MbsFrfDerivativeTimes_Private(m, w, frf->dL + 3 * m * m * k, frf->x, dx);
+    for (PetscInt i = 0; i < 2 * m; i++) dx[i] = -dx[i];
+    MbsDenseLUSolve(2 * m, frf->A, frf->pivots, 1, dx);
+    for (PetscInt c = 0; c < nc; c++) {
+      const PetscReal *cr = frf->cr + c * m, *ci = frf->ci + c * m;
+
+      dHk[2 * c] = dHk[2 * c + 1] = 0;
+      for (PetscInt i = 0; i < m; i++) {
+        dHk[2 * c] += cr[i] * dx[i] - ci[i] * dx[m + i];
+        dHk[2 * c + 1] += cr[i] * dx[m + i] + ci[i] * dx[i];
+      }
+    }
+  }
+  for (PetscInt k = 0; k < nid; k++)
+    for (PetscInt l = 0; l < nid; l++)
+      for (PetscInt c = 0; c < nc; c++) G[k * nid + l] += weight[c] * (frf->dH[2 * (nc * k + c)] * frf->dH[2 * (nc * l + c)] + frf->dH[2 * (nc * k + c) + 1] * frf->dH[2 * (nc * l + c) + 1]);
+}
+
+static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFrf *frf, PetscInt nf, const PetscReal f[], const PetscReal dJdH[], const PetscReal weight[], PetscInt nid, const PetscInt id[], PetscReal grad[], PetscReal G[])
 {
   PetscInt   m = frf->nq, mm = m * m;
   PetscReal *H = frf->H, *dL = frf->dL;
@@ -131,6 +178,7 @@ static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFr
     const PetscReal *xr = frf->x, *xi = frf->x + m, *zr = frf->z, *mzi = frf->z + m; /* mzi = -Im Z */
 
     PetscCall(MbsFrfSolve_Private(model, frf, f[j], H));
+    if (G) MbsFrfGaussNewton_Private(frf, w, weight, nid, G);
     for (PetscInt i = 0; i < m; i++) { /* [sr; -si] */
       frf->z[i] = frf->z[m + i] = 0;
       for (PetscInt c = 0; c < frf->nchannel; c++) {
@@ -161,15 +209,17 @@ static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFr
 /*@C
   MbsFrequencyResponseGradient - Adds dJ/dp of the parameters id[0..nid-1] to grad, for a real J(H) of the frequency
   response of MbsFrequencyResponse() whose derivatives dJ/dRe H and dJ/dIm H are dJdH (its layout): one transposed
-  solve per frequency, dM/dp, dC/dp, dK/dp exact (MbsModelLinearizeDerivative()). Not collective.
+  solve per frequency, dM/dp, dC/dp, dK/dp exact (MbsModelLinearizeDerivative()). With G (nid x nid, may be NULL) also
+  adds the Gauss-Newton matrix of J = 1/2 sum_c weight[c] sum_j |H_c - Hbar_c|^2 (weight: nchannel, 0 for a channel
+  J does not compare). Not collective.
 @*/
-PetscErrorCode MbsFrequencyResponseGradient(MbsModel model, const char load[], PetscInt nf, const PetscReal f[], const PetscReal dJdH[], PetscInt nid, const PetscInt id[], PetscReal grad[])
+PetscErrorCode MbsFrequencyResponseGradient(MbsModel model, const char load[], PetscInt nf, const PetscReal f[], const PetscReal dJdH[], const PetscReal weight[], PetscInt nid, const PetscInt id[], PetscReal grad[], PetscReal G[])
 {
   MbsFrf frf;
 
   PetscFunctionBeginUser;
   PetscCall(MbsFrfSetUp_Private(model, load, &frf));
-  MbsCallUndo(PetscMalloc2(2 * frf.nchannel, &frf.H, 3 * frf.nq * frf.nq * nid, &frf.dL), MbsFrfReset_Private(&frf));
-  MbsCallCleanup(MbsFrequencyResponseGradient_Private(model, &frf, nf, f, dJdH, nid, id, grad), MbsFrfReset_Private(&frf));
+  MbsCallUndo(PetscMalloc3(2 * frf.nchannel, &frf.H, 3 * frf.nq * frf.nq * nid, &frf.dL, 2 * frf.nchannel * nid, &frf.dH), MbsFrfReset_Private(&frf));
+  MbsCallCleanup(MbsFrequencyResponseGradient_Private(model, &frf, nf, f, dJdH, weight, nid, id, grad, G), MbsFrfReset_Private(&frf));
   PetscFunctionReturn(0);
 }

@@ -298,14 +298,14 @@ PetscErrorCode MbsCostSimulates(MbsCost cost, PetscBool *simulates)
 }
 
 /*
-  MbsCostGradient - J and (grad not NULL) dJ/dp of the parameters id[0..nid-1] of a cost that simulates nothing, at
-  the model's current parameters. Not collective.
+  MbsCostGradient - J, (grad not NULL) dJ/dp of the parameters id[0..nid-1] and (G not NULL) its Gauss-Newton matrix
+  (nid x nid, added into G) of a cost that simulates nothing, at the model's current parameters. Not collective.
 */
-PetscErrorCode MbsCostGradient(MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[])
+PetscErrorCode MbsCostGradient(MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscReal G[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(cost->ops.gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s compares a simulated signal (MbsGradient())", cost->type);
-  PetscCall(cost->ops.gradient(cost, nid, id, J, grad));
+  PetscCheck(cost->ops.gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s compares a simulated signal and has no Gauss-Newton matrix; -cost frf has", cost->type);
+  PetscCall(cost->ops.gradient(cost, nid, id, J, grad, G));
   PetscCheck(!PetscIsInfOrNanReal(*J), PETSC_COMM_SELF, PETSC_ERR_FP, "Cost %s of model %s against measurement file '%s' is %g: the measured values overflow it; check the file's values and units", cost->type, cost->model->type, cost->measurement, (double)*J);
   PetscFunctionReturn(0);
 }

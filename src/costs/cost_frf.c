@@ -95,31 +95,34 @@ static PetscErrorCode MbsCostMisfit_Frf(MbsCost cost, PetscInt nchannel, const P
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsCostGradientWithin_Frf(MbsCost cost, PetscInt nchannel, PetscInt nid, const PetscInt id[], PetscReal H[], PetscReal dJdH[], PetscReal *J, PetscReal grad[])
+static PetscErrorCode MbsCostGradientWithin_Frf(MbsCost cost, PetscInt nchannel, PetscInt nid, const PetscInt id[], PetscReal H[], PetscReal dJdH[], PetscReal weight[], PetscReal *J, PetscReal grad[], PetscReal G[])
 {
   const MbsCostFrf *first = (const MbsCostFrf *)cost->part[0]->data;
   const PetscReal  *f     = first->meas->frf_frequency + first->first;
+  const char       *load  = first->load[0] ? first->load : NULL;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsFrequencyResponse(cost->model, first->load[0] ? first->load : NULL, first->nf, f, H));
+  PetscCall(MbsFrequencyResponse(cost->model, load, first->nf, f, H));
   PetscCall(MbsCostMisfit_Frf(cost, nchannel, H, J, dJdH));
-  if (!grad) PetscFunctionReturn(0);
-  PetscCall(PetscArrayzero(grad, nid));
-  PetscCall(MbsFrequencyResponseGradient(cost->model, first->load[0] ? first->load : NULL, first->nf, f, dJdH, nid, id, grad));
+  if (!grad && !G) PetscFunctionReturn(0);
+  for (PetscInt c = 0; c < cost->npart; c++) weight[((const MbsCostFrf *)cost->part[c]->data)->channel] = cost->weight[c];
+  if (grad) PetscCall(PetscArrayzero(grad, nid));
+  PetscCall(MbsFrequencyResponseGradient(cost->model, load, first->nf, f, dJdH, weight, nid, id, grad, G));
   PetscFunctionReturn(0);
 }
 
-/* J and (grad not NULL) dJ/dp of the parameters id, on the whole cost: one solve for all channels per frequency */
-static PetscErrorCode MbsCostGradient_Frf(MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[])
+/* J, (grad not NULL) dJ/dp of the parameters id and (G not NULL) the Gauss-Newton matrix, on the whole cost: one solve
+   for all channels per frequency */
+static PetscErrorCode MbsCostGradient_Frf(MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscReal G[])
 {
   const MbsCostFrf *first = (const MbsCostFrf *)cost->part[0]->data;
   PetscInt          nchannel;
-  PetscReal        *H, *dJdH;
+  PetscReal        *H, *dJdH, *weight;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumChannels(cost->model, &nchannel));
-  PetscCall(PetscCalloc2(2 * nchannel * first->nf, &H, 2 * nchannel * first->nf, &dJdH));
-  MbsCallCleanup(MbsCostGradientWithin_Frf(cost, nchannel, nid, id, H, dJdH, J, grad), PetscFree2(H, dJdH));
+  PetscCall(PetscCalloc3(2 * nchannel * first->nf, &H, 2 * nchannel * first->nf, &dJdH, nchannel, &weight));
+  MbsCallCleanup(MbsCostGradientWithin_Frf(cost, nchannel, nid, id, H, dJdH, weight, J, grad, G), PetscFree3(H, dJdH, weight));
   PetscFunctionReturn(0);
 }
 

@@ -502,7 +502,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   PetscFunctionBeginUser;
   PetscCall(MbsCostSimulates(cost, &simulates));
   if (!simulates) { /* a cost on the model itself (frf): its own exact gradient, no forward or adjoint solve */
-    PetscCall(MbsCostGradient(cost, nid, id, J, grad));
+    PetscCall(MbsCostGradient(cost, nid, id, J, grad, NULL));
     *ok = PETSC_TRUE;
     PetscFunctionReturn(0);
   }
