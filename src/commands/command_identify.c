@@ -439,6 +439,9 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     PetscFunctionReturn(0);
   }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
+  PetscCall(MbsObjectiveGetCost(obj, &cost));
+  PetscCall(MbsCostSimulates(cost, &simulates));
+  PetscCheck(simulates || !ctx->confidence, comm, PETSC_ERR_SUP, "The confidence of a result needs the cost's residuals, which -cost frf does not provide: give -confidence false");
   if (ctx->confidence) PetscCall(MbsObjectiveCheckChannelNoise(obj, ctx->channel_noise));
   PetscCall(MbsObjectiveGetModel(obj, &model));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
@@ -489,7 +492,6 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(TaoSetSolution(tao, X));
   PetscCall(TaoSetVariableBounds(tao, lower, upper));
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, ctx));
-  PetscCall(MbsCostSimulates(cost, &simulates));
   if (!simulates) { /* a cost with its Gauss-Newton matrix: TAO's Newton methods may use it (-tao_type bntr) */
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, ctx->nid, ctx->nid, NULL, &ctx->hessian));
     PetscCall(TaoSetHessian(tao, ctx->hessian, ctx->hessian, MbsIdentifyHessian, ctx));
