@@ -70,6 +70,10 @@ PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel, PetscInt *, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeIO(MbsModel, const char[], const char **, PetscReal **, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeDerivative(MbsModel, PetscInt, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFrequencyResponse(MbsModel, const char[], PetscInt, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsFrequencyResponseGradient(MbsModel, const char[], PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
@@ -170,6 +174,10 @@ struct MbsMeasurement_ {
   PetscInt        nprofile;                /* /speed_profile: nprofile > 0 when present */
   PetscReal      *profile_t, *profile_rpm; /* the engine speed [rpm] at times [s] */
   PetscReal      *profile_angle;           /* optional (NULL when absent): the crank angle [rad] at those times */
+  PetscInt        nfrf;                    /* /frf: nfrf > 0 when present (the root's, copied into each channel) */
+  PetscReal      *frf_frequency;           /* the root's /frf/frequency_hz [Hz], > 0, increasing */
+  PetscReal      *frf_re, *frf_im;         /* a channel's /frf/real, /frf/imag: H(f) [unit/N] (NULL when absent) */
+  char            frf_load[64];            /* attribute 'load' of /frf/frequency_hz: the force element loaded */
   PetscInt        nchannel;                /* named channels (/channels/NAME); 0: one channel, whose tables are these */
   MbsMeasurement *channel;                 /* their tables (spectrum, orders, signal) and units, output their names */
 };

@@ -54,6 +54,7 @@ typedef struct {
   PetscBool          eigen_expect_set, eigen_strict;
   PetscReal         *hist_J, *hist_gnorm, *hist_p, *hist_time;
   Tao                tao;
+  Mat                hessian;           /* the Gauss-Newton matrix of a cost that gives one (frf), NULL: none */
   Vec                X, lower, upper;   /* TAO's solution and bounds */
   PetscReal         *final;             /* the identified values */
   PetscReal         *p_lower, *p_upper; /* the parameters' physical bounds */
@@ -107,6 +108,40 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
     ctx->gnorm = PetscSqrtReal(ctx->gnorm);
   }
   PetscCall(VecRestoreArrayWrite(G, &g));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The Gauss-Newton matrix of J/J0 in TAO's variables, G_x = D G_p D / J0 with D = diag(dp/dx), for a cost that gives G_p
+  (frf): with it TAO's Newton methods (bntr, bnls) take Gauss-Newton steps in a trust region or along a line, the
+  Levenberg-Marquardt idea for least squares. The term dJ/dp d2p/dx2 of log scaling, which vanishes with the residual
+  at a fit to exact data, is left out as the residuals' curvature is.
+*/
+static PetscErrorCode MbsIdentifyHessian(Tao tao, Vec X, Mat H, Mat Hpre, void *ptr)
+{
+  MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
+  const PetscScalar  *x;
+  PetscReal           J, *G;
+  PetscInt            nid = ctx->nid;
+  PetscBool           ok;
+  MPI_Comm            comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(X, &x));
+  MbsToPhysical_Private(ctx, x, ctx->p);
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(PetscMalloc1(nid * nid, &G));
+  MbsCallUndo(MbsObjectiveEvaluateGaussNewton(ctx->obj, ctx->p, &J, ctx->g, G, &ok), PetscFree(G));
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  for (PetscInt k = 0; k < nid; k++)
+    for (PetscInt l = 0; l < nid; l++) {
+      PetscReal dk = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k], dl = ctx->scaling == MBS_SCALING_LOG ? ctx->p[l] : ctx->p0[l];
+
+      PetscCall(MatSetValue(H, k, l, G[k * nid + l] * dk * dl / ctx->J0, INSERT_VALUES));
+    }
+  PetscCall(PetscFree(G));
+  PetscCall(MatAssemblyBegin(H, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(H, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
 }
 
@@ -349,6 +384,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
   PetscCall(VecDestroy(&ctx->upper));
   PetscCall(VecDestroy(&ctx->lower));
   PetscCall(VecDestroy(&ctx->X));
+  PetscCall(MatDestroy(&ctx->hessian));
   PetscCall(TaoDestroy(&ctx->tao));
   PetscCall(MbsScanDestroy(&ctx->scan));
   PetscCall(MbsObjectiveDestroy(&ctx->obj));
@@ -364,7 +400,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   Tao            tao;
   Vec            X, lower, upper;
   PetscScalar   *x, *lo, *hi;
-  PetscBool      help, ok;
+  PetscBool      help, ok, simulates;
   char           output[PETSC_MAX_PATH_LEN] = "identify.h5";
   PetscLogStage  stage;
   PetscInt       nexpect;
@@ -403,6 +439,9 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     PetscFunctionReturn(0);
   }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
+  PetscCall(MbsObjectiveGetCost(obj, &cost));
+  PetscCall(MbsCostSimulates(cost, &simulates));
+  PetscCheck(simulates || !ctx->confidence, comm, PETSC_ERR_SUP, "The confidence of a result needs the cost's residuals, which -cost frf does not provide: give -confidence false");
   if (ctx->confidence) PetscCall(MbsObjectiveCheckChannelNoise(obj, ctx->channel_noise));
   PetscCall(MbsObjectiveGetModel(obj, &model));
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
@@ -453,6 +492,10 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(TaoSetSolution(tao, X));
   PetscCall(TaoSetVariableBounds(tao, lower, upper));
   PetscCall(TaoSetObjectiveAndGradient(tao, NULL, MbsIdentifyObjective, ctx));
+  if (!simulates) { /* a cost with its Gauss-Newton matrix: TAO's Newton methods may use it (-tao_type bntr) */
+    PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, ctx->nid, ctx->nid, NULL, &ctx->hessian));
+    PetscCall(TaoSetHessian(tao, ctx->hessian, ctx->hessian, MbsIdentifyHessian, ctx));
+  }
   PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, ctx, NULL));
   PetscCall(TaoSetFromOptions(tao));
   PetscCall(MbsCheckpointStart(ctx->ck, ctx->J0));

@@ -15,6 +15,7 @@ PETSC_INTERN PetscErrorCode MbsCommandDesign(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandImport(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandTrack(MPI_Comm);
 PETSC_INTERN PetscErrorCode MbsCommandBeam(MPI_Comm);
+PETSC_INTERN PetscErrorCode MbsCommandFrf(MPI_Comm);
 PETSC_EXTERN PetscErrorCode MbsCommandRegisterAll(void);
 PETSC_EXTERN PetscErrorCode MbsCommandRun(MPI_Comm, const char[]);
 PETSC_EXTERN PetscErrorCode MbsCommandView(MPI_Comm);

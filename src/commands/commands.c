@@ -35,6 +35,7 @@ PetscErrorCode MbsCommandRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "import", MbsCommandImport));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "track", MbsCommandTrack));
   PetscCall(PetscFunctionListAdd(&MbsCommandList, "beam", MbsCommandBeam));
+  PetscCall(PetscFunctionListAdd(&MbsCommandList, "frf", MbsCommandFrf));
   PetscFunctionReturn(0);
 }
 

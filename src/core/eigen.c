@@ -55,7 +55,8 @@ static void MbsEigenSort_Private(MbsEigenResult *result)
     for (PetscInt j = i; j > 0; j--) {
       PetscReal *a = result->lambda + 2 * (j - 1), *b = result->lambda + 2 * j, ma = PetscSqrtReal(a[0] * a[0] + a[1] * a[1]), mb = PetscSqrtReal(b[0] * b[0] + b[1] * b[1]), tmp;
 
-      if (ma < mb || (ma == mb && a[1] >= b[1])) break;
+      /* a conjugate pair's moduli may differ in the last bit: within 1e-12 they tie, and Im > 0 comes first */
+      if (ma < mb - 1e-12 * mb || (PetscAbsReal(ma - mb) <= 1e-12 * mb && a[1] >= b[1])) break;
       for (PetscInt k = 0; k < 2; k++) {
         tmp  = a[k];
         a[k] = b[k];

@@ -4,6 +4,7 @@
 
     spectrum  J = 1/4 sum_k (A_k^2 + B_k^2 - |X_k|^2)^2 over a band or engine orders (cost_spectrum.c)
     time      J = sum_i w_i (y(t_i) - y_i)^2 over the measured samples, w_i their trapezoid weights (cost_time.c)
+    frf       J = 1/2 sum_j |H(f_j) - Hbar(f_j)|^2 of the linearisation's frequency response, simulating nothing (cost_frf.c)
 
   Several measured channels (a file with /channels/NAME groups, measurement.c): a part per compared channel c, a cost
   of the same type on the model's output channel of that name alone, and
@@ -38,7 +39,7 @@ static PetscErrorCode MbsCostFinalizePackage(void)
 }
 
 /*@C
-  MbsCostRegisterAll - Registers the costs "spectrum" and "time". Not collective.
+  MbsCostRegisterAll - Registers the costs "spectrum", "time" and "frf". Not collective.
 @*/
 PetscErrorCode MbsCostRegisterAll(void)
 {
@@ -48,6 +49,7 @@ PetscErrorCode MbsCostRegisterAll(void)
   PetscCall(PetscRegisterFinalize(MbsCostFinalizePackage));
   PetscCall(MbsCostRegister("spectrum", MbsCostCreate_Spectrum));
   PetscCall(MbsCostRegister("time", MbsCostCreate_Time));
+  PetscCall(MbsCostRegister("frf", MbsCostCreate_Frf));
   PetscFunctionReturn(0);
 }
 
@@ -284,6 +286,30 @@ static PetscErrorCode MbsCostPartOutputP_Private(MbsCost cost, MbsCost part, Pet
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCostSimulates - Whether the cost compares a simulated signal (spectrum, time), or the model itself and simulates
+  nothing (frf: MbsCostGradient()). Not collective.
+*/
+PetscErrorCode MbsCostSimulates(MbsCost cost, PetscBool *simulates)
+{
+  PetscFunctionBeginUser;
+  *simulates = (PetscBool)!cost->ops.gradient;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsCostGradient - J, (grad not NULL) dJ/dp of the parameters id[0..nid-1] and (G not NULL) its Gauss-Newton matrix
+  (nid x nid, added into G) of a cost that simulates nothing, at the model's current parameters. Not collective.
+*/
+PetscErrorCode MbsCostGradient(MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscReal G[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(cost->ops.gradient, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s compares a simulated signal and has no Gauss-Newton matrix; -cost frf has", cost->type);
+  PetscCall(cost->ops.gradient(cost, nid, id, J, grad, G));
+  PetscCheck(!PetscIsInfOrNanReal(*J), PETSC_COMM_SELF, PETSC_ERR_FP, "Cost %s of model %s against measurement file '%s' is %g: the measured values overflow it; check the file's values and units", cost->type, cost->model->type, cost->measurement, (double)*J);
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsCostGetType(MbsCost cost, const char **type)
 {
   PetscFunctionBeginUser;
@@ -319,6 +345,7 @@ PetscErrorCode MbsCostGetUnusable(MbsCost cost, const char **why)
 PetscErrorCode MbsCostEvaluate(MbsCost cost, const MbsSignal *signal, PetscReal *J)
 {
   PetscFunctionBeginUser;
+  PetscCheck(cost->ops.evaluate, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s compares no simulated signal (MbsCostGradient())", cost->type);
   *J = 0;
   for (PetscInt c = 0; c < cost->npart; c++) {
     MbsSignal view;
@@ -438,7 +465,9 @@ PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, const Pet
 }
 
 /*@C
-  MbsCostRecord - Keeps the model's curve of a signal (0: initial, 1: identified) for the result file. Not collective.
+  MbsCostRecord - Keeps the model's curve of a signal (0: initial, 1: identified) for the result file; a cost that
+  simulates nothing (MbsCostSimulates()) takes signal NULL and computes its curve at the model's parameters. Not
+  collective.
 @*/
 PetscErrorCode MbsCostRecord(MbsCost cost, const MbsSignal *signal, PetscInt slot)
 {
@@ -447,8 +476,8 @@ PetscErrorCode MbsCostRecord(MbsCost cost, const MbsSignal *signal, PetscInt slo
   for (PetscInt c = 0; c < cost->npart; c++) {
     MbsSignal view;
 
-    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
-    PetscCall(cost->ops.record(cost->part[c], &view, slot));
+    if (signal) PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    PetscCall(cost->ops.record(cost->part[c], signal ? &view : NULL, slot));
   }
   PetscFunctionReturn(0);
 }

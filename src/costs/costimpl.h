@@ -17,6 +17,10 @@ typedef struct {
   PetscErrorCode (*set_from_options)(MbsCost);
   /* takes what the cost needs of the measurement (file name for messages); the measurement must outlive the cost */
   PetscErrorCode (*set_up)(MbsCost, const char[], const MbsMeasurement *);
+  /* a cost on the model itself that simulates nothing (frf: the linearisation's frequency response), on the whole cost:
+     J, (grad not NULL) dJ/dp of the parameters id and (G not NULL) its Gauss-Newton matrix (nid x nid, added into);
+     NULL: a cost on a simulated signal */
+  PetscErrorCode (*gradient)(MbsCost, PetscInt, const PetscInt[], PetscReal *, PetscReal[], PetscReal[]);
   /* J of a simulated signal; keeps what the adjoint density needs */
   PetscErrorCode (*evaluate)(MbsCost, const MbsSignal *, PetscReal *);
   /* why evaluate cannot use a signal whose integration succeeded (an empty message: it can; NULL: always can): a
@@ -68,6 +72,9 @@ struct _p_MbsCost {
 
 PETSC_INTERN PetscErrorCode MbsCostCreate_Spectrum(MbsCost);
 PETSC_INTERN PetscErrorCode MbsCostCreate_Time(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostCreate_Frf(MbsCost);
+PETSC_INTERN PetscErrorCode MbsCostSimulates(MbsCost, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsCostGradient(MbsCost, PetscInt, const PetscInt[], PetscReal *, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostWrite(MbsCost, MbsH5Writer *);
 PETSC_INTERN PetscErrorCode MbsCostGetAdjointTerms(MbsCost, PetscBool *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsCostGetUnusable(MbsCost, const char **);

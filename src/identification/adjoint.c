@@ -489,7 +489,7 @@ static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step,
 
 /*@C
   MbsGradient - The cost J of the model's current parameters and, when grad is not NULL, dJ/dp of the parameters
-  id[0..nid-1] by one adjoint solve. A failed forward integration, or a signal the cost cannot use (an adaptive step that
+  id[0..nid-1] by one adjoint solve (a cost that simulates nothing, frf, by its own gradient). A failed forward integration, or a signal the cost cannot use (an adaptive step that
   aliases an analysed frequency, MbsCostSignalUsable()), is not an error: *ok is PETSC_FALSE, J is infinite and grad is
   left alone. The TS reads the options -ts_*. Not collective.
 @*/
@@ -497,9 +497,15 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY};
   MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, NULL, NULL, MbsCostPrepare, &c, NULL, NULL, NULL};
-  PetscBool       density, step_point, output_p;
+  PetscBool       density, step_point, output_p, simulates;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsCostSimulates(cost, &simulates));
+  if (!simulates) { /* a cost on the model itself (frf): its own exact gradient, no forward or adjoint solve */
+    PetscCall(MbsCostGradient(cost, nid, id, J, grad, NULL));
+    *ok = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   PetscCall(MbsCostGetAdjointTerms(cost, &density, &step_point));
   PetscCall(MbsModelHasOutputP(model, &output_p));
   integral.integrand    = density ? MbsCostDensityIntegrand : NULL;

@@ -161,6 +161,7 @@ PETSC_INTERN PetscErrorCode MbsObjectiveGetValues(MbsObjective, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveGetEvaluations(MbsObjective, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetValues(MbsObjective, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateGaussNewton(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective, PetscErrorCode (*)(void *, PetscBool *), void *);
 PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);

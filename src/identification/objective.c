@@ -347,8 +347,8 @@ PetscErrorCode MbsObjectiveSetValues(MbsObjective obj, const PetscReal x[])
   PetscFunctionReturn(0);
 }
 
-/* J_e and its gradient of one experiment, within its options */
-static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e, PetscBool gradient, PetscBool *ok)
+/* J_e and its gradient of one experiment (and with G_exp its Gauss-Newton matrix), within its options */
+static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e, PetscBool gradient, PetscReal G_exp[], PetscBool *ok)
 {
   MbsExperiment *exp = &obj->exp[e];
   PetscLogDouble start, end;
@@ -356,21 +356,31 @@ static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e
   PetscFunctionBeginUser;
   PetscCall(PetscTime(&start));
   PetscCall(MbsExperimentOptionsPush(exp));
-  PetscCall(MbsGradient(exp->model, exp->cost, obj->nid, exp->id, &obj->J_exp[e], gradient ? &obj->g_exp[e * obj->nid] : NULL, ok));
+  if (G_exp) {
+    PetscCall(PetscArrayzero(G_exp + e * obj->nid * obj->nid, obj->nid * obj->nid));
+    PetscCall(MbsCostGradient(exp->cost, obj->nid, exp->id, &obj->J_exp[e], &obj->g_exp[e * obj->nid], G_exp + e * obj->nid * obj->nid));
+    *ok = PETSC_TRUE;
+  } else PetscCall(MbsGradient(exp->model, exp->cost, obj->nid, exp->id, &obj->J_exp[e], gradient ? &obj->g_exp[e * obj->nid] : NULL, ok));
   PetscCall(MbsExperimentOptionsPop(exp));
   PetscCall(PetscTime(&end));
   exp->busy += end - start;
   PetscFunctionReturn(0);
 }
 
-/* J and its gradient as sums over the experiments in their order */
-static void MbsObjectiveSum_Private(MbsObjective obj, PetscReal *J, PetscReal grad[])
+/* J, its gradient and (G_exp not NULL) its Gauss-Newton matrix G as sums over the experiments in their order */
+static void MbsObjectiveSum_Private(MbsObjective obj, PetscReal *J, PetscReal grad[], const PetscReal G_exp[], PetscReal G[])
 {
+  PetscInt nid2 = obj->nid * obj->nid;
+
   *J = 0;
   for (PetscInt e = 0; e < obj->nexp; e++) *J += obj->J_exp[e];
   for (PetscInt k = 0; grad && k < obj->nid; k++) {
     grad[k] = 0;
     for (PetscInt e = 0; e < obj->nexp; e++) grad[k] += obj->g_exp[e * obj->nid + k];
+  }
+  for (PetscInt k = 0; G_exp && k < nid2; k++) {
+    G[k] = 0;
+    for (PetscInt e = 0; e < obj->nexp; e++) G[k] += G_exp[e * nid2 + k];
   }
 }
 
@@ -407,27 +417,25 @@ static PetscErrorCode MbsObjectiveReduce_Private(MbsObjective obj, const PetscRe
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsObjectiveEvaluate - J and (grad not NULL) dJ/dx at the identified parameter values x, every rank computing its
-  experiments. A failed forward integration sets *ok = PETSC_FALSE instead of raising an error. Collective.
-@*/
-PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+/* MbsObjectiveEvaluate(), with G_exp (nexp x nid^2, work) also the Gauss-Newton matrix G */
+static PetscErrorCode MbsObjectiveEvaluate_Private(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscReal G_exp[], PetscReal G[], PetscBool *ok)
 {
   PetscMPIInt rank;
-  PetscInt    nvalues = obj->nexp * (1 + obj->nid), nmine = 0;
-  PetscReal  *local, *global, failures = 0;
+  PetscInt    nG = G_exp ? obj->nexp * obj->nid * obj->nid : 0, nvalues = obj->nexp * (1 + obj->nid) + nG, nmine = 0;
+  PetscReal  *local, *global, failures                                                                           = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
   PetscCall(MbsObjectiveSetValues(obj, x));
   PetscCall(PetscArrayzero(obj->J_exp, obj->nexp));
   PetscCall(PetscArrayzero(obj->g_exp, obj->nexp * obj->nid));
+  if (G_exp) PetscCall(PetscArrayzero(G_exp, nG));
   for (PetscInt e = 0; e < obj->nexp; e++) {
     PetscBool ok_e;
 
     if (obj->exp[e].rank != rank) continue;
     nmine++;
-    PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), &ok_e));
+    PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), G_exp, &ok_e));
     if (!ok_e) { /* J_e and its gradient count as 0, so that the sum stays finite; the count of failures says it failed */
       failures += 1;
       obj->J_exp[e] = 0;
@@ -437,15 +445,43 @@ PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], Petsc
   PetscCall(PetscMalloc2(nvalues + 1, &local, nvalues + 1, &global));
   PetscCall(PetscArraycpy(local, obj->J_exp, obj->nexp));
   PetscCall(PetscArraycpy(local + obj->nexp, obj->g_exp, obj->nexp * obj->nid));
+  if (G_exp) PetscCall(PetscArraycpy(local + obj->nexp * (1 + obj->nid), G_exp, nG));
   local[nvalues] = failures;
   MbsCallUndo(MbsObjectiveReduce_Private(obj, x, (PetscBool)(!nmine && obj->idle_work), nvalues + 1, local, global), PetscFree2(local, global));
   *ok = (PetscBool)(global[nvalues] == 0);
   PetscCall(PetscArraycpy(obj->J_exp, global, obj->nexp));
   PetscCall(PetscArraycpy(obj->g_exp, global + obj->nexp, obj->nexp * obj->nid));
+  if (G_exp) PetscCall(PetscArraycpy(G_exp, global + obj->nexp * (1 + obj->nid), nG));
   PetscCall(PetscFree2(local, global));
-  MbsObjectiveSum_Private(obj, J, grad);
+  MbsObjectiveSum_Private(obj, J, grad, G_exp, G);
   if (!*ok) *J = PETSC_INFINITY;
   obj->nevals++;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveEvaluate - J and (grad not NULL) dJ/dx at the identified parameter values x, every rank computing its
+  experiments. A failed forward integration sets *ok = PETSC_FALSE instead of raising an error. Collective.
+@*/
+PetscErrorCode MbsObjectiveEvaluate(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscBool *ok)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveEvaluate_Private(obj, x, J, grad, NULL, NULL, ok));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsObjectiveEvaluateGaussNewton - J, dJ/dx and the Gauss-Newton matrix G (nid x nid, row-major) at x, summed over
+  the experiments in their order as MbsObjectiveEvaluate() sums J; only for costs that simulate nothing (frf), which
+  give G exactly (MbsCostGradient()). Collective.
+@*/
+PetscErrorCode MbsObjectiveEvaluateGaussNewton(MbsObjective obj, const PetscReal x[], PetscReal *J, PetscReal grad[], PetscReal G[], PetscBool *ok)
+{
+  PetscReal *G_exp;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(obj->nexp * obj->nid * obj->nid, &G_exp));
+  MbsCallCleanup(MbsObjectiveEvaluate_Private(obj, x, J, grad, G_exp, G, ok), PetscFree(G_exp));
   PetscFunctionReturn(0);
 }
 
@@ -458,8 +494,8 @@ PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective obj, const PetscReal x[], 
   PetscFunctionBeginUser;
   PetscCall(MbsObjectiveSetValues(obj, x));
   *ok = PETSC_TRUE;
-  for (PetscInt e = 0; e < obj->nexp && *ok; e++) PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), ok));
-  MbsObjectiveSum_Private(obj, J, grad);
+  for (PetscInt e = 0; e < obj->nexp && *ok; e++) PetscCall(MbsExperimentEvaluate_Private(obj, e, (PetscBool)(grad != NULL), NULL, ok));
+  MbsObjectiveSum_Private(obj, J, grad, NULL, NULL);
   if (!*ok) *J = PETSC_INFINITY;
   PetscFunctionReturn(0);
 }
@@ -490,11 +526,15 @@ PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
   for (PetscInt e = 0; e < obj->nexp; e++) {
     MbsExperiment *exp = &obj->exp[e];
     MbsSignal      signal;
+    PetscBool      simulates;
 
     if (exp->rank != rank) continue;
     PetscCall(MbsExperimentOptionsPush(exp));
-    PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-    MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+    PetscCall(MbsCostSimulates(exp->cost, &simulates));
+    if (simulates) {
+      PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
+      MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+    } else PetscCall(MbsCostRecord(exp->cost, NULL, slot));
     PetscCall(MbsExperimentOptionsPop(exp));
   }
   PetscCallMPI(MPI_Barrier(obj->comm));

@@ -1079,6 +1079,77 @@ PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel model, PetscInt *N, PetscRea
 }
 
 /*@C
+  MbsModelLinearizeIO - The input and outputs of the linearisation (MbsModelLinearize()) for its frequency response: B
+  (nq), the generalised force of the load element named load (NULL: the model's first excitation) per unit of its size,
+  the name of that element in used (may be NULL; valid as long as the model), and the rows of every output channel c,
+  y_c = Cq x + Cv x' + Ca x'' (nchannel x nq each, row c at c nq); caller frees the four arrays with PetscFree4. Not
+  collective.
+@*/
+PetscErrorCode MbsModelLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+{
+  PetscInt m = model->nq, nchannel;
+
+  PetscFunctionBeginUser;
+  PetscCheck(model->ops.linearize_io, model->comm, PETSC_ERR_SUP, "Model %s has no frequency response (its linearisation names no load and no output rows); describe it in a model file", model->type);
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  PetscCall(PetscCalloc4(m, B, nchannel * m, Cq, nchannel * m, Cv, nchannel * m, Ca));
+  const char *name;
+
+  PetscCall(model->ops.linearize_io(model, load, &name, *B, *Cq, *Cv, *Ca));
+  if (used) *used = name;
+  PetscFunctionReturn(0);
+}
+
+/* L(p_i = value): M, C, K into L (3 nq^2) */
+static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, PetscInt i, PetscReal value, PetscReal L[])
+{
+  PetscInt  m    = model->nq;
+  PetscReal keep = model->p[i];
+
+  PetscFunctionBeginUser;
+  model->p[i] = value;
+  PetscCall(PetscArrayzero(L, 3 * m * m));
+  MbsCallCleanup(model->ops.linearize(model, L, L + m * m, L + 2 * m * m), (model->p[i] = keep, 0));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeDerivative - dM/dp_i, dC/dp_i, dK/dp_i of the linearisation into dL (3 nq^2: M, C, K). The
+  linearisations of models in natural coordinates are affine in each parameter alone (masses, moments, stiffnesses,
+  damping constants, modal damping, the coefficients of polynomial, table and amplitude laws: L = L0 + p_i L1), so that
+  (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0).
+  The second difference L(p_i + s) - 2 L(p_i) + L(p_i - s), which vanishes then, is checked to 1e-9 of the largest
+  entry: a parameter that enters nonlinearly (the velocity scale of a friction law) is refused. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, PetscInt i, PetscReal dL[])
+{
+  PetscInt   m = model->nq, size = 3 * m * m;
+  PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L;
+  PetscReal  curvature[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
+  const char what[3][2] = {"M", "C", "K"};
+
+  PetscFunctionBeginUser;
+  PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
+  PetscCall(PetscMalloc1(2 * size, &L));
+  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i] + s, L));
+  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i] - s, L + size));
+  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i], dL));
+  for (PetscInt k = 0; k < size; k++) {
+    PetscInt  which  = k / (m * m);
+    PetscReal second = L[k] - 2 * dL[k] + L[size + k];
+
+    curvature[which] = PetscIsInfOrNanReal(second) ? PETSC_INFINITY : PetscMax(curvature[which], PetscAbsReal(second));
+    scale[which]     = PetscMax(scale[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
+    dL[k]            = (L[k] - L[size + k]) / (2 * s);
+  }
+  PetscCall(PetscFree(L));
+  for (PetscInt w = 0; w < 3; w++)
+    PetscCheck(curvature[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly (second difference %g of %g at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
+               model->param_info[i].name, model->type, what[w], (double)curvature[w], (double)scale[w], model->param_info[i].name, (double)model->p[i]);
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelModeCoordinates - T (nz x nq, column-major, caller frees with PetscFree): maps a vector of the linearisation's
   coordinates (MbsModelLinearize()) to the model's body coordinates z, e.g. the displacement and small rotation
   vector of each body; what (caller frees) says what z holds. nz = 0, T = what = NULL for a model whose own coordinates

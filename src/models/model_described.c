@@ -62,6 +62,7 @@ typedef struct {
   PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
   PetscReal             *state_local;          /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
+  PetscReal             *free_motions;         /* N of FreeMotions(), once computed */
 } Described;
 
 /*
@@ -1396,30 +1397,49 @@ static PetscErrorCode DescribedCheck(MbsModel model)
   PetscFunctionReturn(0);
 }
 
-/* N^T A N (nq x nq A, N nq x m) into R (m x m) */
-static void Project(PetscInt nq, PetscInt m, const PetscReal N[], const PetscReal A[], PetscReal R[])
+/* N^T A N (nq x nq A, N nq x m) into R (m x m), as N^T (A N): nq m (nq + m) operations, not nq^2 m^2 */
+static PetscErrorCode Project(PetscInt nq, PetscInt m, const PetscReal N[], const PetscReal A[], PetscReal R[])
 {
+  PetscReal *AN;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(nq * m, &AN));
+  for (PetscInt j = 0; j < m; j++)
+    for (PetscInt l = 0; l < nq; l++)
+      for (PetscInt k = 0; k < nq && N[l + j * nq] != 0; k++) AN[k + j * nq] += A[k + l * nq] * N[l + j * nq];
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt j = 0; j < m; j++) {
       PetscReal sum = 0;
 
-      for (PetscInt k = 0; k < nq; k++)
-        for (PetscInt l = 0; l < nq; l++) sum += N[k + i * nq] * A[k + l * nq] * N[l + j * nq];
+      for (PetscInt k = 0; k < nq; k++) sum += N[k + i * nq] * AN[k + j * nq];
       MBS_IJ(R, i, j, m) = sum;
     }
+  PetscCall(PetscFree(AN));
+  PetscFunctionReturn(0);
 }
 
-/* N (nq x m): an orthonormal basis of the null space of Phi_q at q, the free motions (SVD; G, s, VT: work) */
+/*
+  N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
+  work). No parameter moves the joints' geometry, so N is computed once and kept: its SVD is most of the work of a
+  linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
+*/
 static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
 {
-  PetscInt nq = NQ(model), nc = NC(model);
+  Described *d  = (Described *)model->data;
+  PetscInt   nq = NQ(model), nc = NC(model);
 
   PetscFunctionBeginUser;
+  if (d->free_motions) {
+    PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
+    PetscFunctionReturn(0);
+  }
   PetscCall(PetscArrayzero(G, nc * nq));
   ConstraintJacobian(model, q, G);
   if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
   for (PetscInt j = 0; j < model->nq; j++)
     for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  PetscCall(PetscMalloc1(nq * model->nq, &d->free_motions));
+  PetscCall(PetscArraycpy(d->free_motions, N, nq * model->nq));
   PetscFunctionReturn(0);
 }
 
@@ -1461,9 +1481,9 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
              desc->file, (double)unbalanced);
   for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   PetscCall(FreeMotions(model, q, G, s, VT, N));
-  Project(nq, m, N, Mf, M);
-  Project(nq, m, N, Cf, C);
-  Project(nq, m, N, Kf, K);
+  PetscCall(Project(nq, m, N, Mf, M));
+  PetscCall(Project(nq, m, N, Cf, C));
+  PetscCall(Project(nq, m, N, Kf, K));
   PetscFunctionReturn(0);
 }
 
@@ -1475,6 +1495,68 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq + ((Described *)model->data)->desc->ns, &work));
   MbsCallCleanup(DescribedLinearize_Private(model, M, C, K, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
+/* x^T = v^T N (nq x m) for the rows of the free motions: out (m) = N^T v */
+static void ProjectVector(PetscInt nq, PetscInt m, const PetscReal N[], const PetscReal v[], PetscReal out[])
+{
+  for (PetscInt j = 0; j < m; j++) {
+    out[j] = 0;
+    for (PetscInt i = 0; i < nq; i++) out[j] += N[i + j * nq] * v[i];
+  }
+}
+
+/*
+  The linearisation's input and outputs (MbsModelLinearizeIO) on the free motions x (q = q0 + N x): the load, a force
+  element of fixed direction e at the point P(q) (linear in q), has the generalised force f = P_q^T e F(t), so B = N^T
+  P_q^T e per newton of F; a sensor's y(q, v, a) about the pose at rest gives Cq = N^T dy/dq, Cv = N^T dy/dv and (an
+  accelerometer) Ca = N^T dy/da, the terms in v and a of second order dropping out at rest.
+*/
+static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char load[], const char **used, PetscReal B[], PetscReal Cq[], PetscReal Cv[], PetscReal Ca[], PetscReal *work)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, n = model->n, found = -1;
+  PetscReal     *U = work, *a = U + n, *dydu = a + nq, *dyda = dydu + n, *G = dyda + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq, y;
+  MbsVectorMap   P;
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < desc->nelement && found < 0; e++)
+    if (load ? !strcmp(desc->element[e].name, load) : desc->element[e].ops->kind == MBS_ELEMENT_EXCITATION) found = e;
+  PetscCheck(found >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has no element '%s' to load the frequency response with (-frf_load)", desc->file, load ? load : "of an excitation");
+  PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
+             desc->element[found].name, desc->element[found].line, desc->element[found].type);
+  *used = desc->element[found].name;
+  InitialPose(desc, U, U + nq);
+  PetscCall(PetscArrayzero(U + nq, nq));
+  PetscCall(FreeMotions(model, U, G, s, VT, N));
+  MbsMapPoint(desc, desc->element[found].body[0], desc->element[found].vector[0], &P);
+  PetscCall(PetscArrayzero(a, nq));
+  MbsMapAddTranspose(desc, &P, 1, desc->element[found].vector[1], a, 1);
+  ProjectVector(nq, m, N, a, B);
+  PetscCall(PetscArrayzero(a, nq));
+  for (PetscInt c = 0; c < model->nchannel; c++) {
+    const MbsElement *el = &desc->element[d->sensor[c]];
+
+    PetscCall(PetscArrayzero(dydu, n));
+    PetscCall(PetscArrayzero(dyda, nq));
+    PetscCall(ViewSensor(model, d->sensor[c], U, el->ops->acceleration ? a : NULL, &y, dydu, dyda));
+    ProjectVector(nq, m, N, dydu, Cq + c * m);
+    ProjectVector(nq, m, N, dydu + nq, Cv + c * m);
+    ProjectVector(nq, m, N, dyda, Ca + c * m);
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal B[], PetscReal Cq[], PetscReal Cv[], PetscReal Ca[])
+{
+  PetscInt   nq = NQ(model), nc = NC(model), n = model->n;
+  PetscReal *work;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc1(2 * n + 3 * nq + 2 * nc * nq + nq * nq + nc + nq * model->nq, &work));
+  MbsCallCleanup(DescribedLinearizeIO_Private(model, load, used, B, Cq, Cv, Ca, work), PetscFree(work));
   PetscFunctionReturn(0);
 }
 
@@ -1628,6 +1710,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
+  PetscCall(PetscFree(d->free_motions));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -1828,6 +1911,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.linearize             = DescribedLinearize;
   model->ops.linearize_first_order = DescribedLinearizeFirstOrder;
   model->ops.mode_coordinates      = DescribedModeCoordinates;
+  model->ops.linearize_io          = DescribedLinearizeIO;
   model->ops.excitation            = DescribedExcitation;
   model->ops.set_from_options      = DescribedSetFromOptions;
   model->constant_mass             = PETSC_TRUE;

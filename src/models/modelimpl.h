@@ -47,6 +47,10 @@ typedef struct {
      B x' = A x about the same point, x = (y, y', s), N = 2 nq + ns, into *N and A, B (N x N, caller frees with
      PetscFree2); *N = 0 and nothing allocated when the model has no internal states; NULL: none */
   PetscErrorCode (*linearize_first_order)(MbsModel, PetscInt *, PetscReal **, PetscReal **);
+  /* the linearisation's input and outputs (MbsModelLinearizeIO): B (nq), the generalised force of the load element named
+     load (NULL: the first excitation; its name into used) per unit of its size, and per output channel c the rows of
+     y_c = Cq x + Cv x' + Ca x'' about the operating point (nchannel x nq each, row c at c nq); NULL: no frequency response */
+  PetscErrorCode (*linearize_io)(MbsModel, const char[], const char **, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
   /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
      z holds (a string, caller frees); NULL: the model's own coordinates are reported */
   PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);

@@ -7,6 +7,8 @@
       /orders/A, /B (S x O): the coefficients a, b, phase-referred to t = 0 (the crank angle); attribute 'domain' of
       /orders: "time" (default) or "angle", the windows the orders were analysed in (fourier.c)
     /signal/t [s] (N, increasing), /signal/y (N), optional /signal/speed [rpm] (N, >= 0): a speed channel
+    /frf/frequency_hz [Hz] (F, > 0, increasing; attribute 'load', the force element) and /frf/real, /frf/imag (F)
+      [unit/N]: the complex frequency response H(f) of the channel per newton of the load (doc/drafts/frf.md)
     /tacho/t [s] (P, increasing): tachometer pulse times
     /speed_profile/t [s] (R, increasing), /speed_profile/rpm [rpm] (R, > 0): a measured engine speed, optional
       /speed_profile/angle [rad] (R, increasing): the crank angle at those times (a tachometer's pulses)
@@ -47,6 +49,13 @@ static PetscErrorCode MbsMeasurementWriteTables_Private(MbsH5Writer *writer, con
     PetscCall(MbsH5WriteReals(writer, "/signal/y", 1, &meas->nsignal, meas->y, meas->units));
     if (meas->signal_speed) PetscCall(MbsH5WriteReals(writer, "/signal/speed", 1, &meas->nsignal, meas->signal_speed, "rpm"));
   }
+  if (meas->frf_re) {
+    char unit[sizeof(meas->units) + 8];
+
+    PetscCall(PetscSNPrintf(unit, sizeof(unit), "%s/N", meas->units));
+    PetscCall(MbsH5WriteReals(writer, "/frf/real", 1, &meas->nfrf, meas->frf_re, unit));
+    PetscCall(MbsH5WriteReals(writer, "/frf/imag", 1, &meas->nfrf, meas->frf_im, unit));
+  }
   PetscCall(MbsH5WriteAttribute(writer, "/", "units", meas->units));
   PetscFunctionReturn(0);
 }
@@ -65,6 +74,10 @@ PetscErrorCode MbsMeasurementWriteGroups_Private(MbsH5Writer *writer, const MbsM
     PetscCall(PetscStrncpy(base, writer->base, sizeof(base)));
     PetscCall(PetscSNPrintf(writer->base, sizeof(writer->base), "%s/channels/%s", base, meas->channel[c].output));
     MbsCallCleanup(MbsMeasurementWriteTables_Private(writer, &meas->channel[c]), PetscStrncpy(writer->base, base, sizeof(writer->base)));
+  }
+  if (meas->nfrf > 0) {
+    PetscCall(MbsH5WriteReals(writer, "/frf/frequency_hz", 1, &meas->nfrf, meas->frf_frequency, "Hz"));
+    PetscCall(MbsH5WriteAttribute(writer, "/frf/frequency_hz", "load", meas->frf_load));
   }
   if (meas->ntacho > 0) PetscCall(MbsH5WriteReals(writer, "/tacho/t", 1, &meas->ntacho, meas->tacho, "s"));
   if (meas->nprofile > 0) {
@@ -156,7 +169,7 @@ static PetscErrorCode MbsMeasurementCrash_Private(int signal, void *path)
 */
 static PetscErrorCode MbsMeasurementReadTables_Private(hid_t file, const char path[], const char prefix[], MbsMeasurement *meas, PetscBool *found_any)
 {
-  PetscBool found_freq, found_speed, found_t, found;
+  PetscBool found_freq, found_speed, found_t, found_frf, found;
   PetscInt  dims[2];
   char      ds[PETSC_MAX_PATH_LEN], ref[PETSC_MAX_PATH_LEN];
 
@@ -206,7 +219,20 @@ static PetscErrorCode MbsMeasurementReadTables_Private(hid_t file, const char pa
       PetscCall(MbsCheckNonNegative_Private(path, ds, meas->nsignal, meas->signal_speed));
     }
   } else meas->nsignal = 0;
-  *found_any = (PetscBool)(found_freq || found_speed || found_t);
+
+  found_frf = PETSC_FALSE;
+  if (meas->nfrf > 0) { /* the frequencies are the root's, read before any channel */
+    char unit[sizeof(meas->units) + 8];
+
+    PetscCall(PetscSNPrintf(unit, sizeof(unit), "%s/N", meas->units));
+    PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/frf/real"), 1, dims, &meas->frf_re, unit, &found_frf));
+    if (found_frf) {
+      PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfrf, "/frf/frequency_hz"));
+      PetscCall(MbsH5ReadReals(file, path, MBS_AT(ds, "/frf/imag"), 1, dims, &meas->frf_im, unit, NULL));
+      PetscCall(MbsCheckLength_Private(path, ds, dims[0], meas->nfrf, "/frf/frequency_hz"));
+    }
+  }
+  *found_any = (PetscBool)(found_freq || found_speed || found_t || found_frf);
 #undef MBS_AT
   PetscFunctionReturn(0);
 }
@@ -243,8 +269,14 @@ static PetscErrorCode MbsMeasurementReadChannels_Private(hid_t file, const char 
     PetscBool found;
 
     PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "/channels/%s", meas->channel[c].output));
+    meas->channel[c].nfrf = meas->nfrf; /* a channel's copy of the root's frequencies: its tables are complete alone */
+    if (meas->nfrf) {
+      PetscCall(PetscMalloc1(meas->nfrf, &meas->channel[c].frf_frequency));
+      PetscCall(PetscArraycpy(meas->channel[c].frf_frequency, meas->frf_frequency, meas->nfrf));
+    }
+    PetscCall(PetscStrncpy(meas->channel[c].frf_load, meas->frf_load, sizeof(meas->channel[c].frf_load)));
     PetscCall(MbsMeasurementReadTables_Private(file, path, prefix, &meas->channel[c], &found));
-    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': channel group '%s' holds no measurement: it needs %s/spectrum/frequency, %s/orders/speed or %s/signal/t", path, prefix, prefix, prefix, prefix);
+    PetscCheck(found, PETSC_COMM_SELF, PETSC_ERR_FILE_UNEXPECTED, "File '%s': channel group '%s' holds no measurement: it needs %s/spectrum/frequency, %s/orders/speed, %s/signal/t or %s/frf/real", path, prefix, prefix, prefix, prefix, prefix);
     PetscCall(PetscStrncpy(meas->channel[c].model, meas->model, sizeof(meas->channel[c].model)));
   }
   PetscFunctionReturn(0);
@@ -267,6 +299,11 @@ static PetscErrorCode MbsMeasurementRead_Private(MPI_Comm comm, const char path[
 
   PetscCall(MbsH5ReadAttribute(file, path, "/", "model", meas->model, sizeof(meas->model), &found));
   PetscCall(MbsH5ReadAttribute(file, path, "/", "created_by", meas->created_by, sizeof(meas->created_by), &found));
+  PetscCall(MbsH5ReadReals(file, path, "/frf/frequency_hz", 1, &meas->nfrf, &meas->frf_frequency, "Hz", &found));
+  if (found) {
+    PetscCall(MbsCheckIncreasing_Private(path, "/frf/frequency_hz", meas->nfrf, meas->frf_frequency, 0, PETSC_TRUE));
+    PetscCall(MbsH5ReadAttribute(file, path, "/frf/frequency_hz", "load", meas->frf_load, sizeof(meas->frf_load), NULL));
+  } else meas->nfrf = 0;
   channels = H5Lexists(file, "/channels", H5P_DEFAULT);
   MbsCallHDF5(channels, path, "/channels");
   if (channels) PetscCall(MbsMeasurementReadChannels_Private(file, path, meas));
@@ -409,6 +446,9 @@ PetscErrorCode MbsMeasurementReset(MbsMeasurement *meas)
   PetscCall(PetscFree(meas->profile_t));
   PetscCall(PetscFree(meas->profile_rpm));
   PetscCall(PetscFree(meas->profile_angle));
+  PetscCall(PetscFree(meas->frf_frequency));
+  PetscCall(PetscFree(meas->frf_re));
+  PetscCall(PetscFree(meas->frf_im));
   PetscCall(PetscMemzero(meas, sizeof(*meas)));
   PetscFunctionReturn(0);
 }

@@ -111,6 +111,24 @@ def main():
         edited(channels, name, change)
     extra += len(c)
 
+    # frequency responses (/frf, mbsid frf; inputs/models/bushing2_frf.yaml), written from scratch: a dataset missing, a
+    # frequency not above 0, a channel the model lacks, parts of different lengths, a file without /frf
+    def write_frf(name, frequency=(1.0, 3.0, 6.5), channel="x2", imag=True, length=3):
+        with h5py.File("bad_input_%s.h5" % name, "w") as f:
+            f.attrs.update(model="described", created_by="make_h5.py")
+            f["/frf/frequency_hz"] = np.array(frequency)
+            f["/frf/frequency_hz"].attrs.update(units="Hz", load="F")
+            f.create_group("/channels/%s" % channel).attrs["units"] = "m"
+            for part in ("real", "imag") if imag else ("real",):
+                f["/channels/%s/frf/%s" % (channel, part)] = np.full(length if part == "real" else 3, 1e-4)
+                f["/channels/%s/frf/%s" % (channel, part)].attrs["units"] = "m/N"
+
+    write_frf("frf_imag_missing", imag=False)
+    write_frf("frf_frequency_zero", frequency=(0.0, 3.0, 6.5))
+    write_frf("frf_channel_unknown", channel="x9")
+    write_frf("frf_real_length", length=2)
+    extra += 4
+
     # not HDF5 at all, and an empty file
     with open("bad_input_not_hdf5.h5", "w") as f:
         f.write("frequency,amplitude\n0.2,0.03\n")
