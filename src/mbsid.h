@@ -67,6 +67,8 @@ PETSC_EXTERN PetscErrorCode MbsModelGetChannelInfo(MbsModel, PetscInt, const cha
 PETSC_EXTERN PetscErrorCode MbsModelFindChannel(MbsModel, const char[], const char[], PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelValues(MbsModel, PetscInt, const PetscInt[], PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelsAddDerivatives(MbsModel, PetscInt, const PetscInt[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);

@@ -212,11 +212,12 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   PetscFunctionBeginUser;
   PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
   PetscCall(PetscCalloc2(nselect, &cost->part, nselect, &cost->weight));
-  PetscCall(PetscMalloc2(model->n, &cost->dydu, model->np, &cost->dydp));
+  PetscCall(PetscMalloc3(nselect, &cost->part_channel, nselect, &cost->part_y, nselect, &cost->part_w));
   PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
   for (PetscInt k = 0; k < nselect; k++) {
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
+    cost->part_channel[k] = cost->part[k]->channel;
     PetscCall(MbsModelGetStepCaps(model, NULL, &part_dt_max));
     PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t, NULL));
     if (part_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, part_dt_max) : part_dt_max;
@@ -263,24 +264,6 @@ static PetscErrorCode MbsCostPartSignal_Private(MbsCost part, const MbsSignal *s
   PetscFunctionBeginUser;
   if (part->channel < 0) *view = *signal;
   else PetscCall(MbsSignalGetChannel(signal, part->channel, view));
-  PetscFunctionReturn(0);
-}
-
-/* y_c(U) and dy_c/dU (in cost->dydu) of a part's channel */
-static PetscErrorCode MbsCostPartOutput_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[], PetscReal *y)
-{
-  PetscFunctionBeginUser;
-  if (part->channel < 0) PetscCall(MbsModelOutput(cost->model, t, u, y, cost->dydu));
-  else PetscCall(MbsModelChannelOutput(cost->model, part->channel, t, u, y, cost->dydu));
-  PetscFunctionReturn(0);
-}
-
-/* dy_c/dp (in cost->dydp) of a part's channel */
-static PetscErrorCode MbsCostPartOutputP_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[])
-{
-  PetscFunctionBeginUser;
-  if (part->channel < 0) PetscCall(MbsModelOutputP(cost->model, t, u, cost->dydp));
-  else PetscCall(MbsModelChannelOutputP(cost->model, part->channel, t, u, cost->dydp));
   PetscFunctionReturn(0);
 }
 
@@ -355,6 +338,18 @@ PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscB
   PetscFunctionReturn(0);
 }
 
+/* y_c of every part's channel at (t, U) and part_w[c] = w_c r'_c(t, y_c), the weight of dy_c/dU in the density's dr/dU */
+static PetscErrorCode MbsCostDensityWeights_Private(MbsCost cost, PetscReal t, const PetscReal u[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelChannelValues(cost->model, cost->npart, cost->part_channel, t, u, cost->part_y));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscCall(cost->ops.density(cost->part[c], t, cost->part_y[c], &cost->part_w[c]));
+    cost->part_w[c] *= cost->weight[c];
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCostDensity - The adjoint density in the state, r(t, U) = sum_c w_c r'_c(t, y_c) y_c(U) and, when drdu is not
   NULL, dr/dU = sum_c w_c r'_c dy_c/dU (r'_c frozen), for the signal of the last MbsCostEvaluate(): dJ/dU_n = c_n
@@ -366,14 +361,9 @@ PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], Pe
   *r = 0;
   if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
   if (!cost->ops.density) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, drdy;
-
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
-    *r += cost->weight[c] * drdy * y;
-    for (PetscInt i = 0; drdu && i < cost->model->n; i++) drdu[i] += cost->weight[c] * drdy * cost->dydu[i];
-  }
+  PetscCall(MbsCostDensityWeights_Private(cost, t, u));
+  for (PetscInt c = 0; c < cost->npart; c++) *r += cost->part_w[c] * cost->part_y[c];
+  if (drdu) PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, drdu, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -387,13 +377,18 @@ PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], P
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(drdp, cost->model->np));
   if (!cost->ops.density) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, drdy;
+  PetscCall(MbsCostDensityWeights_Private(cost, t, u));
+  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, NULL, drdp));
+  PetscFunctionReturn(0);
+}
 
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
-    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
-    for (PetscInt k = 0; k < cost->model->np; k++) drdp[k] += cost->weight[c] * drdy * cost->dydp[k];
+/* part_w[c] = w_c dJ_c/dy_c,n at step point n of the signal of the last MbsCostEvaluate() */
+static PetscErrorCode MbsCostStepPointWeights_Private(MbsCost cost, PetscInt n, PetscReal t)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscCall(cost->ops.step_point(cost->part[c], n, t, &cost->part_w[c]));
+    cost->part_w[c] *= cost->weight[c];
   }
   PetscFunctionReturn(0);
 }
@@ -407,14 +402,8 @@ PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const Pe
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(dJdp, cost->model->np));
   if (!cost->ops.step_point) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal dJdy;
-
-    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
-    if (dJdy == 0) continue;
-    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
-    for (PetscInt k = 0; k < cost->model->np; k++) dJdp[k] += cost->weight[c] * dJdy * cost->dydp[k];
-  }
+  PetscCall(MbsCostStepPointWeights_Private(cost, n, t));
+  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, NULL, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -426,14 +415,8 @@ PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, const Pet
 {
   PetscFunctionBeginUser;
   if (!cost->ops.step_point) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, dJdy;
-
-    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
-    if (dJdy == 0) continue;
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    for (PetscInt i = 0; i < cost->model->n; i++) dJdu[i] += cost->weight[c] * dJdy * cost->dydu[i];
-  }
+  PetscCall(MbsCostStepPointWeights_Private(cost, n, t));
+  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, dJdu, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -542,7 +525,7 @@ PetscErrorCode MbsCostDestroy(MbsCost *cost)
   if (!*cost) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < (*cost)->npart; c++) PetscCall(MbsCostDestroy(&(*cost)->part[c]));
   PetscCall(PetscFree2((*cost)->part, (*cost)->weight));
-  PetscCall(PetscFree2((*cost)->dydu, (*cost)->dydp));
+  PetscCall(PetscFree3((*cost)->part_channel, (*cost)->part_y, (*cost)->part_w));
   if ((*cost)->ops.destroy) PetscCall((*cost)->ops.destroy(*cost));
   PetscCall(PetscFree(*cost));
   PetscFunctionReturn(0);

@@ -72,6 +72,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree2(model->q0, model->v0));
   PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscFree2(model->form_work, model->form_pivots));
+  PetscCall(PetscFree(model->channel_work));
   PetscCall(PetscFree(model->frozen_t));
   PetscCall(PetscFree(model->sample_t));
   model->nsample = 0;
@@ -805,6 +806,56 @@ PetscErrorCode MbsModelChannelOutputP(MbsModel model, PetscInt c, PetscReal t, c
   }
   PetscCall(PetscArrayzero(dydp, model->np));
   if (model->ops.channel_output_p) PetscCall(model->ops.channel_output_p(model, c, t, u, dydp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelValues - y_k of the output channels channel[0..nc) (-1: the output) at (t, U), the work they share done
+  once (an accelerometer's accelerations). Not collective.
+@*/
+PetscErrorCode MbsModelChannelValues(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal u[], PetscReal y[])
+{
+  PetscFunctionBeginUser;
+  if (model->ops.channels) {
+    PetscCall(model->ops.channels(model, nc, channel, NULL, t, u, y, NULL, NULL));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt k = 0; k < nc; k++) {
+    if (channel[k] < 0) PetscCall(MbsModelOutput(model, t, u, &y[k], NULL));
+    else PetscCall(MbsModelChannelOutput(model, channel[k], t, u, &y[k], NULL));
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelsAddDerivatives - sum_k w_k dy_k/dU added into dydu (n) and sum_k w_k dy_k/dp into dydp (np), either
+  may be NULL, for the output channels channel[0..nc) (-1: the output) at (t, U): the adjoint reads only this weighted
+  sum, which a model forms with one assembly for all its channels (ops.channels). Not collective.
+@*/
+PetscErrorCode MbsModelChannelsAddDerivatives(MbsModel model, PetscInt nc, const PetscInt channel[], const PetscReal w[], PetscReal t, const PetscReal u[], PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt  n = model->n, np = model->np, k = 0;
+  PetscReal y;
+
+  PetscFunctionBeginUser;
+  while (k < nc && w[k] == 0) k++;
+  if (k == nc || (!dydu && !dydp)) PetscFunctionReturn(0); /* a cost on step points weighs most steps by zero */
+  if (model->ops.channels) {
+    PetscCall(model->ops.channels(model, nc, channel, w, t, u, NULL, dydu, dydp));
+    PetscFunctionReturn(0);
+  }
+  if (!model->channel_work) PetscCall(PetscMalloc1(n + np, &model->channel_work));
+  for (; k < nc; k++) {
+    PetscReal *du = model->channel_work, *dp = du + n;
+
+    if (w[k] == 0) continue;
+    if (dydu && channel[k] < 0) PetscCall(MbsModelOutput(model, t, u, &y, du));
+    else if (dydu) PetscCall(MbsModelChannelOutput(model, channel[k], t, u, &y, du));
+    if (dydp && channel[k] < 0) PetscCall(MbsModelOutputP(model, t, u, dp));
+    else if (dydp) PetscCall(MbsModelChannelOutputP(model, channel[k], t, u, dp));
+    for (PetscInt i = 0; dydu && i < n; i++) dydu[i] += w[k] * du[i];
+    for (PetscInt i = 0; dydp && i < np; i++) dydp[i] += w[k] * dp[i];
+  }
   PetscFunctionReturn(0);
 }
 
