@@ -338,15 +338,30 @@ PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscB
   PetscFunctionReturn(0);
 }
 
-/* y_c of every part's channel at (t, U) and part_w[c] = w_c r'_c(t, y_c), the weight of dy_c/dU in the density's dr/dU */
-static PetscErrorCode MbsCostDensityWeights_Private(MbsCost cost, PetscReal t, const PetscReal u[])
+/* MbsChannelWeightFn of the density: w[c] = w_c r'_c(t, y_c) of the cost's parts at the time cost->density_t */
+static PetscErrorCode MbsCostDensityWeights_Private(void *ctx, PetscInt npart, const PetscReal y[], PetscReal w[])
+{
+  MbsCost cost = (MbsCost)ctx;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < npart; c++) {
+    PetscCall(cost->ops.density(cost->part[c], cost->density_t, y[c], &w[c]));
+    w[c] *= cost->weight[c];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* r, dr/dU and dr/dp (each may be NULL) of the density at (t, U): one evaluation of the model's channels */
+static PetscErrorCode MbsCostDensity_Private(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[], PetscReal drdp[])
 {
   PetscFunctionBeginUser;
-  PetscCall(MbsModelChannelValues(cost->model, cost->npart, cost->part_channel, t, u, cost->part_y));
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscCall(cost->ops.density(cost->part[c], t, cost->part_y[c], &cost->part_w[c]));
-    cost->part_w[c] *= cost->weight[c];
-  }
+  if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
+  if (drdp) PetscCall(PetscArrayzero(drdp, cost->model->np));
+  if (r) *r = 0;
+  if (!cost->ops.density) PetscFunctionReturn(0);
+  cost->density_t = t;
+  PetscCall(MbsModelChannelsWeighted(cost->model, cost->npart, cost->part_channel, t, u, MbsCostDensityWeights_Private, cost, cost->part_y, cost->part_w, drdu, drdp));
+  for (PetscInt c = 0; c < cost->npart && r; c++) *r += cost->part_w[c] * cost->part_y[c];
   PetscFunctionReturn(0);
 }
 
@@ -358,12 +373,7 @@ static PetscErrorCode MbsCostDensityWeights_Private(MbsCost cost, PetscReal t, c
 PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[])
 {
   PetscFunctionBeginUser;
-  *r = 0;
-  if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
-  if (!cost->ops.density) PetscFunctionReturn(0);
-  PetscCall(MbsCostDensityWeights_Private(cost, t, u));
-  for (PetscInt c = 0; c < cost->npart; c++) *r += cost->part_w[c] * cost->part_y[c];
-  if (drdu) PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, drdu, NULL));
+  PetscCall(MbsCostDensity_Private(cost, t, u, r, drdu, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -375,21 +385,33 @@ PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], Pe
 PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal drdp[])
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(drdp, cost->model->np));
-  if (!cost->ops.density) PetscFunctionReturn(0);
-  PetscCall(MbsCostDensityWeights_Private(cost, t, u));
-  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, NULL, drdp));
+  PetscCall(MbsCostDensity_Private(cost, t, u, NULL, NULL, drdp));
   PetscFunctionReturn(0);
 }
 
-/* part_w[c] = w_c dJ_c/dy_c,n at step point n of the signal of the last MbsCostEvaluate() */
-static PetscErrorCode MbsCostStepPointWeights_Private(MbsCost cost, PetscInt n, PetscReal t)
+/* part_w[c] = w_c dJ_c/dy_c,n at step point n of the signal of the last MbsCostEvaluate(); whether one is not zero */
+static PetscErrorCode MbsCostStepPointWeights_Private(MbsCost cost, PetscInt n, PetscReal t, PetscBool *any)
 {
   PetscFunctionBeginUser;
+  *any = PETSC_FALSE;
   for (PetscInt c = 0; c < cost->npart; c++) {
     PetscCall(cost->ops.step_point(cost->part[c], n, t, &cost->part_w[c]));
     cost->part_w[c] *= cost->weight[c];
+    if (cost->part_w[c] != 0) *any = PETSC_TRUE;
   }
+  PetscFunctionReturn(0);
+}
+
+/* sum_c part_w[c] dy_c/dU into dJdu and dy_c/dp into dJdp (each may be NULL) at step point n, if any weight is not
+   zero (a cost on samples weighs most steps by zero) */
+static PetscErrorCode MbsCostStepPoint_Private(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdu[], PetscReal dJdp[])
+{
+  PetscBool any;
+
+  PetscFunctionBeginUser;
+  if (!cost->ops.step_point) PetscFunctionReturn(0);
+  PetscCall(MbsCostStepPointWeights_Private(cost, n, t, &any));
+  if (any) PetscCall(MbsModelChannelsWeighted(cost->model, cost->npart, cost->part_channel, t, u, NULL, NULL, NULL, cost->part_w, dJdu, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -401,9 +423,7 @@ PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const Pe
 {
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(dJdp, cost->model->np));
-  if (!cost->ops.step_point) PetscFunctionReturn(0);
-  PetscCall(MbsCostStepPointWeights_Private(cost, n, t));
-  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, NULL, dJdp));
+  PetscCall(MbsCostStepPoint_Private(cost, n, t, u, NULL, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -414,9 +434,7 @@ PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const Pe
 PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdu[])
 {
   PetscFunctionBeginUser;
-  if (!cost->ops.step_point) PetscFunctionReturn(0);
-  PetscCall(MbsCostStepPointWeights_Private(cost, n, t));
-  PetscCall(MbsModelChannelsAddDerivatives(cost->model, cost->npart, cost->part_channel, cost->part_w, t, u, dJdu, NULL));
+  PetscCall(MbsCostStepPoint_Private(cost, n, t, u, dJdu, NULL));
   PetscFunctionReturn(0);
 }
 

@@ -810,49 +810,49 @@ PetscErrorCode MbsModelChannelOutputP(MbsModel model, PetscInt c, PetscReal t, c
 }
 
 /*@C
-  MbsModelChannelValues - y_k of the output channels channel[0..nc) (-1: the output) at (t, U), the work they share done
-  once (an accelerometer's accelerations). Not collective.
+  MbsModelChannelValues - y_k of the output channels channel[0..nc) (-1: the output; channel NULL: channels 0..nc-1) at
+  (t, U), the work they share done once (an accelerometer's accelerations). Not collective.
 @*/
 PetscErrorCode MbsModelChannelValues(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal u[], PetscReal y[])
 {
   PetscFunctionBeginUser;
-  if (model->ops.channels) {
-    PetscCall(model->ops.channels(model, nc, channel, NULL, t, u, y, NULL, NULL));
-    PetscFunctionReturn(0);
-  }
-  for (PetscInt k = 0; k < nc; k++) {
-    if (channel[k] < 0) PetscCall(MbsModelOutput(model, t, u, &y[k], NULL));
-    else PetscCall(MbsModelChannelOutput(model, channel[k], t, u, &y[k], NULL));
-  }
+  PetscCall(MbsModelChannelsWeighted(model, nc, channel, t, u, NULL, NULL, y, NULL, NULL, NULL));
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsModelChannelsAddDerivatives - sum_k w_k dy_k/dU added into dydu (n) and sum_k w_k dy_k/dp into dydp (np), either
-  may be NULL, for the output channels channel[0..nc) (-1: the output) at (t, U): the adjoint reads only this weighted
-  sum, which a model forms with one assembly for all its channels (ops.channels). Not collective.
+  MbsModelChannelsWeighted - For the output channels channel[0..nc) (-1: the output; channel NULL: channels 0..nc-1) at
+  (t, U): their values y_k (y may be NULL without weigh), weights w_k (weigh(ctx, nc, y, w) when weigh is not NULL, else
+  given; w NULL: values alone), and sum_k w_k dy_k/dU added into dydu (n) and sum_k w_k dy_k/dp into dydp (np), each may
+  be NULL. The adjoint reads only such weighted sums, which a model with ops.channels forms from one evaluation of what
+  its channels share (an accelerometer's accelerations) and one assembly for all of them. Not collective.
 @*/
-PetscErrorCode MbsModelChannelsAddDerivatives(MbsModel model, PetscInt nc, const PetscInt channel[], const PetscReal w[], PetscReal t, const PetscReal u[], PetscReal dydu[], PetscReal dydp[])
+PetscErrorCode MbsModelChannelsWeighted(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal u[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt  n = model->n, np = model->np, k = 0;
-  PetscReal y;
+  PetscInt n = model->n, np = model->np;
 
   PetscFunctionBeginUser;
-  while (k < nc && w[k] == 0) k++;
-  if (k == nc || (!dydu && !dydp)) PetscFunctionReturn(0); /* a cost on step points weighs most steps by zero */
   if (model->ops.channels) {
-    PetscCall(model->ops.channels(model, nc, channel, w, t, u, NULL, dydu, dydp));
+    PetscCall(model->ops.channels(model, nc, channel, t, u, weigh, ctx, y, w, dydu, dydp));
     PetscFunctionReturn(0);
   }
   if (!model->channel_work) PetscCall(PetscMalloc1(n + np, &model->channel_work));
-  for (; k < nc; k++) {
-    PetscReal *du = model->channel_work, *dp = du + n;
+  for (PetscInt k = 0; k < nc && y; k++) {
+    PetscInt c = channel ? channel[k] : k;
+
+    if (c < 0) PetscCall(MbsModelOutput(model, t, u, &y[k], NULL));
+    else PetscCall(MbsModelChannelOutput(model, c, t, u, &y[k], NULL));
+  }
+  if (weigh) PetscCall(weigh(ctx, nc, y, w));
+  for (PetscInt k = 0; k < nc && w && (dydu || dydp); k++) {
+    PetscInt   c  = channel ? channel[k] : k;
+    PetscReal *du = model->channel_work, *dp = du + n, value;
 
     if (w[k] == 0) continue;
-    if (dydu && channel[k] < 0) PetscCall(MbsModelOutput(model, t, u, &y, du));
-    else if (dydu) PetscCall(MbsModelChannelOutput(model, channel[k], t, u, &y, du));
-    if (dydp && channel[k] < 0) PetscCall(MbsModelOutputP(model, t, u, dp));
-    else if (dydp) PetscCall(MbsModelChannelOutputP(model, channel[k], t, u, dp));
+    if (dydu && c < 0) PetscCall(MbsModelOutput(model, t, u, &value, du));
+    else if (dydu) PetscCall(MbsModelChannelOutput(model, c, t, u, &value, du));
+    if (dydp && c < 0) PetscCall(MbsModelOutputP(model, t, u, dp));
+    else if (dydp) PetscCall(MbsModelChannelOutputP(model, c, t, u, dp));
     for (PetscInt i = 0; dydu && i < n; i++) dydu[i] += w[k] * du[i];
     for (PetscInt i = 0; dydp && i < np; i++) dydp[i] += w[k] * dp[i];
   }

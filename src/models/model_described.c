@@ -858,29 +858,29 @@ static PetscErrorCode AugmentedChain(MbsModel model, PetscReal t, const PetscRea
   PetscFunctionReturn(0);
 }
 
-/* The sensor element of output channel c, -1: the output's */
-static PetscInt ChannelElement(Described *d, PetscInt c)
+/* The sensor element of entry k of a list of output channels (-1: the output; channel NULL: channel k) */
+static PetscInt ChannelElement(Described *d, const PetscInt channel[], PetscInt k)
 {
-  return c < 0 ? d->desc->output : d->sensor[c];
+  if (!channel) return d->sensor[k];
+  return channel[k] < 0 ? d->desc->output : d->sensor[channel[k]];
 }
 
 /*
-  ops.channels: y_k of the channels channel[0..nc) (y may be NULL) and sum_k w_k dy_k/dU, sum_k w_k dy_k/dp added into
-  dydu, dydp (each may be NULL). The accelerometers (no flexible body) read a = v' = M^-1 (f - Phi_q^T lambda) of the
-  second GGL row, a = -M^-1 R_v(t, U, U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual), computed once
-  for all of them on the bodies they sit on. Their derivatives are linear in dy/da: with g = sum_k w_k dy_k/da and b =
-  M^-1 g (M symmetric, constant and block-diagonal, so b lives on the sensors' bodies), sum_k w_k dy_k/dU = sum_k w_k
-  dy_k/dU|_a - b^T dR_v/dU (shift 0) and sum_k w_k dy_k/dp = -b^T dR_v/dp at U' = (0, a): one product of Assemble() and
-  one of AssembleP() with the weight -b whatever the number of channels, each reading only the elements on the
-  sensors' bodies. With a flexible body, AugmentedAccelerations() and AugmentedChain().
+  ops.channels (MbsModelChannelsWeighted()). The accelerometers (no flexible body) read a = v' = M^-1 (f - Phi_q^T
+  lambda) of the second GGL row, a = -M^-1 R_v(t, U, U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the
+  residual), computed once for all of them on the bodies they sit on. Their derivatives are linear in dy/da: with g =
+  sum_k w_k dy_k/da and b = M^-1 g (M symmetric, constant and block-diagonal, so b lives on the sensors' bodies), sum_k
+  w_k dy_k/dU = sum_k w_k dy_k/dU|_a - b^T dR_v/dU (shift 0) and sum_k w_k dy_k/dp = -b^T dR_v/dp at U' = (0, a): one
+  product of Assemble() and one of AssembleP() with the weight -b whatever the number of channels, each reading only
+  the elements on the sensors' bodies. With a flexible body, AugmentedAccelerations() and AugmentedChain().
 */
-static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const PetscInt channel[], const PetscReal w[], PetscReal t, const PetscReal U[], PetscReal y[], PetscReal dydu[], PetscReal dydp[])
+static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal U[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       n = model->n, nq = desc->nq, np = model->np, accelerometer = -1;
-  PetscBool      derivatives = (PetscBool)(dydu || dydp);
-  ChannelWork    work = {NULL};
+  PetscBool      derivatives = (PetscBool)(w && (dydu || dydp));
+  ChannelWork    work        = {NULL};
   PetscReal     *g;
   Sink           sink;
 
@@ -888,11 +888,11 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(ChannelWorkGet(model, &work));
   g = d->flexible ? work.w : work.weight + nq;
   for (PetscInt k = 0; k < nc; k++) {
-    const MbsElement *el = &desc->element[ChannelElement(d, channel[k])];
+    const MbsElement *el = &desc->element[ChannelElement(d, channel, k)];
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
 
     if (!el->ops->acceleration) continue;
-    accelerometer = ChannelElement(d, channel[k]);
+    accelerometer = ChannelElement(d, channel, k);
     for (PetscInt i = 0; i < nb; i++) work.used[b[i]] = PETSC_TRUE;
   }
   if (accelerometer >= 0 && d->flexible) PetscCall(AugmentedAccelerations(model, t, U, desc->element[accelerometer].name, &work));
@@ -901,13 +901,20 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
     for (PetscInt i = 0; i < nq; i++) work.z[i] = -work.R[i];
     PetscCall(SolveMass(desc, model->p, work.z));
   }
-  for (PetscInt k = 0; k < nc; k++) {
-    PetscInt          e  = ChannelElement(d, channel[k]);
-    const MbsElement *el = &desc->element[e];
-    PetscReal         value, scale = derivatives ? w[k] : 0;
+  for (PetscInt k = 0; k < nc && y; k++) {
+    PetscInt e = ChannelElement(d, channel, k);
 
-    PetscCall(ViewSensor(model, e, U, el->ops->acceleration ? work.z : NULL, scale, &value, dydu, derivatives ? g : NULL));
-    if (y) y[k] = value;
+    PetscCall(ViewSensor(model, e, U, desc->element[e].ops->acceleration ? work.z : NULL, 0, &y[k], NULL, NULL));
+  }
+  if (weigh) PetscCall(weigh(ctx, nc, y, w));
+  if (!derivatives) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < nc; k++) {
+    PetscInt          e  = ChannelElement(d, channel, k);
+    const MbsElement *el = &desc->element[e];
+    PetscReal         value;
+
+    if (w[k] == 0) continue;
+    PetscCall(ViewSensor(model, e, U, el->ops->acceleration ? work.z : NULL, w[k], &value, dydu, g));
     if (dydp && el->ops->sensor_p) { /* a bushing load's y depends on its stiffness and damping: dy/dp on its view */
       PetscInt       b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
       PetscReal     *lq, *lv;
@@ -915,10 +922,10 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
 
       PetscCall(PetscArrayzero(work.dydp, np));
       PetscCall(el->ops->sensor_p(view, el, lq, lv, work.dydp));
-      for (PetscInt i = 0; i < np; i++) dydp[i] += scale * work.dydp[i];
+      for (PetscInt i = 0; i < np; i++) dydp[i] += w[k] * work.dydp[i];
     }
   }
-  if (accelerometer < 0 || !derivatives) PetscFunctionReturn(0);
+  if (accelerometer < 0) PetscFunctionReturn(0);
   if (d->flexible) {
     PetscCall(AugmentedChain(model, t, U, &work, dydu, dydp));
     PetscFunctionReturn(0);
@@ -938,41 +945,41 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+/* The value of a sensor (channel c, -1: the output) and its dy/dU, dy/dp (each may be NULL) */
+static PetscErrorCode DescribedSensor(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt  output = -1;
-  PetscReal one    = 1;
+  PetscReal one = 1;
 
   PetscFunctionBeginUser;
-  PetscCall(DescribedChannels(model, 1, &output, &one, t, U, y, dydu, NULL));
+  PetscCall(DescribedChannels(model, 1, &c, t, U, NULL, NULL, y, &one, dydu, dydp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(DescribedSensor(model, -1, t, U, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedOutputP(MbsModel model, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
-  PetscInt  output = -1;
-  PetscReal one    = 1;
-
   PetscFunctionBeginUser;
-  PetscCall(DescribedChannels(model, 1, &output, &one, t, U, NULL, NULL, dydp));
+  PetscCall(DescribedSensor(model, -1, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
-  PetscReal one = 1;
-
   PetscFunctionBeginUser;
-  PetscCall(DescribedChannels(model, 1, &c, &one, t, U, y, dydu, NULL));
+  PetscCall(DescribedSensor(model, c, t, U, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
-  PetscReal one = 1;
-
   PetscFunctionBeginUser;
-  PetscCall(DescribedChannels(model, 1, &c, &one, t, U, NULL, NULL, dydp));
+  PetscCall(DescribedSensor(model, c, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 

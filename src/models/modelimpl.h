@@ -36,10 +36,9 @@ typedef struct {
   PetscErrorCode (*channel_output)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* dy_c/dp of output channel c (an accelerometer's); NULL: output_p for a one-channel model */
   PetscErrorCode (*channel_output_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
-  /* y_k (y may be NULL) of the channels channel[0..nc) (-1: the output) and sum_k w_k dy_k/dU, sum_k w_k dy_k/dp added
-     into dydu, dydp (each may be NULL), the work the channels share done once (MbsModelChannelValues()); NULL: channel
-     by channel */
-  PetscErrorCode (*channels)(MbsModel, PetscInt, const PetscInt[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
+  /* MbsModelChannelsWeighted(): the channels' values, weights and weighted derivatives, what they share evaluated once;
+     NULL: channel by channel */
+  PetscErrorCode (*channels)(MbsModel, PetscInt, const PetscInt[], PetscReal, const PetscReal[], MbsChannelWeightFn, void *, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
