@@ -34,10 +34,18 @@
 
 #define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
 
-/* A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly writes */
+/*
+  A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0, with the CSR ia, ja of its places and the
+  (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step of CN
+  assembles the Jacobian at the node where the cost's density is asked for next).
+*/
 typedef struct {
-  PetscBool wrt_p;
-  PetscInt *slot, nslot;
+  PetscBool  wrt_p;
+  PetscInt  *slot, nslot;
+  PetscInt  *ia, *ja;
+  PetscReal *values0, *key;
+  PetscBool  set;
 } SparseForm;
 
 typedef struct {
@@ -84,6 +92,8 @@ typedef struct {
   PetscInt         ld;
   Mat              mat;
   PetscScalar     *values;
+  PetscScalar     *values0; /* SLOTS: also takes what does not depend on the shift (shifted unset) */
+  PetscBool        shifted;
   PetscInt        *slot, cursor;
   PetscBool        record;
   const PetscInt  *ia, *ja;
@@ -140,6 +150,7 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
         if (mask && mask[i + j * m] == 0) continue;
         sink->cursor++;
         if (!sink->record && *slot >= 0) sink->values[*slot] += block[i + j * m];
+        if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += block[i + j * m];
         else if (sink->record && slot && sink->column && sink->column[cols[j]] < 0) *slot = -1;
         else if (sink->record && slot) PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
       }
@@ -487,10 +498,14 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
     PetscInt column = nq + i;
 
+    sink->shifted = PETSC_TRUE;
     PetscCall(SinkAdd(sink, 1, &i, 1, &i, &shift));
+    sink->shifted = PETSC_FALSE;
     PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
+  sink->shifted = PETSC_TRUE;
   PetscCall(AddMass(d, model->p, shift, sink, nq));
+  sink->shifted = PETSC_FALSE;
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, NULL, NULL, sink, NULL, offset));
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
@@ -598,13 +613,33 @@ static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal 
 /* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values */
 static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
 {
-  Sink sink = {.type = SINK_SLOTS, .slot = form->slot};
+  Sink     sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
+  PetscInt n = model->n, np = model->np;
 
   PetscFunctionBeginUser;
+  form->set = PETSC_FALSE;
+  if (form->values0) PetscCall(PetscArrayzero(form->values0, form->ia[n]));
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
   PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
   PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
   PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
+  if (!form->values0) PetscFunctionReturn(0);
+  form->key[0] = t;
+  PetscCall(PetscArraycpy(form->key + 1, U, n));
+  PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
+  form->set = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Whether form holds dF/dU (shift 0) of the state (t, U) at the model's parameters (SparseForm) */
+static PetscErrorCode SparseHolds(MbsModel model, const SparseForm *form, PetscReal t, const PetscReal U[], PetscBool *holds)
+{
+  PetscInt n = model->n;
+
+  PetscFunctionBeginUser;
+  *holds = (PetscBool)(form->set && form->key[0] == t);
+  if (*holds) PetscCall(PetscArraycmp(form->key + 1, U, n, holds));
+  if (*holds) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, model->np, holds));
   PetscFunctionReturn(0);
 }
 
@@ -640,6 +675,13 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  if (!form->wrt_p) { /* the Jacobian's places, for values0 */
+    PetscCall(PetscFree4(form->ia, form->ja, form->values0, form->key));
+    PetscCall(PetscMalloc4(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, sink.ia[nrow], &form->values0, 1 + model->n + model->np, &form->key));
+    PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
+    PetscCall(PetscArraycpy(form->ja, sink.ja, sink.ia[nrow]));
+    form->set = PETSC_FALSE;
+  }
   PetscCall(MatRestoreRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscFunctionReturn(0);
 }
@@ -883,6 +925,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   ChannelWork    work        = {NULL};
   PetscReal     *g;
   Sink           sink;
+  PetscBool      held = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(ChannelWorkGet(model, &work));
@@ -933,7 +976,13 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(SolveMass(desc, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu) {
+  if (dydu) PetscCall(SparseHolds(model, &d->jacobian, t, U, &held));
+  if (held) { /* b^T dR_v/dU from the Jacobian assembled at this state */
+    const SparseForm *J = &d->jacobian;
+
+    for (PetscInt r = nq; r < 2 * nq; r++)
+      for (PetscInt k = J->ia[r]; k < J->ia[r + 1] && work.weight[r] != 0; k++) dydu[J->ja[k]] += work.weight[r] * J->values0[k];
+  } else if (dydu) {
     sink.product = dydu;
     PetscCall(Assemble(model, t, U, 0, &sink));
   }
@@ -1366,6 +1415,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  ((Described *)model->data)->jacobian.set = PETSC_FALSE; /* the speed may have changed */
   PetscFunctionReturn(0);
 }
 
@@ -1381,6 +1431,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(d->jacobian.slot));
+  PetscCall(PetscFree4(d->jacobian.ia, d->jacobian.ja, d->jacobian.values0, d->jacobian.key));
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
