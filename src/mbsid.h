@@ -67,6 +67,10 @@ PETSC_EXTERN PetscErrorCode MbsModelGetChannelInfo(MbsModel, PetscInt, const cha
 PETSC_EXTERN PetscErrorCode MbsModelFindChannel(MbsModel, const char[], const char[], PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutput(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelChannelOutputP(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+/* the weights w[0..nc) of output channels from their values y (MbsModelChannelsWeighted) */
+typedef PetscErrorCode (*MbsChannelWeightFn)(void *, PetscInt, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelValues(MbsModel, PetscInt, const PetscInt[], PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelChannelsWeighted(MbsModel, PetscInt, const PetscInt[], PetscReal, const PetscReal[], MbsChannelWeightFn, void *, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel, PetscInt *, PetscReal **, PetscReal **);

@@ -24,6 +24,7 @@ typedef struct {
   void           *monitor_ctx;
   PetscInt        nalloc, nq_alloc;
   PetscInt        channel_alloc, channel_q_alloc; /* entries of each array of signal->yc, signal->yqc */
+  PetscReal      *channel_y;                      /* the channels' values at one node */
   PetscLogDouble  last_progress;                  /* wall time of the last progress line [s] */
   /* Methods whose quadrature nodes are stages (Runge-Kutta; the one-stage theta methods, whose b = 1, c = theta): b and
      c, and the stages in the order of c (quadrature nodes in time order); the others weigh the step points by
@@ -288,12 +289,13 @@ static PetscErrorCode MbsAppend_Private(PetscInt *n, PetscInt *nalloc, PetscReal
 }
 
 /* Stores every output channel at U as entry i of the arrays yc[c] of *nalloc entries, doubling them when full */
-static PetscErrorCode MbsRecordChannels_Private(MbsModel model, PetscInt nchannel, PetscInt i, PetscInt *nalloc, PetscReal **yc, PetscReal t, const PetscScalar u[])
+static PetscErrorCode MbsRecordChannels_Private(MbsSimContext *sim, PetscInt nchannel, PetscInt i, PetscInt *nalloc, PetscReal **yc, PetscReal t, const PetscScalar u[])
 {
   PetscFunctionBeginUser;
+  PetscCall(MbsModelChannelValues(sim->model, nchannel, NULL, t, u, sim->channel_y));
   for (PetscInt c = 0; c < nchannel; c++) {
     if (i == *nalloc) PetscCall(PetscRealloc(PetscMax(1024, 2 * *nalloc) * sizeof(PetscReal), &yc[c]));
-    PetscCall(MbsModelChannelOutput(model, c, t, u, &yc[c][i], NULL));
+    yc[c][i] = sim->channel_y[c];
   }
   if (i == *nalloc) *nalloc = PetscMax(1024, 2 * *nalloc);
   PetscFunctionReturn(0);
@@ -364,7 +366,7 @@ static PetscErrorCode MbsRecordStages_Private(TS ts, MbsSimContext *sim, PetscRe
     node = t_prev + PetscMin(sim->c[i], 1) * h;
     PetscCall(VecGetArrayRead(Y[i], &u));
     PetscCall(MbsModelOutput(sim->model, node, u, &y, NULL));
-    PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->nq, &sim->channel_q_alloc, signal->yqc, node, u));
+    PetscCall(MbsRecordChannels_Private(sim, signal->nchannel, signal->nq, &sim->channel_q_alloc, signal->yqc, node, u));
     PetscCall(VecRestoreArrayRead(Y[i], &u));
     PetscCall(MbsAppend_Private(&signal->nq, &sim->nq_alloc, &signal->tq, &signal->yq, &signal->wq, node, y, sim->b[i] * h));
   }
@@ -562,7 +564,7 @@ static PetscErrorCode MbsRecordOutput(TS ts, PetscInt step, PetscReal t, Vec U, 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(MbsModelOutput(sim->model, t, u, &y, NULL));
-  PetscCall(MbsRecordChannels_Private(sim->model, signal->nchannel, signal->n, &sim->channel_alloc, signal->yc, t, u));
+  PetscCall(MbsRecordChannels_Private(sim, signal->nchannel, signal->n, &sim->channel_alloc, signal->yc, t, u));
   PetscCall(MbsAppend_Private(&signal->n, &sim->nalloc, &signal->t, &signal->y, NULL, t, y, 0));
   if (sim->monitor) PetscCall(sim->monitor(sim->model, step, t, u, sim->monitor_ctx));
   PetscCall(VecRestoreArrayRead(U, &u));
@@ -851,6 +853,7 @@ static PetscErrorCode MbsSimulateEnd_Private(MbsSimObjects *o, PetscErrorCode fa
   PetscFunctionBeginUser;
   if (o->ts) PetscCall(TSMonitorCancel(o->ts)); /* its context lives on the caller's stack */
   PetscCall(PetscFree(o->sim.stage_order));
+  PetscCall(PetscFree(o->sim.channel_y));
   if (ts_keep && !failed) *ts_keep = o->ts;
   else PetscCall(TSDestroy(&o->ts));
   PetscCall(MatDestroy(&o->J));
@@ -880,6 +883,7 @@ PetscErrorCode MbsSimulate_Private(MbsModel model, const char prefix[], MbsTSSet
   PetscCall(PetscMemzero(signal, sizeof(*signal)));
   PetscCall(MbsModelGetNumChannels(model, &signal->nchannel));
   PetscCall(PetscCalloc2(signal->nchannel, &signal->yc, signal->nchannel, &signal->yqc));
+  PetscCall(PetscMalloc1(signal->nchannel, &o.sim.channel_y));
   ierr = MbsSimulateSolve_Private(&o, model, prefix, setup, setup_ctx, signal);
   MbsCallCleanup(ierr, MbsSimulateEnd_Private(&o, ierr, signal, ts_keep));
   PetscFunctionReturn(0);

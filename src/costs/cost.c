@@ -214,11 +214,12 @@ static PetscErrorCode MbsCostSetUpParts_Private(MbsCost cost, const char path[],
   PetscFunctionBeginUser;
   PetscCall(MbsCostSelectChannels_Private(cost, path, meas, &nselect, select, channel));
   PetscCall(PetscCalloc2(nselect, &cost->part, nselect, &cost->weight));
-  PetscCall(PetscMalloc2(model->n, &cost->dydu, model->np, &cost->dydp));
+  PetscCall(PetscMalloc3(nselect, &cost->part_channel, nselect, &cost->part_y, nselect, &cost->part_w));
   PetscCall(MbsMeasurementGetChannels(meas, &nmeasured, &measured));
   for (PetscInt k = 0; k < nselect; k++) {
     PetscCall(MbsModelSetAnalysisStep(model, 0)); /* each part sets the step cap of its own frequencies */
     PetscCall(MbsCostPartCreate_Private(cost, path, &measured[select[k]], channel[k], &cost->part[cost->npart++]));
+    cost->part_channel[k] = cost->part[k]->channel;
     PetscCall(MbsModelGetStepCaps(model, NULL, &part_dt_max));
     PetscCall(MbsModelGetSampleTimes(model, &npart_sample, &part_sample_t, NULL));
     if (part_dt_max > 0) dt_max = dt_max > 0 ? PetscMin(dt_max, part_dt_max) : part_dt_max;
@@ -265,24 +266,6 @@ static PetscErrorCode MbsCostPartSignal_Private(MbsCost part, const MbsSignal *s
   PetscFunctionBeginUser;
   if (part->channel < 0) *view = *signal;
   else PetscCall(MbsSignalGetChannel(signal, part->channel, view));
-  PetscFunctionReturn(0);
-}
-
-/* y_c(U) and dy_c/dU (in cost->dydu) of a part's channel */
-static PetscErrorCode MbsCostPartOutput_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[], PetscReal *y)
-{
-  PetscFunctionBeginUser;
-  if (part->channel < 0) PetscCall(MbsModelOutput(cost->model, t, u, y, cost->dydu));
-  else PetscCall(MbsModelChannelOutput(cost->model, part->channel, t, u, y, cost->dydu));
-  PetscFunctionReturn(0);
-}
-
-/* dy_c/dp (in cost->dydp) of a part's channel */
-static PetscErrorCode MbsCostPartOutputP_Private(MbsCost cost, MbsCost part, PetscReal t, const PetscReal u[])
-{
-  PetscFunctionBeginUser;
-  if (part->channel < 0) PetscCall(MbsModelOutputP(cost->model, t, u, cost->dydp));
-  else PetscCall(MbsModelChannelOutputP(cost->model, part->channel, t, u, cost->dydp));
   PetscFunctionReturn(0);
 }
 
@@ -382,6 +365,33 @@ PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscB
   PetscFunctionReturn(0);
 }
 
+/* MbsChannelWeightFn of the density: w[c] = w_c r'_c(t, y_c) of the cost's parts at the time cost->density_t */
+static PetscErrorCode MbsCostDensityWeights_Private(void *ctx, PetscInt npart, const PetscReal y[], PetscReal w[])
+{
+  MbsCost cost = (MbsCost)ctx;
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < npart; c++) {
+    PetscCall(cost->ops.density(cost->part[c], cost->density_t, y[c], &w[c]));
+    w[c] *= cost->weight[c];
+  }
+  PetscFunctionReturn(0);
+}
+
+/* r, dr/dU and dr/dp (each may be NULL) of the density at (t, U): one evaluation of the model's channels */
+static PetscErrorCode MbsCostDensity_Private(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[], PetscReal drdp[])
+{
+  PetscFunctionBeginUser;
+  if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
+  if (drdp) PetscCall(PetscArrayzero(drdp, cost->model->np));
+  if (r) *r = 0;
+  if (!cost->ops.density) PetscFunctionReturn(0);
+  cost->density_t = t;
+  PetscCall(MbsModelChannelsWeighted(cost->model, cost->npart, cost->part_channel, t, u, MbsCostDensityWeights_Private, cost, cost->part_y, cost->part_w, drdu, drdp));
+  for (PetscInt c = 0; c < cost->npart && r; c++) *r += cost->part_w[c] * cost->part_y[c];
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCostDensity - The adjoint density in the state, r(t, U) = sum_c w_c r'_c(t, y_c) y_c(U) and, when drdu is not
   NULL, dr/dU = sum_c w_c r'_c dy_c/dU (r'_c frozen), for the signal of the last MbsCostEvaluate(): dJ/dU_n = c_n
@@ -390,17 +400,7 @@ PetscErrorCode MbsCostSignalUsable(MbsCost cost, const MbsSignal *signal, PetscB
 PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[])
 {
   PetscFunctionBeginUser;
-  *r = 0;
-  if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
-  if (!cost->ops.density) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, drdy;
-
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
-    *r += cost->weight[c] * drdy * y;
-    for (PetscInt i = 0; drdu && i < cost->model->n; i++) drdu[i] += cost->weight[c] * drdy * cost->dydu[i];
-  }
+  PetscCall(MbsCostDensity_Private(cost, t, u, r, drdu, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -412,16 +412,33 @@ PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], Pe
 PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal drdp[])
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(drdp, cost->model->np));
-  if (!cost->ops.density) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, drdy;
+  PetscCall(MbsCostDensity_Private(cost, t, u, NULL, NULL, drdp));
+  PetscFunctionReturn(0);
+}
 
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    PetscCall(cost->ops.density(cost->part[c], t, y, &drdy));
-    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
-    for (PetscInt k = 0; k < cost->model->np; k++) drdp[k] += cost->weight[c] * drdy * cost->dydp[k];
+/* part_w[c] = w_c dJ_c/dy_c,n at step point n of the signal of the last MbsCostEvaluate(); whether one is not zero */
+static PetscErrorCode MbsCostStepPointWeights_Private(MbsCost cost, PetscInt n, PetscReal t, PetscBool *any)
+{
+  PetscFunctionBeginUser;
+  *any = PETSC_FALSE;
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    PetscCall(cost->ops.step_point(cost->part[c], n, t, &cost->part_w[c]));
+    cost->part_w[c] *= cost->weight[c];
+    if (cost->part_w[c] != 0) *any = PETSC_TRUE;
   }
+  PetscFunctionReturn(0);
+}
+
+/* sum_c part_w[c] dy_c/dU into dJdu and dy_c/dp into dJdp (each may be NULL) at step point n, if any weight is not
+   zero (a cost on samples weighs most steps by zero) */
+static PetscErrorCode MbsCostStepPoint_Private(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdu[], PetscReal dJdp[])
+{
+  PetscBool any;
+
+  PetscFunctionBeginUser;
+  if (!cost->ops.step_point) PetscFunctionReturn(0);
+  PetscCall(MbsCostStepPointWeights_Private(cost, n, t, &any));
+  if (any) PetscCall(MbsModelChannelsWeighted(cost->model, cost->npart, cost->part_channel, t, u, NULL, NULL, NULL, cost->part_w, dJdu, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -433,15 +450,7 @@ PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const Pe
 {
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(dJdp, cost->model->np));
-  if (!cost->ops.step_point) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal dJdy;
-
-    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
-    if (dJdy == 0) continue;
-    PetscCall(MbsCostPartOutputP_Private(cost, cost->part[c], t, u));
-    for (PetscInt k = 0; k < cost->model->np; k++) dJdp[k] += cost->weight[c] * dJdy * cost->dydp[k];
-  }
+  PetscCall(MbsCostStepPoint_Private(cost, n, t, u, NULL, dJdp));
   PetscFunctionReturn(0);
 }
 
@@ -452,15 +461,7 @@ PetscErrorCode MbsCostStepPointP(MbsCost cost, PetscInt n, PetscReal t, const Pe
 PetscErrorCode MbsCostStepPoint(MbsCost cost, PetscInt n, PetscReal t, const PetscReal u[], PetscReal dJdu[])
 {
   PetscFunctionBeginUser;
-  if (!cost->ops.step_point) PetscFunctionReturn(0);
-  for (PetscInt c = 0; c < cost->npart; c++) {
-    PetscReal y, dJdy;
-
-    PetscCall(cost->ops.step_point(cost->part[c], n, t, &dJdy));
-    if (dJdy == 0) continue;
-    PetscCall(MbsCostPartOutput_Private(cost, cost->part[c], t, u, &y));
-    for (PetscInt i = 0; i < cost->model->n; i++) dJdu[i] += cost->weight[c] * dJdy * cost->dydu[i];
-  }
+  PetscCall(MbsCostStepPoint_Private(cost, n, t, u, dJdu, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -571,7 +572,7 @@ PetscErrorCode MbsCostDestroy(MbsCost *cost)
   if (!*cost) PetscFunctionReturn(0);
   for (PetscInt c = 0; c < (*cost)->npart; c++) PetscCall(MbsCostDestroy(&(*cost)->part[c]));
   PetscCall(PetscFree2((*cost)->part, (*cost)->weight));
-  PetscCall(PetscFree2((*cost)->dydu, (*cost)->dydp));
+  PetscCall(PetscFree3((*cost)->part_channel, (*cost)->part_y, (*cost)->part_w));
   if ((*cost)->ops.destroy) PetscCall((*cost)->ops.destroy(*cost));
   PetscCall(PetscFree(*cost));
   PetscFunctionReturn(0);

@@ -61,8 +61,9 @@ struct _p_MbsCost {
   PetscInt    npart;
   MbsCost    *part;
   PetscReal  *weight;                /* w_c */
-  PetscReal  *dydu;                  /* n: dy_c/dU of a part's channel */
-  PetscReal  *dydp;                  /* np: dy_c/dp of a part's channel */
+  PetscInt   *part_channel;          /* the model's output channel of each part (its channel) */
+  PetscReal  *part_y, *part_w;       /* y_c of each part's channel at a state, and w_c times dJ_c/dy_c there */
+  PetscReal   density_t;             /* the time of the density's weights (MbsCostDensity()) */
   char        channels[1024];        /* -channels: the channels to compare, comma separated ("": every measured one) */
   char        channel_weights[1024]; /* -channel_weights NAME:w,... */
   PetscInt    channel;               /* of a part: the model's output channel, -1: the model's output y (a one-channel file) */

@@ -47,6 +47,12 @@ typedef struct {
   PetscReal             *dp_all;                              /* np: a direct dr/dp or dJ/dp of all parameters */
   PetscReal             *xi, *sigma, *dmu, *drdu, *rate_work; /* MbsTSAdjointStep_RK: s n, n, nid, n, n (np + 1) */
   PetscLogDouble         last_progress;                       /* wall time of the last progress line [s] */
+  /* dr/dU and the direct dr/dp at the last two quadrature nodes (MbsAdjointNode_Private): PETSc's theta adjoint asks
+     for each at both ends of every step, so at every node four times */
+  PetscReal *node_work; /* 2 (2 n + np): U, dr/dU, dr/dp of each node */
+  PetscReal  node_t[2];
+  PetscBool  node_set[2];
+  PetscInt   node_next;
 } MbsAdjointContext;
 
 /* A <- the identified parameters' columns of adj->jp_all */
@@ -87,6 +93,10 @@ static PetscErrorCode MbsCostIntegrand(TS ts, PetscReal t, Vec U, Vec R, void *c
   PetscScalar       *r;
 
   PetscFunctionBeginUser;
+  if (!adj->integral->forward) { /* PETSc's adjoint integrates r once more, whose value no one reads then */
+    PetscCall(VecSet(R, 0));
+    PetscFunctionReturn(0);
+  }
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayWrite(R, &r));
   PetscCall(adj->integral->integrand(adj->model, t, u, r, NULL, adj->integral->ctx));
@@ -95,20 +105,53 @@ static PetscErrorCode MbsCostIntegrand(TS ts, PetscReal t, Vec U, Vec R, void *c
   PetscFunctionReturn(0);
 }
 
+/*
+  The node (t, U) of the quadrature with its dr/dU and direct dr/dp (the integrand's and integrand_p's, both
+  computed at its first request): its U, dr/dU and dr/dp at node_work + (2 n + np) slot. The adjoint sweep asks for
+  the two ends of a step, the later of which the step after it (earlier in time) asks for again; the model's state
+  and parameters do not change during the sweep, so a node of the same t and U has the same derivatives.
+*/
+static PetscErrorCode MbsAdjointNode_Private(MbsAdjointContext *adj, PetscReal t, const PetscScalar u[], PetscInt *slot)
+{
+  MbsModel   model = adj->model;
+  PetscInt   n = model->n, np = model->np, size = 2 * n + np;
+  PetscReal *node, r[1];
+
+  PetscFunctionBeginUser;
+  if (!adj->node_work) PetscCall(PetscMalloc1(2 * size, &adj->node_work));
+  for (*slot = 0; *slot < 2; (*slot)++) {
+    PetscBool same = PETSC_FALSE;
+
+    if (adj->node_set[*slot] && adj->node_t[*slot] == t) PetscCall(PetscArraycmp(adj->node_work + *slot * size, u, n, &same));
+    if (same) PetscFunctionReturn(0);
+  }
+  *slot                = adj->node_next;
+  adj->node_next       = 1 - *slot;
+  node                 = adj->node_work + *slot * size;
+  adj->node_set[*slot] = PETSC_FALSE; /* until its derivatives are in */
+  PetscCall(PetscArraycpy(node, u, n));
+  PetscCall(PetscArrayzero(node + n, n + np));
+  PetscCall(adj->integral->integrand(model, t, u, r, node + n, adj->integral->ctx));
+  if (adj->integral->integrand_p) PetscCall(adj->integral->integrand_p(model, t, u, node + 2 * n, adj->integral->ctx));
+  adj->node_t[*slot]   = t;
+  adj->node_set[*slot] = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsCostIntegrandJacobian(TS ts, PetscReal t, Vec U, Mat A, Mat B, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   const PetscScalar *u;
   PetscScalar       *a;
-  PetscReal          r[1];
+  PetscInt           slot, n = adj->model->n;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(MatDenseGetArrayWrite(A, &a));
-  PetscCall(PetscArrayzero(a, adj->model->n));
-  PetscCall(adj->integral->integrand(adj->model, t, u, r, a, adj->integral->ctx));
-  PetscCall(MatDenseRestoreArrayWrite(A, &a));
+  PetscCall(MbsAdjointNode_Private(adj, t, u, &slot));
   PetscCall(VecRestoreArrayRead(U, &u));
+  PetscCall(MatDenseGetArrayWrite(A, &a));
+  PetscCall(PetscArraycpy(a, adj->node_work + slot * (2 * n + adj->model->np) + n, n));
+  PetscCall(MatDenseRestoreArrayWrite(A, &a));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -120,15 +163,17 @@ static PetscErrorCode MbsCostIntegrandJacobianP(TS ts, PetscReal t, Vec U, Mat A
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
   const PetscScalar *u;
   PetscScalar       *a;
+  PetscInt           slot, n = adj->model->n;
+  const PetscReal   *drdp;
 
   PetscFunctionBeginUser;
   if (!adj->integral->integrand_p) PetscFunctionReturn(0);
-  PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
   PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(adj->integral->integrand_p(adj->model, t, u, adj->dp_all, adj->integral->ctx));
+  PetscCall(MbsAdjointNode_Private(adj, t, u, &slot));
   PetscCall(VecRestoreArrayRead(U, &u));
+  drdp = adj->node_work + slot * (2 * n + adj->model->np) + 2 * n;
   PetscCall(MatDenseGetArrayWrite(A, &a));
-  for (PetscInt k = 0; k < adj->nid; k++) a[k] = adj->dp_all[adj->id[k]];
+  for (PetscInt k = 0; k < adj->nid; k++) a[k] = drdp[adj->id[k]];
   PetscCall(MatDenseRestoreArrayWrite(A, &a));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -300,6 +345,7 @@ static PetscErrorCode MbsGradientObjectsDestroy_Private(MbsGradientObjects *o)
   PetscCall(MbsSignalDestroy(&o->signal));
   PetscCall(PetscFree(o->adj.jp_all));
   PetscCall(PetscFree(o->adj.dp_all));
+  PetscCall(PetscFree(o->adj.node_work));
   PetscCall(PetscFree5(o->adj.xi, o->adj.sigma, o->adj.dmu, o->adj.drdu, o->adj.rate_work));
   PetscCall(MatDestroy(&o->adj.DRDU));
   PetscCall(MatDestroy(&o->adj.DRDP));

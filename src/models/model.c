@@ -72,6 +72,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   PetscCall(PetscFree2(model->q0, model->v0));
   PetscCall(PetscFree(model->jacobian_work));
   PetscCall(PetscFree2(model->form_work, model->form_pivots));
+  PetscCall(PetscFree(model->channel_work));
   PetscCall(PetscFree(model->frozen_t));
   PetscCall(PetscFree(model->sample_t));
   model->nsample = 0;
@@ -805,6 +806,56 @@ PetscErrorCode MbsModelChannelOutputP(MbsModel model, PetscInt c, PetscReal t, c
   }
   PetscCall(PetscArrayzero(dydp, model->np));
   if (model->ops.channel_output_p) PetscCall(model->ops.channel_output_p(model, c, t, u, dydp));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelValues - y_k of the output channels channel[0..nc) (-1: the output; channel NULL: channels 0..nc-1) at
+  (t, U), the work they share done once (an accelerometer's accelerations). Not collective.
+@*/
+PetscErrorCode MbsModelChannelValues(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal u[], PetscReal y[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelChannelsWeighted(model, nc, channel, t, u, NULL, NULL, y, NULL, NULL, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelChannelsWeighted - For the output channels channel[0..nc) (-1: the output; channel NULL: channels 0..nc-1) at
+  (t, U): their values y_k (y may be NULL without weigh), weights w_k (weigh(ctx, nc, y, w) when weigh is not NULL, else
+  given; w NULL: values alone), and sum_k w_k dy_k/dU added into dydu (n) and sum_k w_k dy_k/dp into dydp (np), each may
+  be NULL. The adjoint reads only such weighted sums, which a model with ops.channels forms from one evaluation of what
+  its channels share (an accelerometer's accelerations) and one assembly for all of them. Not collective.
+@*/
+PetscErrorCode MbsModelChannelsWeighted(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal u[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
+{
+  PetscInt n = model->n, np = model->np;
+
+  PetscFunctionBeginUser;
+  if (model->ops.channels) {
+    PetscCall(model->ops.channels(model, nc, channel, t, u, weigh, ctx, y, w, dydu, dydp));
+    PetscFunctionReturn(0);
+  }
+  if (!model->channel_work) PetscCall(PetscMalloc1(n + np, &model->channel_work));
+  for (PetscInt k = 0; k < nc && y; k++) {
+    PetscInt c = channel ? channel[k] : k;
+
+    if (c < 0) PetscCall(MbsModelOutput(model, t, u, &y[k], NULL));
+    else PetscCall(MbsModelChannelOutput(model, c, t, u, &y[k], NULL));
+  }
+  if (weigh) PetscCall(weigh(ctx, nc, y, w));
+  for (PetscInt k = 0; k < nc && w && (dydu || dydp); k++) {
+    PetscInt   c  = channel ? channel[k] : k;
+    PetscReal *du = model->channel_work, *dp = du + n, value;
+
+    if (w[k] == 0) continue;
+    if (dydu && c < 0) PetscCall(MbsModelOutput(model, t, u, &value, du));
+    else if (dydu) PetscCall(MbsModelChannelOutput(model, c, t, u, &value, du));
+    if (dydp && c < 0) PetscCall(MbsModelOutputP(model, t, u, dp));
+    else if (dydp) PetscCall(MbsModelChannelOutputP(model, c, t, u, dp));
+    for (PetscInt i = 0; dydu && i < n; i++) dydu[i] += w[k] * du[i];
+    for (PetscInt i = 0; dydp && i < np; i++) dydp[i] += w[k] * dp[i];
+  }
   PetscFunctionReturn(0);
 }
 

@@ -37,10 +37,18 @@
 
 #define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
 
-/* A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly writes */
+/*
+  A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0, with the CSR ia, ja of its places and the
+  (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step of CN
+  assembles the Jacobian at the node where the cost's density is asked for next).
+*/
 typedef struct {
-  PetscBool wrt_p;
-  PetscInt *slot, nslot;
+  PetscBool  wrt_p;
+  PetscInt  *slot, nslot;
+  PetscInt  *ia, *ja;
+  PetscReal *values0, *key;
+  PetscBool  set;
 } SparseForm;
 
 typedef struct {
@@ -62,7 +70,10 @@ typedef struct {
   PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
   PetscReal             *state_local;          /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
-  PetscReal             *free_motions;         /* N of FreeMotions(), once computed */
+  PetscReal             *channel_work;         /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
+  PetscBool             *channel_used;
+  PetscInt              *channel_pivots;
+  PetscReal             *free_motions; /* N of FreeMotions(), once computed */
 } Described;
 
 /*
@@ -86,6 +97,8 @@ typedef struct {
   PetscInt         ld;
   Mat              mat;
   PetscScalar     *values;
+  PetscScalar     *values0; /* SLOTS: also takes what does not depend on the shift (shifted unset) */
+  PetscBool        shifted;
   PetscInt        *slot, cursor;
   PetscBool        record;
   const PetscInt  *ia, *ja;
@@ -142,6 +155,7 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
         if (mask && mask[i + j * m] == 0) continue;
         sink->cursor++;
         if (!sink->record && *slot >= 0) sink->values[*slot] += block[i + j * m];
+        if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += block[i + j * m];
         else if (sink->record && slot && sink->column && sink->column[cols[j]] < 0) *slot = -1;
         else if (sink->record && slot) PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
       }
@@ -460,7 +474,9 @@ static PetscErrorCode AddStateElement(Described *d, PetscInt e, PetscBool state,
     PetscCall(SinkAddPart(d, J, m, row_index, nq, Shifted(d, nq, offset[1], cols), Jl, ld, r0, 0, 1));
     PetscCall(SinkAddPart(d, J, m, row_index, nq, Shifted(d, nq, offset[2], cols), Jl, ld, r0, nq, 1));
     if (offset[3] >= 0) PetscCall(SinkAddPart(d, J, m, row_index, ns, scol, Jl, ld, r0, 2 * nq, 1));
+    J->shifted = PETSC_TRUE;
     if (offset[3] >= 0 && state) PetscCall(SinkAddPart(d, J, m, row_index, ns, scol, Jl, ld, r0, 2 * nq + ns, shift));
+    J->shifted = PETSC_FALSE;
   }
   for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAddPart(d, Jp, m, row_index, 1, &d->param[k], Jpl, ld, r0, d->param[k], 1));
   PetscFunctionReturn(0);
@@ -582,10 +598,14 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
     PetscInt column = nq + i;
 
+    sink->shifted = PETSC_TRUE;
     PetscCall(SinkAdd(sink, 1, &i, 1, &i, &shift));
+    sink->shifted = PETSC_FALSE;
     PetscCall(SinkAdd(sink, 1, &i, 1, &column, &minus_one));
   }
+  sink->shifted = PETSC_TRUE;
   PetscCall(AddMass(d, model->p, shift, sink, nq));
+  sink->shifted = PETSC_FALSE;
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, NULL, NULL, sink, NULL, offset));
   PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
@@ -695,13 +715,33 @@ static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal 
 /* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values */
 static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
 {
-  Sink sink = {.type = SINK_SLOTS, .slot = form->slot};
+  Sink     sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
+  PetscInt n = model->n, np = model->np;
 
   PetscFunctionBeginUser;
+  form->set = PETSC_FALSE;
+  if (form->values0) PetscCall(PetscArrayzero(form->values0, form->ia[n]));
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
   PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
   PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
   PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
+  if (!form->values0) PetscFunctionReturn(0);
+  form->key[0] = t;
+  PetscCall(PetscArraycpy(form->key + 1, U, n));
+  PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
+  form->set = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* Whether form holds dF/dU (shift 0) of the state (t, U) at the model's parameters (SparseForm) */
+static PetscErrorCode SparseHolds(MbsModel model, const SparseForm *form, PetscReal t, const PetscReal U[], PetscBool *holds)
+{
+  PetscInt n = model->n;
+
+  PetscFunctionBeginUser;
+  *holds = (PetscBool)(form->set && form->key[0] == t);
+  if (*holds) PetscCall(PetscArraycmp(form->key + 1, U, n, holds));
+  if (*holds) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, model->np, holds));
   PetscFunctionReturn(0);
 }
 
@@ -737,6 +777,13 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  if (!form->wrt_p) { /* the Jacobian's places, for values0 */
+    PetscCall(PetscFree4(form->ia, form->ja, form->values0, form->key));
+    PetscCall(PetscMalloc4(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, sink.ia[nrow], &form->values0, 1 + model->n + model->np, &form->key));
+    PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
+    PetscCall(PetscArraycpy(form->ja, sink.ja, sink.ia[nrow]));
+    form->set = PETSC_FALSE;
+  }
   PetscCall(MatRestoreRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscFunctionReturn(0);
 }
@@ -799,26 +846,27 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
 }
 
 /*
-  y of sensor element e on its view at the accelerations a (nq, NULL: none), and its dy/dq, dy/dv added into dydu (n,
-  may be NULL) and dy/da into dyda (nq, may be NULL)
+  y of sensor element e on its view at the accelerations a (nq, NULL: none), and scale times its dy/dq, dy/dv added into
+  dydu (n, may be NULL) and scale times its dy/da into dyda (nq, may be NULL)
 */
-static PetscErrorCode ViewSensor(MbsModel model, PetscInt e, const PetscReal U[], const PetscReal a[], PetscReal *y, PetscReal dydu[], PetscReal dyda[])
+static PetscErrorCode ViewSensor(MbsModel model, PetscInt e, const PetscReal U[], const PetscReal a[], PetscReal scale, PetscReal *y, PetscReal dydu[], PetscReal dyda[])
 {
   Described        *d    = (Described *)model->data;
   MbsDescription    desc = Description(model);
   const MbsElement *el   = &desc->element[e];
   PetscInt          nq = desc->nq, L = d->nlocal, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
   PetscReal        *lq, *lv, *la = d->local + 2 * L, *ldq = la + L, *ldv = ldq + L, *lda = ldv + L;
-  MbsDescription    view = View(d, nb, b, U, U + nq, &lq, &lv);
+  MbsDescription    view  = View(d, nb, b, U, U + nq, &lq, &lv);
+  PetscBool         chain = (PetscBool)(a && dyda);
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < view->nq && a; i++) la[i] = a[d->global[i]];
   PetscCall(PetscArrayzero(ldq, 3 * L));
-  PetscCall(el->ops->sensor(view, el, lq, lv, a ? la : NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, a ? lda : NULL));
+  PetscCall(el->ops->sensor(view, el, lq, lv, a ? la : NULL, y, dydu ? ldq : NULL, dydu ? ldv : NULL, chain ? lda : NULL));
   for (PetscInt i = 0; i < view->nq; i++) {
-    if (dydu) dydu[d->global[i]] += ldq[i];
-    if (dydu) dydu[nq + d->global[i]] += ldv[i];
-    if (a && dyda) dyda[d->global[i]] += lda[i];
+    if (dydu) dydu[d->global[i]] += scale * ldq[i];
+    if (dydu) dydu[nq + d->global[i]] += scale * ldv[i];
+    if (chain) dyda[d->global[i]] += scale * lda[i];
   }
   PetscFunctionReturn(0);
 }
@@ -833,47 +881,12 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
   const PetscReal *lambda = U + 2 * nq;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(R, nq));
   PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + 2 * nq + 2 * nc, R, used, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b);
 
     if (Marked(used, nb, b)) MbsBilinearAddGradient(desc, d->row[r], U, lambda[r], R, 1);
-  }
-  PetscFunctionReturn(0);
-}
-
-/*
-  An accelerometer's y (no flexible body) at the accelerations a = v' = M^-1 (f - Phi_q^T lambda) of the second GGL row, a = -M^-1 R_v(t, U,
-  U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the residual). With b = M^-1 dy/da (M symmetric, constant and
-  block-diagonal, so b lives on the sensor's bodies), dy/dU = dy/dU|_a - b^T dR_v/dU (shift 0) and dy/dp = -b^T dR_v/dp
-  at U' = (0, a): the products of Assemble() and AssembleP() with the weight b, which read only the elements on the
-  sensor's bodies.
-*/
-static PetscErrorCode AccelerationOutput_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscBool *used)
-{
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-  PetscReal        *Udot = work, *R = Udot + n, *a = R + n, *weight = a + nq;
-  Sink              sink = {.type = SINK_PRODUCT, .weight = weight, .body_used = used};
-
-  PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < nb; k++) used[b[k]] = PETSC_TRUE;
-  PetscCall(SensorForces(model, t, U, used, R));
-  for (PetscInt i = 0; i < nq; i++) a[i] = -R[i];
-  PetscCall(SolveMass(desc, model->p, a));
-  PetscCall(ViewSensor(model, e, U, a, y, dydu, weight + nq));
-  if (!dydu && !dydp) PetscFunctionReturn(0);
-  PetscCall(SolveMass(desc, model->p, weight + nq));
-  for (PetscInt i = 0; i < n; i++) weight[i] = -weight[i];
-  if (dydu) {
-    sink.product = dydu;
-    PetscCall(Assemble(model, t, U, 0, &sink));
-  }
-  if (dydp) {
-    for (PetscInt i = 0; i < nq; i++) Udot[nq + i] = a[i];
-    sink.product = dydp;
-    PetscCall(AssembleP(model, t, U, Udot, &sink));
   }
   PetscFunctionReturn(0);
 }
@@ -886,6 +899,7 @@ static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const Pets
 
   PetscFunctionBeginUser;
   if (dydu) {
+    PetscCall(PetscArrayzero(J, n * n));
     PetscCall(DescribedJacobian(model, t, U, Udot, 0, J));
     for (PetscInt j = 0; j < ncolumn; j++)
       for (PetscInt i = 0; i < nq; i++) dydu[j] -= b[i] * MBS_IJ(J, nq + i, j, n);
@@ -901,35 +915,86 @@ static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const Pets
 }
 
 /*
-  An accelerometer's y when M is singular (a flexible body): a from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r],
-  A = [M Phi_q^T; Phi_q 0] (l = lambda on the exact solution, but not U's lambda). With [beta; eta] = A^-1 [dy/da; 0]
-  (A symmetric): dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r (Phi_r,qq a)^T, dy/dv += beta^T f_v -
-  2 sum_r eta_r (Phi_r,qq v)^T, dy/dlambda = dy/dmu = 0, dy/dp = beta^T (f_p - M_p a): the model's own Jacobians at U
-  with lambda = l and U' = (0, a).
+  The scratch of DescribedChannels(), allocated by the first call: z = [a; l] and w (m = nq + nc each), R (nq), U' (n,
+  zero), the weights (n), one sensor's dy/dp (np), and for a flexible model A (m x m), G (nc x nq), U_l (n) and a dense
+  Jacobian (n x max(n, np)); the bodies the accelerometers sit on; the pivots of A's factors (3 m)
 */
-static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[], PetscReal *work, PetscInt *pivots)
+typedef struct {
+  PetscReal *z, *w, *R, *Udot, *weight, *dydp, *A, *G, *Ul, *J;
+  PetscBool *used;
+  PetscInt  *pivots;
+} ChannelWork;
+
+static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 {
-  Described        *d    = (Described *)model->data;
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
-  PetscReal        *A = work, *z = A + m * m, *w = z + m, *G = w + m, *Ul = G + nc * nq, *Udot = Ul + n, *J = Udot + n;
-  const PetscReal  *v = U + nq, *a = z, *l = z + nq, *beta = w, *eta = w + nq;
+  Described *d = (Described *)model->data;
+  PetscInt   n = model->n, nq = NQ(model), nc = NC(model), np = model->np, m = nq + nc;
+  PetscInt   flexible = d->flexible ? 1 : 0;
 
   PetscFunctionBeginUser;
-  PetscCall(AugmentedMatrix(model, U, A, G));
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, U + 2 * nq + 2 * nc, z, NULL, NULL, NULL, NULL));
-  for (PetscInt i = 0; i < nq; i++) z[i] = -z[i];
-  for (PetscInt r = 0; r < nc; r++) z[nq + r] = MbsBilinearRate(desc, d->row[r], Udot, v) - MbsBilinearRate(desc, d->row[r], v, v); /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v */
-  zero_pivot = MbsDenseLUFactor(m, A, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, el->name);
-  MbsDenseLUSolve(m, A, pivots, 1, z);
-  PetscCall(ViewSensor(model, e, U, a, y, dydu, w));
-  if (!dydu && !dydp) PetscFunctionReturn(0);
-  MbsDenseLUSolve(m, A, pivots, 1, w);
-  PetscCall(PetscArraycpy(Ul, U, n));
-  PetscCall(PetscArraycpy(Ul + 2 * nq, l, nc));
-  PetscCall(ChainAccelerations(model, t, Ul, Udot, a, beta, 2 * nq, J, dydu, dydp));
+  if (!d->channel_work) PetscCall(PetscMalloc3(2 * m + nq + 2 * n + np + flexible * (m * m + nc * nq + n + n * PetscMax(n, np)), &d->channel_work, d->desc->nbody, &d->channel_used, 3 * m, &d->channel_pivots));
+  work->z      = d->channel_work;
+  work->w      = work->z + m;
+  work->R      = work->w + m;
+  work->Udot   = work->R + nq;
+  work->weight = work->Udot + n;
+  work->dydp   = work->weight + n;
+  work->A      = work->dydp + np;
+  work->G      = work->A + flexible * m * m;
+  work->Ul     = work->G + flexible * nc * nq;
+  work->J      = work->Ul + flexible * n;
+  work->used   = d->channel_used;
+  work->pivots = d->channel_pivots;
+  PetscCall(PetscArrayzero(work->w, m));
+  PetscCall(PetscArrayzero(work->Udot, n));
+  PetscCall(PetscArrayzero(work->weight, n));
+  PetscCall(PetscArrayzero(work->used, d->desc->nbody));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The accelerations z = [a; l] of a flexible model (M singular) from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq
+  v)_r], A = [M Phi_q^T; Phi_q 0] factored in place (l = lambda on the exact solution, but not U's lambda); sensor names
+  the accelerometer in the message of a singular A
+*/
+static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const PetscReal U[], const char sensor[], ChannelWork *work)
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  const PetscReal *v = U + nq;
+
+  PetscFunctionBeginUser;
+  PetscCall(AugmentedMatrix(model, U, work->A, work->G));
+  PetscCall(PetscArrayzero(work->z, m));
+  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, U + 2 * nq + 2 * nc, work->z, NULL, NULL, NULL, NULL));
+  for (PetscInt i = 0; i < nq; i++) work->z[i] = -work->z[i];
+  /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v (U' is zero here) */
+  for (PetscInt r = 0; r < nc; r++) work->z[nq + r] = MbsBilinearRate(desc, d->row[r], work->Udot, v) - MbsBilinearRate(desc, d->row[r], v, v);
+  zero_pivot = MbsDenseLUFactor(m, work->A, work->pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, sensor);
+  MbsDenseLUSolve(m, work->A, work->pivots, 1, work->z);
+  PetscFunctionReturn(0);
+}
+
+/*
+  The derivatives through a flexible model's accelerations of sum_k w_k y_k, from g = sum_k w_k dy_k/da in w (length m,
+  zero below nq): with [beta; eta] = A^-1 g (A symmetric), dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r
+  (Phi_r,qq a)^T, dy/dv += beta^T f_v - 2 sum_r eta_r (Phi_r,qq v)^T, dy/dlambda = dy/dmu = 0, dy/dp = beta^T (f_p - M_p
+  a): the model's own Jacobians at U with lambda = l and U' = (0, a)
+*/
+static PetscErrorCode AugmentedChain(MbsModel model, PetscReal t, const PetscReal U[], ChannelWork *work, PetscReal dydu[], PetscReal dydp[])
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc;
+  const PetscReal *v = U + nq, *a = work->z, *l = work->z + nq, *beta = work->w, *eta = work->w + nq;
+
+  PetscFunctionBeginUser;
+  MbsDenseLUSolve(m, work->A, work->pivots, 1, work->w);
+  PetscCall(PetscArraycpy(work->Ul, U, n));
+  PetscCall(PetscArraycpy(work->Ul + 2 * nq, l, nc));
+  PetscCall(ChainAccelerations(model, t, work->Ul, work->Udot, a, beta, 2 * nq, work->J, dydu, dydp));
   for (PetscInt r = 0; r < nc && dydu; r++) {
     MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
     MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
@@ -937,82 +1002,135 @@ static PetscErrorCode AccelerationAugmented_Private(MbsModel model, PetscInt e, 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
+/* The sensor element of entry k of a list of output channels (-1: the output; channel NULL: channel k) */
+static PetscInt ChannelElement(Described *d, const PetscInt channel[], PetscInt k)
 {
-  Described *d = (Described *)model->data;
-  PetscInt   n = model->n, nq = NQ(model);
-  PetscReal *work, value;
-  PetscBool *used;
+  if (!channel) return d->sensor[k];
+  return channel[k] < 0 ? d->desc->output : d->sensor[channel[k]];
+}
+
+/*
+  ops.channels (MbsModelChannelsWeighted()). The accelerometers (no flexible body) read a = v' = M^-1 (f - Phi_q^T
+  lambda) of the second GGL row, a = -M^-1 R_v(t, U, U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the
+  residual), computed once for all of them on the bodies they sit on. Their derivatives are linear in dy/da: with g =
+  sum_k w_k dy_k/da and b = M^-1 g (M symmetric, constant and block-diagonal, so b lives on the sensors' bodies), sum_k
+  w_k dy_k/dU = sum_k w_k dy_k/dU|_a - b^T dR_v/dU (shift 0) and sum_k w_k dy_k/dp = -b^T dR_v/dp at U' = (0, a): one
+  product of Assemble() and one of AssembleP() with the weight -b whatever the number of channels, each reading only
+  the elements on the sensors' bodies. With a flexible body, AugmentedAccelerations() and AugmentedChain().
+*/
+static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal U[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       n = model->n, nq = desc->nq, np = model->np, accelerometer = -1;
+  PetscBool      derivatives = (PetscBool)(w && (dydu || dydp));
+  ChannelWork    work        = {NULL};
+  PetscReal     *g;
+  Sink           sink;
+  PetscBool      held = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  if (d->flexible) {
-    PetscInt  m = nq + NC(model);
-    PetscInt *pivots;
+  PetscCall(ChannelWorkGet(model, &work));
+  g = d->flexible ? work.w : work.weight + nq;
+  for (PetscInt k = 0; k < nc; k++) {
+    const MbsElement *el = &desc->element[ChannelElement(d, channel, k)];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
 
-    PetscCall(PetscCalloc2(m * m + 2 * m + m * nq + 2 * n + n * PetscMax(n, model->np), &work, 3 * m, &pivots));
-    MbsCallCleanup(AccelerationAugmented_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, pivots), PetscFree2(work, pivots));
+    if (!el->ops->acceleration) continue;
+    accelerometer = ChannelElement(d, channel, k);
+    for (PetscInt i = 0; i < nb; i++) work.used[b[i]] = PETSC_TRUE;
+  }
+  if (accelerometer >= 0 && d->flexible) PetscCall(AugmentedAccelerations(model, t, U, desc->element[accelerometer].name, &work));
+  else if (accelerometer >= 0) {
+    PetscCall(SensorForces(model, t, U, work.used, work.R));
+    for (PetscInt i = 0; i < nq; i++) work.z[i] = -work.R[i];
+    PetscCall(SolveMass(desc, model->p, work.z));
+  }
+  for (PetscInt k = 0; k < nc && y; k++) {
+    PetscInt e = ChannelElement(d, channel, k);
+
+    PetscCall(ViewSensor(model, e, U, desc->element[e].ops->acceleration ? work.z : NULL, 0, &y[k], NULL, NULL));
+  }
+  if (weigh) PetscCall(weigh(ctx, nc, y, w));
+  if (!derivatives) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < nc; k++) {
+    PetscInt          e  = ChannelElement(d, channel, k);
+    const MbsElement *el = &desc->element[e];
+    PetscReal         value;
+
+    if (w[k] == 0) continue;
+    PetscCall(ViewSensor(model, e, U, el->ops->acceleration ? work.z : NULL, w[k], &value, dydu, g));
+    if (dydp && el->ops->sensor_p) { /* a bushing load's y depends on its stiffness and damping: dy/dp on its view */
+      PetscInt       b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+      PetscReal     *lq, *lv;
+      MbsDescription view = View(d, nb, b, U, U + nq, &lq, &lv);
+
+      PetscCall(PetscArrayzero(work.dydp, np));
+      PetscCall(el->ops->sensor_p(view, el, lq, lv, work.dydp));
+      for (PetscInt i = 0; i < np; i++) dydp[i] += w[k] * work.dydp[i];
+    }
+  }
+  if (accelerometer < 0) PetscFunctionReturn(0);
+  if (d->flexible) {
+    PetscCall(AugmentedChain(model, t, U, &work, dydu, dydp));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscCalloc2(3 * n + nq, &work, d->desc->nbody, &used));
-  MbsCallCleanup(AccelerationOutput_Private(model, e, t, U, y ? y : &value, dydu, dydp, work, used), PetscFree2(work, used));
-  PetscFunctionReturn(0);
-}
+  PetscCall(SolveMass(desc, model->p, g));
+  for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
+  sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
+  if (dydu) PetscCall(SparseHolds(model, &d->jacobian, t, U, &held));
+  if (held) { /* b^T dR_v/dU from the Jacobian assembled at this state */
+    const SparseForm *J = &d->jacobian;
 
-/* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
-static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
-{
-  PetscFunctionBeginUser;
-  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
-  else PetscCall(ViewSensor(model, e, U, NULL, y, dydu, NULL));
-  PetscFunctionReturn(0);
-}
-
-/* dy/dp of sensor element e: an accelerometer's value depends on the parameters through f and M, a bushing load's
-   through the bushing's stiffness and damping (sensor_p, on the element's view: dy/dp is per parameter); the others'
-   only through U */
-static PetscErrorCode DescribedSensorP(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal dydp[])
-{
-  Described        *d    = (Described *)model->data;
-  MbsDescription    desc = Description(model);
-  const MbsElement *el   = &desc->element[e];
-  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-  PetscReal        *lq, *lv;
-  MbsDescription    view;
-
-  PetscFunctionBeginUser;
-  if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, NULL, NULL, dydp));
-  else if (el->ops->sensor_p) {
-    view = View(d, nb, b, U, U + desc->nq, &lq, &lv);
-    PetscCall(el->ops->sensor_p(view, el, lq, lv, dydp));
+    for (PetscInt r = nq; r < 2 * nq; r++)
+      for (PetscInt k = J->ia[r]; k < J->ia[r + 1] && work.weight[r] != 0; k++) dydu[J->ja[k]] += work.weight[r] * J->values0[k];
+  } else if (dydu) {
+    sink.product = dydu;
+    PetscCall(Assemble(model, t, U, 0, &sink));
   }
+  if (dydp) {
+    for (PetscInt i = 0; i < nq; i++) work.Udot[nq + i] = work.z[i];
+    sink.product = dydp;
+    PetscCall(AssembleP(model, t, U, work.Udot, &sink));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The value of a sensor (channel c, -1: the output) and its dy/dU, dy/dp (each may be NULL) */
+static PetscErrorCode DescribedSensor(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[], PetscReal dydp[])
+{
+  PetscReal one = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedChannels(model, 1, &c, t, U, NULL, NULL, y, &one, dydu, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedOutput(MbsModel model, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensor(model, Description(model)->output, t, U, y, dydu));
+  PetscCall(DescribedSensor(model, -1, t, U, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedOutputP(MbsModel model, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensorP(model, Description(model)->output, t, U, dydp));
+  PetscCall(DescribedSensor(model, -1, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedChannelOutput(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensor(model, ((Described *)model->data)->sensor[c], t, U, y, dydu));
+  PetscCall(DescribedSensor(model, c, t, U, y, dydu, NULL));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscReal t, const PetscReal U[], PetscReal dydp[])
 {
   PetscFunctionBeginUser;
-  PetscCall(DescribedSensorP(model, ((Described *)model->data)->sensor[c], t, U, dydp));
+  PetscCall(DescribedSensor(model, c, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
 }
 
@@ -1543,7 +1661,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
 
     PetscCall(PetscArrayzero(dydu, n));
     PetscCall(PetscArrayzero(dyda, nq));
-    PetscCall(ViewSensor(model, d->sensor[c], U, el->ops->acceleration ? a : NULL, &y, dydu, dyda));
+    PetscCall(ViewSensor(model, d->sensor[c], U, el->ops->acceleration ? a : NULL, 1, &y, dydu, dyda));
     ProjectVector(nq, m, N, dydu, Cq + c * m);
     ProjectVector(nq, m, N, dydu + nq, Cv + c * m);
     ProjectVector(nq, m, N, dyda, Ca + c * m);
@@ -1694,6 +1812,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  ((Described *)model->data)->jacobian.set = PETSC_FALSE; /* the speed may have changed */
   PetscFunctionReturn(0);
 }
 
@@ -1709,9 +1828,11 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(d->jacobian.slot));
+  PetscCall(PetscFree4(d->jacobian.ia, d->jacobian.ja, d->jacobian.values0, d->jacobian.key));
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
+  PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree(d->free_motions));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
@@ -1908,6 +2029,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.output_p              = DescribedOutputP;
   model->ops.channel_output        = DescribedChannelOutput;
   model->ops.channel_output_p      = DescribedChannelOutputP;
+  model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;
   model->ops.linearize             = DescribedLinearize;

@@ -36,6 +36,9 @@ typedef struct {
   PetscErrorCode (*channel_output)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
   /* dy_c/dp of output channel c (an accelerometer's); NULL: output_p for a one-channel model */
   PetscErrorCode (*channel_output_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
+  /* MbsModelChannelsWeighted(): the channels' values, weights and weighted derivatives, what they share evaluated once;
+     NULL: channel by channel */
+  PetscErrorCode (*channels)(MbsModel, PetscInt, const PetscInt[], PetscReal, const PetscReal[], MbsChannelWeightFn, void *, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
   /* consistent U(t0), U'(t0) of a DAE; NULL for the ODE models U = (q, v), which start from -initial_q, -initial_v */
   PetscErrorCode (*initial_state)(MbsModel, PetscReal, PetscReal[], PetscReal[]);
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
@@ -126,6 +129,7 @@ struct _p_MbsModel {
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
   PetscReal              *form_work;                    /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;                  /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
+  PetscReal              *channel_work;                 /* n + np: one channel's dy/dU and dy/dp, for a model without ops.channels */
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
   PetscInt   nfrozen;
