@@ -40,6 +40,7 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "relative_displacement", MbsElementGetType_RelativeDisplacement));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_force", MbsElementGetType_BushingForce));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_moment", MbsElementGetType_BushingMoment));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "prescribed", MbsElementGetType_Prescribed));
   PetscFunctionReturn(0);
 }
 

@@ -155,6 +155,10 @@ struct _MbsElement {
   MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
   PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
   PetscReal            *node_t, *node_F;
+  /* a rheonomic constraint (one row, Phi(q) - d(t) = 0, prescribed.c): the time derivative of d of the given order
+     (0, 1, 2) at t, and its derivatives by the parameters into dddp (length np, set; may be NULL); NULL: rows that
+     hold for ever */
+  PetscReal (*motion)(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
 };
 
 struct _MbsDescription {
@@ -240,6 +244,10 @@ PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
 PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
 PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 
+/* Time laws of excitations and prescribed motions (force.c) */
+PETSC_INTERN PetscErrorCode MbsTimeLawRead(MbsYAMLReader *, void *, const char[], MbsElement *);
+PETSC_INTERN PetscReal      MbsTimeLaw(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
+
 /* Engine-order loads (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
@@ -309,3 +317,4 @@ PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement 
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
+MBS_ELEMENT_TYPE(Prescribed);
