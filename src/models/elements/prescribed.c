@@ -38,7 +38,7 @@ static PetscErrorCode PrescribedRead(MbsYAMLReader *reader, void *node, MbsEleme
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a prescribed motion of the ground moves nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", el->vector[1]));
-  if (MbsYAMLHasField(reader, node, "until")) PetscCall(MbsYAMLError(reader, node, "a prescribed motion takes no until: the point would jump back to its initial position; end the law with a sweep_time or a history"));
+  if (MbsYAMLHasField(reader, node, "until")) PetscCall(MbsYAMLError(reader, node, "a prescribed motion takes no until: its point would jump back to the initial position there"));
   if (!MbsYAMLHasField(reader, node, "amplitudes") && !MbsYAMLHasField(reader, node, "sweep") && !MbsYAMLHasField(reader, node, "history"))
     PetscCall(MbsYAMLError(reader, node, "a prescribed motion needs a law: amplitudes and frequencies, a sweep, or a history"));
   PetscCall(MbsTimeLawRead(reader, node, "m", el));
