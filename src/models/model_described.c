@@ -894,11 +894,20 @@ static PetscErrorCode AccelerationOutput(MbsModel model, PetscInt e, PetscReal t
   PetscFunctionReturn(0);
 }
 
-/* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations */
+/* The value of sensor element e and its derivatives dy/dU (may be NULL): an accelerometer's through the accelerations,
+   a reaction's from the multiplier of its constraint's row */
 static PetscErrorCode DescribedSensor(MbsModel model, PetscInt e, PetscReal t, const PetscReal U[], PetscReal *y, PetscReal dydu[])
 {
+  MbsDescription    desc = Description(model);
+  const MbsElement *el   = &desc->element[e];
+
   PetscFunctionBeginUser;
-  if (Description(model)->element[e].ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
+  if (el->constraint) {
+    PetscInt lambda = 2 * desc->nq + el->constraint->first_row;
+
+    if (y) *y = -U[lambda];
+    if (dydu) dydu[lambda] -= 1;
+  } else if (el->ops->acceleration) PetscCall(AccelerationOutput(model, e, t, U, y, dydu, NULL));
   else PetscCall(ViewSensor(model, e, U, NULL, y, dydu, NULL));
   PetscFunctionReturn(0);
 }

@@ -159,6 +159,7 @@ struct _MbsElement {
      (0, 1, 2) at t, and its derivatives by the parameters into dddp (length np, set; may be NULL); NULL: rows that
      hold for ever */
   PetscReal (*motion)(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
+  const struct _MbsElement *constraint; /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
 };
 
 struct _MbsDescription {
@@ -219,6 +220,7 @@ PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
@@ -318,3 +320,4 @@ MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Prescribed);
+MBS_ELEMENT_TYPE(ReactionForce);
