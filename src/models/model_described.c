@@ -59,6 +59,7 @@ typedef struct {
   PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
   PetscBool              rheonomic;            /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  MbsElement            *input_element;        /* the force with input: true, which the model's nodal input drives, or NULL */
 } Described;
 
 /*
@@ -202,6 +203,7 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
+  if (d->input_element) d->input_element->input = model->input.type == MBS_INPUT_NODAL ? &model->input : NULL;
   if (d->view_body) {
     PetscReal *work = d->view.work;
 
@@ -1574,6 +1576,15 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
     if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
+  }
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    MbsElement *el = &desc->element[e];
+
+    if (!el->takes_input) continue;
+    PetscCheck(!d->input_element, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", element '%s': a second force with input: true (the first is '%s'); -input_file drives one", desc->file, el->line, el->name,
+               d->input_element->name);
+    d->input_element   = el;
+    model->nodal_input = PETSC_TRUE;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc, desc->nq - desc->nc, desc->nparam, desc->param_info));

@@ -159,7 +159,9 @@ struct _MbsElement {
      (0, 1, 2) at t, and its derivatives by the parameters into dddp (length np, set; may be NULL); NULL: rows that
      hold for ever */
   PetscReal (*motion)(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
-  const struct _MbsElement *constraint; /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
+  const struct _MbsElement *constraint;  /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
+  PetscBool                 takes_input; /* a force with input: true, which a nodal input of the model (-input_file) drives */
+  const MbsInput           *input;       /* that input while the model has one (model_described.c), replacing its own law */
 };
 
 struct _MbsDescription {

@@ -122,13 +122,22 @@ PetscErrorCode MbsTimeLawRead(MbsYAMLReader *reader, void *node, const char unit
   PetscFunctionReturn(0);
 }
 
+/* input: true makes the force the one -input_file drives (the model's nodal input replaces its law, which it may then
+   leave out: zero without an input) */
 static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
+  const char *input[1];
+  PetscInt    ninput = 1;
+
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
+  PetscCall(MbsYAMLReadWords(reader, node, "input", &ninput, input));
+  if (ninput && strcmp(input[0], "true") && strcmp(input[0], "false")) PetscCall(MbsYAMLError(reader, node, "input: '%s' is neither true nor false", input[0]));
+  el->takes_input = (PetscBool)(ninput && !strcmp(input[0], "true"));
+  if (el->takes_input && !MbsYAMLHasField(reader, node, "amplitudes") && !MbsYAMLHasField(reader, node, "sweep") && !MbsYAMLHasField(reader, node, "history")) PetscFunctionReturn(0);
   PetscCall(MbsTimeLawRead(reader, node, "N", el));
   PetscFunctionReturn(0);
 }
@@ -153,6 +162,19 @@ static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal angle[
   return PETSC_TRUE;
 }
 
+/* The piecewise-linear interpolant of the nodes (t_k, F_k) at time, or its rate (order 1: the interval's slope, zero
+   outside the nodes, where the end values hold), or its second derivative (zero) */
+static PetscReal Nodal(PetscInt n, const PetscReal t[], const PetscReal F[], PetscReal time, PetscInt order)
+{
+  PetscInt  k;
+  PetscReal w[2];
+
+  MbsNodalHat(n, t, time, &k, w);
+  if (order == 0) return w[0] * F[k] + w[1] * F[k + 1];
+  if (order == 1 && time >= t[0] && time <= t[n - 1]) return (F[k + 1] - F[k]) / (t[k + 1] - t[k]);
+  return 0;
+}
+
 /*
   MbsTimeLaw - The time law's derivative of the given order (0, 1 or 2) at t, and its derivatives by the parameters among
   A_i, f_i, phi_i (A, phi of a sweep; scale of a history) added into dsdp (may be NULL). Of g = A sin(theta),
@@ -164,14 +186,11 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
 {
   PetscReal s = 0, sweep[3] = {0, 0, 0}; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
 
-  if (el->nnode) { /* scale times the history's piecewise-linear interpolant */
-    const MbsValue *scale = &el->harmonic[0][0];
-    PetscInt        k, last       = el->nnode - 1;
-    PetscReal       w[2], history = 0;
+  if (el->input) return Nodal(el->input->n, el->input->t, el->input->F, t, order); /* -input_file (input: true) */
+  if (el->nnode) {                                                                 /* scale times the history's piecewise-linear interpolant */
+    const MbsValue *scale   = &el->harmonic[0][0];
+    PetscReal       history = Nodal(el->nnode, el->node_t, el->node_F, t, order);
 
-    MbsNodalHat(el->nnode, el->node_t, t, &k, w);
-    if (order == 0) history = w[0] * el->node_F[k] + w[1] * el->node_F[k + 1];
-    else if (order == 1 && t >= el->node_t[0] && t <= el->node_t[last]) history = (el->node_F[k + 1] - el->node_F[k]) / (el->node_t[k + 1] - el->node_t[k]);
     if (dsdp && scale->param >= 0) dsdp[scale->param] += history;
     return MbsValueOf(scale, desc->p) * history;
   }
