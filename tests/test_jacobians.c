@@ -129,6 +129,57 @@ static PetscErrorCode OutputDifference(MbsModel model, PetscReal t, PetscReal u[
   PetscFunctionReturn(0);
 }
 
+/*
+  dU(t0)/dp of a model whose consistent initial state depends on its parameters (the adjoint adds lambda0^T dU(t0)/dp:
+  MbsModelInitialStateGradient, read row by row with lambda0 = e_i) against 4th-order central differences of
+  MbsModelInitialState at p
+*/
+static PetscErrorCode CheckInitialStateP(MbsTest *test, MbsModel model, const MbsParameterInfo info[], PetscReal p[])
+{
+  PetscInt        n, np, *id;
+  PetscReal       t0, *u, *udot, *e, *dudp, *fd;
+  const PetscReal offset[4] = {2, 1, -1, -2}, weight[4] = {-1.0 / 12, 8.0 / 12, -8.0 / 12, 1.0 / 12};
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetTimeSpan(model, &t0, NULL, NULL));
+  PetscCall(PetscCalloc6(n, &u, n, &udot, n, &e, n * np, &dudp, n, &fd, np, &id));
+  for (PetscInt k = 0; k < np; k++) id[k] = k;
+  for (PetscInt i = 0; i < n; i++) { /* row i of dU(t0)/dp */
+    PetscReal *row = dudp + i * np;
+
+    e[i] = 1;
+    PetscCall(MbsModelInitialStateGradient(model, t0, np, id, e, row));
+    e[i] = 0;
+  }
+  for (PetscInt k = 0; k < np; k++) {
+    PetscReal p0 = p[k], h = PetscMax(fd_step, 1e-4) * PetscMax(1, PetscAbsReal(p0)), scale = 0;
+
+    if (!info[k].identifiable) continue;
+    PetscCall(PetscArrayzero(fd, n));
+    for (PetscInt s = 0; s < 4; s++) {
+      p[k] = p0 + offset[s] * h;
+      PetscCall(MbsModelSetParameters(model, p));
+      PetscCall(MbsModelInitialState(model, t0, u, udot));
+      for (PetscInt i = 0; i < n; i++) fd[i] += weight[s] * u[i] / h;
+    }
+    p[k] = p0;
+    PetscCall(MbsModelSetParameters(model, p));
+    for (PetscInt i = 0; i < n; i++) scale = PetscMax(scale, PetscAbsReal(u[i]));
+    for (PetscInt i = 0; i < n; i++) { /* the differences' rounding: of states from LU solves (~100 eps |U|), by weights of sum 1.5, over h */
+      PetscReal analytic = dudp[i * np + k], err = PetscAbsReal(analytic - fd[i]), tol = 1e-6 * PetscAbsReal(analytic) + 1e3 * PETSC_MACHINE_EPSILON * scale / h;
+
+      test->checks++;
+      if (err > tol) {
+        test->failures++;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FAIL dU(t0)/dp(%" PetscInt_FMT ",%" PetscInt_FMT "): analytic % .10e, finite difference % .10e\n", i, k, (double)analytic, (double)fd[i]));
+      }
+    }
+  }
+  PetscCall(PetscFree6(u, udot, e, dudp, fd, id));
+  PetscFunctionReturn(0);
+}
+
 static PetscReal MaxAbs(PetscInt n, const PetscReal a[])
 {
   PetscReal m = 0;
@@ -439,6 +490,11 @@ int main(int argc, char **argv)
       }
       PetscCall(CheckRateAdjoint(&test, model, t, u));
     }
+  }
+  if (!integration_form && !rate_form && !nsensitivity) {
+    PetscCall(MbsModelSetParameters(model, p0));
+    PetscCall(PetscArraycpy(p, p0, np));
+    PetscCall(CheckInitialStateP(&test, model, info, p));
   }
   if (!integration_form && !rate_form && n == 2 * nq_model) { /* a DAE's linearisation (engine4: constraints eliminated) is checked by its modes */
     PetscInt   nq;

@@ -257,19 +257,27 @@ static PetscErrorCode MbsAdjointMonitor(TS ts, PetscInt step, PetscReal t, Vec U
   PetscFunctionBeginUser;
   if (adj->integral->step_point) {
     const PetscScalar *u;
-    PetscScalar       *l;
+    PetscScalar       *l, *start = NULL;
 
     PetscCall(VecGetArrayRead(U, &u));
+#if MBS_PETSC_ADJOINT_STEP0_STATE
+    if (step == 0) { /* the initial state, where the monitor's U and t are those of step 1 */
+      PetscCall(PetscMalloc1(2 * adj->model->n, &start));
+      PetscCall(MbsModelInitialState(adj->model, t0, start, start + adj->model->n));
+      t = t0;
+    }
+#endif
     PetscCall(VecGetArray(lambda[0], &l));
-    PetscCall(adj->integral->step_point(adj->model, step, t, u, l, adj->integral->ctx));
+    MbsCallUndo(adj->integral->step_point(adj->model, step, t, start ? start : u, l, adj->integral->ctx), PetscFree(start));
     PetscCall(VecRestoreArray(lambda[0], &l));
     if (adj->integral->step_point_p) { /* the term's direct dJ/dp goes straight into the gradient mu */
       PetscCall(PetscArrayzero(adj->dp_all, adj->model->np));
-      PetscCall(adj->integral->step_point_p(adj->model, step, t, u, adj->dp_all, adj->integral->ctx));
+      MbsCallUndo(adj->integral->step_point_p(adj->model, step, t, start ? start : u, adj->dp_all, adj->integral->ctx), PetscFree(start));
       PetscCall(VecGetArray(mu[0], &l));
       for (PetscInt k = 0; k < adj->nid; k++) l[k] += adj->dp_all[adj->id[k]];
       PetscCall(VecRestoreArray(mu[0], &l));
     }
+    PetscCall(PetscFree(start));
     PetscCall(VecRestoreArrayRead(U, &u));
   }
   PetscCall(MbsProgressDue(&adj->last_progress, &due));

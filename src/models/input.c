@@ -19,7 +19,7 @@
 PetscErrorCode MbsModelSetNodalInput(MbsModel model, PetscInt n, const PetscReal t[], const PetscReal F[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a nodal input", model->type);
+  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a nodal input", model->type);
   PetscCheck(n >= 2, model->comm, PETSC_ERR_ARG_SIZ, "A nodal input needs at least 2 nodes, got %" PetscInt_FMT, n);
   for (PetscInt k = 0; k < n; k++)
     PetscCheck(!PetscIsInfOrNanReal(F[k]) && !PetscIsInfOrNanReal(t[k]), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Nodal input: node %" PetscInt_FMT " (t = %g s) has force %g: not a finite number", k, (double)t[k], (double)F[k]);
@@ -198,7 +198,7 @@ PetscErrorCode MbsModelInputSetFromOptions(MbsModel model, PetscOptionItems *Pet
   PetscFunctionBeginUser;
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-input_file", "Nodal input force replacing the model's excitation: HDF5 with /input/time, /input/force, or text with F or t,F per line (doc/design.md)", "MbsModelSetNodalInput", path, sizeof(path), &set));
   if (!set) PetscFunctionReturn(0);
-  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_ARG_INCOMP, "-input_file %s: model %s has no force input", path, model->type);
+  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_ARG_INCOMP, "-input_file %s: model %s has no force input%s", path, model->type, model->model_file[0] ? " (a model file gives it to the force element with input: true)" : "");
   {
     PetscInt   n;
     PetscReal *t, *F;

@@ -73,7 +73,9 @@ typedef struct {
   PetscReal             *channel_work;         /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
-  PetscReal             *free_motions; /* N of FreeMotions(), once computed */
+  PetscReal             *free_motions;  /* N of FreeMotions(), once computed */
+  PetscBool              rheonomic;     /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  MbsElement            *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
 } Described;
 
 /*
@@ -201,6 +203,7 @@ static PetscInt BodySize(MbsDescription desc, PetscInt b)
 }
 
 static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
+static PetscErrorCode OwnerName(MbsModel, PetscInt, char[], size_t);
 
 static PetscInt NQ(MbsModel model)
 {
@@ -219,6 +222,7 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
+  if (d->input_element) d->input_element->input = model->input.type == MBS_INPUT_NODAL ? &model->input : NULL;
   if (d->view_body) {
     PetscReal *work = d->view.work;
 
@@ -247,6 +251,17 @@ static PetscInt RowBodies(Described *d, PetscInt r, PetscInt b[MBS_VIEW_BODIES])
     return 1;
   }
   return ElementBodies(&d->desc->element[d->row_owner[r]], b);
+}
+
+/* d^(order)(t) of constraint row r (0 for a row that holds for ever: Phi(q) = 0), its derivatives by the parameters
+   into dddp (np, set; may be NULL) */
+static PetscReal RowMotion(Described *d, PetscInt r, PetscReal t, PetscInt order, PetscReal dddp[])
+{
+  const MbsElement *el = d->row_owner[r] >= 0 ? &d->desc->element[d->row_owner[r]] : NULL;
+
+  if (el && el->motion) return el->motion(d->desc, el, t, order, dddp);
+  for (PetscInt j = 0; j < d->desc->nparam && dddp; j++) dddp[j] = 0;
+  return 0;
 }
 
 /*
@@ -575,8 +590,8 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   for (PetscInt r = 0; r < nc; r++) {
     MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
     MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
-    F[2 * nq + r]      = MbsBilinearRate(desc, d->row[r], q, v);
-    F[2 * nq + nc + r] = MbsBilinearValue(desc, d->row[r], q);
+    F[2 * nq + r]      = MbsBilinearRate(desc, d->row[r], q, v) - RowMotion(d, r, t, 1, NULL);
+    F[2 * nq + nc + r] = MbsBilinearValue(desc, d->row[r], q) - RowMotion(d, r, t, 0, NULL);
   }
   PetscFunctionReturn(0);
 }
@@ -654,8 +669,9 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m and the force
-   elements' (and flexible bodies') -df/dp */
+/* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m, the force
+   elements' (and flexible bodies') -df/dp, and -d'_p, -d_p of the prescribed motions in their rows Phi_q v - d',
+   Phi - d (no product reads those rows) */
 static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
   Described     *d    = (Described *)model->data;
@@ -691,6 +707,22 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
   }
   PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + offset[3], NULL, NULL, NULL, sink, offset));
   PetscCall(AddStates(d, t, U, U + nq, U + offset[3], Udot + offset[3], 0, NULL, NULL, sink, offset));
+  for (PetscInt e = 0; e < desc->nelement && sink->type != SINK_PRODUCT; e++) {
+    const MbsElement *el   = &desc->element[e];
+    PetscReal        *dddp = MbsParameterScratch(desc), value;
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+
+    if (!el->motion || !SinkWants(sink, nb, b)) continue;
+    for (PetscInt order = 0; order < 2; order++) {
+      PetscInt row = 2 * nq + (1 - order) * desc->nc + el->first_row;
+
+      el->motion(desc, el, t, order, dddp);
+      for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1]; k++) {
+        value = -dddp[d->param[k]];
+        PetscCall(SinkAdd(sink, 1, &row, 1, &d->param[k], &value));
+      }
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -965,12 +997,14 @@ static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const 
   const PetscReal *v = U + nq;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(work->A, m * m)); /* AugmentedMatrix() adds into A and G, which keep the last call's factors */
+  PetscCall(PetscArrayzero(work->G, nc * nq));
   PetscCall(AugmentedMatrix(model, U, work->A, work->G));
   PetscCall(PetscArrayzero(work->z, m));
   PetscCall(AddForces(d, PETSC_TRUE, t, U, v, U + 2 * nq + 2 * nc, work->z, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) work->z[i] = -work->z[i];
   /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v (U' is zero here) */
-  for (PetscInt r = 0; r < nc; r++) work->z[nq + r] = MbsBilinearRate(desc, d->row[r], work->Udot, v) - MbsBilinearRate(desc, d->row[r], v, v);
+  for (PetscInt r = 0; r < nc; r++) work->z[nq + r] = MbsBilinearRate(desc, d->row[r], work->Udot, v) - MbsBilinearRate(desc, d->row[r], v, v) + RowMotion(d, r, t, 2, NULL);
   zero_pivot = MbsDenseLUFactor(m, work->A, work->pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, sensor);
   MbsDenseLUSolve(m, work->A, work->pivots, 1, work->z);
@@ -999,7 +1033,19 @@ static PetscErrorCode AugmentedChain(MbsModel model, PetscReal t, const PetscRea
     MbsBilinearAddRateGradient(desc, d->row[r], a, -eta[r], dydu, 1);
     MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
   }
+  for (PetscInt r = 0; r < nc && dydp && d->rheonomic; r++) { /* eta^T d''_p of the accelerations' rows */
+    PetscReal *dddp = MbsParameterScratch(desc);
+
+    RowMotion(d, r, t, 2, dddp);
+    for (PetscInt k = 0; k < model->np; k++) dydp[k] += eta[r] * dddp[k];
+  }
   PetscFunctionReturn(0);
+}
+
+/* A reaction sensor reads y = -lambda of its constraint's row (reaction_force.c): the index of that lambda in U */
+static PetscInt ReactionMultiplier(MbsDescription desc, PetscInt e)
+{
+  return 2 * desc->nq + desc->element[e].constraint->first_row;
 }
 
 /* The sensor element of entry k of a list of output channels (-1: the output; channel NULL: channel k) */
@@ -1049,7 +1095,8 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   for (PetscInt k = 0; k < nc && y; k++) {
     PetscInt e = ChannelElement(d, channel, k);
 
-    PetscCall(ViewSensor(model, e, U, desc->element[e].ops->acceleration ? work.z : NULL, 0, &y[k], NULL, NULL));
+    if (desc->element[e].constraint) y[k] = -U[ReactionMultiplier(desc, e)];
+    else PetscCall(ViewSensor(model, e, U, desc->element[e].ops->acceleration ? work.z : NULL, 0, &y[k], NULL, NULL));
   }
   if (weigh) PetscCall(weigh(ctx, nc, y, w));
   if (!derivatives) PetscFunctionReturn(0);
@@ -1059,6 +1106,10 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
     PetscReal         value;
 
     if (w[k] == 0) continue;
+    if (el->constraint) {
+      if (dydu) dydu[ReactionMultiplier(desc, e)] -= w[k];
+      continue;
+    }
     PetscCall(ViewSensor(model, e, U, el->ops->acceleration ? work.z : NULL, w[k], &value, dydu, g));
     if (dydp && el->ops->sensor_p) { /* a bushing load's y depends on its stiffness and damping: dy/dp on its view */
       PetscInt       b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
@@ -1242,70 +1293,143 @@ static PetscErrorCode StatesInitialRates(Described *d, PetscReal t0, const Petsc
 }
 
 /*
-  Consistent U(t0), U'(t0): the file's pose and velocity, mu = 0, the internal states s(t0) of the elements (StatesInitial)
-  and their rates, and (v', lambda) of the index-1 system [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v].
+  The initial velocities of a model with prescribed motions: the rows Phi(q0) = d(t0) must hold at the start t0 (d is
+  zero at the file's t0), and the file's velocities v_f get the impulse that changes them least in the kinetic metric
+  so that Phi_q v = d'(t0): [M Phi_q^T; Phi_q 0] [v - v_f; iota] = [0; d'(t0) - Phi_q v_f] (A factored).
 */
-static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[])
+static PetscErrorCode ImposeMotion(MbsModel model, PetscReal t0, const PetscReal A[], const PetscInt pivots[], PetscReal U[], PetscReal b[])
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
+  PetscInt       nq = desc->nq, nc = desc->nc;
+  PetscReal      qscale = 1;
+  char           owner[PETSC_MAX_PATH_LEN + 128];
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nq; i++) qscale = PetscMax(qscale, PetscAbsReal(U[i]));
+  for (PetscInt r = 0; r < nc; r++) {
+    PetscReal phi = MbsBilinearValue(desc, d->row[r], U) - RowMotion(d, r, t0, 0, NULL);
+
+    if (PetscAbsReal(phi) > 1e-9 * qscale) {
+      PetscCall(OwnerName(model, r, owner, sizeof(owner)));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: at the start t0 = %g s the prescribed motion has moved the point by %g m from the initial pose, where its law starts (the file's t0 = %g s); start at the file's t0 or give a law that is back at its start", owner, (double)t0, (double)-phi,
+              (double)desc->t0);
+    }
+  }
+  for (PetscInt i = 0; i < nq; i++) b[i] = 0;
+  for (PetscInt r = 0; r < nc; r++) b[nq + r] = RowMotion(d, r, t0, 1, NULL) - MbsBilinearRate(desc, d->row[r], U, U + nq);
+  MbsDenseLUSolve(nq + nc, A, pivots, 1, b);
+  for (PetscInt i = 0; i < nq; i++) U[nq + i] += b[i];
+  PetscFunctionReturn(0);
+}
+
+/*
+  Consistent U(t0), U'(t0): the file's pose and velocity (with prescribed motions: ImposeMotion), mu = 0, the internal
+  states s(t0) of the elements (StatesInitial) and their rates, and (v', lambda) of the index-1 system [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v + d''(t0)].
+*/
+static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[], PetscReal A[], PetscReal b[], PetscReal G[], PetscReal zero[], PetscInt pivots[])
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
-  PetscReal     *A, *b, *G, *zero;
+  PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
 
   PetscFunctionBeginUser;
   InitialPose(desc, U, U + nq);
-  StatesInitial(d, U, U + 2 * m);
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular (zero pivot in column %" PetscInt_FMT ")", desc->file, zero_pivot);
+  if (d->rheonomic) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
+  StatesInitial(d, U, U + 2 * m); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
-  PetscCall(PetscCalloc4(m * m, &A, m, &b, nc * nq, &G, nq, &zero));
-  MbsCallUndo(AugmentedMatrix(model, U, A, G), PetscFree4(A, b, G, zero));
-  MbsCallUndo(AddForces(d, PETSC_TRUE, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL), PetscFree4(A, b, G, zero));
+  PetscCall(PetscArrayzero(b, m));
+  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
-  for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq);
-  MbsCallUndo(MbsDenseSolve_Private(model, m, A, b), PetscFree4(A, b, G, zero));
+  for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq) + RowMotion(d, r, t0, 2, NULL);
+  MbsDenseLUSolve(m, A, pivots, 1, b);
   for (PetscInt i = 0; i < nq; i++) {
     Udot[i]      = U[nq + i];
     Udot[nq + i] = b[i];
   }
   for (PetscInt r = 0; r < nc; r++) U[2 * nq + r] = b[nq + r];
-  PetscCall(PetscFree4(A, b, G, zero));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[])
+{
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc;
+  PetscReal *A, *b, *G, *zero;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc5(m * m, &A, m, &b, nc * nq, &G, nq, &zero, 3 * m, &pivots));
+  MbsCallCleanup(DescribedInitialState_Private(model, t0, U, Udot, A, b, G, zero, pivots), PetscFree5(A, b, G, zero, pivots));
   PetscFunctionReturn(0);
 }
 
 /*
-  dU(t0)/dp: only lambda(t0) depends on p (pose and velocity are the file's). Differentiating the index-1 system,
-  [M Phi_q^T; Phi_q 0] [dv'/dp; dlambda/dp] = [df/dp - dM/dp v'; 0] = [-(rows v of dF/dp at U(t0), U'(t0)); 0].
+  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) (ImposeMotion):
+  A [dv/dp; .] = [0; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
+  A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
+                         = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
 */
-static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[])
+static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], PetscReal work[])
 {
+  Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscInt       n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq) */
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
   PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
-  for (PetscInt j = 0; j < model->np; j++) {
+  if (d->rheonomic) {
+    PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
+    for (PetscInt r = 0; r < nc; r++) {
+      RowMotion(d, r, t0, 1, MbsParameterScratch(desc));
+      for (PetscInt j = 0; j < np; j++) rate[r + j * nc] = MbsParameterScratch(desc)[j];
+      RowMotion(d, r, t0, 2, MbsParameterScratch(desc));
+      for (PetscInt j = 0; j < np; j++) accel[r + j * nc] = MbsParameterScratch(desc)[j];
+    }
+  }
+  for (PetscInt j = 0; j < np; j++) {
     PetscReal *column = dUdp + j * n + nq; /* scratch: rows nq .. nq + m - 1 of column j, then moved to lambda */
 
     for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
+    if (d->rheonomic) {
+      for (PetscInt i = 0; i < m; i++) impulse[i] = i < nq ? 0 : rate[i - nq + j * nc];
+      MbsDenseLUSolve(m, A, pivots, 1, impulse);
+      for (PetscInt i = 0; i < nq; i++) dv[i] = impulse[i];
+      for (PetscInt i = 0; i < nq; i++)
+        for (PetscInt k = 0; k < nq; k++) column[i] -= MBS_IJ(J, nq + i, nq + k, n) * dv[k];
+      for (PetscInt r = 0; r < nc; r++) {
+        PetscReal dot = 0;
+
+        for (PetscInt i = 0; i < nq; i++) h[i] = 0;
+        MbsBilinearAddRateGradient(desc, d->row[r], U + nq, 1, h, 1);
+        for (PetscInt i = 0; i < nq; i++) dot += h[i] * dv[i];
+        column[nq + r] = -2 * dot + accel[r + j * nc];
+      }
+    }
     MbsDenseLUSolve(m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
-    for (PetscInt i = 0; i < nq; i++) column[i] = 0;
+    for (PetscInt i = 0; i < nq; i++) column[i] = d->rheonomic ? dv[i] : 0;
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc;
-  PetscReal *A, *G, *Jp;
+  Described *d  = (Described *)model->data;
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 2 * nq + m : 0;
+  PetscReal *A, *G, *Jp, *J, *work;
   PetscInt  *pivots;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc4(m * m, &A, nc * nq, &G, model->n * model->np, &Jp, 3 * m, &pivots));
-  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots), PetscFree4(A, G, Jp, pivots));
+  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * model->np, &Jp, 3 * m, &pivots, nJ, &J, nwork, &work));
+  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, work), PetscFree6(A, G, Jp, pivots, J, work));
   PetscFunctionReturn(0);
 }
 
@@ -1481,7 +1605,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial pose violates its constraint %" PetscInt_FMT " by %g; place the bodies so that the joint holds", owner, r - first + 1, (double)phi);
     }
-    if (PetscAbsReal(rate) > 1e-9 * vscale) {
+    if (PetscAbsReal(rate) > 1e-9 * vscale && !(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion)) { /* a prescribed motion sets its own (ImposeMotion) */
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial velocities violate its constraint (rate %g); give velocities the joint allows", owner, (double)rate);
     }
@@ -1659,6 +1783,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   for (PetscInt c = 0; c < model->nchannel; c++) {
     const MbsElement *el = &desc->element[d->sensor[c]];
 
+    PetscCheck(!el->constraint, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': sensor '%s' (line %" PetscInt_FMT ") reads a constraint's multiplier, which the linearisation of the frequency response does not carry; remove it for mbsid frf", desc->file, el->name, el->line);
     PetscCall(PetscArrayzero(dydu, n));
     PetscCall(PetscArrayzero(dyda, nq));
     PetscCall(ViewSensor(model, d->sensor[c], U, el->ops->acceleration ? a : NULL, 1, &y, dydu, dyda));
@@ -1981,6 +2106,16 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row[r]       = &desc->element[e].row[i];
       d->row_owner[r] = e;
     }
+    if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
+  }
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    MbsElement *el = &desc->element[e];
+
+    if (!el->takes_input) continue;
+    PetscCheck(!d->input_element, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", element '%s': a second force with input: true (the first is '%s'); -input_file drives one", desc->file, el->line, el->name,
+               d->input_element->name);
+    d->input_element   = el;
+    model->nodal_input = PETSC_TRUE;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));

@@ -15,28 +15,16 @@
 /* The bushing's coordinate (first: 0 for forces, 3 for moments, plus the component) with its k and d, copied */
 static PetscErrorCode BushingLoadRead(MbsYAMLReader *reader, void *node, MbsElement *el, PetscInt first)
 {
-  MbsDescription    desc = MbsYAMLReaderDescription(reader);
-  const char       *name[1], *component[1];
-  PetscInt          nname = 1, ncomponent = 1, i;
-  const MbsElement *bushing    = NULL;
-  char              known[512] = "";
+  const char       *component[1];
+  PetscInt          ncomponent = 1, i;
+  const MbsElement *bushing;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadWords(reader, node, "bushing", &nname, name));
-  if (!nname) PetscCall(MbsYAMLError(reader, node, "the field 'bushing' is missing: the name of the bushing element whose load it reads"));
-  for (const MbsElement *other = desc->element; other < el; other++) {
-    if (!strcmp(other->type, "bushing")) {
-      PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-      PetscCall(PetscStrlcat(known, other->name, sizeof(known)));
-    }
-    if (!strcmp(other->name, name[0])) bushing = other;
-  }
-  if (!bushing) PetscCall(MbsYAMLError(reader, node, "bushing '%s' is no element declared before this sensor; bushings before it:%s", name[0], known[0] ? known : " none"));
-  if (strcmp(bushing->type, "bushing")) PetscCall(MbsYAMLError(reader, node, "'%s' is a %s element, not a bushing", name[0], bushing->type));
+  PetscCall(MbsYAMLReadEarlierElement(reader, node, "bushing", el, &bushing));
   PetscCall(MbsYAMLReadWords(reader, node, "component", &ncomponent, component));
   if (!ncomponent || strlen(component[0]) != 1 || component[0][0] < 'x' || component[0][0] > 'z') PetscCall(MbsYAMLError(reader, node, "component must be x, y or z (an axis of the bushing's frame), got '%s'", ncomponent ? component[0] : "nothing"));
   i = first + component[0][0] - 'x';
-  if (i >= bushing->nrow) PetscCall(MbsYAMLError(reader, node, "bushing '%s' has no rotational_stiffness or rotational_damping, so it carries no moment", name[0]));
+  if (i >= bushing->nrow) PetscCall(MbsYAMLError(reader, node, "bushing '%s' has no rotational_stiffness or rotational_damping, so it carries no moment", bushing->name));
   el->body[0]  = bushing->body[0];
   el->body[1]  = bushing->body[1];
   el->row[0]   = bushing->row[i];

@@ -406,6 +406,32 @@ PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *reader, void *node_, const char ke
 }
 
 /*@C
+  MbsYAMLReadEarlierElement - type: NAME, the name of an element of that type declared before the sensor el (whose
+  load or reaction it reads), into *other.
+@*/
+PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *reader, void *node, const char type[], const MbsElement *el, const MbsElement **other)
+{
+  const char *name[1];
+  PetscInt    nname      = 1;
+  char        known[512] = "";
+
+  PetscFunctionBeginUser;
+  *other = NULL;
+  PetscCall(MbsYAMLReadWords(reader, node, type, &nname, name));
+  if (!nname) PetscCall(MbsYAMLError(reader, node, "the field '%s' is missing: the name of the %s element whose load it reads", type, type));
+  for (const MbsElement *e = reader->desc->element; e < el; e++) {
+    if (!strcmp(e->type, type)) {
+      PetscCall(PetscStrlcat(known, " ", sizeof(known)));
+      PetscCall(PetscStrlcat(known, e->name, sizeof(known)));
+    }
+    if (!strcmp(e->name, name[0])) *other = e;
+  }
+  if (!*other) PetscCall(MbsYAMLError(reader, node, "%s '%s' is no element declared before this sensor; %s elements before it:%s", type, name[0], type, known[0] ? known : " none"));
+  if (strcmp((*other)->type, type)) PetscCall(MbsYAMLError(reader, node, "'%s' is a %s element, not a %s", name[0], (*other)->type, type));
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsYAMLReadBodies - bodies: [a, b] of a joint or force element: two different bodies (ground for the ground).
 @*/
 PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *reader, void *node__, MbsElement *el)

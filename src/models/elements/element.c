@@ -41,6 +41,8 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_force", MbsElementGetType_BushingForce));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "bushing_moment", MbsElementGetType_BushingMoment));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "maxwell", MbsElementGetType_Maxwell));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "prescribed", MbsElementGetType_Prescribed));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "reaction_force", MbsElementGetType_ReactionForce));
   PetscFunctionReturn(0);
 }
 

@@ -186,6 +186,13 @@ struct _MbsElement {
   PetscInt              nnode;                          /* a force's history instead: nodes (t, F), owned */
   PetscReal            *node_t, *node_F;
   PetscInt              nstate, first_state; /* internal states (MbsElementStates()) and the first one's index in the model's s */
+  /* a rheonomic constraint (one row, Phi(q) - d(t) = 0, prescribed.c): the time derivative of d of the given order
+     (0, 1, 2) at t, and its derivatives by the parameters into dddp (length np, set; may be NULL); NULL: rows that
+     hold for ever */
+  PetscReal (*motion)(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
+  const struct _MbsElement *constraint;  /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
+  PetscBool                 takes_input; /* a force with input: true, which a nodal input of the model (-input_file) drives */
+  const MbsInput           *input;       /* that input while the model has one (model_described.c), replacing its own law */
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -253,6 +260,7 @@ PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt, PetscReal[], PetscBool *);
@@ -278,6 +286,10 @@ PETSC_INTERN PetscErrorCode MbsFlexibleDestroy(MbsFlexible **);
 PETSC_INTERN void           MbsFlexibleRows(MbsDescription, PetscInt, MbsBilinear[]);
 PETSC_INTERN void           MbsFlexibleForce(MbsDescription, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_INTERN void           MbsFlexibleForceSecond(MbsDescription, PetscInt, PetscInt, PetscReal[], PetscInt);
+
+/* Time laws of excitations and prescribed motions (force.c) */
+PETSC_INTERN PetscErrorCode MbsTimeLawRead(MbsYAMLReader *, void *, const char[], MbsElement *);
+PETSC_INTERN PetscReal      MbsTimeLaw(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
 
 /* Engine-order loads (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
@@ -353,3 +365,5 @@ MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
+MBS_ELEMENT_TYPE(Prescribed);
+MBS_ELEMENT_TYPE(ReactionForce);

@@ -34,7 +34,7 @@ static PetscErrorCode RefuseHarmonics(MbsYAMLReader *reader, void *node, const c
 }
 
 /* sweep, amplitude, phase, frequencies: [f0, f1], sweep_time: [t0, t1] of a sweep */
-static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char law[], MbsElement *el)
+static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char law[], const char unit[], MbsElement *el)
 {
   MbsDescription desc  = MbsYAMLReaderDescription(reader);
   MbsSweep      *sweep = &el->sweep;
@@ -46,7 +46,7 @@ static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char la
   el->nharmonic      = 1;
   el->harmonic[0][1] = (MbsValue){0, -1}; /* ForceLaw's harmonic of frequency 0, turned by the sweep's angle */
   el->harmonic[0][2] = (MbsValue){0, -1};
-  PetscCall(MbsYAMLReadValues(reader, node, "amplitude", "N", PETSC_TRUE, 1, &el->harmonic[0][0], NULL));
+  PetscCall(MbsYAMLReadValues(reader, node, "amplitude", unit, PETSC_TRUE, 1, &el->harmonic[0][0], NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "phase", "rad", PETSC_FALSE, 1, &el->harmonic[0][2], NULL));
   PetscCall(MbsYAMLReadVector(reader, node, "frequencies", PETSC_TRUE, 2, sweep->f, NULL));
   sweep->t[0] = desc->t0;
@@ -83,7 +83,12 @@ static PetscErrorCode HistoryRead(MbsYAMLReader *reader, void *node, const char 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/*
+  MbsTimeLawRead - The time law s(t) of an excitation or a prescribed motion: harmonics (amplitudes in unit,
+  frequencies, phases, until), a sweep (sweep, amplitude in unit, phase, frequencies, sweep_time) or a recorded history
+  (history: FILE, scale).
+*/
+PetscErrorCode MbsTimeLawRead(MbsYAMLReader *reader, void *node, const char unit[], MbsElement *el)
 {
   MbsValue    values[3][MBS_MAX_HARMONICS];
   PetscInt    count[3], nlaw = 1, nfile = 1;
@@ -91,13 +96,9 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscBool   set;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
-  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
-  PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
   PetscCall(MbsYAMLReadWords(reader, node, "sweep", &nlaw, law));
   if (nlaw) {
-    PetscCall(SweepRead(reader, node, law[0], el));
+    PetscCall(SweepRead(reader, node, law[0], unit, el));
     PetscFunctionReturn(0);
   }
   PetscCall(MbsYAMLReadWords(reader, node, "history", &nfile, file));
@@ -105,7 +106,7 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
     PetscCall(HistoryRead(reader, node, file[0], el));
     PetscFunctionReturn(0);
   }
-  PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", "N", PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
+  PetscCall(MbsYAMLReadValues(reader, node, "amplitudes", unit, PETSC_TRUE, MBS_MAX_HARMONICS, values[0], &count[0]));
   PetscCall(MbsYAMLReadValues(reader, node, "frequencies", "Hz", PETSC_TRUE, MBS_MAX_HARMONICS, values[1], &count[1]));
   PetscCall(MbsYAMLReadValues(reader, node, "phases", "rad", PETSC_FALSE, MBS_MAX_HARMONICS, values[2], &count[2]));
   if (count[1] != count[0] || (count[2] && count[2] != count[0]))
@@ -121,44 +122,99 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscFunctionReturn(0);
 }
 
-/* The sweep's phase 2 pi int_0^tau f at t (before phi), and whether t lies in [t0, t1] */
-static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal *angle)
+/* input: true makes the force the one -input_file drives (the model's nodal input replaces its law, which it may then
+   leave out: zero without an input) */
+static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  const char *input[1];
+  PetscInt    ninput = 1;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
+  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
+  PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
+  PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
+  PetscCall(MbsYAMLReadWords(reader, node, "input", &ninput, input));
+  if (ninput && strcmp(input[0], "true") && strcmp(input[0], "false")) PetscCall(MbsYAMLError(reader, node, "input: '%s' is neither true nor false", input[0]));
+  el->takes_input = (PetscBool)(ninput && !strcmp(input[0], "true"));
+  if (el->takes_input && !MbsYAMLHasField(reader, node, "amplitudes") && !MbsYAMLHasField(reader, node, "sweep") && !MbsYAMLHasField(reader, node, "history")) PetscFunctionReturn(0);
+  PetscCall(MbsTimeLawRead(reader, node, "N", el));
+  PetscFunctionReturn(0);
+}
+
+/* The sweep's angle 2 pi int_0^tau f at t (before phi) and its first two time derivatives; whether t lies in [t0, t1] */
+static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal angle[3])
 {
   PetscReal tau = t - sweep->t[0], T = sweep->t[1] - sweep->t[0], f0 = sweep->f[0], f1 = sweep->f[1];
 
   if (tau < 0 || t > sweep->t[1]) return PETSC_FALSE;
-  if (sweep->law == MBS_SWEEP_LINEAR) *angle = 2 * PETSC_PI * (f0 * tau + (f1 - f0) * tau * tau / (2 * T));
-  else *angle = 2 * PETSC_PI * f0 * T * (PetscPowReal(f1 / f0, tau / T) - 1) / PetscLogReal(f1 / f0);
+  if (sweep->law == MBS_SWEEP_LINEAR) {
+    angle[0] = 2 * PETSC_PI * (f0 * tau + (f1 - f0) * tau * tau / (2 * T));
+    angle[1] = 2 * PETSC_PI * (f0 + (f1 - f0) * tau / T);
+    angle[2] = 2 * PETSC_PI * (f1 - f0) / T;
+  } else {
+    PetscReal f = f0 * PetscPowReal(f1 / f0, tau / T);
+
+    angle[0] = 2 * PETSC_PI * f0 * T * (PetscPowReal(f1 / f0, tau / T) - 1) / PetscLogReal(f1 / f0);
+    angle[1] = 2 * PETSC_PI * f;
+    angle[2] = 2 * PETSC_PI * f * PetscLogReal(f1 / f0) / T;
+  }
   return PETSC_TRUE;
+}
+
+/* The piecewise-linear interpolant of the nodes (t_k, F_k) at time, or its rate (order 1: the interval's slope, zero
+   outside the nodes, where the end values hold), or its second derivative (zero) */
+static PetscReal Nodal(PetscInt n, const PetscReal t[], const PetscReal F[], PetscReal time, PetscInt order)
+{
+  PetscInt  k;
+  PetscReal w[2];
+
+  MbsNodalHat(n, t, time, &k, w);
+  if (order == 0) return w[0] * F[k] + w[1] * F[k + 1];
+  if (order == 1 && time >= t[0] && time <= t[n - 1]) return (F[k + 1] - F[k]) / (t[k + 1] - t[k]);
+  return 0;
+}
+
+/*
+  MbsTimeLaw - The time law's derivative of the given order (0, 1 or 2) at t, and its derivatives by the parameters among
+  A_i, f_i, phi_i (A, phi of a sweep; scale of a history) added into dsdp (may be NULL). Of g = A sin(theta),
+  theta' = 2 pi f (+ the sweep's angle rate): g' = A cos(theta) theta', g'' = A (cos(theta) theta'' - sin(theta) theta'^2);
+  d/dphi = d/dtheta, d/df = 2 pi (t d/dtheta + d/dtheta'). A history's interpolant is piecewise linear: its rate is the
+  slope of the interval (zero past the ends), its second derivative zero.
+*/
+PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscInt order, PetscReal dsdp[])
+{
+  PetscReal s = 0, sweep[3] = {0, 0, 0}; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
+
+  if (el->input) return Nodal(el->input->n, el->input->t, el->input->F, t, order); /* -input_file (input: true) */
+  if (el->nnode) {                                                                 /* scale times the history's piecewise-linear interpolant */
+    const MbsValue *scale   = &el->harmonic[0][0];
+    PetscReal       history = Nodal(el->nnode, el->node_t, el->node_F, t, order);
+
+    if (dsdp && scale->param >= 0) dsdp[scale->param] += history;
+    return MbsValueOf(scale, desc->p) * history;
+  }
+
+  if (el->sweep.law ? !SweepAngle(&el->sweep, t, sweep) : t > el->until) return 0;
+  for (PetscInt i = 0; i < el->nharmonic; i++) {
+    const MbsValue *h = el->harmonic[i];
+    PetscReal       A = MbsValueOf(&h[0], desc->p), theta = sweep[0] + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
+    PetscReal       rate = sweep[1] + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p), S = PetscSinReal(theta), C = PetscCosReal(theta);
+    /* g / A, and d(g / A) by theta, theta' */
+    PetscReal g[3] = {S, C * rate, C * sweep[2] - S * rate * rate}, g_theta[3] = {C, -S * rate, -S * sweep[2] - C * rate * rate}, g_rate[3] = {0, C, -2 * S * rate};
+    PetscReal dg[3] = {g[order], A * 2 * PETSC_PI * (t * g_theta[order] + g_rate[order]), A * g_theta[order]};
+
+    s += A * g[order];
+    for (PetscInt j = 0; j < 3 && dsdp; j++)
+      if (h[j].param >= 0) dsdp[h[j].param] += dg[j];
+  }
+  return s;
 }
 
 /* F(t) and dF/dA_i, dF/df_i, dF/dphi_i of the parameters among them, added into dFdp */
 static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
-  PetscReal F = 0, sweep = 0; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
-
-  if (el->nnode) { /* scale times the history's piecewise-linear interpolant */
-    const MbsValue *scale = &el->harmonic[0][0];
-    PetscInt        k;
-    PetscReal       w[2], history;
-
-    MbsNodalHat(el->nnode, el->node_t, t, &k, w);
-    history = w[0] * el->node_F[k] + w[1] * el->node_F[k + 1];
-    if (dFdp && scale->param >= 0) dFdp[scale->param] += history;
-    return MbsValueOf(scale, desc->p) * history;
-  }
-
-  if (el->sweep.law ? !SweepAngle(&el->sweep, t, &sweep) : t > el->until) return 0;
-  for (PetscInt i = 0; i < el->nharmonic; i++) {
-    const MbsValue *h = el->harmonic[i];
-    PetscReal       A = MbsValueOf(&h[0], desc->p), angle = sweep + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
-    PetscReal       dF[3] = {PetscSinReal(angle), A * PetscCosReal(angle) * 2 * PETSC_PI * t, A * PetscCosReal(angle)};
-
-    F += A * PetscSinReal(angle);
-    for (PetscInt j = 0; j < 3 && dFdp; j++)
-      if (h[j].param >= 0) dFdp[h[j].param] += dF[j];
-  }
-  return F;
+  return MbsTimeLaw(desc, el, t, 0, dFdp);
 }
 
 static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
