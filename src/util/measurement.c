@@ -8,7 +8,7 @@
       /orders: "time" (default) or "angle", the windows the orders were analysed in (fourier.c)
     /signal/t [s] (N, increasing), /signal/y (N), optional /signal/speed [rpm] (N, >= 0): a speed channel
     /frf/frequency_hz [Hz] (F, > 0, increasing; attribute 'load', the force element) and /frf/real, /frf/imag (F)
-      [unit/N]: the complex frequency response H(f) of the channel per newton of the load (doc/drafts/frf.md)
+      [unit/N]: the complex frequency response H(f) of the channel per newton of the load (doc/schemas.md)
     /tacho/t [s] (P, increasing): tachometer pulse times
     /speed_profile/t [s] (R, increasing), /speed_profile/rpm [rpm] (R, > 0): a measured engine speed, optional
       /speed_profile/angle [rad] (R, increasing): the crank angle at those times (a tachometer's pulses)
