@@ -154,7 +154,7 @@ typedef struct {
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
   /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
   PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
-  /* a force's or excitation's second derivatives (element_second.c); NULL: none, and design refuses the model */
+  /* a force's or excitation's second derivatives (each in its element file; the laws in force_law.c); NULL: none, and design refuses the model */
   MbsElementForceSecondFn force_second;
 } MbsElementType;
 
