@@ -39,7 +39,9 @@ def main():
         for axis, (k, d) in zip("xyz", ((2.0e4, 4.0), (2.6e4, 5.0), (3.3e4, 6.0))):
             names.append(("d%d%s" % (i, axis), d * f, "N s/m"))
     for name, value, unit in names:
-        w("  %s: {value: %.10g, unit: %s, lower: 0, upper: 1e9}\n" % (name, value, unit))
+        # bounds a decade either side: a stiffness or damping of 0 takes a mode's restoring force or its decay away,
+        # where the cost is flat and TAO's projected steps stop (k0y was driven to 0), and log(p) needs p > 0
+        w("  %s: {value: %.10g, unit: %s, lower: %.10g, upper: %.10g}\n" % (name, value, unit, value / 10, value * 10))
     w("bodies:\n")
     spacing = 0.3
     for b in range(nblock):
