@@ -158,14 +158,22 @@ static PetscErrorCode MbsCompareLines_Private(const char what[], const char save
   PetscFunctionReturn(0);
 }
 
-/* The identified parameters' names, comma-separated */
-static PetscErrorCode MbsCheckpointParameterNames_Private(MbsObjective obj, char names[], size_t size)
+/* The identified parameters' names, comma-separated, in a string the caller frees: sized to the names, as no fixed
+   buffer holds those of a large model (300 names of 4 characters overflow 1024) */
+static PetscErrorCode MbsCheckpointParameterNames_Private(MbsObjective obj, char **names)
 {
+  size_t size = 1, len;
+
   PetscFunctionBeginUser;
-  names[0] = 0;
   for (PetscInt k = 0; k < obj->nid; k++) {
-    if (k) PetscCall(PetscStrlcat(names, ",", size));
-    PetscCall(PetscStrlcat(names, obj->model->param_info[obj->id[k]].name, size));
+    PetscCall(PetscStrlen(obj->model->param_info[obj->id[k]].name, &len));
+    size += len + 1;
+  }
+  PetscCall(PetscMalloc1(size, names));
+  (*names)[0] = 0;
+  for (PetscInt k = 0; k < obj->nid; k++) {
+    if (k) PetscCall(PetscStrlcat(*names, ",", size));
+    PetscCall(PetscStrlcat(*names, obj->model->param_info[obj->id[k]].name, size));
   }
   PetscFunctionReturn(0);
 }
@@ -213,13 +221,27 @@ static PetscErrorCode MbsCheckpointReadLog_Private(MbsCheckpoint ck, hid_t file,
   PetscFunctionReturn(0);
 }
 
-/* The fingerprints of the restart file (options and input files) against this run's, read into saved[len] */
-static PetscErrorCode MbsCheckpointCompareFingerprints_Private(MbsCheckpoint ck, hid_t file, char saved[], size_t len)
+static PetscErrorCode MbsCheckpointCompareNames_Private(MbsCheckpoint ck, const char saved[], const char names[])
 {
-  const char *what[2] = {"option", "input file"};
-  char        difference[2048];
+  PetscBool same;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(saved, names, &same));
+  PetscCheck(same, ck->obj->comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' identifies %s; this run identifies %s", ck->restart, saved, names);
+  PetscFunctionReturn(0);
+}
+
+/* The identified parameters and the fingerprints (options and input files) of the restart file against this run's,
+   each read into saved[len] */
+static PetscErrorCode MbsCheckpointCompareProblem_Private(MbsCheckpoint ck, hid_t file, char saved[], size_t len)
+{
+  const char *what[2] = {"option", "input file"};
+  char        difference[2048], *names;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "parameters", saved, len, NULL));
+  PetscCall(MbsCheckpointParameterNames_Private(ck->obj, &names));
+  MbsCallCleanup(MbsCheckpointCompareNames_Private(ck, saved, names), PetscFree(names));
   for (int i = 0; i < 2; i++) {
     PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", i == 0 ? "fingerprint_options" : "fingerprint_inputs", saved, len, NULL));
     PetscCall(MbsCompareLines_Private(what[i], saved, i == 0 ? ck->options : ck->inputs, difference, sizeof(difference)));
@@ -249,7 +271,7 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
 {
   MbsObjective obj  = ck->obj;
   MPI_Comm     comm = obj->comm;
-  char         format[64], model[64], names[1024], saved_names[1024], checksum[32], saved_checksum[32], *saved;
+  char         format[64], model[64], checksum[32], saved_checksum[32], *saved;
   PetscInt     dims[1];
   PetscReal   *J0, *J;
   PetscBool    found;
@@ -263,12 +285,8 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "model", model, sizeof(model), NULL));
   PetscCall(PetscStrcmp(model, obj->model->type, &found));
   PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' is of model %s; this run identifies model %s", ck->restart, model, obj->model->type);
-  PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "parameters", saved_names, sizeof(saved_names), NULL));
-  PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
-  PetscCall(PetscStrcmp(saved_names, names, &found));
-  PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' identifies %s; this run identifies %s", ck->restart, saved_names, names);
   PetscCall(PetscMalloc1(len, &saved));
-  MbsCallCleanup(MbsCheckpointCompareFingerprints_Private(ck, file, saved, len), PetscFree(saved));
+  MbsCallCleanup(MbsCheckpointCompareProblem_Private(ck, file, saved, len), PetscFree(saved));
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));
   ck->J0_saved = J0[0];
   PetscCall(PetscFree(J0));
@@ -481,7 +499,7 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
   MbsH5Writer  writer;
   PetscMPIInt  rank;
   PetscInt     dims[2] = {ck->n, obj->nid};
-  char         names[1024], checksum[32];
+  char        *names, checksum[32];
 
   PetscFunctionBeginUser;
   if (!ck->path[0] || ck->n == 0 || ck->next < ck->nreplay) PetscFunctionReturn(0);
@@ -491,8 +509,8 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriteAttribute(&writer, "/", "checkpoint_format", MBS_CHECKPOINT_FORMAT));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "status", status));
     PetscCall(MbsModelWriteIdentity(obj->model, &writer, "/"));
-    PetscCall(MbsCheckpointParameterNames_Private(obj, names, sizeof(names)));
-    PetscCall(MbsH5WriteAttribute(&writer, "/", "parameters", names));
+    PetscCall(MbsCheckpointParameterNames_Private(obj, &names));
+    MbsCallCleanup(MbsH5WriteAttribute(&writer, "/", "parameters", names), PetscFree(names));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_options", ck->options));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_inputs", ck->inputs));
     PetscCall(MbsH5WriteProvenance(&writer, obj->comm));
