@@ -19,6 +19,11 @@
   folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
   described model has not: its forces act at points of bodies, so the history is a field of the force element.
+
+  ramp: T_r [s] (harmonics and sweeps) tapers the start: F(t) w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r and 1
+  after, tau from the sweep's t0 (harmonics: the file's t0); F, F' and F'' vanish at tau = 0, so a start from rest
+  excites no beam mode beyond the force's own frequencies (beam_bushings.md, section 5). w has no parameter: dF/dp
+  is the untapered one times w.
 */
 #include "models/elements/elementimpl.h"
 
@@ -30,6 +35,20 @@ static PetscErrorCode RefuseHarmonics(MbsYAMLReader *reader, void *node, const c
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < 4; i++)
     if (!strstr(allowed, key[i]) && MbsYAMLHasField(reader, node, key[i])) PetscCall(MbsYAMLError(reader, node, "%s takes %s, not the harmonics' %s", what, allowed, key[i]));
+  PetscFunctionReturn(0);
+}
+
+/* ramp: T_r, the taper from start on; it must end by end (the sweep's t1, the harmonics' until) */
+static PetscErrorCode RampRead(MbsYAMLReader *reader, void *node, PetscReal start, PetscReal end, const char what[], MbsElement *el)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  el->ramp[0] = start;
+  el->ramp[1] = 0;
+  PetscCall(MbsYAMLReadNumber(reader, node, "ramp", &el->ramp[1], &set));
+  if (set && !(el->ramp[1] > 0)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper's length must be a positive time [s], got %g", (double)el->ramp[1]));
+  if (set && !(start + el->ramp[1] <= end)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper of %g s does not end within %s [%g, %g] s", (double)el->ramp[1], what, (double)start, (double)end));
   PetscFunctionReturn(0);
 }
 
@@ -55,6 +74,7 @@ static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char la
   if (!(sweep->f[0] > 0 && sweep->f[1] > 0)) PetscCall(MbsYAMLError(reader, node, "a sweep's frequencies [f0, f1] must be positive, got [%g, %g] Hz", (double)sweep->f[0], (double)sweep->f[1]));
   if (sweep->f[0] == sweep->f[1]) PetscCall(MbsYAMLError(reader, node, "a sweep from %g Hz to itself is a harmonic: give two different frequencies, or amplitudes and frequencies without sweep", (double)sweep->f[0]));
   if (!(sweep->t[1] > sweep->t[0])) PetscCall(MbsYAMLError(reader, node, "sweep_time [t0, t1] needs t0 < t1, got [%g, %g] s", (double)sweep->t[0], (double)sweep->t[1]));
+  PetscCall(RampRead(reader, node, sweep->t[0], sweep->t[1], "the sweep's time", el));
   PetscFunctionReturn(0);
 }
 
@@ -113,6 +133,7 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   el->nharmonic = count[0];
   el->until     = PETSC_MAX_REAL;
   PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
+  PetscCall(RampRead(reader, node, MbsYAMLReaderDescription(reader)->t0, el->until, "the force's time until", el));
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {
       el->harmonic[i][j] = values[j][i];
@@ -135,7 +156,7 @@ static PetscBool SweepAngle(const MbsSweep *sweep, PetscReal t, PetscReal *angle
 /* F(t) and dF/dA_i, dF/df_i, dF/dphi_i of the parameters among them, added into dFdp */
 static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
-  PetscReal F = 0, sweep = 0; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
+  PetscReal F = 0, sweep = 0, taper = 1; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
 
   if (el->nnode) { /* scale times the history's piecewise-linear interpolant */
     const MbsValue *scale = &el->harmonic[0][0];
@@ -149,14 +170,15 @@ static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t
   }
 
   if (el->sweep.law ? !SweepAngle(&el->sweep, t, &sweep) : t > el->until) return 0;
+  if (t - el->ramp[0] < el->ramp[1]) taper = PetscSqr(PetscSinReal(PETSC_PI * (t - el->ramp[0]) / (2 * el->ramp[1])));
   for (PetscInt i = 0; i < el->nharmonic; i++) {
     const MbsValue *h = el->harmonic[i];
     PetscReal       A = MbsValueOf(&h[0], desc->p), angle = sweep + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
     PetscReal       dF[3] = {PetscSinReal(angle), A * PetscCosReal(angle) * 2 * PETSC_PI * t, A * PetscCosReal(angle)};
 
-    F += A * PetscSinReal(angle);
+    F += taper * A * PetscSinReal(angle);
     for (PetscInt j = 0; j < 3 && dFdp; j++)
-      if (h[j].param >= 0) dFdp[h[j].param] += dF[j];
+      if (h[j].param >= 0) dFdp[h[j].param] += taper * dF[j];
   }
   return F;
 }
