@@ -243,9 +243,9 @@ typedef struct {
   PetscReal *undamped_z;    /* nundamped x nz, phi^T M_z phi = 1, the component of largest modulus positive */
   /* shares of the kinetic energy by family of motion (MbsModelEnergyFamilies; nfamily = 0: none) */
   PetscInt   nfamily;
-  char      *families;        /* their names, comma-separated */
-  PetscReal *energy_share;    /* nmode x nfamily */
-  PetscReal *undamped_share;  /* nundamped x nfamily */
+  char      *families;       /* their names, comma-separated */
+  PetscReal *energy_share;   /* nmode x nfamily */
+  PetscReal *undamped_share; /* nundamped x nfamily */
 } MbsEigenResult;
 
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);

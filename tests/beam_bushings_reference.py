@@ -16,6 +16,7 @@ characteristic matrix without poles, so the eigenvalues are the zeros of its det
 
 Usage as a program: beam_bushings_reference.py [FMAX] prints the modes below FMAX (300 Hz) and H_c at the 20
 frequencies of section 8.2. Imported: modes(), frf(), params."""
+import math
 import sys
 import numpy as np
 
@@ -44,31 +45,39 @@ def default_params():
 
 
 def _bending_segment(b4, l):
-    """Transfer matrix of (w, w', w'', w''') over a uniform segment of length l; b4 = beta^4 (complex)."""
-    beta = np.sqrt(np.sqrt(complex(b4)))  # any branch: the matrix is a series in beta^4
-    z = beta * l
-    if abs(z) < 1e-3:  # the series, to avoid 0/0
-        S, T, U, V = 1 + z**4 / 24, z + z**5 / 120, z**2 / 2 + z**6 / 720, z**3 / 6 + z**7 / 5040
-    else:
-        S, T, U, V = (np.cosh(z) + np.cos(z)) / 2, (np.sinh(z) + np.sin(z)) / 2, (np.cosh(z) - np.cos(z)) / 2, (np.sinh(z) - np.sin(z)) / 2
-    if abs(z) < 1e-3:
-        # rows in powers of l directly (beta may be 0)
-        return np.array([[1, l, l**2 / 2, l**3 / 6], [0, 1, l, l**2 / 2], [0, 0, 1, l], [0, 0, 0, 1]], dtype=complex) + b4 * np.array(
-            [[l**4 / 24, l**5 / 120, l**6 / 720, l**7 / 5040], [l**3 / 6, l**4 / 24, l**5 / 120, l**6 / 720], [l**2 / 2, l**3 / 6, l**4 / 24, l**5 / 120], [l, l**2 / 2, l**3 / 6, l**4 / 24]]
-        )
-    return np.array([[S, T / beta, U / beta**2, V / beta**3], [beta * V, S, T / beta, U / beta**2], [beta**2 * U, beta * V, S, T / beta], [beta**3 * T, beta**2 * U, beta * V, S]])
+    """Transfer matrices (n x 4 x 4) of the state (w and its first three derivatives) over a uniform segment of
+    length l, b4 = beta^4 (complex array of n): entry (i, j) is the Krylov function K_{(j - i) mod 4} of z = beta l
+    (S, T, U, V) times beta^(i - j); by its series sum_n b4^n l^(4n + j - i) / (4n + j - i)! where |z| is small."""
+    b4 = np.atleast_1d(np.asarray(b4, dtype=complex))
+    beta = np.sqrt(np.sqrt(b4))  # any branch: the matrix is a series in beta^4
+    small = np.abs(beta * l) < 1e-2
+    bs = np.where(small, 1.0, beta)
+    z = bs * l
+    K = ((np.cosh(z) + np.cos(z)) / 2, (np.sinh(z) + np.sin(z)) / 2, (np.cosh(z) - np.cos(z)) / 2, (np.sinh(z) - np.sin(z)) / 2)
+    M = np.empty((len(b4), 4, 4), dtype=complex)
+    for i in range(4):
+        for j in range(4):
+            series = sum(b4**n * l ** (4 * n + j - i) / math.factorial(4 * n + j - i) for n in range(3) if 4 * n + j - i >= 0)
+            M[:, i, j] = np.where(small, series, K[(j - i) % 4] * bs ** float(i - j))
+    return M
 
 
 def _bar_segment(k2, l):
-    """Transfer matrix of (u, u') over a uniform segment; k2 = kappa^2 (complex); also torsion (phi, phi')."""
-    kap = np.sqrt(complex(k2))
-    if abs(kap * l) < 1e-6:
-        return np.array([[1, l], [-k2 * l, 1]], dtype=complex)
-    return np.array([[np.cos(kap * l), np.sin(kap * l) / kap], [-kap * np.sin(kap * l), np.cos(kap * l)]])
+    """Transfer matrices (n x 2 x 2) of (u, u') over a uniform segment, k2 = kappa^2 (complex array of n); also
+    torsion (phi, phi')."""
+    k2 = np.atleast_1d(np.asarray(k2, dtype=complex))
+    kap = np.sqrt(k2)
+    small = np.abs(kap * l) < 1e-6
+    ks = np.where(small, 1.0, kap)
+    M = np.empty((len(k2), 2, 2), dtype=complex)
+    M[:, 0, 0] = M[:, 1, 1] = np.cos(kap * l)
+    M[:, 0, 1] = np.where(small, l, np.sin(ks * l) / ks)
+    M[:, 1, 0] = np.where(small, -k2 * l, -ks * np.sin(ks * l))
+    return M
 
 
 def _family(axis, p):
-    """(kind, stiffness per length EI or EA, mass per length, bushing k, bushing d)."""
+    """(kind, stiffness per length E I or E A, mass per length)."""
     e = p["E"]
     if axis == "z":
         return "bend", e * IY, RHO * A
@@ -78,58 +87,55 @@ def _family(axis, p):
 
 
 def _propagate(axis, lam, p, stations, load=0.0):
-    """States at the stations (sorted x in [0, L]) for the start state's columns, plus the load's particular part.
-    Returns (list of (x, Tcols, part)) where the state at x is Tcols @ c + part, c the free start unknowns."""
+    """For n eigenvalues lam (or i omega): the characteristic matrices C (n x 2 x 2 bending, n x 1 x 1 bar) and right
+    sides r of the conditions at x = L, and per station x (Tc, part): the state there is Tc c + part, c the free
+    start unknowns, part the load's particular state."""
+    lam = np.atleast_1d(np.asarray(lam, dtype=complex))
+    n = len(lam)
     kind, stiff, mu = _family(axis, p)
     kb, db = p["k"][axis], p["d"][axis]
     ns = 4 if kind == "bend" else 2
+    segment = _bending_segment if kind == "bend" else _bar_segment
     # the free end x = 0: bending (w, w') unknown, w'' = w''' = 0; bar u unknown, u' = 0
-    Tc = np.zeros((ns, 2 if kind == "bend" else 1), dtype=complex)
-    Tc[0, 0] = 1
+    Tc = np.zeros((n, ns, 2 if kind == "bend" else 1), dtype=complex)
+    Tc[:, 0, 0] = 1
     if kind == "bend":
-        Tc[1, 1] = 1
-    part = np.zeros(ns, dtype=complex)
-    events = sorted([(x, "b", i) for i, x in enumerate(XB)] + [(x, "s", None) for x in stations])
+        Tc[:, 1, 1] = 1
+    part = np.zeros((n, ns), dtype=complex)
+    events = sorted([(x, "b", i) for i, x in enumerate(XB)] + [(x, "s", None) for x in stations]) + [(L, "end", None)]
     out, x0 = [], 0.0
     for x, what, i in events:
         if x > x0:
-            seg = _bending_segment(-mu * lam**2 / stiff, x - x0) if kind == "bend" else _bar_segment(-mu * lam**2 / stiff, x - x0)
-            Tc, part, x0 = seg @ Tc, seg @ part, x
+            seg = segment(-mu * lam**2 / stiff, x - x0)
+            Tc, part, x0 = seg @ Tc, np.einsum("nij,nj->ni", seg, part), x
         if what == "b":  # the bushing's force P = -(k + lam d) w: E I [w'''] = P, E A [u'] = -P
             z = (kb[i] + lam * db[i]) / stiff
-            if kind == "bend":
-                Tc[3] -= z * Tc[0]
-                part[3] -= z * part[0]
-            else:
-                Tc[1] += z * Tc[0]
-                part[1] += z * part[0]
-        else:
+            row, sign = (3, -1) if kind == "bend" else (1, 1)
+            Tc[:, row] += sign * z[:, None] * Tc[:, 0]
+            part[:, row] += sign * z * part[:, 0]
+        elif what == "s":
             out.append((x, Tc.copy(), part.copy()))
-    if x0 < L:
-        seg = _bending_segment(-mu * lam**2 / stiff, L - x0) if kind == "bend" else _bar_segment(-mu * lam**2 / stiff, L - x0)
-        Tc, part = seg @ Tc, seg @ part
     # the conditions at x = L with the end load P: bending w'' = 0, E I w''' = -P; bar E A u' = P
     if kind == "bend":
-        C, r = Tc[2:4], np.array([0.0, -load / stiff]) - part[2:4]
-    else:
-        C, r = Tc[1:2], np.array([load / stiff]) - part[1:2]
-    return C, r, out
+        return Tc[:, 2:4], np.array([0.0, -load / stiff]) - part[:, 2:4], out
+    return Tc[:, 1:2], np.array([load / stiff]) - part[:, 1:2], out
 
 
 def char_det(axis, lam, p):
-    """Determinant of the characteristic matrix (entire in lam); torsion: sin(kappa L) kappa (free-free)."""
+    """Determinant of the characteristic matrix (entire in lam; an array for an array lam); torsion: -kappa
+    sin(kappa L) (free-free)."""
     if axis == "t":
-        k2 = -RHO * IP * lam**2 / (G * JT)
-        return _bar_segment(k2, L)[1, 0]
-    C, _, _ = _propagate(axis, lam, p, [])
-    return np.linalg.det(C) if C.shape[0] == 2 else C[0, 0]
+        d = _bar_segment(-RHO * IP * np.asarray(lam) ** 2 / (G * JT), L)[:, 1, 0]
+    else:
+        d = np.linalg.det(_propagate(axis, lam, p, [])[0])
+    return d if np.ndim(lam) else d[0]
 
 
 def undamped_frequencies(axis, p, fmax, df=0.05):
     """Real roots f_0 in (0, fmax] of the undamped system (dampers removed)."""
     q = dict(p, d={a: (0.0, 0.0) for a in "xyz"})
     f = np.arange(df, fmax + df, df)
-    d = np.array([char_det(axis, 2j * np.pi * fi, q).real for fi in f])
+    d = char_det(axis, 2j * np.pi * f, q).real
     roots = []
     for i in np.nonzero(np.sign(d[:-1]) != np.sign(d[1:]))[0]:
         a, b, da = f[i], f[i + 1], d[i]
@@ -173,16 +179,18 @@ def modes(fmax=300.0, p=None):
 
 
 def frf(f, p=None):
-    """H_c(f) of the 4 channels (z06, z12, y12, x12), (m/s^2)/N, a = Re(F0 H e^{i 2 pi f t}) for F0 cos."""
+    """H_c(f) of the 4 channels (z06, z12, y12, x12), (m/s^2)/N, a = Re(F0 H e^{i 2 pi f t}) for F0 cos(2 pi f t):
+    4 values for a number f, n x 4 for an array of n frequencies."""
     p = p or default_params()
-    lam = 2j * np.pi * f
+    lam = 2j * np.pi * np.atleast_1d(np.asarray(f, dtype=float))
     H = []
     for name, x, axis in CHANNELS:
         C, r, out = _propagate(axis, lam, p, [x], load=N["xyz".index(axis)])
-        c = np.linalg.solve(C, r)
+        c = np.linalg.solve(C, r[..., None])[..., 0]
         _, Tc, part = out[0]
-        H.append(lam**2 * (Tc @ c + part)[0])
-    return np.array(H)
+        H.append(lam**2 * (np.einsum("nij,nj->ni", Tc, c) + part)[:, 0])
+    H = np.array(H).T
+    return H[0] if np.ndim(f) == 0 else H
 
 
 def main():

@@ -1330,7 +1330,12 @@ static PetscErrorCode DescribedEnergyFamilies_Private(MbsModel model, PetscInt n
   PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
   PetscReal     *q = work, *v = q + nq, *G = v + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq, *MN = N + nq * m, *W = MN + nq * m;
   /* the family of (rigid slot r, u, v, w; body axis x, y, z) */
-  const PetscInt rigid[4][3] = {{0, 1, 2}, {0, 1, 2}, {1, 1, 3}, {2, 3, 2}};
+  const PetscInt rigid[4][3] = {
+    {0, 1, 2},
+    {0, 1, 2},
+    {1, 1, 3},
+    {2, 3, 2}
+  };
 
   PetscFunctionBeginUser;
   InitialPose(desc, q, v);

@@ -48,7 +48,7 @@ static PetscErrorCode RampRead(MbsYAMLReader *reader, void *node, PetscReal star
   el->ramp[1] = 0;
   PetscCall(MbsYAMLReadNumber(reader, node, "ramp", &el->ramp[1], &set));
   if (set && !(el->ramp[1] > 0)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper's length must be a positive time [s], got %g", (double)el->ramp[1]));
-  if (set && !(start + el->ramp[1] <= end)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper of %g s does not end within %s [%g, %g] s", (double)el->ramp[1], what, (double)start, (double)end));
+  if (set && !(start + el->ramp[1] <= end)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper of %g s does not end within %s = [%g, %g] s", (double)el->ramp[1], what, (double)start, (double)end));
   PetscFunctionReturn(0);
 }
 
@@ -74,7 +74,7 @@ static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char la
   if (!(sweep->f[0] > 0 && sweep->f[1] > 0)) PetscCall(MbsYAMLError(reader, node, "a sweep's frequencies [f0, f1] must be positive, got [%g, %g] Hz", (double)sweep->f[0], (double)sweep->f[1]));
   if (sweep->f[0] == sweep->f[1]) PetscCall(MbsYAMLError(reader, node, "a sweep from %g Hz to itself is a harmonic: give two different frequencies, or amplitudes and frequencies without sweep", (double)sweep->f[0]));
   if (!(sweep->t[1] > sweep->t[0])) PetscCall(MbsYAMLError(reader, node, "sweep_time [t0, t1] needs t0 < t1, got [%g, %g] s", (double)sweep->t[0], (double)sweep->t[1]));
-  PetscCall(RampRead(reader, node, sweep->t[0], sweep->t[1], "the sweep's time", el));
+  PetscCall(RampRead(reader, node, sweep->t[0], sweep->t[1], "the sweep's time [t0, t1]", el));
   PetscFunctionReturn(0);
 }
 
@@ -133,7 +133,7 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   el->nharmonic = count[0];
   el->until     = PETSC_MAX_REAL;
   PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
-  PetscCall(RampRead(reader, node, MbsYAMLReaderDescription(reader)->t0, el->until, "the force's time until", el));
+  PetscCall(RampRead(reader, node, MbsYAMLReaderDescription(reader)->t0, el->until, "its time [t0, until]", el));
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {
       el->harmonic[i][j] = values[j][i];
