@@ -374,7 +374,7 @@ static PetscErrorCode MbsEigenViewShares_Private(MPI_Comm comm, const MbsEigenRe
   char name[64] = "";
 
   PetscFunctionBeginUser;
-  for (PetscInt f = 0; f < result->nfamily; f++) PetscCall(PetscPrintf(comm, " %9.6f", (double)share[f]));
+  for (PetscInt f = 0; f < result->nfamily; f++) PetscCall(PetscPrintf(comm, " %9.6f", (double)(PetscAbsReal(share[f]) < 5e-7 ? 0 : share[f]))); /* no -0.000000 of rounding */
   if (result->nfamily) PetscCall(MbsEigenFamilyOf_Private(result, share, name, sizeof(name)));
   PetscCall(PetscPrintf(comm, "%s%s\n", result->nfamily ? "  " : "", name));
   PetscFunctionReturn(0);
