@@ -79,6 +79,7 @@ PETSC_EXTERN PetscErrorCode MbsModelLinearizeDerivative(MbsModel, PetscInt, Pets
 PETSC_EXTERN PetscErrorCode MbsFrequencyResponse(MbsModel, const char[], PetscInt, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFrequencyResponseGradient(MbsModel, const char[], PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);
+PETSC_EXTERN PetscErrorCode MbsModelEnergyFamilies(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsModelSetNodalInput(MbsModel, PetscInt, const PetscReal[], const PetscReal[]);
@@ -253,6 +254,11 @@ typedef struct {
   PetscInt   nundamped;     /* modes without damping, K phi = w^2 M phi, by frequency */
   PetscReal *undamped_hz;   /* nundamped */
   PetscReal *undamped_z;    /* nundamped x nz, phi^T M_z phi = 1, the component of largest modulus positive */
+  /* shares of the kinetic energy by family of motion (MbsModelEnergyFamilies; nfamily = 0: none) */
+  PetscInt   nfamily;
+  char      *families;       /* their names, comma-separated */
+  PetscReal *energy_share;   /* nmode x nfamily */
+  PetscReal *undamped_share; /* nundamped x nfamily */
 } MbsEigenResult;
 
 PETSC_EXTERN PetscErrorCode MbsEigenCompute(MbsModel, const char[], MbsEigenResult *);

@@ -6,7 +6,10 @@
 
   A complex pair lambda = -zeta w +- i w sqrt(1 - zeta^2) is one oscillatory mode: natural frequency |lambda|/2pi,
   damping ratio -Re lambda/|lambda|, reported once (Im lambda > 0). Real eigenvalues (overdamped motion,
-  relaxation) are listed apart; those of size below 1e-8 max|lambda| are rigid-body (zero) modes. Mode shapes are
+  relaxation) are listed apart. Rigid-body (zero) modes are those of size below 1e-8 max|lambda| or below
+  1e-6 sqrt(|K|/|M|) (Frobenius norms), real or not: a double zero (a free rigid motion, K singular) comes out of the
+  solver split into a pair of size sqrt(rounding) sqrt(|K|/|M|) (1.5e-8 for the free roll of beam_bushings.md, 6e-8
+  measured), often complex and with either sign of its real part, which is neither a mode nor an instability. Mode shapes are
   scaled so that their largest component is 1. Massless coordinates (singular M) add infinite eigenvalues, which
   are set aside (MbsEigenMarkInfinite_Private).
 */
@@ -20,6 +23,8 @@ PetscErrorCode MbsEigenResultReset(MbsEigenResult *result)
   PetscCall(PetscFree2(result->real_eigenvalues, result->lambda));
   PetscCall(PetscFree3(result->modes_z, result->undamped_hz, result->undamped_z));
   PetscCall(PetscFree(result->z_coordinates));
+  PetscCall(PetscFree2(result->energy_share, result->undamped_share));
+  PetscCall(PetscFree(result->families));
   PetscCall(PetscMemzero(result, sizeof(*result)));
   PetscFunctionReturn(0);
 }
@@ -131,6 +136,37 @@ static void MbsEigenScale_Private(PetscInt nz, PetscReal cr, PetscReal ci, Petsc
   }
 }
 
+/* share[f] = Re(x^H M_F x) / sum_F Re(x^H M_F x) of the complex x (nq (re, im) pairs) */
+static void MbsEigenShares_Private(PetscInt nq, PetscInt nfamily, const PetscReal MF[], const PetscReal x[], PetscReal share[])
+{
+  PetscReal total = 0;
+
+  for (PetscInt f = 0; f < nfamily; f++) {
+    share[f] = 0;
+    for (PetscInt i = 0; i < nq; i++)
+      for (PetscInt j = 0; j < nq; j++) share[f] += MF[f * nq * nq + i + j * nq] * (x[2 * i] * x[2 * j] + x[2 * i + 1] * x[2 * j + 1]);
+    total += share[f];
+  }
+  for (PetscInt f = 0; f < nfamily; f++) share[f] /= total;
+}
+
+/* The kinetic-energy shares by family (MbsModelEnergyFamilies) of the damped and the undamped modes */
+static PetscErrorCode MbsEigenEnergyShares_Private(MbsModel model, MbsEigenResult *result, const MbsEigenResult *undamped)
+{
+  PetscReal *MF;
+  PetscInt   nf;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelEnergyFamilies(model, &nf, &MF, &result->families));
+  result->nfamily = nf;
+  if (!nf) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc2(nf * result->nmode, &result->energy_share, nf * undamped->nmode, &result->undamped_share));
+  for (PetscInt i = 0; i < result->nmode; i++) MbsEigenShares_Private(result->nq, nf, MF, result->modes + 2 * result->nq * i, result->energy_share + nf * i);
+  for (PetscInt i = 0; i < undamped->nmode; i++) MbsEigenShares_Private(result->nq, nf, MF, undamped->modes + 2 * result->nq * i, result->undamped_share + nf * i);
+  PetscCall(PetscFree(MF));
+  PetscFunctionReturn(0);
+}
+
 /*
   The shapes in body coordinates z = T x that powertrain_mounts.md 8.1 asks for: each damped mode scaled so that its z
   component of largest modulus is 1, and the undamped modes (K phi = w^2 M phi, C removed; the same dense solve) scaled
@@ -171,6 +207,7 @@ static PetscErrorCode MbsEigenBodyCoordinates_Private(MbsModel model, PetscInt n
   }
   PetscCall(PetscFree(z));
   PetscCall(PetscFree(T));
+  PetscCall(MbsEigenEnergyShares_Private(model, result, undamped));
   PetscFunctionReturn(0);
 }
 
@@ -215,11 +252,11 @@ static PetscErrorCode MbsEigenPairEPS_Private(void *eps, PetscInt i, PetscScalar
 /*
   The modes, real and rigid-body eigenvalues of nconv converged eigenpairs of the solver, whose vectors' first nq
   components are the coordinates; the zero rows of mass (N x N: M of the quadratic form, B of the first-order one) say
-  how many eigenvalues are infinite
+  how many eigenvalues are infinite; a modulus up to max(1e-8 of the largest, zero_floor) is a rigid-body zero
 */
-static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair, PetscInt nconv, PetscInt nq, PetscInt N, const PetscReal mass[], Vec xr, Vec xi, MbsEigenResult *result)
+static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair, PetscInt nconv, PetscInt nq, PetscInt N, const PetscReal mass[], PetscReal zero_floor, Vec xr, Vec xi, MbsEigenResult *result)
 {
-  PetscReal  scale = 0, *modulus_of;
+  PetscReal  scale = 0, *modulus_of, zero;
   PetscBool *infinite;
 
   PetscFunctionBeginUser;
@@ -236,6 +273,7 @@ static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair,
   PetscCall(MbsEigenMarkInfinite_Private(N, mass, nconv, modulus_of, infinite));
   for (PetscInt i = 0; i < nconv; i++)
     if (!infinite[i]) scale = PetscMax(scale, modulus_of[i]);
+  zero = PetscMax(1e-8 * scale, zero_floor);
   for (PetscInt i = 0; i < nconv; i++) {
     PetscScalar        kr, ki;
     PetscReal          re, im, modulus, peak = 0;
@@ -250,10 +288,14 @@ static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair,
     result->lambda[2 * result->nlambda]     = re;
     result->lambda[2 * result->nlambda + 1] = im;
     result->nlambda++;
+    if (modulus <= zero) {
+      result->nzero++;
+      result->real_eigenvalues[result->nreal++] = 0;
+      continue;
+    }
     if (im < -1e-12 * scale) continue; /* the conjugate of a reported mode */
     if (PetscAbsReal(im) <= 1e-12 * scale) {
-      if (modulus <= 1e-8 * scale) result->nzero++;
-      result->real_eigenvalues[result->nreal++] = modulus <= 1e-8 * scale ? 0 : re;
+      result->real_eigenvalues[result->nreal++] = re;
       continue;
     }
     result->frequency_hz[result->nmode]  = modulus / (2 * PETSC_PI);
@@ -329,13 +371,48 @@ PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const 
   PetscCall(PEPGetConverged(pep, &nconv));
   PetscCall(MatCreateVecs(A[0], &xr, &xi));
 
-  PetscCall(MbsEigenCollect_Private(pep, MbsEigenPairPEP_Private, nconv, nq, nq, M, xr, xi, result));
+  { /* a rigid-body zero of a singular K comes out of the solver at rounding of the stiffness scale: 1e-6 sqrt(|K| / |M|) */
+    PetscReal norm[2] = {0, 0};
+
+    for (PetscInt i = 0; i < nq * nq; i++) {
+      norm[0] += PetscSqr(K[i]);
+      norm[1] += PetscSqr(M[i]);
+    }
+    PetscCall(MbsEigenCollect_Private(pep, MbsEigenPairPEP_Private, nconv, nq, nq, M, norm[1] > 0 ? 1e-6 * PetscPowReal(norm[0] / norm[1], 0.25) : 0, xr, xi, result));
+  }
   PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues converged (%s)\n", nconv, 2 * nq, linear ? "all, dense" : "selected"));
 
   PetscCall(VecDestroy(&xi));
   PetscCall(VecDestroy(&xr));
   PetscCall(PEPDestroy(&pep));
   for (PetscInt i = 0; i < 3; i++) PetscCall(MatDestroy(&A[i]));
+  PetscFunctionReturn(0);
+}
+
+/* The family with the largest share (its name, of the comma-separated result->families) into name */
+static PetscErrorCode MbsEigenFamilyOf_Private(const MbsEigenResult *result, const PetscReal share[], char name[], size_t size)
+{
+  const char *start = result->families, *end;
+  PetscInt    best  = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 1; f < result->nfamily; f++)
+    if (share[f] > share[best]) best = f;
+  for (PetscInt f = 0; f < best; f++) start = strchr(start, ',') + 2;
+  end = strchr(start, ',');
+  PetscCall(PetscStrncpy(name, start, end ? PetscMin(size, (size_t)(end - start + 1)) : size));
+  PetscFunctionReturn(0);
+}
+
+/* The shares of one mode, then its family */
+static PetscErrorCode MbsEigenViewShares_Private(MPI_Comm comm, const MbsEigenResult *result, const PetscReal share[])
+{
+  char name[64] = "";
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < result->nfamily; f++) PetscCall(PetscPrintf(comm, " %9.6f", (double)(PetscAbsReal(share[f]) < 5e-7 ? 0 : share[f]))); /* no -0.000000 of rounding */
+  if (result->nfamily) PetscCall(MbsEigenFamilyOf_Private(result, share, name, sizeof(name)));
+  PetscCall(PetscPrintf(comm, "%s%s\n", result->nfamily ? "  " : "", name));
   PetscFunctionReturn(0);
 }
 
@@ -374,7 +451,7 @@ PetscErrorCode MbsEigenComputeFirstOrder(PetscInt nq, PetscInt N, const PetscRea
   PetscCall(EPSSolve(eps));
   PetscCall(EPSGetConverged(eps, &nconv));
   PetscCall(MatCreateVecs(op[0], &xr, &xi));
-  PetscCall(MbsEigenCollect_Private(eps, MbsEigenPairEPS_Private, nconv, nq, N, B, xr, xi, result));
+  PetscCall(MbsEigenCollect_Private(eps, MbsEigenPairEPS_Private, nconv, nq, N, B, 0, xr, xi, result));
   PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues of the first-order form converged\n", nconv, N));
   PetscCall(VecDestroy(&xi));
   PetscCall(VecDestroy(&xr));
@@ -389,13 +466,19 @@ PetscErrorCode MbsEigenComputeFirstOrder(PetscInt nq, PetscInt N, const PetscRea
 PetscErrorCode MbsEigenView(MPI_Comm comm, const MbsEigenResult *result)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(comm, "  mode   frequency [Hz]   damping ratio\n"));
-  for (PetscInt i = 0; i < result->nmode; i++) PetscCall(PetscPrintf(comm, "  %4" PetscInt_FMT "   %14.8g   %13.6e\n", i + 1, (double)result->frequency_hz[i], (double)result->damping_ratio[i]));
+  PetscCall(PetscPrintf(comm, "  mode   frequency [Hz]   damping ratio%s%s\n", result->nfamily ? "   kinetic energy shares: " : "", result->nfamily ? result->families : ""));
+  for (PetscInt i = 0; i < result->nmode; i++) {
+    PetscCall(PetscPrintf(comm, "  %4" PetscInt_FMT "   %14.8g   %13.6e", i + 1, (double)result->frequency_hz[i], (double)result->damping_ratio[i]));
+    PetscCall(MbsEigenViewShares_Private(comm, result, result->nfamily ? result->energy_share + result->nfamily * i : NULL));
+  }
   for (PetscInt i = 0; i < result->nreal; i++) {
     if (result->real_eigenvalues[i] == 0) PetscCall(PetscPrintf(comm, "  real eigenvalue 0 (rigid-body mode)\n"));
     else PetscCall(PetscPrintf(comm, "  real eigenvalue %.8e 1/s\n", (double)result->real_eigenvalues[i]));
   }
-  for (PetscInt i = 0; i < result->nundamped; i++) PetscCall(PetscPrintf(comm, "%s  %4" PetscInt_FMT "   %14.8g\n", i ? "" : "  without damping (K phi = w^2 M phi):\n  mode   frequency [Hz]\n", i + 1, (double)result->undamped_hz[i]));
+  for (PetscInt i = 0; i < result->nundamped; i++) {
+    PetscCall(PetscPrintf(comm, "%s  %4" PetscInt_FMT "   %14.8g%s", i ? "" : "  without damping (K phi = w^2 M phi):\n  mode   frequency [Hz]\n", i + 1, (double)result->undamped_hz[i], result->nfamily ? "                " : ""));
+    PetscCall(MbsEigenViewShares_Private(comm, result, result->nfamily ? result->undamped_share + result->nfamily * i : NULL));
+  }
   if (result->unstable) PetscCall(PetscPrintf(comm, "  WARNING: the linearised system is unstable (an eigenvalue with positive real part)\n"));
   PetscFunctionReturn(0);
 }
@@ -464,6 +547,16 @@ PetscErrorCode MbsEigenWrite(MbsH5Writer *writer, const char group[], const MbsE
     PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_modes_z", group));
     PetscCall(MbsH5WriteReals(writer, path, 2, udims, result->undamped_z, "kg^-1/2 (u), kg^-1/2 m^-1 (phi) (body coordinates, see attribute coordinates; phi^T M_z phi = 1, the component of largest modulus positive)"));
     PetscCall(MbsH5WriteAttribute(writer, path, "coordinates", result->z_coordinates));
+  }
+  if (result->nfamily) {
+    PetscInt sdims[2] = {result->nmode, result->nfamily}, udims[2] = {result->nundamped, result->nfamily};
+
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/energy_share", group));
+    PetscCall(MbsH5WriteReals(writer, path, 2, sdims, result->energy_share, "1 (share of each family of attribute families in the mode's kinetic energy; a row sums to 1)"));
+    PetscCall(MbsH5WriteAttribute(writer, path, "families", result->families));
+    PetscCall(PetscSNPrintf(path, sizeof(path), "%s/undamped_energy_share", group));
+    PetscCall(MbsH5WriteReals(writer, path, 2, udims, result->undamped_share, "1 (the same for the undamped modes of undamped_frequency_hz)"));
+    PetscCall(MbsH5WriteAttribute(writer, path, "families", result->families));
   }
   PetscFunctionReturn(0);
 }

@@ -1216,6 +1216,22 @@ PetscErrorCode MbsModelModeCoordinates(MbsModel model, PetscInt *nz, PetscReal *
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsModelEnergyFamilies - nfamily matrices M_F (nfamily x nq x nq, column-major, caller frees with PetscFree) of the
+  linearisation's coordinates that sum to its M: Re(x^H M_F x) / x^H M x is the share of family F in the kinetic energy of
+  mode x; names (caller frees) lists the families, comma-separated. nfamily = 0 for a model without them (only models
+  with flexible bodies have them: axial, y-bending, z-bending, torsion, other bodies). Not collective.
+@*/
+PetscErrorCode MbsModelEnergyFamilies(MbsModel model, PetscInt *nfamily, PetscReal **MF, char **names)
+{
+  PetscFunctionBeginUser;
+  *nfamily = 0;
+  *MF      = NULL;
+  *names   = NULL;
+  if (model->ops.energy_families) PetscCall(model->ops.energy_families(model, nfamily, MF, names));
+  PetscFunctionReturn(0);
+}
+
 /*
   MbsModelInitialStateGradient - Adds lambda0^T dU(t0)/dp_id[k] to grad[k], lambda0 = dJ/dU(t0) from an adjoint solve,
   for a model whose consistent initial state depends on its parameters (the multipliers of a DAE started loaded or

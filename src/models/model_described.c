@@ -1930,6 +1930,111 @@ static PetscErrorCode DescribedModeCoordinates(MbsModel model, PetscInt *nz, Pet
   PetscFunctionReturn(0);
 }
 
+/*
+  The kinetic-energy families of a model with flexible bodies (beam_bushings.md 8.1): a flexible body is taken as a beam
+  along its body x axis, and each pair (slot, body axis a) of its coordinates belongs to one family: the frame's r
+  along x axial, along y, z the bending in that plane; u = e_x turning about z (its y part) y-bending, about y (z part)
+  z-bending; the y part of w and the z part of v (the turn about x) torsion, the x parts of v and w the bending of
+  their plane; a mode's slots gamma_jk the family of mode j, torsion if its nodes do not move (max |Phi_i|^2 m below
+  1e-9), else the body axis of its largest modal mass sum_i S(f_jk, f_jk). Rigid bodies and point masses are a fifth
+  family. With P_F the projector on a family's pairs, M_F = N^T P_F M N sums to the linearisation's M over F, so
+  Re(x^H M_F x) / x^H M x are shares of the kinetic energy of mode x that add up to 1.
+*/
+static const char *const Family[] = {"axial", "y-bending", "z-bending", "torsion", "other bodies"};
+
+static PetscInt FlexibleModeFamily(const MbsFlexible *flex, PetscInt j)
+{
+  PetscInt  ns = flex->nslot, best = 0;
+  PetscReal mass = flex->slot_mass[0], move = 0, share[3];
+
+  for (PetscInt i = 0; i < flex->nnode; i++) {
+    const PetscReal *phi = flex->shape + 3 * flex->nmode * i + 3 * j;
+
+    move = PetscMax(move, (PetscSqr(phi[0]) + PetscSqr(phi[1]) + PetscSqr(phi[2])) * mass);
+  }
+  if (move < 1e-9) return 3;
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscInt slot = 4 + 3 * j + k;
+
+    share[k] = flex->slot_mass[slot * ns + slot];
+    if (share[k] > share[best]) best = k;
+  }
+  return best;
+}
+
+static PetscErrorCode DescribedEnergyFamilies_Private(MbsModel model, PetscInt nfamily, PetscReal MF[], PetscReal *work)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
+  PetscReal     *q = work, *v = q + nq, *G = v + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq, *MN = N + nq * m, *W = MN + nq * m;
+  /* the family of (rigid slot r, u, v, w; body axis x, y, z) */
+  const PetscInt rigid[4][3] = {
+    {0, 1, 2},
+    {0, 1, 2},
+    {1, 1, 3},
+    {2, 3, 2}
+  };
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, q, v);
+  PetscCall(FreeMotions(model, q, G, s, VT, N));
+  for (PetscInt j = 0; j < m; j++) AddMassTimes(desc, model->p, N + j * nq, MN + j * nq);
+  for (PetscInt f = 0; f < nfamily; f++) {
+    PetscCall(PetscArrayzero(W, nq * m));
+    for (PetscInt b = 0; b < desc->nbody; b++) {
+      const MbsBody *body = &desc->body[b];
+      PetscInt       o = body->offset, size = body->flexible ? 3 * body->flexible->nslot : body->rigid ? 12 : 3;
+
+      if (!body->flexible) {
+        for (PetscInt j = 0; f == 4 && j < m; j++)
+          for (PetscInt i = 0; i < size; i++) W[o + i + j * nq] = MN[o + i + j * nq];
+        continue;
+      }
+      for (PetscInt slot = 0; slot < body->flexible->nslot; slot++)
+        for (PetscInt a = 0; a < 3; a++) {
+          const PetscReal *e = body->R0 + 3 * a;
+
+          if ((slot < 4 ? rigid[slot][a] : FlexibleModeFamily(body->flexible, (slot - 4) / 3)) != f) continue;
+          for (PetscInt j = 0; j < m; j++) {
+            PetscReal *w = W + o + 3 * slot + j * nq, *mn = MN + o + 3 * slot + j * nq, along = e[0] * mn[0] + e[1] * mn[1] + e[2] * mn[2];
+
+            for (PetscInt k = 0; k < 3; k++) w[k] += along * e[k];
+          }
+        }
+    }
+    for (PetscInt i = 0; i < m; i++)
+      for (PetscInt j = 0; j < m; j++) {
+        PetscReal sum = 0;
+
+        for (PetscInt k = 0; k < nq; k++) sum += N[k + i * nq] * W[k + j * nq];
+        MF[f * m * m + i + j * m] = sum;
+      }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedEnergyFamilies(MbsModel model, PetscInt *nfamily, PetscReal **MF, char **names)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, nflexible = 0, size = 0;
+  PetscReal     *work;
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) nflexible += desc->body[b].flexible != NULL;
+  *nfamily = nflexible ? (nflexible < desc->nbody ? 5 : 4) : 0;
+  if (!*nfamily) PetscFunctionReturn(0);
+  for (PetscInt f = 0; f < *nfamily; f++) size += (PetscInt)strlen(Family[f]) + 2;
+  PetscCall(PetscCalloc1(size, names));
+  for (PetscInt f = 0; f < *nfamily; f++) {
+    PetscCall(PetscStrlcat(*names, f ? ", " : "", size));
+    PetscCall(PetscStrlcat(*names, Family[f], size));
+  }
+  PetscCall(PetscCalloc1(*nfamily * m * m, MF));
+  PetscCall(PetscCalloc1(2 * nq + nc * nq + nq + nc + nq * nq + 3 * nq * m, &work));
+  MbsCallCleanup(DescribedEnergyFamilies_Private(model, *nfamily, *MF, work), PetscFree(work));
+  PetscFunctionReturn(0);
+}
+
 /* The engine speed of the engine-order loads: the file's, overridden by -stationary_rpm, -ramp_rpm, -ramp_time, -speed_profile */
 static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
 {
@@ -2171,6 +2276,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.linearize_first_order = DescribedLinearizeFirstOrder;
   model->ops.mode_coordinates      = DescribedModeCoordinates;
   model->ops.linearize_io          = DescribedLinearizeIO;
+  model->ops.energy_families       = DescribedEnergyFamilies;
   model->ops.excitation            = DescribedExcitation;
   model->ops.set_from_options      = DescribedSetFromOptions;
   model->constant_mass             = PETSC_TRUE;

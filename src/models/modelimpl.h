@@ -57,6 +57,9 @@ typedef struct {
   /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
      z holds (a string, caller frees); NULL: the model's own coordinates are reported */
   PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);
+  /* nfamily matrices M_F (nfamily x nq x nq, column-major, caller frees) that sum to the linearisation's M, the kinetic
+     energy of the families of motion whose comma-separated names (caller frees) say; NULL or nfamily 0: none */
+  PetscErrorCode (*energy_families)(MbsModel, PetscInt *, PetscReal **, char **);
   /* external force F(t) [N], for reports and balance checks */
   PetscErrorCode (*excitation)(MbsModel, PetscReal, PetscReal *);
   /* options of the model itself (excitation, initial state), in the caller's options block */

@@ -179,6 +179,7 @@ struct _MbsElement {
   MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
   PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
+  PetscReal             ramp[2];                        /* a force's taper sin^2: its start and length [s] (length 0: none) */
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */

@@ -19,6 +19,11 @@
   folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
   described model has not: its forces act at points of bodies, so the history is a field of the force element.
+
+  ramp: T_r [s] (harmonics and sweeps) tapers the start: F(t) w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r and 1
+  after, tau from the sweep's t0 (harmonics: the file's t0); F, F' and F'' vanish at tau = 0, so a start from rest
+  excites no beam mode beyond the force's own frequencies (beam_bushings.md, section 5). w has no parameter: dF/dp
+  is the untapered one times w.
 */
 #include "models/elements/elementimpl.h"
 
@@ -30,6 +35,20 @@ static PetscErrorCode RefuseHarmonics(MbsYAMLReader *reader, void *node, const c
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < 4; i++)
     if (!strstr(allowed, key[i]) && MbsYAMLHasField(reader, node, key[i])) PetscCall(MbsYAMLError(reader, node, "%s takes %s, not the harmonics' %s", what, allowed, key[i]));
+  PetscFunctionReturn(0);
+}
+
+/* ramp: T_r, the taper from start on; it must end by end (the sweep's t1, the harmonics' until) */
+static PetscErrorCode RampRead(MbsYAMLReader *reader, void *node, PetscReal start, PetscReal end, const char what[], MbsElement *el)
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  el->ramp[0] = start;
+  el->ramp[1] = 0;
+  PetscCall(MbsYAMLReadNumber(reader, node, "ramp", &el->ramp[1], &set));
+  if (set && !(el->ramp[1] > 0)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper's length must be a positive time [s], got %g", (double)el->ramp[1]));
+  if (set && !(start + el->ramp[1] <= end)) PetscCall(MbsYAMLError(reader, node, "ramp: the taper of %g s does not end within %s = [%g, %g] s", (double)el->ramp[1], what, (double)start, (double)end));
   PetscFunctionReturn(0);
 }
 
@@ -55,6 +74,7 @@ static PetscErrorCode SweepRead(MbsYAMLReader *reader, void *node, const char la
   if (!(sweep->f[0] > 0 && sweep->f[1] > 0)) PetscCall(MbsYAMLError(reader, node, "a sweep's frequencies [f0, f1] must be positive, got [%g, %g] Hz", (double)sweep->f[0], (double)sweep->f[1]));
   if (sweep->f[0] == sweep->f[1]) PetscCall(MbsYAMLError(reader, node, "a sweep from %g Hz to itself is a harmonic: give two different frequencies, or amplitudes and frequencies without sweep", (double)sweep->f[0]));
   if (!(sweep->t[1] > sweep->t[0])) PetscCall(MbsYAMLError(reader, node, "sweep_time [t0, t1] needs t0 < t1, got [%g, %g] s", (double)sweep->t[0], (double)sweep->t[1]));
+  PetscCall(RampRead(reader, node, sweep->t[0], sweep->t[1], "the sweep's time [t0, t1]", el));
   PetscFunctionReturn(0);
 }
 
@@ -114,6 +134,7 @@ PetscErrorCode MbsTimeLawRead(MbsYAMLReader *reader, void *node, const char unit
   el->nharmonic = count[0];
   el->until     = PETSC_MAX_REAL;
   PetscCall(MbsYAMLReadNumber(reader, node, "until", &el->until, &set));
+  PetscCall(RampRead(reader, node, MbsYAMLReaderDescription(reader)->t0, el->until, "its time [t0, until]", el));
   for (PetscInt i = 0; i < el->nharmonic; i++)
     for (PetscInt j = 0; j < 3; j++) {
       el->harmonic[i][j] = values[j][i];
@@ -184,7 +205,7 @@ static PetscReal Nodal(PetscInt n, const PetscReal t[], const PetscReal F[], Pet
 */
 PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscInt order, PetscReal dsdp[])
 {
-  PetscReal s = 0, sweep[3] = {0, 0, 0}; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's */
+  PetscReal s = 0, sweep[3] = {0, 0, 0}, w[3] = {1, 0, 0}; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's; w: the taper */
 
   if (el->input) return Nodal(el->input->n, el->input->t, el->input->F, t, order); /* -input_file (input: true) */
   if (el->nnode) {                                                                 /* scale times the history's piecewise-linear interpolant */
@@ -196,17 +217,28 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
   }
 
   if (el->sweep.law ? !SweepAngle(&el->sweep, t, sweep) : t > el->until) return 0;
+  if (el->ramp[1] > 0 && t >= el->ramp[0] && t - el->ramp[0] < el->ramp[1]) { /* the taper w and its rates */
+    PetscReal a = PETSC_PI / (2 * el->ramp[1]), x = a * (t - el->ramp[0]);
+
+    w[0] = PetscSqr(PetscSinReal(x));
+    w[1] = a * PetscSinReal(2 * x);
+    w[2] = 2 * a * a * PetscCosReal(2 * x);
+  }
   for (PetscInt i = 0; i < el->nharmonic; i++) {
     const MbsValue *h = el->harmonic[i];
     PetscReal       A = MbsValueOf(&h[0], desc->p), theta = sweep[0] + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p) * t + MbsValueOf(&h[2], desc->p);
     PetscReal       rate = sweep[1] + 2 * PETSC_PI * MbsValueOf(&h[1], desc->p), S = PetscSinReal(theta), C = PetscCosReal(theta);
     /* g / A, and d(g / A) by theta, theta' */
     PetscReal g[3] = {S, C * rate, C * sweep[2] - S * rate * rate}, g_theta[3] = {C, -S * rate, -S * sweep[2] - C * rate * rate}, g_rate[3] = {0, C, -2 * S * rate};
-    PetscReal dg[3] = {g[order], A * 2 * PETSC_PI * (t * g_theta[order] + g_rate[order]), A * g_theta[order]};
 
-    s += A * g[order];
-    for (PetscInt j = 0; j < 3 && dsdp; j++)
-      if (h[j].param >= 0) dsdp[h[j].param] += dg[j];
+    for (PetscInt k = 0; k <= order; k++) { /* Leibniz: (w A g)^(order) = sum_k binom(order, k) w^(order - k) A g^(k) */
+      PetscReal c     = (order == 2 && k == 1 ? 2 : 1) * w[order - k];
+      PetscReal dg[3] = {g[k], A * 2 * PETSC_PI * (t * g_theta[k] + g_rate[k]), A * g_theta[k]};
+
+      s += c * A * g[k];
+      for (PetscInt j = 0; j < 3 && dsdp; j++)
+        if (h[j].param >= 0) dsdp[h[j].param] += c * dg[j];
+    }
   }
   return s;
 }
