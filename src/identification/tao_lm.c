@@ -271,7 +271,7 @@ static PetscErrorCode TaoCreate_MbsLM(Tao tao)
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&lm));
   lm->lambda0              = 1;
-  lm->steptol              = 1e-14;
+  lm->steptol              = 1e-10;
   tao->data                = lm;
   tao->ops->setup          = TaoSetUp_MbsLM;
   tao->ops->solve          = TaoSolve_MbsLM;
