@@ -392,6 +392,7 @@ static PetscErrorCode MbsIdentifyTaoHelp_Private(Tao tao)
   PetscCall(TaoLineSearchGetType(ls, &ls_type));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nOptimiser (PETSc TAO, bound-constrained; its other -tao_* options apply too):\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_type <%s>: Method: bqnkls, bqnls, blmvm, bncg, ...; Gauss-Newton on the residuals: mbslm (Levenberg-Marquardt), brgn (TaoSetType)\n", type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_mbslm_lambda0 <1>, -tao_mbslm_steptol <1e-10>: Levenberg-Marquardt's initial damping (relative to diag(J^T J)) and step tolerance (-tao_type mbslm)\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gatol <%g>: Stop when the gradient norm of J/J0 (in the scaled parameters) is below (TaoSetTolerances)\n", (double)gatol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_grtol <%g>: Stop when that norm divided by J/J0 is below (TaoSetTolerances)\n", (double)grtol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gttol <%g>: Stop when that norm has fallen by this factor (TaoSetTolerances)\n", (double)gttol));
