@@ -85,7 +85,7 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
   PetscLogStage  stage_adjoint, stage_fd;
   PetscLogDouble t0, t1, t2;
   PetscInt       order = 4, nrefined = 0, nid, nfd = PETSC_STATIC_ARRAY_LENGTH(gc->fd_names), nchecked = 0;
-  PetscBool      fd_subset;
+  PetscBool      fd_subset, residuals = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid gradcheck: adjoint gradient against central differences", "gradcheck");
@@ -93,6 +93,7 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-fd_order", "Order of the central differences, 2 or 4", &order, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsReal("-gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
   PetscCall(PetscOptionsStringArray("-fd_parameters", "Identified parameters whose adjoint derivative is compared with central differences (default: all); the others are reported from the adjoint alone", "", gc->fd_names, &nfd, &fd_subset));
+  PetscCall(PetscOptionsBool("-gradcheck_residuals", "Also check the Jacobian of the residuals from forward sensitivities (Gauss-Newton, -tao_type mbslm) against central differences, and 2 J^T r against the adjoint gradient", "MbsObjectiveCheckLeastSquares", residuals, &residuals, NULL));
   MbsOptionsEnd();
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-fd_step must lie in (0, 0.1), got %g", (double)step);
   PetscCheck(rtol > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-gradcheck_rtol must be positive, got %g", (double)rtol);
@@ -161,6 +162,7 @@ static PetscErrorCode MbsGradcheckRun_Private(MPI_Comm comm, MbsGradcheck *gc)
   }
   PetscCall(PetscLogStagePop());
   PetscCall(PetscTime(&t2));
+  if (residuals) PetscCall(MbsObjectiveCheckLeastSquares(obj, x, grad, step, rtol)); /* on the same frozen steps */
   PetscCall(MbsObjectiveFreezeSteps(obj, PETSC_FALSE));
 
   PetscCall(MbsObjectiveGetCost(obj, &cost));

@@ -29,6 +29,15 @@ static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SC
 /* The cost TAO sees after a failed forward solve: far above the scaled cost (1 at the start) */
 #define MBS_FAILED_STEP_COST 1e10
 
+/* The least-squares form for Gauss-Newton methods (-tao_type mbslm or brgn): residuals and their Jacobian */
+typedef struct {
+  PetscBool  on;
+  PetscInt   m;          /* residuals */
+  Vec        R;          /* sqrt(2 / J0) rho */
+  Mat        J;          /* dR/dx, m x nid dense */
+  PetscReal *x, *R_at_x; /* the point of the last Jacobian and its residuals, for the residual call that follows */
+} MbsIdentifyLeastSquares;
+
 typedef struct {
   MbsObjective  obj;
   PetscInt      nid;  /* identified parameters */
@@ -58,6 +67,8 @@ typedef struct {
   Vec                X, lower, upper;   /* TAO's solution and bounds */
   PetscReal         *final;             /* the identified values */
   PetscReal         *p_lower, *p_upper; /* the parameters' physical bounds */
+
+  MbsIdentifyLeastSquares ls; /* TAO's least-squares methods */
 } MbsIdentifyContext;
 
 /* p of TAO's x, clamped to the physical bounds: TAO holds x within its bounds, but p0 exp(log(upper / p0)) (or
@@ -142,6 +153,114 @@ static PetscErrorCode MbsIdentifyHessian(Tao tao, Vec X, Mat H, Mat Hpre, void *
   PetscCall(PetscFree(G));
   PetscCall(MatAssemblyBegin(H, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(H, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The residuals TAO's least-squares methods see, R = sqrt(2 / J0) rho with J = rho^T rho (least_squares.c), so that
+  1/2 |R|^2 = J / J0 is the scaled cost of the other methods, and dR/dx = sqrt(2 / J0) drho/dp dp/dx. A Jacobian's solve
+  gives the residuals too: they are kept for the residual call at the same point. A failed trial solve gives residuals
+  of 1e10 each, a failed step.
+*/
+static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, Vec X, Vec R, Mat J)
+{
+  MbsIdentifyLeastSquares *ls    = &ctx->ls;
+  PetscInt                 nid   = ctx->nid, m;
+  PetscReal                scale = PetscSqrtReal(2 / ctx->J0), *rho, *jac = NULL;
+  const PetscScalar       *x;
+  PetscScalar             *r;
+  PetscBool                ok, same = (PetscBool)(!J && ls->x);
+  MPI_Comm                 comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  PetscCall(VecGetArrayRead(X, &x));
+  MbsToPhysical_Private(ctx, x, ctx->p);
+  for (PetscInt k = 0; same && k < nid; k++) same = (PetscBool)(ls->x[k] == x[k]);
+  if (J) {
+    if (!ls->x) PetscCall(PetscMalloc2(nid, &ls->x, ls->m, &ls->R_at_x));
+    PetscCall(PetscArraycpy(ls->x, x, nid));
+  }
+  PetscCall(VecRestoreArrayRead(X, &x));
+  PetscCall(VecGetArrayWrite(R, &r));
+  if (same) {
+    PetscCall(PetscArraycpy(r, ls->R_at_x, ls->m));
+    PetscCall(VecRestoreArrayWrite(R, &r));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsObjectiveLeastSquares(ctx->obj, ctx->p, (PetscBool)(J != NULL), &m, &rho, J ? &jac : NULL, &ok));
+  PetscCheck(ok || !J, comm, PETSC_ERR_NOT_CONVERGED, "The forward solve with sensitivities failed at parameters whose plain solve succeeded");
+  if (!ok) PetscCall(PetscPrintf(comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; a rejected step\n"));
+  for (PetscInt i = 0; i < ls->m; i++) r[i] = ok ? scale * rho[i] : 1e10;
+  PetscCall(VecRestoreArrayWrite(R, &r));
+  PetscCheck(!ok || m == ls->m, comm, PETSC_ERR_PLIB, "%" PetscInt_FMT " residuals, %" PetscInt_FMT " at the start", m, ls->m);
+  if (J) {
+    PetscScalar *a;
+
+    PetscCall(VecGetArrayRead(R, &x));
+    PetscCall(PetscArraycpy(ls->R_at_x, x, m));
+    PetscCall(VecRestoreArrayRead(R, &x));
+    PetscCall(MatDenseGetArrayWrite(J, &a));
+    ctx->gnorm = 0;
+    for (PetscInt k = 0; k < nid; k++) {
+      PetscReal dp_dx = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k], g = 0;
+
+      for (PetscInt i = 0; i < m; i++) {
+        a[i + k * m] = scale * jac[i * nid + k] * dp_dx;
+        g += 2 * rho[i] * jac[i * nid + k];
+      }
+      ctx->gnorm += g * g;
+    }
+    ctx->gnorm = PetscSqrtReal(ctx->gnorm);
+    PetscCall(MatDenseRestoreArrayWrite(J, &a));
+    PetscCall(MatAssemblyBegin(J, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(J, MAT_FINAL_ASSEMBLY));
+  }
+  PetscCall(PetscFree(rho));
+  PetscCall(PetscFree(jac));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIdentifyResidual(Tao tao, Vec X, Vec R, void *ptr)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsIdentifyLeastSquares_Private((MbsIdentifyContext *)ptr, X, R, NULL));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsIdentifyResidualJacobian(Tao tao, Vec X, Mat J, Mat Jpre, void *ptr)
+{
+  MbsIdentifyContext *ctx = (MbsIdentifyContext *)ptr;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsIdentifyLeastSquares_Private(ctx, X, ctx->ls.R, J));
+  PetscFunctionReturn(0);
+}
+
+/* For TAO's least-squares methods (mbslm, brgn): the number of residuals from one solve at the start, the residual
+   routine and its Jacobian. Their evaluations are not logged: no checkpoint and restart. */
+static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx, Tao tao)
+{
+  MbsIdentifyLeastSquares *ls = &ctx->ls;
+  PetscReal               *rho;
+  PetscBool                ok;
+  const char              *checkpoint, *restart;
+  MPI_Comm                 comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &ls->on, TAOMBSLM, TAOBRGN, ""));
+  if (!ls->on) PetscFunctionReturn(0);
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  PetscCall(MbsCheckpointGetFiles(ctx->ck, &checkpoint, &restart));
+  PetscCheck(!checkpoint[0] && !restart[0], comm, PETSC_ERR_SUP, "-checkpoint and -restart log the evaluations of the gradient-based methods; -tao_type %s and brgn do not have them", TAOMBSLM);
+  PetscCall(MbsObjectiveLeastSquares(ctx->obj, ctx->p0, PETSC_FALSE, &ls->m, &rho, NULL, &ok));
+  PetscCall(PetscFree(rho));
+  PetscCheck(ok, comm, PETSC_ERR_NOT_CONVERGED, "The forward solve at the start failed");
+  PetscCall(VecCreateSeq(PETSC_COMM_SELF, ls->m, &ls->R));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, ls->m, ctx->nid, NULL, &ls->J));
+  PetscCall(TaoSetResidualRoutine(tao, ls->R, MbsIdentifyResidual, ctx));
+  PetscCall(TaoSetJacobianResidualRoutine(tao, ls->J, ls->J, MbsIdentifyResidualJacobian, ctx));
+  PetscCall(PetscPrintf(comm, "Least squares: %" PetscInt_FMT " residuals, their Jacobian from forward sensitivities\n", ls->m));
   PetscFunctionReturn(0);
 }
 
@@ -307,7 +426,8 @@ static PetscErrorCode MbsIdentifyTaoHelp_Private(Tao tao)
   PetscCall(TaoGetLineSearch(tao, &ls));
   PetscCall(TaoLineSearchGetType(ls, &ls_type));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "----------------------------------------\nOptimiser (PETSc TAO, bound-constrained; its other -tao_* options apply too):\n"));
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_type <%s>: Method: bqnkls, bqnls, blmvm, bncg, ... (TaoSetType)\n", type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_type <%s>: Method: bqnkls, bqnls, blmvm, bncg, ...; Gauss-Newton on the residuals: mbslm (Levenberg-Marquardt), brgn (TaoSetType)\n", type));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_mbslm_lambda0 <1>, -tao_mbslm_steptol <1e-10>: Levenberg-Marquardt's initial damping (relative to diag(J^T J)) and step tolerance (-tao_type mbslm)\n"));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gatol <%g>: Stop when the gradient norm of J/J0 (in the scaled parameters) is below (TaoSetTolerances)\n", (double)gatol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_grtol <%g>: Stop when that norm divided by J/J0 is below (TaoSetTolerances)\n", (double)grtol));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -tao_gttol <%g>: Stop when that norm has fallen by this factor (TaoSetTolerances)\n", (double)gttol));
@@ -374,6 +494,9 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ctx->final));
+  PetscCall(PetscFree2(ctx->ls.x, ctx->ls.R_at_x));
+  PetscCall(VecDestroy(&ctx->ls.R));
+  PetscCall(MatDestroy(&ctx->ls.J));
   PetscCall(PetscFree2(ctx->p_lower, ctx->p_upper));
   PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
   PetscCall(MbsConfidenceReset(&ctx->conf));
@@ -430,6 +553,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(MbsScanCreate(obj, &ctx->scan));
   if (ctx->scan) PetscCall(MbsObjectiveSetIdleWork(obj, MbsScanWorkAhead, ctx->scan)); /* ranks without an experiment scan meanwhile */
   PetscCall(MbsCheckpointCreate(obj, MbsIdentifyWriteHistory_Private, ctx, &ctx->ck));
+  PetscCall(MbsTaoRegisterLM());
   PetscCall(TaoCreate(PETSC_COMM_SELF, &ctx->tao));
   tao = ctx->tao;
   PetscCall(TaoSetType(tao, TAOBQNKLS));
@@ -498,6 +622,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   }
   PetscCall(TaoSetMonitor(tao, MbsIdentifyMonitor, ctx, NULL));
   PetscCall(TaoSetFromOptions(tao));
+  PetscCall(MbsIdentifySetLeastSquares_Private(ctx, tao));
   PetscCall(MbsCheckpointStart(ctx->ck, ctx->J0));
   ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());

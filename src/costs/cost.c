@@ -524,6 +524,35 @@ PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsCostResidualsTangent - After MbsCostResiduals() on the same signal: the derivatives of its residuals (in the same
+  order, unweighted) along ndir tangent signals, dr[i ndir + k] the derivative of residual i along tangent[k]. A tangent
+  signal is the derivative of the signal along a direction in the parameters (output and channels at the same step
+  points and quadrature nodes), e.g. from forward sensitivities: the result is row i of the Jacobian dr/dp times the
+  direction. Not collective.
+*/
+PetscErrorCode MbsCostResidualsTangent(MbsCost cost, const MbsSignal *signal, PetscInt ndir, const MbsSignal tangent[], PetscReal dr[])
+{
+  MbsSignal *views;
+  PetscInt   m = 0;
+
+  PetscFunctionBeginUser;
+  PetscCheck(cost->ops.residuals_tangent, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s gives no Jacobian of its residuals, which a Gauss-Newton method needs: use another -tao_type", cost->type);
+  PetscCall(PetscMalloc1(ndir, &views));
+  for (PetscInt c = 0; c < cost->npart; c++) {
+    MbsSignal view;
+    PetscInt  mc, nc;
+
+    PetscCall(MbsCostPartSignal_Private(cost->part[c], signal, &view));
+    for (PetscInt k = 0; k < ndir; k++) MbsCallUndo(MbsCostPartSignal_Private(cost->part[c], &tangent[k], &views[k]), PetscFree(views));
+    MbsCallUndo(cost->ops.residuals(cost->part[c], &view, &mc, &nc, NULL, NULL, NULL, NULL), PetscFree(views));
+    MbsCallUndo(cost->ops.residuals_tangent(cost->part[c], &view, ndir, views, dr + m * ndir), PetscFree(views));
+    m += mc;
+  }
+  PetscCall(PetscFree(views));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsCostGetNumChannels - The number of measured channels the cost compares (1 for a one-channel file). Not collective.
 @*/

@@ -354,6 +354,41 @@ static PetscErrorCode MbsCostResiduals_Spectrum(MbsCost cost, const MbsSignal *s
   PetscFunctionReturn(0);
 }
 
+/* The coefficients are linear in the output: along a tangent signal they move by its own coefficients dA_k, dB_k, and
+   the residuals by dA_k, dB_k (coefficients form), (A_k dA_k + B_k dB_k)/|X_k| (amplitude form, 0 at |X_k| = 0) or
+   2 (A_k dA_k + B_k dB_k) (squared form). The coefficients of the signal itself are computed again at the end, as the
+   cost's other operations read them. */
+static PetscErrorCode MbsCostResidualsTangent_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt ndir, const MbsSignal tangent[], PetscReal dr[])
+{
+  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  const PetscReal *A, *B, *dA, *dB;
+  PetscReal       *A0, *B0;
+  PetscInt         ncost;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsFourierGetNumCoefficients(ctx->fourier, &ncost));
+  PetscCall(MbsFourierGetCoefficients(ctx->fourier, &A, &B));
+  PetscCall(PetscMalloc2(ncost, &A0, ncost, &B0));
+  PetscCall(PetscArraycpy(A0, A, ncost));
+  PetscCall(PetscArraycpy(B0, B, ncost));
+  for (PetscInt d = 0; d < ndir; d++) {
+    MbsCallUndo(MbsFourierComputeSignal(ctx->fourier, &tangent[d]), PetscFree2(A0, B0));
+    PetscCall(MbsFourierGetCoefficients(ctx->fourier, &dA, &dB));
+    for (PetscInt k = 0; k < ncost; k++) {
+      PetscReal amplitude = PetscSqrtReal(A0[k] * A0[k] + B0[k] * B0[k]), dpower = A0[k] * dA[k] + B0[k] * dB[k];
+
+      if (ctx->form == MBS_SPECTRUM_COEFFICIENTS) {
+        dr[2 * k * ndir + d]       = dA[k];
+        dr[(2 * k + 1) * ndir + d] = dB[k];
+      } else if (ctx->form == MBS_SPECTRUM_SQUARED) dr[k * ndir + d] = 2 * dpower;
+      else dr[k * ndir + d] = amplitude > 0 ? dpower / amplitude : 0;
+    }
+  }
+  PetscCall(PetscFree2(A0, B0));
+  PetscCall(MbsFourierComputeSignal(ctx->fourier, signal));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsCostRecord_Spectrum(MbsCost cost, const MbsSignal *signal, PetscInt slot)
 {
   MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
@@ -448,5 +483,8 @@ PetscErrorCode MbsCostCreate_Spectrum(MbsCost cost)
   cost->ops.usable           = MbsCostUsable_Spectrum;
   cost->ops.write            = MbsCostWrite_Spectrum;
   cost->ops.destroy          = MbsCostDestroy_Spectrum;
+
+  /* the Jacobian of the residuals, for Gauss-Newton methods (identification/least_squares.c) */
+  cost->ops.residuals_tangent = MbsCostResidualsTangent_Spectrum;
   PetscFunctionReturn(0);
 }

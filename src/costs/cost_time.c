@@ -120,6 +120,17 @@ static PetscErrorCode MbsCostResiduals_Time(MbsCost cost, const MbsSignal *signa
   PetscFunctionReturn(0);
 }
 
+/* r_i = y(t_i) - y_i moves with the tangent's output at the same step point */
+static PetscErrorCode MbsCostResidualsTangent_Time(MbsCost cost, const MbsSignal *signal, PetscInt ndir, const MbsSignal tangent[], PetscReal dr[])
+{
+  MbsCostTime *ctx = (MbsCostTime *)cost->data;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < ctx->m; i++)
+    for (PetscInt d = 0; d < ndir; d++) dr[i * ndir + d] = tangent[d].y[ctx->step[i]];
+  PetscFunctionReturn(0);
+}
+
 /* J at y = 0: sum_i w_i y_i^2, the measured signal's energy over the simulated interval */
 static PetscErrorCode MbsCostZeroOutput_Time(MbsCost cost, PetscReal *J)
 {
@@ -193,5 +204,8 @@ PetscErrorCode MbsCostCreate_Time(MbsCost cost)
   cost->noise_of        = "each sample of the measured /signal";
   cost->ops.write       = MbsCostWrite_Time;
   cost->ops.destroy     = MbsCostDestroy_Time;
+
+  /* the Jacobian of the residuals, for Gauss-Newton methods (identification/least_squares.c) */
+  cost->ops.residuals_tangent = MbsCostResidualsTangent_Time;
   PetscFunctionReturn(0);
 }

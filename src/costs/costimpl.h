@@ -36,6 +36,10 @@ typedef struct {
      values at most: an interpolation between samples; an unused entry has weight 0). ndata bounds the indices.
      With r NULL only m and ndata are returned. */
   PetscErrorCode (*residuals)(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
+  /* after residuals: the derivatives of the m residuals along ndir tangent signals (the derivatives of the signal
+     along directions in the parameters, on the same steps and nodes), dr[i ndir + k] for direction k; NULL: the cost
+     gives no Jacobian of its residuals (a Gauss-Newton method cannot use it) */
+  PetscErrorCode (*residuals_tangent)(MbsCost, const MbsSignal *, PetscInt, const MbsSignal[], PetscReal[]);
   /* J of a model output that is zero everywhere, after set_up: the channel's measured power in the cost's own measure,
      whose inverse is the channel's default weight */
   PetscErrorCode (*zero_output)(MbsCost, PetscReal *);
@@ -82,5 +86,6 @@ PETSC_INTERN PetscErrorCode MbsCostGetUnusable(MbsCost, const char **);
 PETSC_INTERN PetscErrorCode MbsCostStepPoint(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostStepPointP(MbsCost, PetscInt, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostResiduals(MbsCost, const MbsSignal *, PetscInt *, PetscInt *, PetscReal[], PetscReal[], PetscInt[], PetscReal[], PetscInt[]);
+PETSC_INTERN PetscErrorCode MbsCostResidualsTangent(MbsCost, const MbsSignal *, PetscInt, const MbsSignal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCostGetNumChannels(MbsCost, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsCostGetChannel(MbsCost, PetscInt, const char **, const char **);

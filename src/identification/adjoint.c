@@ -55,15 +55,44 @@ typedef struct {
   PetscInt   node_next;
 } MbsAdjointContext;
 
-/* A <- the identified parameters' columns of adj->jp_all */
-static PetscErrorCode MbsAdjointSetJacobianP_Private(MbsAdjointContext *adj, Mat A)
+/*
+  MbsJacobianPCreate - dF/dp of the parameters id[0..nid-1] as the TS wants it: the model's sparse columns (O(n) entries,
+  not n nid) for a model with a sparse Jacobian, else a dense n x nid matrix filled from the n x np array *jp_all of
+  every parameter's dF/dp (NULL for the sparse). Not collective.
+*/
+PetscErrorCode MbsJacobianPCreate(MbsModel model, PetscInt nid, const PetscInt id[], Mat *Jp, PetscReal **jp_all)
 {
-  PetscInt     n = adj->model->n;
-  PetscScalar *a;
+  PetscFunctionBeginUser;
+  *jp_all = NULL;
+  if (MbsModelHasSparseJacobian(model)) {
+    PetscCall(MbsModelJacobianPCreate(model, nid, id, Jp));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, Jp));
+  PetscCall(PetscMalloc1(model->n * model->np, jp_all));
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsJacobianPCompute - A <- dF/dp of the identified parameters at (t, U, U') of the integration form (TSSetIJacobianP),
+  A and jp_all from MbsJacobianPCreate(). Not collective.
+*/
+PetscErrorCode MbsJacobianPCompute(MbsModel model, PetscInt nid, const PetscInt id[], PetscReal jp_all[], PetscReal t, Vec U, Vec Udot, Mat A)
+{
+  PetscInt           n = model->n;
+  const PetscScalar *u, *udot;
+  PetscScalar       *a;
 
   PetscFunctionBeginUser;
+  PetscCall(VecGetArrayRead(U, &u));
+  PetscCall(VecGetArrayRead(Udot, &udot));
+  if (jp_all) PetscCall(MbsModelFormJacobianP(model, t, u, udot, jp_all));
+  else PetscCall(MbsModelJacobianPMat(model, t, u, udot, A)); /* the model's sparse columns of the identified parameters */
+  PetscCall(VecRestoreArrayRead(Udot, &udot));
+  PetscCall(VecRestoreArrayRead(U, &u));
+  if (!jp_all) PetscFunctionReturn(0);
   PetscCall(MatDenseGetArrayWrite(A, &a));
-  for (PetscInt k = 0; k < adj->nid; k++) PetscCall(PetscArraycpy(a + k * n, adj->jp_all + adj->id[k] * n, n));
+  for (PetscInt k = 0; k < nid; k++) PetscCall(PetscArraycpy(a + k * n, jp_all + id[k] * n, n));
   PetscCall(MatDenseRestoreArrayWrite(A, &a));
   PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
@@ -73,16 +102,9 @@ static PetscErrorCode MbsAdjointSetJacobianP_Private(MbsAdjointContext *adj, Mat
 static PetscErrorCode MbsIJacobianP(TS ts, PetscReal t, Vec U, Vec Udot, PetscReal shift, Mat A, void *ctx)
 {
   MbsAdjointContext *adj = (MbsAdjointContext *)ctx;
-  const PetscScalar *u, *udot;
 
   PetscFunctionBeginUser;
-  PetscCall(VecGetArrayRead(U, &u));
-  PetscCall(VecGetArrayRead(Udot, &udot));
-  if (adj->jp_all) PetscCall(MbsModelFormJacobianP(adj->model, t, u, udot, adj->jp_all));
-  else PetscCall(MbsModelJacobianPMat(adj->model, t, u, udot, A)); /* the model's sparse columns of the identified parameters */
-  PetscCall(VecRestoreArrayRead(Udot, &udot));
-  PetscCall(VecRestoreArrayRead(U, &u));
-  if (adj->jp_all) PetscCall(MbsAdjointSetJacobianP_Private(adj, A));
+  PetscCall(MbsJacobianPCompute(adj->model, adj->nid, adj->id, adj->jp_all, t, U, Udot, A));
   PetscFunctionReturn(0);
 }
 
@@ -370,13 +392,11 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
   PetscCheck(integral->ncomp >= 1 && (!grad || integral->ncomp == 1), PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "An integral cost with a gradient has one component, got %" PetscInt_FMT, integral->ncomp);
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, 1, NULL, &adj->DRDU));
   if (grad) {
-    if (MbsModelHasSparseJacobian(model)) PetscCall(MbsModelJacobianPCreate(model, nid, id, &adj->Jp)); /* O(n) entries, not n nid */
-    else PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &adj->Jp));
+    PetscCall(MbsJacobianPCreate(model, nid, id, &adj->Jp, &adj->jp_all));
     PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, nid, 1, NULL, &adj->DRDP));
     PetscCall(MatZeroEntries(adj->DRDP));
     PetscCall(MatAssemblyBegin(adj->DRDP, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(adj->DRDP, MAT_FINAL_ASSEMBLY));
-    if (!MbsModelHasSparseJacobian(model)) PetscCall(PetscMalloc1(model->n * model->np, &adj->jp_all));
     PetscCall(PetscMalloc1(model->np, &adj->dp_all));
   }
   /* a value alone (no gradient, no forward integral) needs neither quadrature nor trajectory */

@@ -30,6 +30,8 @@ typedef struct {
 } MbsIntegralCost;
 
 PETSC_INTERN PetscErrorCode MbsIntegralGradient(MbsModel, const MbsIntegralCost *, PetscInt, const PetscInt[], MbsStateMonitor, void *, PetscReal[], PetscReal[], PetscReal[], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsJacobianPCreate(MbsModel, PetscInt, const PetscInt[], Mat *, PetscReal **);
+PETSC_INTERN PetscErrorCode MbsJacobianPCompute(MbsModel, PetscInt, const PetscInt[], PetscReal[], PetscReal, Vec, Vec, Mat);
 
 /* The optimal input design problem (design.c) */
 #define MBS_DESIGN_MAX_PARAMETERS 4
@@ -167,6 +169,13 @@ PETSC_INTERN PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective, PetscErrorCode
 PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
+
+/* The objective as least squares, J = rho^T rho, with the Jacobian drho/dp from forward sensitivities (least_squares.c),
+   and TAO's Levenberg-Marquardt method on it (tao_lm.c) */
+PETSC_INTERN PetscErrorCode MbsObjectiveLeastSquares(MbsObjective, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsObjectiveCheckLeastSquares(MbsObjective, const PetscReal[], const PetscReal[], PetscReal, PetscReal);
+#define TAOMBSLM "mbslm"
+PETSC_INTERN PetscErrorCode MbsTaoRegisterLM(void);
 
 /* The confidence of identified parameters: Gauss-Newton covariance, intervals, Fisher information (confidence.c) */
 typedef struct {
