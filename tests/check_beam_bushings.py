@@ -18,6 +18,9 @@ beam_bushings_reference.py (section 10's checks).
       does not depend on the force after 4 s; the fade keeps the spectrum band-limited), a = irfft(H(f) rfft(F));
       FS = 4096 Hz, T_PAD = 80 s (the wrap-around of the least damped modes: 40 s of padding change a by 1.3e-4 of the
       channel max against 60 s), H up to 1500 Hz (2000 Hz: 3e-7).
+  check_beam_bushings.py frf FRF_H5 TOL
+      V2: mbsid frf's H_c (/channels/NAME/frf/{real,imag} at /frf/frequency_hz) against the continuum's H_c to TOL
+      relative for every channel at the frequencies <= 300 Hz; those above are printed for information.
   check_beam_bushings.py taper SIM_H5 TOL
       The force's ramp: tests/models/force_ramp.yaml's acceleration against the closed form of its two tapered forces
       over its mass, F w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r, 1 after (tau from the file's t0 for the
@@ -161,6 +164,19 @@ def check_taper(path, tol):
     return err <= tol
 
 
+def check_frf(path, tol):
+    with h5py.File(path, "r") as f:
+        freq = f["/frf/frequency_hz"][:]
+        H = np.array([f[f"/channels/{name}/frf/real"][:] + 1j * f[f"/channels/{name}/frf/imag"][:] for name, _, _ in R.CHANNELS]).T
+    error = np.abs(H - R.frf(freq)) / np.abs(R.frf(freq))
+    band = freq <= FMAX
+    for j, fj in enumerate(freq):
+        print(f"{fj:7.1f} Hz " + " ".join(f"{name} {error[j, c]:.2e}" for c, (name, _, _) in enumerate(R.CHANNELS)) + ("" if band[j] else "  (information)"))
+    worst = error[band].max()
+    print(f"V2: largest relative error of H_c at or below {FMAX:g} Hz {worst:.2e} (tolerance {tol:g}); above: {error[~band].max() if (~band).any() else 0:.2e}")
+    return worst <= tol
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     if what == "modes":
@@ -169,10 +185,12 @@ def main():
         ok = check_stationary(path, float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]))
     elif what == "sweep":
         ok = check_sweep(path, float(sys.argv[3]))
+    elif what == "frf":
+        ok = check_frf(path, float(sys.argv[3]))
     elif what == "taper":
         ok = check_taper(path, float(sys.argv[3]))
     else:
-        sys.exit(f"check_beam_bushings.py: unknown check '{what}' (modes, stationary, sweep, taper)")
+        sys.exit(f"check_beam_bushings.py: unknown check '{what}' (modes, stationary, sweep, frf, taper)")
     sys.exit(0 if ok else 1)
 
 
