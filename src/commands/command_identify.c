@@ -243,7 +243,8 @@ static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx
 {
   MbsIdentifyLeastSquares *ls = &ctx->ls;
   PetscReal               *rho;
-  PetscBool                ok;
+  PetscBool                ok, simulates;
+  MbsCost                  cost;
   const char              *checkpoint, *restart;
   MPI_Comm                 comm;
 
@@ -251,6 +252,9 @@ static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx
   PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &ls->on, TAOMBSLM, TAOBRGN, ""));
   if (!ls->on) PetscFunctionReturn(0);
   PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  PetscCall(MbsObjectiveGetCost(ctx->obj, &cost));
+  PetscCall(MbsCostSimulates(cost, &simulates));
+  PetscCheck(simulates, comm, PETSC_ERR_SUP, "-cost frf gives no residual vector for -tao_type mbslm or brgn; its Gauss-Newton matrix serves TAO's Newton methods instead: use -tao_type bnls or bntr");
   PetscCall(MbsCheckpointGetFiles(ctx->ck, &checkpoint, &restart));
   PetscCheck(!checkpoint[0] && !restart[0], comm, PETSC_ERR_SUP, "-checkpoint and -restart log the evaluations of the gradient-based methods; -tao_type %s and brgn do not have them", TAOMBSLM);
   PetscCall(MbsObjectiveLeastSquares(ctx->obj, ctx->p0, PETSC_FALSE, &ls->m, &rho, NULL, &ok));

@@ -127,7 +127,8 @@ def main():
     write_frf("frf_frequency_zero", frequency=(0.0, 3.0, 6.5))
     write_frf("frf_channel_unknown", channel="x9")
     write_frf("frf_real_length", length=2)
-    extra += 4
+    write_frf("frf_valid")  # well formed: for options that do not fit the cost
+    extra += 5
 
     # not HDF5 at all, and an empty file
     with open("bad_input_not_hdf5.h5", "w") as f:
