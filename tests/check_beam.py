@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The file of mbsid beam (a straight steel beam, doc/drafts/flex.md) against the closed forms of the free-free
+"""The file of mbsid beam (a straight steel beam, doc/model-files.md, "Flexible bodies") against the closed forms of the free-free
 continuum (../shared/models/beam_bushings.md, section 3): Euler-Bernoulli bending in both planes (beta_n L = 4.7300,
 7.8532, ...), the axial bar and St-Venant torsion (f_n = n c / (2 L)). Also: the modes are mass-normalised and the
 inertia of the slots holds the beam's mass, centre and rigid inertia without rotary inertia in bending.

@@ -1,4 +1,4 @@
-static const char help[] = "Checks the nonlinear force laws of model files (doc/drafts/nonlinear.md) against their closed forms.\n";
+static const char help[] = "Checks the nonlinear force laws of model files (doc/model-files.md, section Nonlinear force laws) against their closed forms.\n";
 
 /*
   Each law is put on a point mass on the x axis (a rail), as a bushing from the ground, a spring_damper from a ground

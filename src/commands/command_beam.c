@@ -1,6 +1,6 @@
 /*
   mbsid beam: the reduced finite-element model of a straight beam, as the HDF5 file of a flexible body of a model file
-  (doc/drafts/flex.md, "The file of a flexible body"), so that a model with a flexible beam needs nothing outside mbsid.
+  (doc/model-files.md, "The file of a flexible body"), so that a model with a flexible beam needs nothing outside mbsid.
 
   The beam lies along the body x axis, centred on the body origin (its centre of mass), with a solid rectangular
   section (width along y, height along z). 3D Euler-Bernoulli elements: axial bar and St-Venant torsion (linear), two
@@ -64,7 +64,7 @@ static void Assemble(const MbsBeam *beam, PetscInt ndof, PetscReal K[], PetscRea
 }
 
 /*
-  The inertia of the flexible body in its slots (doc/drafts/flex.md): a material point moves with r + sum_k X_k e_k +
+  The inertia of the flexible body in its slots (doc/model-files.md, "Flexible bodies"): a material point moves with r + sum_k X_k e_k +
   sum_jk f_jk(X) gamma_jk, so the mass matrix is S (x) I3 with S_st = int c_s c_t dm, c = (1, X_1, X_2, X_3, f_11, f_12,
   f_13, f_21, ...). The section is the axis line rho A with the torsional inertia rho I_p split equally about y and z
   (a ring: int y^2 = int z^2 = rho I_p / 2 per length), and the mode fields (u, v - z phi, w + y phi) have no axial part

@@ -29,7 +29,7 @@ static inline PetscReal MbsValueOf(const MbsValue *value, const PetscReal p[])
 }
 
 /*
-  A flexible body (flexible.c, doc/drafts/flex.md): a rigid body's (r, u, v, w) and gamma_jk = delta_j e_k (e = u, v, w)
+  A flexible body (flexible.c, doc/model-files.md, "Flexible bodies"): a rigid body's (r, u, v, w) and gamma_jk = delta_j e_k (e = u, v, w)
   for its nmode modes, 4 + 3 nmode slots of 3 coordinates, in the slot order (r, u, v, w, gamma_11, gamma_12, gamma_13,
   gamma_21, ...). Its node i is at r + sum_k x_ik e_k + sum_jk Phi_i[k, j] gamma_jk, linear in q as a rigid body's
   points: a vector map's term on it carries the coefficients of the gamma slots, shape.

@@ -1,5 +1,5 @@
 /*
-  Flexible bodies in the flexible natural coordinate formulation (seed 003, section 3; doc/drafts/flex.md): a rigid
+  Flexible bodies in the flexible natural coordinate formulation (seed 003, section 3; doc/model-files.md, "Flexible bodies"): a rigid
   body's (r, u, v, w) and gamma_jk = delta_j e_k for each mode j and axis e_k of (u, v, w), read from the HDF5 file of
   a reduced finite-element model (mbsid beam writes one).
 

@@ -1,5 +1,5 @@
 /*
-  The file of a flexible body (doc/drafts/flex.md, written by mbsid beam): the first nmode modes, checked for what the
+  The file of a flexible body (doc/model-files.md, "The file of a flexible body"; written by mbsid beam): the first nmode modes, checked for what the
   formulation of flexible.c assumes (mass-normalised modes, a diagonal modal stiffness).
 
   The file's slot inertia loses its terms (e_k, gamma_jk): on the manifold e_k' . gamma_jk' = delta_j |e_k'|^2, a
@@ -9,7 +9,7 @@
 #include "models/elements/elementimpl.h"
 #include <petscblaslapack.h>
 
-/* The file's datasets (doc/drafts/flex.md), the first nmode modes, and the checks of what the formulation assumes */
+/* The file's datasets (doc/model-files.md, "The file of a flexible body"), the first nmode modes, and the checks of what the formulation assumes */
 static PetscErrorCode ReadFile_Private(const char where[], hid_t file, const char path[], MbsFlexible *flexible, PetscReal *data[4])
 {
   PetscInt  dims[4][2], n = flexible->nmode, nfile, ns, nsfile;
@@ -111,7 +111,7 @@ static PetscErrorCode DropCentrifugal(const char where[], const char path[], Mbs
 }
 
 /*@C
-  MbsFlexibleReadFile - The first flexible->nmode modes of the flexible-body file path (doc/drafts/flex.md); errors start
+  MbsFlexibleReadFile - The first flexible->nmode modes of the flexible-body file path (doc/model-files.md, "Flexible bodies"); errors start
   with where (the model file, line and body).
 @*/
 PetscErrorCode MbsFlexibleReadFile(const char where[], const char path[], MbsFlexible *flexible)
