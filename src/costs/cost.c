@@ -504,7 +504,8 @@ static PetscErrorCode MbsCostWritePart_Private(MbsCost part, MbsH5Writer *writer
 PetscErrorCode MbsCostResiduals(MbsCost cost, const MbsSignal *signal, PetscInt *m, PetscInt *ndata, PetscReal r[], PetscReal w[], PetscInt data[], PetscReal dr_dd[], PetscInt channel[])
 {
   PetscFunctionBeginUser;
-  PetscCheck(cost->ops.residuals, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s does not provide its residuals, which the confidence of a result (run identify with -confidence false) and the least-squares methods (-tao_type mbslm, brgn: use another) need", cost->type);
+  PetscCheck(cost->ops.residuals, PETSC_COMM_SELF, PETSC_ERR_SUP, "Cost %s does not provide its residuals, which the confidence of a result (run identify with -confidence false) and the least-squares methods (-tao_type mbslm, brgn: use another) need",
+             cost->type);
   *m = *ndata = 0;
   for (PetscInt c = 0; c < cost->npart; c++) {
     MbsSignal view;
