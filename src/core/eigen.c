@@ -328,6 +328,18 @@ static PetscErrorCode MbsEigenCollect_Private(void *solver, MbsEigenPairFn pair,
   PetscFunctionReturn(0);
 }
 
+/* A rigid-body zero of a singular K comes out of the solver at rounding of the stiffness scale: 1e-6 sqrt(|K| / |M|) */
+static PetscReal MbsEigenRigidZeroFloor_Private(PetscInt nq, const PetscReal M[], const PetscReal K[])
+{
+  PetscReal stiffness = 0, mass = 0;
+
+  for (PetscInt i = 0; i < nq * nq; i++) {
+    stiffness += PetscSqr(K[i]);
+    mass += PetscSqr(M[i]);
+  }
+  return mass > 0 ? 1e-6 * PetscPowReal(stiffness / mass, 0.25) : 0;
+}
+
 /*@C
   MbsEigenComputeOperators - The modes of (lambda^2 M + lambda C + K) x = 0 (nq x nq, column-major), e.g. of a closed
   loop (MbsModelLinearizeClosedLoop()). Not collective.
@@ -371,15 +383,7 @@ PetscErrorCode MbsEigenComputeOperators(PetscInt nq, const PetscReal M[], const 
   PetscCall(PEPGetConverged(pep, &nconv));
   PetscCall(MatCreateVecs(A[0], &xr, &xi));
 
-  { /* a rigid-body zero of a singular K comes out of the solver at rounding of the stiffness scale: 1e-6 sqrt(|K| / |M|) */
-    PetscReal norm[2] = {0, 0};
-
-    for (PetscInt i = 0; i < nq * nq; i++) {
-      norm[0] += PetscSqr(K[i]);
-      norm[1] += PetscSqr(M[i]);
-    }
-    PetscCall(MbsEigenCollect_Private(pep, MbsEigenPairPEP_Private, nconv, nq, nq, M, norm[1] > 0 ? 1e-6 * PetscPowReal(norm[0] / norm[1], 0.25) : 0, xr, xi, result));
-  }
+  PetscCall(MbsEigenCollect_Private(pep, MbsEigenPairPEP_Private, nconv, nq, nq, M, MbsEigenRigidZeroFloor_Private(nq, M, K), xr, xi, result));
   PetscCall(PetscInfo(NULL, "Eigen: %" PetscInt_FMT " of %" PetscInt_FMT " eigenvalues converged (%s)\n", nconv, 2 * nq, linear ? "all, dense" : "selected"));
 
   PetscCall(VecDestroy(&xi));
