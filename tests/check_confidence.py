@@ -24,6 +24,12 @@
       simulate only, --identify-args to identify only. With --channel-noise each measured channel has its own noise
       (simulate -channel_noise), and in every trial identify's estimate of each channel's noise (/confidence/channels/
       NAME/sigma) must lie within 10 % of it: a channel's 2000 samples estimate it to about 2 %.
+  check_confidence.py jacobian --mbsid PATH --truth name=value,... [--truth-options FILE] [--identify-options FILE]
+                       [--sigma s] [--args "..."] [--rtol r]
+      One seeded virtual measurement at the truth and one confidence at the truth (identify -tao_max_it 0) with dr/dp
+      from forward sensitivities, one with -confidence_differences (central differences of the same discrete
+      residuals, on the same steps): the Gauss-Newton matrices must agree within rtol (default 1e-7) of the largest
+      entry, and the first must say it took 2 solves by forward sensitivities.
 """
 import argparse
 import math
@@ -170,6 +176,30 @@ def check_coverage(args, tmp):
     return faults
 
 
+def check_jacobian(args, tmp):
+    extra, faults, gauss_newton = shlex.split(args.args), [], {}
+    start = [item for name, value in (item.split("=") for item in args.truth.split(",")) for item in ("-p_" + name, value)]
+    meas = os.path.join(tmp, "m.h5")
+    truth_options = ["-options_file", args.truth_options] if args.truth_options else []
+    identify_options = ["-options_file", args.identify_options] if args.identify_options else []
+    run([args.mbsid, "simulate"] + truth_options + extra + ["-noise_sigma", repr(args.sigma), "-noise_seed", "1", "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
+    for differences in ("0", "1"):
+        result = os.path.join(tmp, "c%s.h5" % differences)
+        out = run([args.mbsid, "identify"] + identify_options + extra + start + ["-identify", ",".join(start[::2]).replace("-p_", ""), "-measurement", meas, "-tao_max_it", "0", "-confidence_differences", differences, "-o", result], True)
+        gauss_newton[differences] = confidence(result)["gauss_newton"]
+        with h5py.File(result, "r") as f:
+            method = f["confidence"].attrs["method"]
+        method = method.decode() if isinstance(method, bytes) else method
+        want = "central differences" if differences == "1" else "forward sensitivities"
+        if want not in method or (differences == "0" and "2 forward solves per experiment" not in out):
+            faults.append("-confidence_differences %s: method '%s', want %s" % (differences, method, want))
+    error = float(np.abs(gauss_newton["0"] - gauss_newton["1"]).max() / np.abs(gauss_newton["1"]).max())
+    print("%s Gauss-Newton matrix by forward sensitivities against central differences: %.2e of its largest entry (rtol %.0e)" % ("ok  " if error <= args.rtol else "FAIL", error, args.rtol))
+    if not error <= args.rtol:
+        faults.append("Gauss-Newton matrices differ by %.2e" % error)
+    return faults
+
+
 def finish(faults):
     """Lists the failed checks and exits with the verdict."""
     for fault in faults:
@@ -180,7 +210,7 @@ def finish(faults):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=["design", "coverage"])
+    parser.add_argument("mode", choices=["design", "coverage", "jacobian"])
     parser.add_argument("--mbsid", required=True)
     parser.add_argument("--optimal")
     parser.add_argument("--seeds", type=int, default=10)
@@ -193,10 +223,11 @@ def main():
     parser.add_argument("--args", default="")
     parser.add_argument("--truth-args", default="")
     parser.add_argument("--identify-args", default="")
+    parser.add_argument("--rtol", type=float, default=1e-7)
     parser.add_argument("--channel-noise", default="", help="NAME:sigma,...: per-channel noise of the measurements, and each trial's estimate of it must lie within 10 %%")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        finish(check_design(args, tmp) if args.mode == "design" else check_coverage(args, tmp))
+        finish({"design": check_design, "coverage": check_coverage, "jacobian": check_jacobian}[args.mode](args, tmp))
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ typedef struct {
   MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
   PetscBool          confidence;
   PetscReal          noise_sigma, confidence_step;
+  PetscBool          confidence_differences;
   char               channel_noise[1024]; /* -channel_noise NAME:sigma,... */
   MbsConfidence      conf;
   PetscReal          eigen_expect_hz[2];
@@ -484,7 +485,7 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
   if (ctx->confidence) {
-    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_step, &ctx->conf));
+    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_differences, ctx->confidence_step, &ctx->conf));
     PetscCall(MbsConfidenceView(obj, &ctx->conf));
   }
   PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));
@@ -542,10 +543,11 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   nexpect = 2;
   PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
-  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 + 2 n forward solves per experiment)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
+  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 2 forward solves per experiment, 1 + 2 n with differences)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
   PetscCall(
     PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) of every channel [its unit]; 0: estimated from the residual, per channel", "MbsObjectiveConfidence", ctx->noise_sigma, &ctx->noise_sigma, NULL));
   PetscCall(PetscOptionsString("-channel_noise", "Noise of the measured values of the channels named, as NAME:sigma,... [each channel's unit]; the others: -noise_sigma", "MbsObjectiveConfidence", ctx->channel_noise, ctx->channel_noise, sizeof(ctx->channel_noise), NULL));
+  PetscCall(PetscOptionsBool("-confidence_differences", "dr/dp of the confidence by central differences, also where the method has forward sensitivities (cn, beuler, end-point theta)", "MbsObjectiveConfidence", ctx->confidence_differences, &ctx->confidence_differences, NULL));
   PetscCall(PetscOptionsReal("-confidence_step", "Relative step of the central differences dr/dp of the confidence", "MbsObjectiveConfidence", ctx->confidence_step, &ctx->confidence_step, NULL));
   MbsOptionsEnd();
   PetscCheck(ctx->noise_sigma >= 0 && !PetscIsInfOrNanReal(ctx->noise_sigma), comm, PETSC_ERR_ARG_OUTOFRANGE, "-noise_sigma must be >= 0 (0: estimated from the residual), got %g", (double)ctx->noise_sigma);

@@ -1,9 +1,11 @@
 /*
   How sure is an identified parameter set: Gauss-Newton statistics at the identified parameters p.
 
-  Each experiment's cost is J_e = sum_i w_i r_i^2 over its residuals (MbsCostResiduals). S = dr/dp comes from central
-  differences of forward solves on the steps of the solve at p (frozen steps: the derivative of the discrete residuals,
-  1 + 2 n solves per experiment, for every integrator, cost and model), and H = S^T W S is J's Gauss-Newton Hessian / 2.
+  Each experiment's cost is J_e = sum_i w_i r_i^2 over its residuals (MbsCostResiduals). S = dr/dp is the derivative
+  of the discrete residuals on the steps of the solve at p (frozen steps): from one more solve with forward
+  sensitivities where the method has them on its quadrature nodes (least_squares.c: cn, beuler, end-point theta), else,
+  or with -confidence_differences, from central differences (1 + 2 n solves per experiment, for every integrator, cost
+  and model). H = S^T W S is J's Gauss-Newton Hessian / 2.
 
   The noise sits on the measured values d_l (signal samples or amplitudes, the cost says which): independent, with a
   standard deviation sigma_c per measured channel c (one sigma for a one-channel file); the residuals move by D dd
@@ -98,11 +100,34 @@ static PetscErrorCode MbsConfidenceChannelsMatch_Private(MbsObjective obj, Petsc
 }
 
 /*
+  S = dr/dp (at->m x n, row-major) of the residuals at p from one solve with forward sensitivities on the steps of the
+  solve at p; *done false for a method without them
+*/
+static PetscErrorCode MbsConfidenceForwardSensitivities_Private(MbsObjective obj, PetscInt e, const PetscReal p[], const MbsResidualSet *at, PetscReal S[], PetscBool *done, PetscBool *ok)
+{
+  PetscInt   n   = obj->nid, m;
+  PetscReal *rho = NULL, *jac = NULL; /* rho_i = sqrt(w_i) r_i and its Jacobian */
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveSetValues(obj, p));
+  PetscCall(MbsExperimentLeastSquares(obj, e, PETSC_TRUE, &m, &rho, &jac, done, ok));
+  if (*ok && *done) {
+    PetscCheck(m == at->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Confidence of %s: %" PetscInt_FMT " residuals at p, %" PetscInt_FMT " with forward sensitivities on the same steps", obj->exp[e].name, at->m, m);
+    for (PetscInt i = 0; i < m; i++)
+      for (PetscInt j = 0; j < n; j++) S[i * n + j] = at->w[i] > 0 ? jac[i * n + j] / PetscSqrtReal(at->w[i]) : 0;
+  }
+  PetscCall(PetscFree(rho));
+  PetscCall(PetscFree(jac));
+  PetscFunctionReturn(0);
+}
+
+/*
   One experiment's contribution, in values[], per channel c: H_c (n x n), G_c (n x n), J_c, tr(D_c^T W D_c), residuals,
-  measured values used. The solves at p +- h_j take the steps of the solve at p.
+  measured values used. dr/dp by forward sensitivities where the method has them on its quadrature nodes, unless
+  differences, else by central differences (*forward says which); every solve takes the steps of the solve at p.
 */
 #define MBS_CONFIDENCE_CHANNEL_VALUES(n) (2 * (n) * (n) + 4)
-static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt e, const PetscReal p[], PetscReal step, PetscReal values[], PetscBool *ok)
+static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt e, const PetscReal p[], PetscReal step, PetscBool differences, PetscReal values[], PetscBool *forward, PetscBool *ok)
 {
   PetscInt       n = obj->nid, nv = MBS_CONFIDENCE_CHANNEL_VALUES(n);
   MbsResidualSet at  = {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
@@ -121,7 +146,9 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
     PetscFunctionReturn(0);
   }
   PetscCall(PetscCalloc4(at.m * n, &S, at.ndata * n, &V, at.ndata, &weight, at.ndata, &data_channel));
-  for (PetscInt j = 0; j < n; j++) {
+  *forward = PETSC_FALSE;
+  if (!differences) PetscCall(MbsConfidenceForwardSensitivities_Private(obj, e, p, &at, S, forward, ok));
+  for (PetscInt j = 0; j < n && *ok && !*forward; j++) {
     PetscReal h = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1);
     PetscBool ok_fwd, ok_bwd;
 
@@ -382,15 +409,16 @@ PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective obj, const char channe
   MbsObjectiveConfidence - Standard deviations, correlations and 95 % intervals of the identified parameters p (Gauss-
   Newton, see the file's head). sigma > 0 is the noise of each measured value of every channel, channel_noise
   ("NAME:sigma,...", may be empty) that of the channels it names; a channel with neither has its noise estimated from
-  the residual. step is the relative step of the central differences. When the statistics cannot be formed (singular
+  the residual. dr/dp comes from forward sensitivities where the method allows and differences is false, else from
+  central differences with the relative step step. When the statistics cannot be formed (singular
   Gauss-Newton matrix, no degree of freedom left) conf->valid is false and conf->reason says why. Collective.
 @*/
-PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], PetscReal sigma, const char channel_noise[], PetscReal step, MbsConfidence *conf)
+PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], PetscReal sigma, const char channel_noise[], PetscBool differences, PetscReal step, MbsConfidence *conf)
 {
   PetscInt    n = obj->nid, C, nv;
   PetscMPIInt rank;
   PetscReal  *local, *all, *values;
-  int         ok_local = 1, ok_all;
+  int         ok_local = 1, ok_all, forward_local = 1, forward_all;
 
   PetscFunctionBeginUser;
   PetscCall(MbsConfidenceReset(conf));
@@ -411,19 +439,22 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], Pet
   PetscCall(PetscArraycpy(conf->estimate, p, n));
   conf->step     = step;
   conf->noise_of = obj->cost->noise_of;
-  conf->solves   = 1 + 2 * n;
 
   PetscCall(PetscCalloc3(obj->nexp * nv, &local, obj->nexp * nv, &all, nv, &values));
   PetscCall(MbsObjectiveFreezeSteps(obj, PETSC_TRUE));
   for (PetscInt e = 0; e < obj->nexp && ok_local; e++) {
-    PetscBool ok = PETSC_TRUE;
+    PetscBool ok = PETSC_TRUE, forward = PETSC_TRUE;
 
-    if (obj->exp[e].rank == rank) PetscCall(MbsExperimentConfidence_Private(obj, e, p, step, &local[e * nv], &ok));
+    if (obj->exp[e].rank == rank) PetscCall(MbsExperimentConfidence_Private(obj, e, p, step, differences, &local[e * nv], &forward, &ok));
     ok_local = ok;
+    forward_local &= forward;
   }
   PetscCall(MbsObjectiveFreezeSteps(obj, PETSC_FALSE));
   PetscCall(MbsObjectiveSetValues(obj, p));
   PetscCallMPI(MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, obj->comm));
+  PetscCallMPI(MPI_Allreduce(&forward_local, &forward_all, 1, MPI_INT, MPI_MIN, obj->comm));
+  conf->forward = (PetscBool)forward_all;
+  conf->solves  = conf->forward ? 2 : 1 + 2 * n;
   /* one non-zero contribution per entry: the sum is exact whatever the reduction order */
   PetscCall(MPIU_Allreduce(local, all, obj->nexp * nv, MPIU_REAL, MPIU_SUM, obj->comm));
   for (PetscInt e = 0; e < obj->nexp; e++) /* in experiment order */
@@ -439,6 +470,7 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], Pet
   }
   conf->dof = conf->ndata - n;
   if (ok_all) PetscCall(MbsConfidenceStatistics_Private(conf, p, values));
+  else if (conf->forward) PetscCall(PetscSNPrintf(conf->reason, sizeof(conf->reason), "a forward solve failed at the identified parameters"));
   else PetscCall(PetscSNPrintf(conf->reason, sizeof(conf->reason), "a forward solve failed at the identified parameters or a relative step of %g (-confidence_step) from them", (double)step));
   PetscCall(PetscFree3(local, all, values));
   PetscFunctionReturn(0);
@@ -532,7 +564,8 @@ PetscErrorCode MbsConfidenceWrite(MbsH5Writer *writer, const MbsConfidence *conf
   PetscCall(MbsH5WriteAttribute(writer, "/confidence", "degrees_of_freedom", text));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%.6e", (double)conf->condition));
   PetscCall(MbsH5WriteAttribute(writer, "/confidence", "condition", text));
-  PetscCall(PetscSNPrintf(text, sizeof(text), "Gauss-Newton; dr/dp by central differences, relative step %g, on frozen steps", (double)conf->step));
+  if (conf->forward) PetscCall(PetscSNPrintf(text, sizeof(text), "Gauss-Newton; dr/dp by forward sensitivities, on the steps of the solve at the estimate"));
+  else PetscCall(PetscSNPrintf(text, sizeof(text), "Gauss-Newton; dr/dp by central differences, relative step %g, on frozen steps", (double)conf->step));
   PetscCall(MbsH5WriteAttribute(writer, "/confidence", "method", text));
   PetscFunctionReturn(0);
 }

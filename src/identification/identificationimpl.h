@@ -172,6 +172,7 @@ PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], co
 
 /* The objective as least squares, J = rho^T rho, with the Jacobian drho/dp from forward sensitivities (least_squares.c),
    and TAO's Levenberg-Marquardt method on it (tao_lm.c) */
+PETSC_INTERN PetscErrorCode MbsExperimentLeastSquares(MbsObjective, PetscInt, PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveLeastSquares(MbsObjective, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveCheckLeastSquares(MbsObjective, const PetscReal[], const PetscReal[], PetscReal, PetscReal);
 #define TAOMBSLM "mbslm"
@@ -182,8 +183,9 @@ typedef struct {
   PetscInt     n;
   PetscBool    valid; /* otherwise reason says why no statistics were formed */
   char         reason[256];
-  PetscReal    step;   /* relative step of the central differences dr/dp */
-  PetscInt     solves; /* forward solves per experiment */
+  PetscReal    step;    /* relative step of the central differences dr/dp */
+  PetscInt     solves;  /* forward solves per experiment */
+  PetscBool    forward; /* dr/dp of every experiment from forward sensitivities, not differences */
   PetscInt     nresidual, ndata, dof;
   PetscReal    J, quantile, condition;
   PetscInt     nchannel;                                         /* measured channels, each with its own noise */
@@ -195,7 +197,7 @@ typedef struct {
   PetscReal   *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
 } MbsConfidence;
 
-PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, const char[], PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, const char[], PetscBool, PetscReal, MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective, const char[]);
 PETSC_INTERN PetscErrorCode MbsConfidenceView(MbsObjective, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceWrite(MbsH5Writer *, const MbsConfidence *);

@@ -40,7 +40,9 @@ typedef struct {
   PetscReal      *jp_all;      /* dense models: dF/dp of every parameter */
   PetscReal      *dydu, *dydp; /* n, np */
   PetscBool       output_p;    /* some output depends on the parameters directly */
-  PetscInt        nout;        /* outputs recorded: y, then the model's channels */
+  PetscBool       optional;    /* a method without forward sensitivities declines rather than fails */
+  PetscBool       declined;
+  PetscInt        nout; /* outputs recorded: y, then the model's channels */
   PetscInt        nstep, nalloc;
   PetscReal      *dy; /* tangents at the step points: [step][output][k] */
 } MbsForwardSensitivity;
@@ -64,6 +66,10 @@ static PetscErrorCode MbsForwardSetUp(TS ts, void *ctx)
   PetscFunctionBeginUser;
   PetscCall(TSGetType(ts, &type));
   PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &theta, TSTHETA, TSCN, TSBEULER, ""));
+  if (!theta && fs->optional) {
+    fs->declined = PETSC_TRUE;
+    PetscFunctionReturn(0);
+  }
   PetscCheck(theta, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_type %s: the Jacobian of the residuals (Gauss-Newton, -tao_type %s) comes from forward sensitivities on the step points, which need -ts_type cn (the default), beuler or theta with -ts_theta_endpoint", type, TAOMBSLM);
   fs->ts = ts;
   PetscCall(TSSetIJacobianP(ts, fs->Jp, MbsForwardIJacobianP, fs));
@@ -94,6 +100,7 @@ static PetscErrorCode MbsForwardRecord(MbsModel model, PetscInt step, PetscReal 
   const PetscScalar     *s;
 
   PetscFunctionBeginUser;
+  if (fs->declined) PetscFunctionReturn(0);
   if (fs->nstep == fs->nalloc) {
     PetscReal *dy;
 
@@ -204,14 +211,18 @@ static PetscErrorCode MbsTangentSignals_Private(MbsLeastSquaresWork *ls)
   PetscFunctionReturn(0);
 }
 
-/* rho (m) of experiment e at the current parameters and, with jacobian, drho/dp (m x nid, row-major), both allocated */
-static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscInt e, PetscBool jacobian, MbsLeastSquaresWork *ls, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *ok)
+/*
+  rho (m) of experiment e at the current parameters and, with jacobian, drho/dp (m x nid, row-major), both allocated.
+  With available, a method without sensitivities on its quadrature nodes gives rho alone and *available false.
+*/
+static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscInt e, PetscBool jacobian, MbsLeastSquaresWork *ls, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *available, PetscBool *ok)
 {
   MbsExperiment *exp = &obj->exp[e];
   PetscInt       nid = obj->nid, ndata;
   PetscReal      J;
 
   PetscFunctionBeginUser;
+  ls->fs.optional = (PetscBool)(available != NULL);
   if (jacobian) PetscCall(MbsForwardSensitivityCreate_Private(exp->model, nid, exp->id, &ls->fs));
   PetscCall(MbsSimulate_Private(exp->model, NULL, jacobian ? MbsForwardSetUp : NULL, &ls->fs, jacobian ? MbsForwardRecord : NULL, &ls->fs, &ls->signal, NULL));
   *ok = (PetscBool)(ls->signal.reason >= 0 && !ls->signal.nonfinite);
@@ -223,7 +234,8 @@ static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscI
   PetscCall(MbsCostResiduals(exp->cost, &ls->signal, m, &ndata, ls->r, ls->w, ls->data, ls->dr_dd, ls->channel));
   PetscCall(PetscMalloc1(*m, rho));
   for (PetscInt i = 0; i < *m; i++) (*rho)[i] = PetscSqrtReal(ls->w[i]) * ls->r[i];
-  if (!jacobian) PetscFunctionReturn(0);
+  if (available) *available = (PetscBool)(jacobian && !ls->fs.declined && ls->signal.nq == ls->signal.n);
+  if (!jacobian || (available && !*available)) PetscFunctionReturn(0);
   PetscCall(MbsTangentSignals_Private(ls));
   PetscCall(PetscMalloc1(*m * nid, jac));
   PetscCall(MbsCostResidualsTangent(exp->cost, &ls->signal, nid, ls->tangent, *jac));
@@ -232,7 +244,11 @@ static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscI
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, PetscBool jacobian, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *ok)
+/*@C
+  MbsExperimentLeastSquares - rho of experiment e at the objective's current values and, with jacobian, drho/dp from
+  forward sensitivities (the file header); see MbsExperimentLeastSquares_Private() for available. Not collective.
+@*/
+PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, PetscBool jacobian, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *available, PetscBool *ok)
 {
   MbsExperiment      *exp = &obj->exp[e];
   MbsLeastSquaresWork ls;
@@ -242,7 +258,7 @@ static PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, Pe
   PetscCall(PetscMemzero(&ls, sizeof(ls)));
   PetscCall(PetscTime(&start));
   PetscCall(MbsExperimentOptionsPush(exp));
-  MbsCallCleanup(MbsExperimentLeastSquares_Private(obj, e, jacobian, &ls, m, rho, jac, ok), MbsExperimentLeastSquaresDestroy_Private(&ls));
+  MbsCallCleanup(MbsExperimentLeastSquares_Private(obj, e, jacobian, &ls, m, rho, jac, available, ok), MbsExperimentLeastSquaresDestroy_Private(&ls));
   PetscCall(MbsExperimentOptionsPop(exp));
   PetscCall(PetscTime(&end));
   exp->busy += end - start;
@@ -309,7 +325,7 @@ static PetscErrorCode MbsObjectiveLeastSquares_Private(MbsObjective obj, const P
     PetscBool ok_e;
 
     if (obj->exp[e].rank != rank) continue;
-    PetscCall(MbsExperimentLeastSquares(obj, e, jacobian, &b->m_exp[e], &b->rho[e], &b->jac[e], &ok_e));
+    PetscCall(MbsExperimentLeastSquares(obj, e, jacobian, &b->m_exp[e], &b->rho[e], &b->jac[e], NULL, &ok_e));
     if (!ok_e) failures++;
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPIU_INT, MPI_SUM, obj->comm));
