@@ -238,13 +238,12 @@ static PetscErrorCode MbsIdentifyResidualJacobian(Tao tao, Vec X, Mat J, Mat Jpr
   PetscFunctionReturn(0);
 }
 
-/* For TAO's least-squares methods (mbslm, brgn): the number of residuals from one solve at the start, the residual
-   routine and its Jacobian. Their evaluations are not logged: no checkpoint and restart. */
+/* For TAO's least-squares methods (mbslm, brgn): the residual routine and its Jacobian, with the number of residuals
+   counted by the start's record. Their evaluations are not logged: no checkpoint and restart. */
 static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx, Tao tao)
 {
   MbsIdentifyLeastSquares *ls = &ctx->ls;
-  PetscReal               *rho;
-  PetscBool                ok, simulates;
+  PetscBool                simulates;
   MbsCost                  cost;
   const char              *checkpoint, *restart;
   MPI_Comm                 comm;
@@ -258,9 +257,6 @@ static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx
   PetscCheck(simulates, comm, PETSC_ERR_SUP, "-cost frf gives no residual vector for -tao_type mbslm or brgn; its Gauss-Newton matrix serves TAO's Newton methods instead: use -tao_type bnls or bntr");
   PetscCall(MbsCheckpointGetFiles(ctx->ck, &checkpoint, &restart));
   PetscCheck(!checkpoint[0] && !restart[0], comm, PETSC_ERR_SUP, "-checkpoint and -restart log the evaluations of the gradient-based methods; -tao_type %s and brgn do not have them", TAOMBSLM);
-  PetscCall(MbsObjectiveLeastSquares(ctx->obj, ctx->p0, PETSC_FALSE, &ls->m, &rho, NULL, &ok));
-  PetscCall(PetscFree(rho));
-  PetscCheck(ok, comm, PETSC_ERR_NOT_CONVERGED, "The forward solve at the start failed");
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, ls->m, &ls->R));
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, ls->m, ctx->nid, NULL, &ls->J));
   PetscCall(TaoSetResidualRoutine(tao, ls->R, MbsIdentifyResidual, ctx));
@@ -466,7 +462,7 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   MbsToPhysical_Private(ctx, x, final);
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
-  PetscCall(MbsObjectiveRecord(obj, 1));
+  PetscCall(MbsObjectiveRecord(obj, 1, NULL));
   PetscCall(MbsObjectiveGetEvaluations(obj, &nevals));
   PetscCall(MbsCheckpointGetCounts(ctx->ck, NULL, &nreplay));
   PetscCall(PetscPrintf(comm, "TAO %s: %s after %" PetscInt_FMT " iterations, %" PetscInt_FMT " forward solves", ctx->reason > 0 ? "converged" : "stopped", TaoConvergedReasons[ctx->reason], ctx->nhist - 1, nevals));
@@ -581,12 +577,12 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(PetscLogStageRegister("Identify", &stage));
   PetscCall(PetscLogStagePush(stage));
   PetscCall(MbsObjectiveEvaluate(obj, ctx->p0, &ctx->J0, NULL, &ok));
-  if (!ok) PetscCall(MbsObjectiveRecord(obj, 0)); /* raises the integrator's error with its details */
+  if (!ok) PetscCall(MbsObjectiveRecord(obj, 0, NULL)); /* raises the integrator's error with its details */
   PetscCall(MbsObjectiveGetCost(obj, &cost));
   PetscCall(MbsCostGetType(cost, &cost_type));
   PetscCall(PetscPrintf(comm, "Cost %s at the start: J0 = %.6e; TAO minimises J/J0\n", cost_type, (double)ctx->J0));
   PetscCheck(ctx->J0 > 0, comm, PETSC_ERR_ARG_WRONG, "The cost is zero at the start: the model already reproduces the measurement; nothing to identify");
-  PetscCall(MbsObjectiveRecord(obj, 0));
+  PetscCall(MbsObjectiveRecord(obj, 0, simulates ? &ctx->ls.m : NULL));
 
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, ctx->nid, &ctx->X));
   PetscCall(VecDuplicate(ctx->X, &ctx->lower));

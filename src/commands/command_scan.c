@@ -41,7 +41,7 @@ static PetscErrorCode MbsScanRun_Private(MPI_Comm comm, MbsScanCommand *sc)
   PetscCall(MbsModelView(model, PETSC_VIEWER_STDOUT_(comm)));
   PetscCall(PetscMalloc1(nid, &sc->initial));
   PetscCall(MbsObjectiveGetValues(sc->obj, sc->initial));
-  PetscCall(MbsObjectiveRecord(sc->obj, 0));
+  PetscCall(MbsObjectiveRecord(sc->obj, 0, NULL));
   PetscCall(MbsScanRun(sc->scan));
   PetscCall(MbsObjectiveEvaluate(sc->obj, sc->initial, &J, NULL, &ok)); /* the experiments' J at the start, for the file */
   PetscCall(MbsObjectiveWriteFile(sc->obj, output, sc->initial, NULL, MbsScanWrite, sc->scan));

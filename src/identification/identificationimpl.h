@@ -166,7 +166,7 @@ PETSC_INTERN PetscErrorCode MbsObjectiveEvaluate(MbsObjective, const PetscReal[]
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateGaussNewton(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveEvaluateLocal(MbsObjective, const PetscReal[], PetscReal *, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveSetIdleWork(MbsObjective, PetscErrorCode (*)(void *, PetscBool *), void *);
-PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt);
+PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
 

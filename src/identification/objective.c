@@ -515,11 +515,14 @@ PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective obj, PetscBool freeze)
 
 /*@C
   MbsObjectiveRecord - Every rank simulates its experiments at the current parameters and keeps their curves in a
-  slot (0 initial, 1 identified). A failed integration is an error with the integrator's message. Collective.
+  slot (0 initial, 1 identified). With nresidual (not NULL), the number of residuals of every experiment's cost
+  (MbsObjectiveLeastSquares()) at these parameters, which the least-squares methods need before their first
+  evaluation. A failed integration is an error with the integrator's message. Collective.
 @*/
-PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
+PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot, PetscInt *nresidual)
 {
   PetscMPIInt rank;
+  PetscInt    m = 0;
 
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
@@ -527,17 +530,23 @@ PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot)
     MbsExperiment *exp = &obj->exp[e];
     MbsSignal      signal;
     PetscBool      simulates;
+    PetscInt       m_exp, ndata;
 
     if (exp->rank != rank) continue;
     PetscCall(MbsExperimentOptionsPush(exp));
     PetscCall(MbsCostSimulates(exp->cost, &simulates));
     if (simulates) {
       PetscCall(MbsSimulate(exp->model, NULL, NULL, NULL, &signal));
-      MbsCallCleanup(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+      MbsCallUndo(MbsCostRecord(exp->cost, &signal, slot), MbsSignalDestroy(&signal));
+      m_exp = 0;
+      if (nresidual) MbsCallUndo(MbsCostResiduals(exp->cost, &signal, &m_exp, &ndata, NULL, NULL, NULL, NULL, NULL), MbsSignalDestroy(&signal));
+      m += m_exp;
+      PetscCall(MbsSignalDestroy(&signal));
     } else PetscCall(MbsCostRecord(exp->cost, NULL, slot));
     PetscCall(MbsExperimentOptionsPop(exp));
   }
-  PetscCallMPI(MPI_Barrier(obj->comm));
+  if (nresidual) PetscCallMPI(MPI_Allreduce(&m, nresidual, 1, MPIU_INT, MPI_SUM, obj->comm));
+  else PetscCallMPI(MPI_Barrier(obj->comm));
   PetscFunctionReturn(0);
 }
 
