@@ -48,6 +48,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
   PetscCall(MbsModelRegister("pid_sdof", MbsModelCreate_PidSdof));
   PetscCall(MbsModelRegister("described", MbsModelCreate_Described));
+  PetscCall(MbsModelRegister("linearized", MbsModelCreate_Linearized));
   PetscFunctionReturn(0);
 }
 
@@ -159,19 +160,38 @@ static PetscErrorCode MbsModelParseRefuse_Private(MbsModel model, PetscInt n, ch
   PetscFunctionReturn(0);
 }
 
+/* -linearize: the model set up so far becomes the base of model linearized (linearized.c), which takes its place */
+static PetscErrorCode MbsModelLinearizeInPlace_Private(MbsModel model)
+{
+  PetscErrorCode (*create)(MbsModel) = NULL;
+  MbsModel base;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListFind(MbsModelList, "linearized", &create));
+  PetscCall(PetscNew(&base));
+  *base = *model; /* every array and the ops move to the base */
+  PetscCall(PetscMemzero(model, sizeof(*model)));
+  model->comm = base->comm;
+  model->data = base;
+  MbsCallUndo(create(model), (model->data == base ? MbsModelDestroy(&base) : 0));
+  PetscCall(PetscStrncpy(model->type, "linearized", sizeof(model->type)));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelSetFromOptions - Reads -model, the parameters -p_<name> and the model's own options. Collective.
 @*/
 PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 {
   char      type[64] = "cart_pendulum_chain";
-  PetscBool set, file_set;
+  PetscBool set, file_set, linearize = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-model_file", "Multibody system described in a YAML model file (implies -model described; doc/model-files.md)", "MbsModelSetType", model->model_file, sizeof(model->model_file), &file_set));
+  PetscCall(PetscOptionsBool("-linearize", "Integrate the model's linearisation about its reference state instead (M, C, K, the load and the output rows of mbsid frf)", "MbsModelSetFromOptions", linearize, &linearize, NULL));
   MbsOptionsEnd();
   if (file_set) {
     PetscBool described;
@@ -230,6 +250,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(model->ops.set_from_options(model, PetscOptionsObject));
     MbsOptionsEnd();
   }
+  if (linearize) PetscCall(MbsModelLinearizeInPlace_Private(model));
   PetscFunctionReturn(0);
 }
 

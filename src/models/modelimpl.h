@@ -187,6 +187,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Described(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Linearized(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
