@@ -11,7 +11,7 @@
     y_c = Cq_c x + Cv_c w + Ca_c a,   a = M^-1 (B f - C w - K x),   so   y_c = Pq_c x + Pw_c w + d_c f(t),
     Pq_c = Cq_c - K^T r_c,   Pw_c = Cv_c - C^T r_c,   d_c = r_c^T B,   M^T r_c = Ca_c.
 
-  Its steady state under f = Re(F e^{i w t}) is exactly the frequency response of MbsFrequencyResponse(). The base is
+  Its steady state under f = Re(F e^{i w t}) is exactly the frequency response of mbsid frf (core/frf.c). The base is
   geometrically exact; this is the small-motion problem of a spec that is linear about its reference configuration
   (beam_bushings.md section 1). The base's parameters are this model's, not identifiable here (no dF/dp): a change
   of them linearises the base again before the next evaluation.
