@@ -134,6 +134,17 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscFunctionReturn(0);
 }
 
+/* A model built on another (sensitivity.c, linearized.c) takes over its output's name and unit, its time span and steps */
+void MbsModelInheritOutputAndSpan_Private(MbsModel model, MbsModel base)
+{
+  model->output_name = base->output_name;
+  model->output_unit = base->output_unit;
+  model->t0          = base->t0;
+  model->tf          = base->tf;
+  model->dt          = base->dt;
+  model->dt_max      = base->dt_max;
+}
+
 /* comm: the model's while the options are read on every rank, PETSC_COMM_SELF for the values of one rank's solve */
 static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm comm, PetscInt i, PetscReal value)
 {
