@@ -21,8 +21,10 @@ beam_bushings_reference.py (section 10's checks).
       FS = 4096 Hz, T_PAD = 80 s (the wrap-around of the least damped modes: 40 s of padding change a by 1.3e-4 of the
       channel max against 60 s), H up to 1500 Hz (2000 Hz: 3e-7).
   check_beam_bushings.py variant MODEL F M OUT
-      Writes OUT: the model file MODEL for V3 at F Hz, time [0, 4] s at M steps per period, the load 10 sin(2 pi F t)
-      with the sin^2 ramp of 0.5 s, the flexible body's file by its absolute path. Nothing asserted.
+  check_beam_bushings.py variant MODEL sweep DT OUT
+      Writes OUT: the model file MODEL over [0, 4] s for V3 at F Hz, at M steps per period, the load 10 sin(2 pi F t)
+      with the sin^2 ramp of 0.5 s; or for V4 at the step DT, the sweep 5 -> 400 Hz with the 0.1 s ramp; the flexible
+      body's file by its absolute path. Nothing asserted.
   check_beam_bushings.py frf FRF_H5 TOL
       V2: mbsid frf's H_c (/channels/NAME/frf/{real,imag} at /frf/frequency_hz) against the continuum's H_c to TOL
       relative for every channel at the frequencies <= 300 Hz; those above are printed for information.
@@ -205,14 +207,19 @@ def check_frf(path, tol):
     return worst <= tol
 
 
-def write_variant(model, freq, steps, out):
+def write_variant(model, what, steps, out):
+    """what: the frequency of V3 (steps per period), or 'sweep' (steps: the step)"""
     folder = os.path.dirname(os.path.abspath(model))
+    if what == "sweep":
+        dt, law = float(steps), "sweep: linear, amplitude: 10, frequencies: [5, 400], sweep_time: [0, 4], ramp: 0.1"
+    else:
+        dt, law = 1 / (float(what) * int(steps)), f"amplitudes: [10], frequencies: [{float(what)!r}], ramp: 0.5"
     lines = []
     for line in open(model).read().splitlines():
         if line.startswith("time:"):
-            line = f"time: {{tf: 4, dt: {1 / (freq * steps)!r}}}"
+            line = f"time: {{tf: 4, dt: {dt!r}}}"
         elif line.startswith("  load:"):
-            line = f"  load: {{type: force, body: beam, node: 24, direction: [0.2, 0.4, 0.894427191], amplitudes: [10], frequencies: [{freq!r}], ramp: 0.5}}"
+            line = f"  load: {{type: force, body: beam, node: 24, direction: [0.2, 0.4, 0.894427191], {law}}}"
         lines.append(line.replace("flexible: flexible/", f"flexible: {folder}/flexible/"))
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -229,7 +236,7 @@ def main():
     elif what == "sweep":
         ok = check_sweep(path, float(sys.argv[3]))
     elif what == "variant":
-        ok = write_variant(path, float(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        ok = write_variant(path, sys.argv[3], sys.argv[4], sys.argv[5])
     elif what == "frf":
         ok = check_frf(path, float(sys.argv[3]))
     elif what == "taper":
