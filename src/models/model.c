@@ -489,11 +489,14 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 @*/
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
-  PetscBool described;
+  PetscBool described, linearized;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
+  PetscCall(PetscStrcmp(model->type, "linearized", &linearized));
   if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+  else if (linearized && model->model_file[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (model->ops.channel_output && model->nchannel > 1) {
