@@ -7,10 +7,12 @@ beam_bushings_reference.py (section 10's checks).
       the undamped f_0 to TOL (relative), zeta to 5e-2 (relative), the kinetic-energy family (/eigen/energy_share,
       the largest share) equal to the continuum's; the free roll is the 2 rigid-body zeros and no instability
       (/eigen/modes attributes). Prints the first 12 modes. --brief: one line, nothing asserted.
-  check_beam_bushings.py stationary SIM_H5 F T1 T2 TOL
+  check_beam_bushings.py stationary SIM_H5[,SIM_H5] F T1 T2 TOL [--frf FRF_H5 OWN_TOL]
       V3: mbsid simulate's channels under F0 w_r(t) sin(2 pi F t): the Hann coefficient c = (2/T_w) int eta a
       e^{-i 2 pi F t} dt on [T1, T2] (eta = 1 - cos(2 pi (t - T1)/T_w), trapezoid on the output's step points) and
-      H_c = c / (-i F0), against the continuum's H_c(F) to TOL relative for every channel.
+      H_c = c / (-i F0), against the continuum's H_c(F) to TOL relative for every channel. SIM_H5 may name two runs,
+      A,B, of a second-order method whose B has half A's step: H_c is then Richardson's (4 H_B - H_A) / 3 (and H_A,
+      H_B are printed). --frf FRF_H5 OWN_TOL: also against the implementation's own V2 there (mbsid frf at F).
   check_beam_bushings.py sweep SIM_H5 TOL
       V4: the sweep 5 -> 400 Hz over 4 s with the 0.1 s taper: the 16 instantaneous values and RMS bins per channel
       against the continuum's transient; RMS bins with t <= 3 s to TOL (relative). The transient: the force sampled at
@@ -18,6 +20,11 @@ beam_bushings_reference.py (section 10's checks).
       does not depend on the force after 4 s; the fade keeps the spectrum band-limited), a = irfft(H(f) rfft(F));
       FS = 4096 Hz, T_PAD = 80 s (the wrap-around of the least damped modes: 40 s of padding change a by 1.3e-4 of the
       channel max against 60 s), H up to 1500 Hz (2000 Hz: 3e-7).
+  check_beam_bushings.py variant MODEL F M OUT
+  check_beam_bushings.py variant MODEL sweep DT OUT
+      Writes OUT: the model file MODEL over [0, 4] s for V3 at F Hz, at M steps per period, the load 10 sin(2 pi F t)
+      with the sin^2 ramp of 0.5 s; or for V4 at the step DT, the sweep 5 -> 400 Hz with the 0.1 s ramp; the flexible
+      body's file by its absolute path. Nothing asserted.
   check_beam_bushings.py frf FRF_H5 TOL
       V2: mbsid frf's H_c (/channels/NAME/frf/{real,imag} at /frf/frequency_hz) against the continuum's H_c to TOL
       relative for every channel at the frequencies <= 300 Hz; those above are printed for information.
@@ -26,6 +33,7 @@ beam_bushings_reference.py (section 10's checks).
       over its mass, F w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r, 1 after (tau from the file's t0 for the
       harmonic, from the sweep's t0 for the sweep, which is zero outside [t0, t1]), to TOL of the largest.
 """
+import os
 import sys
 import h5py
 import numpy as np
@@ -79,22 +87,44 @@ def channels(path):
     return t, {name: f[name + "/signal/y"][:] for name, _, _ in R.CHANNELS}
 
 
-def check_stationary(path, freq, t1, t2, tol):
+def hann_coefficients(path, freq, t1, t2):
+    """H_c = c / (-i F0) of every channel, c the Hann coefficient on [t1, t2] (trapezoid on the step points)."""
     t, y = channels(path)
     sel = (t >= t1 - 1e-9) & (t <= t2 + 1e-9)
     ts, tw = t[sel], t2 - t1
     assert abs(ts[0] - t1) < 1e-9 and abs(ts[-1] - t2) < 1e-9, f"{path}: no output at t = {t1:g} and {t2:g} s"
     eta = 1 - np.cos(2 * np.pi * (ts - t1) / tw)
-    href = R.frf(freq)
-    ok, worst = True, 0.0
-    for (name, _, _), hr in zip(R.CHANNELS, href):
-        c = 2 / tw * np.trapz(eta * y[name][sel] * np.exp(-2j * np.pi * freq * ts), ts)
-        h = c / (-1j * R.F0)
-        err = abs(h - hr) / abs(hr)
+    h = [2 / tw * np.trapz(eta * y[name][sel] * np.exp(-2j * np.pi * freq * ts), ts) / (-1j * R.F0) for name, _, _ in R.CHANNELS]
+    return np.array(h), len(ts) - 1
+
+
+def own_frf(path, freq):
+    with h5py.File(path, "r") as f:
+        j = int(np.argmin(np.abs(f["/frf/frequency_hz"][:] - freq)))
+        assert abs(f["/frf/frequency_hz"][j] - freq) < 1e-9 * freq, f"{path}: no frequency {freq:g} Hz"
+        return np.array([f[f"/channels/{name}/frf/real"][j] + 1j * f[f"/channels/{name}/frf/imag"][j] for name, _, _ in R.CHANNELS])
+
+
+def check_stationary(paths, freq, t1, t2, tol, frf=None, own_tol=None):
+    runs = [hann_coefficients(p, freq, t1, t2) for p in paths.split(",")]
+    h, steps = runs[-1]
+    if len(runs) == 2:
+        h = (4 * runs[1][0] - runs[0][0]) / 3
+    href, hown = R.frf(freq), own_frf(frf, freq) if frf else None
+    ok, worst, worst_own = True, 0.0, 0.0
+    for c, (name, _, _) in enumerate(R.CHANNELS):
+        err = abs(h[c] - href[c]) / abs(href[c])
         worst = max(worst, err)
         ok = ok and err <= tol
-        print(f"{freq:7.2f} Hz {name}: H = {h.real:+.6e} {h.imag:+.6e}i, continuum {hr.real:+.6e} {hr.imag:+.6e}i, relative error {err:.2e}")
-    print(f"{freq:7.2f} Hz: largest relative error {worst:.2e} (tolerance {tol:g}), window [{t1:g}, {t2:g}] s, {len(ts) - 1} steps in it")
+        line = f"{freq:7.2f} Hz {name}: H = {h[c].real:+.6e} {h[c].imag:+.6e}i, continuum {href[c].real:+.6e} {href[c].imag:+.6e}i, relative error {err:.2e}"
+        if frf:
+            own = abs(h[c] - hown[c]) / abs(hown[c])
+            worst_own = max(worst_own, own)
+            ok = ok and own <= own_tol
+            line += f"; against own V2 {own:.2e}" + "".join(f" (run {k + 1}: {abs(r[0][c] - hown[c]) / abs(hown[c]):.2e})" for k, r in enumerate(runs) if len(runs) > 1)
+        print(line)
+    how = "Richardson of 2 runs, " if len(runs) == 2 else ""
+    print(f"{freq:7.2f} Hz: largest relative error {worst:.2e} (tolerance {tol:g})" + (f", against own V2 {worst_own:.2e} (tolerance {own_tol:g})" if frf else "") + f", {how}window [{t1:g}, {t2:g}] s, {steps} steps in it")
     return ok
 
 
@@ -177,20 +207,42 @@ def check_frf(path, tol):
     return worst <= tol
 
 
+def write_variant(model, what, steps, out):
+    """what: the frequency of V3 (steps per period), or 'sweep' (steps: the step)"""
+    folder = os.path.dirname(os.path.abspath(model))
+    if what == "sweep":
+        dt, law = float(steps), "sweep: linear, amplitude: 10, frequencies: [5, 400], sweep_time: [0, 4], ramp: 0.1"
+    else:
+        dt, law = 1 / (float(what) * int(steps)), f"amplitudes: [10], frequencies: [{float(what)!r}], ramp: 0.5"
+    lines = []
+    for line in open(model).read().splitlines():
+        if line.startswith("time:"):
+            line = f"time: {{tf: 4, dt: {dt!r}}}"
+        elif line.startswith("  load:"):
+            line = f"  load: {{type: force, body: beam, node: 24, direction: [0.2, 0.4, 0.894427191], {law}}}"
+        lines.append(line.replace("flexible: flexible/", f"flexible: {folder}/flexible/"))
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return True
+
+
 def main():
     what, path = sys.argv[1], sys.argv[2]
     if what == "modes":
         ok = check_modes(path, float(sys.argv[3]), "--brief" in sys.argv)
     elif what == "stationary":
-        ok = check_stationary(path, float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]))
+        frf = sys.argv[sys.argv.index("--frf") + 1 :][:2] if "--frf" in sys.argv else [None, None]
+        ok = check_stationary(path, float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]), frf[0], float(frf[1]) if frf[1] else None)
     elif what == "sweep":
         ok = check_sweep(path, float(sys.argv[3]))
+    elif what == "variant":
+        ok = write_variant(path, sys.argv[3], sys.argv[4], sys.argv[5])
     elif what == "frf":
         ok = check_frf(path, float(sys.argv[3]))
     elif what == "taper":
         ok = check_taper(path, float(sys.argv[3]))
     else:
-        sys.exit(f"check_beam_bushings.py: unknown check '{what}' (modes, stationary, sweep, frf, taper)")
+        sys.exit(f"check_beam_bushings.py: unknown check '{what}' (modes, stationary, sweep, variant, frf, taper)")
     sys.exit(0 if ok else 1)
 
 

@@ -48,6 +48,7 @@ PetscErrorCode MbsModelRegisterAll(void)
   PetscCall(MbsModelRegister("engine4", MbsModelCreate_Engine4));
   PetscCall(MbsModelRegister("pid_sdof", MbsModelCreate_PidSdof));
   PetscCall(MbsModelRegister("described", MbsModelCreate_Described));
+  PetscCall(MbsModelRegister("linearized", MbsModelCreate_Linearized));
   PetscFunctionReturn(0);
 }
 
@@ -133,6 +134,17 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscFunctionReturn(0);
 }
 
+/* A model built on another (sensitivity.c, linearized.c) takes over its output's name and unit, its time span and steps */
+void MbsModelInheritOutputAndSpan_Private(MbsModel model, MbsModel base)
+{
+  model->output_name = base->output_name;
+  model->output_unit = base->output_unit;
+  model->t0          = base->t0;
+  model->tf          = base->tf;
+  model->dt          = base->dt;
+  model->dt_max      = base->dt_max;
+}
+
 /* comm: the model's while the options are read on every rank, PETSC_COMM_SELF for the values of one rank's solve */
 static PetscErrorCode MbsModelCheckParameter_Private(MbsModel model, MPI_Comm comm, PetscInt i, PetscReal value)
 {
@@ -159,19 +171,38 @@ static PetscErrorCode MbsModelParseRefuse_Private(MbsModel model, PetscInt n, ch
   PetscFunctionReturn(0);
 }
 
+/* -linearize: the model set up so far becomes the base of model linearized (linearized.c), which takes its place */
+static PetscErrorCode MbsModelLinearizeInPlace_Private(MbsModel model)
+{
+  PetscErrorCode (*create)(MbsModel) = NULL;
+  MbsModel base;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFunctionListFind(MbsModelList, "linearized", &create));
+  PetscCall(PetscNew(&base));
+  *base = *model; /* every array and the ops move to the base */
+  PetscCall(PetscMemzero(model, sizeof(*model)));
+  model->comm = base->comm;
+  model->data = base;
+  MbsCallUndo(create(model), (model->data == base ? MbsModelDestroy(&base) : 0));
+  PetscCall(PetscStrncpy(model->type, "linearized", sizeof(model->type)));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelSetFromOptions - Reads -model, the parameters -p_<name> and the model's own options. Collective.
 @*/
 PetscErrorCode MbsModelSetFromOptions(MbsModel model)
 {
   char      type[64] = "cart_pendulum_chain";
-  PetscBool set, file_set;
+  PetscBool set, file_set, linearize = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   if (model->type[0]) PetscCall(PetscStrncpy(type, model->type, sizeof(type)));
   MbsOptionsBegin(model->comm, NULL, "Model selection", "MbsModel");
   PetscCall(PetscOptionsFList("-model", "Multibody model", "MbsModelSetType", MbsModelList, type, type, sizeof(type), &set));
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-model_file", "Multibody system described in a YAML model file (implies -model described; doc/model-files.md)", "MbsModelSetType", model->model_file, sizeof(model->model_file), &file_set));
+  PetscCall(PetscOptionsBool("-linearize", "Integrate the model's linearisation about its reference state instead (M, C, K, the load and the output rows of mbsid frf)", "MbsModelSetFromOptions", linearize, &linearize, NULL));
   MbsOptionsEnd();
   if (file_set) {
     PetscBool described;
@@ -230,6 +261,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
     PetscCall(model->ops.set_from_options(model, PetscOptionsObject));
     MbsOptionsEnd();
   }
+  if (linearize) PetscCall(MbsModelLinearizeInPlace_Private(model));
   PetscFunctionReturn(0);
 }
 
@@ -457,11 +489,14 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 @*/
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
-  PetscBool described;
+  PetscBool described, linearized;
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
+  PetscCall(PetscStrcmp(model->type, "linearized", &linearized));
   if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+  else if (linearized && model->model_file[0])
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (model->ops.channel_output && model->nchannel > 1) {

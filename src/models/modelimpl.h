@@ -170,6 +170,7 @@ PETSC_INTERN PetscErrorCode MbsModelGetDesignSpec(MbsModel, const MbsDesignSpec 
 PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
+PETSC_INTERN void           MbsModelInheritOutputAndSpan_Private(MbsModel, MbsModel);
 PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
@@ -187,6 +188,7 @@ PETSC_INTERN PetscErrorCode MbsModelCreate_SpringChain(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Engine4(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_PidSdof(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelCreate_Described(MbsModel);
+PETSC_INTERN PetscErrorCode MbsModelCreate_Linearized(MbsModel);
 PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParameterInfo[]);
 
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);

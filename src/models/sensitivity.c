@@ -262,13 +262,8 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
     for (PetscInt i = 0; i < ext->n; i++) ext->differential[i] = base->differential[i % n];
     ext->constant_mass = base->constant_mass; /* dG/dZ' holds dF/dU' and d(dF/db_j)/dU', both constant then */
   }
-  ext->output_name = base->output_name;
-  ext->output_unit = base->output_unit;
-  ext->t0          = base->t0;
-  ext->tf          = base->tf;
-  ext->dt          = base->dt;
-  ext->dt_max      = base->dt_max;
-  ext->design      = base->design;
-  *extended        = ext;
+  MbsModelInheritOutputAndSpan_Private(ext, base);
+  ext->design = base->design;
+  *extended   = ext;
   PetscFunctionReturn(0);
 }
