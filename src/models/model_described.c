@@ -1764,8 +1764,13 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   MbsVectorMap   P;
 
   PetscFunctionBeginUser;
-  for (PetscInt e = 0; e < desc->nelement && found < 0; e++)
-    if (load ? !strcmp(desc->element[e].name, load) : desc->element[e].ops->kind == MBS_ELEMENT_EXCITATION) found = e;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    if (load ? strcmp(desc->element[e].name, load) : desc->element[e].ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    /* the linearised model (-linearize) is driven by the first excitation alone: a second one would go missing */
+    PetscCheck(found < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has more than one excitation ('%s', line %" PetscInt_FMT ", and '%s', line %" PetscInt_FMT "): the frequency response and the linearised model (-linearize) take one; name the load of mbsid frf with -frf_load, or keep one excitation in the file",
+               desc->file, desc->element[found].name, desc->element[found].line, desc->element[e].name, desc->element[e].line);
+    found = e;
+  }
   PetscCheck(found >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has no element '%s' to load the frequency response with (-frf_load)", desc->file, load ? load : "of an excitation");
   /* M, C, K hold the internal states, whose branches would then be missing from H */
   PetscCheck(!desc->ns, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s' has %" PetscInt_FMT " internal states (maxwell elements): its frequency response needs the first-order linearisation, which mbsid frf does not use yet", desc->file, desc->ns);
