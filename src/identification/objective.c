@@ -515,9 +515,9 @@ PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective obj, PetscBool freeze)
 
 /*@C
   MbsObjectiveRecord - Every rank simulates its experiments at the current parameters and keeps their curves in a
-  slot (0 initial, 1 identified). With nresidual (not NULL), the number of residuals of every experiment's cost
-  (MbsObjectiveLeastSquares()) at these parameters, which the least-squares methods need before their first
-  evaluation. A failed integration is an error with the integrator's message. Collective.
+  slot (0 initial, 1 identified). With nresidual (not NULL), the number of residuals of every experiment's cost at
+  these parameters, which the least-squares methods need before their first evaluation. A failed integration is an
+  error with the integrator's message. Collective.
 @*/
 PetscErrorCode MbsObjectiveRecord(MbsObjective obj, PetscInt slot, PetscInt *nresidual)
 {
