@@ -8,7 +8,10 @@ X = F / (k + i w d + k_m i w c_m / (k_m + i w c_m) - m w^2) (the complex stiffne
 
   check_maxwell.py eigen RESULT.h5 m k d km cm TOL        every eigenvalue of mbsid eigen against numpy.roots
   check_maxwell.py eigen2 RESULT.h5 TOL                   inputs/models/maxwell_2dof.yaml's against its equations
-  check_maxwell.py harmonic RESULT.h5 m k d km cm F f T0 TOL   the channels x and a on t >= T0 against the steady state
+  check_maxwell.py harmonic RESULT.h5 m k d km cm F f T0 TOL [CHANNEL]   the channels x and a on t >= T0 against the
+                                                          steady state, or the one position-like CHANNEL
+The torsional model (inputs/models/maxwell_torsion.yaml) is the same with m the moment of inertia J, x the angle and F
+the torque (the rotational maxwell branch of branch maxrot).
 """
 import sys
 
@@ -76,8 +79,10 @@ def main():
         X = force / (k + 1j * w * d + km * 1j * w * cm / (km + 1j * w * cm) - m * w * w)
         worst = 0
         # the position x and the accelerometer a = x'' = Im(-w^2 X e^{i w t})
-        for channel, amplitude in (("x", X), ("a", -w * w * X)):
-            t, y = f[f"channels/{channel}/signal/t"][:], f[f"channels/{channel}/signal/y"][:]
+        channels = ((sys.argv[12], X),) if len(sys.argv) > 12 else (("x", X), ("a", -w * w * X))
+        for channel, amplitude in channels:
+            group = f[f"channels/{channel}"] if "channels" in f else f  # a model with one sensor writes /signal alone
+            t, y = group["signal/t"][:], group["signal/y"][:]
             late = t >= t0
             exact = numpy.imag(amplitude * numpy.exp(1j * w * t[late]))
             error = numpy.max(numpy.abs(y[late] - exact)) / abs(amplitude)

@@ -2080,13 +2080,13 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
    (el->law[i].c, force_law.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[12 + 4 * MBS_MAX_HARMONICS + 12 * MBS_MAX_LAW], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW], n = 0;
 
-  for (PetscInt i = 0; i < 12; i++) AddOnce(found, &n, el->value[i].param);
+  for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)
     for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
-  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);             /* a force history's scale (force.c) */
-  for (PetscInt i = 0; i < 12 && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
+  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);                        /* a force history's scale (force.c) */
+  for (PetscInt i = 0; i < MBS_MAX_VALUE && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
     for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) AddOnce(found, &n, el->law[i].c[j].param);
   for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
   return n;

@@ -16,6 +16,7 @@
 #define MBS_GROUND        (-1)
 #define MBS_NAME_LEN      64
 #define MBS_MAX_HARMONICS 8
+#define MBS_MAX_VALUE     24 /* value fields of an element: a maxwell element's 4 per coordinate of 6 */
 
 /* A numeric field of the model file: a number, or {param: NAME}, an identifiable parameter of the model */
 typedef struct {
@@ -138,7 +139,7 @@ typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *,
   their derivatives by the columns (q, v, s, s') into J (ld x (2 nq + 2 nstate)) and by the parameters into Jp (ld x
   np); s, s' are the element's own states; sdot, J and Jp may be NULL
 */
-#define MBS_MAX_STATE 3
+#define MBS_MAX_STATE 6
 typedef PetscErrorCode (*MbsElementStateFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
 
 /* One element type: how it is read from the file, and what it contributes */
@@ -170,10 +171,10 @@ struct _MbsElement {
   char                  name[MBS_NAME_LEN], type[MBS_NAME_LEN];
   PetscInt              line;
   const MbsElementType *ops;
-  PetscInt              body[2];   /* a, b (MBS_GROUND: the ground) */
-  PetscInt              nrow;      /* constraint rows, or bilinear coordinates of a force element */
-  MbsBilinear           row[6];    /* the constraint rows, or the coordinates a force element acts on */
-  MbsValue              value[12]; /* stiffness and damping per coordinate, or spring constants */
+  PetscInt              body[2];              /* a, b (MBS_GROUND: the ground) */
+  PetscInt              nrow;                 /* constraint rows, or bilinear coordinates of a force element */
+  MbsBilinear           row[6];               /* the constraint rows, or the coordinates a force element acts on */
+  MbsValue              value[MBS_MAX_VALUE]; /* stiffness and damping per coordinate, or spring constants */
   PetscReal             vector[2][3];
   PetscInt              nharmonic;
   MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
@@ -366,5 +367,6 @@ MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
+PETSC_INTERN void           MbsBushingRotationRows(MbsElement *, const MbsVectorMap[3], const MbsVectorMap[3]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);
