@@ -1434,6 +1434,44 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
 }
 
 /*
+  The second derivatives of state element e (MbsElementStateSecondFn) along S, parameter j, into the sink at the rows
+  and columns of U = (q, v, lambda, mu, s): its force rows are U's rows M v' - f, its state rows and columns U's s
+*/
+static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, Sink *sink, PetscReal work[])
+{
+  MbsDescription    desc = d->desc;
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), ns = el->nstate, nq = desc->nq, s0 = 2 * nq + 2 * desc->nc + el->first_state, L = d->nlocal + MBS_MAX_STATE;
+  PetscInt         *rows = d->index, *cols = d->index + d->nlocal, sindex[MBS_MAX_STATE], m, ld;
+  PetscReal        *ls = d->state_local, *lss = ls + MBS_MAX_STATE, *lsq = lss + MBS_MAX_STATE, *lsv = lsq + L, *D = lsv + L, *lq, *lv;
+  MbsDescription    view;
+
+  PetscFunctionBeginUser;
+  /* in d->state_local: s, ss, sq, sv and D (ld x (2 m + ns) <= 2 L^2) before SinkAddPart's part (np >= 1 here) */
+  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  m    = view->nq;
+  ld   = m + ns;
+  for (PetscInt i = 0; i < m; i++) {
+    lsq[i] = S[d->global[i]];
+    lsv[i] = S[nq + d->global[i]];
+  }
+  for (PetscInt k = 0; k < ns; k++) {
+    ls[k]     = U[s0 + k];
+    lss[k]    = S[s0 + k];
+    sindex[k] = s0 + k;
+  }
+  PetscCall(PetscArrayzero(D, ld * (2 * m + ns)));
+  PetscCall(MbsElementStates(el)->state_second(view, el, t, lq, lv, ls, lsq, lsv, lss, j, shift, D, work));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, 0, cols), D, ld, 0, 0, 1));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, nq, cols), D, ld, 0, m, 1));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), ns, sindex, D, ld, 0, 2 * m, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, 0, cols), D, ld, m, 0, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, nq, cols), D, ld, m, m, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, ns, sindex, D, ld, m, 2 * m, 1));
+  PetscFunctionReturn(0);
+}
+
+/*
   The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
   Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
   dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
@@ -1485,6 +1523,10 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscReal        *lq, *lv;
 
     if (el->ops->kind != MBS_ELEMENT_FORCE && el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    if (el->nstate) {
+      PetscCall(StateSecond(d, e, t, U, S, j, shift, &sink, element_work));
+      continue;
+    }
     PetscCheck(el->ops->force_second, model->comm, PETSC_ERR_SUP, "Model file '%s', element '%s' (line %" PetscInt_FMT "): type %s provides no second derivatives, which the sensitivity system of optimal input design needs", desc->file, el->name, el->line, el->type);
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;

@@ -159,12 +159,22 @@ typedef struct {
   MbsElementForceSecondFn force_second;
 } MbsElementType;
 
+/*
+  The second derivatives of a state element for the sensitivity equations of design, as MbsElementForceSecondFn's: at
+  (t, q, v, s) of its view, the derivative of its block's J (MbsElementStateFn) by the columns (q, v, s) plus shift
+  times that of its d/ds' (the columns s', constant in U), along (q, v, s, p) + eps (sq, sv, ss, e_j) at eps = 0, added
+  into D (ld x (2 nq + nstate), ld = nq + nstate); the shift term is shift d/ds' (dR/dp_j). work: MBS_SECOND_WORK(nq).
+*/
+typedef PetscErrorCode (*MbsElementStateSecondFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[], PetscReal[]);
+
 /* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
-   table, then its rows, and its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0) */
+   table, then its rows, its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0), and its second
+   derivatives (NULL: none, and design refuses the model) */
 typedef struct {
   MbsElementType    base;
   MbsElementStateFn state;
   void (*state_initial)(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[]);
+  MbsElementStateSecondFn state_second;
 } MbsElementStateType;
 
 struct _MbsElement {

@@ -139,9 +139,53 @@ static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const
   for (PetscInt j = 0; j < el->nstate; j++) s[j] = MbsBilinearValue(desc, &el->row[MaxwellCoordinate(el, j)], q);
 }
 
+/*
+  The second derivatives (MbsElementStateSecondFn): the Kelvin-Voigt branch's by MbsCoordinateForceSecond, the Maxwell
+  branch's from its derivatives above, with a = H sq, dx = grad.sq - ss_j the change of x = e - s, dk = [k_m is p_j]:
+
+    force rows   d/dq: k (a grad^T + grad a^T) + k dx H + dk (grad grad^T + x H),   d/ds_j: -k a - dk grad
+    state row    d/dq: -k a^T - dk grad^T,   d/ds_j: dk + shift [c_m is p_j]
+*/
+static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sq[], const PetscReal sv[], const PetscReal ss[], PetscInt jp, PetscReal shift, PetscReal D[], PetscReal work[])
+{
+  PetscInt   nq = desc->nq, ns = el->nstate, ld = nq + ns;
+  PetscReal *grad = work, *hess = grad + nq, *a = hess + nq * nq, *law_work = a + nq;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0, j = 0; i < el->nrow; i++) {
+    const MbsValue *km = &el->value[Slot(i, 2)], *cm = &el->value[Slot(i, 3)];
+    PetscReal       e = MbsBilinearValue(desc, &el->row[i], q);
+
+    PetscCall(PetscArrayzero(grad, nq + nq * nq));
+    MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
+    MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
+    MbsCoordinateForceSecond(desc, el, Slot(i, 0), Slot(i, 1), e, 0, grad, hess, NULL, v, sq, sv, jp, D, D + nq * ld, ld, law_work);
+    if (MaxwellCoordinate(el, j) != i) continue;
+    {
+      const PetscReal k = MbsValueOf(km, desc->p), x = e - s[j], dk = km->param == jp ? 1 : 0;
+      PetscReal       dx  = -ss[j];
+      PetscInt        row = nq + j, scol = 2 * nq + j;
+
+      for (PetscInt r = 0; r < nq; r++) {
+        a[r] = 0;
+        for (PetscInt c = 0; c < nq; c++) a[r] += hess[r + c * nq] * sq[c];
+        dx += grad[r] * sq[r];
+      }
+      for (PetscInt c = 0; c < nq; c++) {
+        for (PetscInt r = 0; r < nq; r++) D[r + c * ld] += k * (a[r] * grad[c] + grad[r] * a[c]) + (k * dx + dk * x) * hess[r + c * nq] + dk * grad[r] * grad[c];
+        D[row + c * ld] -= k * a[c] + dk * grad[c];
+      }
+      for (PetscInt r = 0; r < nq; r++) D[r + scol * ld] -= k * a[r] + dk * grad[r];
+      D[row + scol * ld] += dk + (cm->param == jp ? shift : 0);
+    }
+    j++;
+  }
+  PetscFunctionReturn(0);
+}
+
 static const MbsElementStateType Maxwell = {
   {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL},
-  MaxwellState, MaxwellStateInitial
+  MaxwellState, MaxwellStateInitial, MaxwellStateSecond
 };
 
 PetscErrorCode MbsElementGetType_Maxwell(const MbsElementType **type)
