@@ -10,6 +10,8 @@ X = F / (k + i w d + k_m i w c_m / (k_m + i w c_m) - m w^2) (the complex stiffne
   check_maxwell.py eigen2 RESULT.h5 TOL                   inputs/models/maxwell_2dof.yaml's against its equations
   check_maxwell.py harmonic RESULT.h5 m k d km cm F f T0 TOL [CHANNEL]   the channels x and a on t >= T0 against the
                                                           steady state, or the one position-like CHANNEL
+  check_maxwell.py frf RESULT.h5 m k d km cm TOL [CHANNEL]  mbsid frf's H of x and a (or of the one position-like
+                                                          CHANNEL) per unit load against X and -w^2 X above
 The torsional model (inputs/models/maxwell_torsion.yaml) is the same with m the moment of inertia J, x the angle and F
 the torque (the rotational maxwell branch of branch maxrot).
 """
@@ -74,6 +76,18 @@ def main():
             print("characteristic polynomial", char)
             got = f["eigen/eigenvalues"][:]
             return compare(got[:, 0] + 1j * got[:, 1], numpy.roots(char), tol)
+        if mode == "frf":
+            tol = float(sys.argv[8])
+            w = 2 * numpy.pi * f["frf/frequency_hz"][:]
+            X = 1 / (k + 1j * w * d + km * 1j * w * cm / (km + 1j * w * cm) - m * w * w)
+            channels = ((sys.argv[9], X),) if len(sys.argv) > 9 else (("x", X), ("a", -w * w * X))
+            worst = 0
+            for channel, exact in channels:
+                H = f[f"channels/{channel}/frf/real"][:] + 1j * f[f"channels/{channel}/frf/imag"][:]
+                error = numpy.max(numpy.abs(H - exact)) / numpy.max(numpy.abs(exact))
+                print(f"{channel}: {len(w)} frequencies, max |H - H_exact| / max |H_exact| = {error:.2e} (tolerance {tol:g})")
+                worst = max(worst, error)
+            return 0 if worst <= tol else 1
         force, freq, t0, tol = (float(a) for a in sys.argv[8:12])
         w = 2 * numpy.pi * freq
         X = force / (k + 1j * w * d + km * 1j * w * cm / (km + 1j * w * cm) - m * w * w)

@@ -5,7 +5,10 @@
 
     A(w) X = B,   A = K - w^2 M + i w C,   H_c = chat_c^T X,   chat_c = Cq_c + i w Cv_c - w^2 Ca_c,
 
-  exact for a model that is linear about that state (beam_bushings.md section 5: the harmonic load case). PETSc is real
+  exact for a model that is linear about that state (beam_bushings.md section 5: the harmonic load case). A model with
+  internal states (a Maxwell element's dampers) has the first-order form B x' = A x on x = (y, y', s) instead
+  (MbsModelLinearizeFrequency()): then A(w) = i w B - A, that is M = 0, C = B, K = -A on x, the load B in the rows of
+  y' and chat_c on y, and everything below holds as written for the larger system. PETSc is real
   here, so A X = B is solved as the real system [Ar -Ai; Ai Ar] [Xr; Xi] = [B; 0], Ar = K - w^2 M, Ai = w C.
 
   Gradient of a real J(H): with g_c = dJ/dRe H_c + i dJ/dIm H_c, dJ = Re(sum_c conj(g_c) dH_c), and dH_c = -chat_c^T
@@ -24,7 +27,7 @@
 
 /* The linearisation, its input and output rows, and the work of one frequency */
 typedef struct {
-  PetscInt   nq, nchannel;
+  PetscInt   nq, nchannel; /* nq: the size of the system, the coordinates' or the first-order form's */
   PetscReal *M, *C, *K, *B, *Cq, *Cv, *Ca;
   PetscReal *A, *x, *z, *cr, *ci; /* the real 2nq system and its factors, X, Z, chat (nchannel x nq each) */
   PetscInt  *pivots;
@@ -42,14 +45,39 @@ static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
   PetscFunctionReturn(0);
 }
 
+/* The load and output rows of the coordinates y (nq) on x = (y, y', s) (n): the load in the rows of y', the outputs on y */
+static PetscErrorCode MbsFrfPadFirstOrder_Private(MbsModel model, MbsFrf *frf)
+{
+  PetscInt   nq = model->nq, n = frf->nq, nc = frf->nchannel;
+  PetscReal *B, *Cq, *Cv, *Ca;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc4(n, &B, nc * n, &Cq, nc * n, &Cv, nc * n, &Ca));
+  for (PetscInt i = 0; i < nq; i++) {
+    B[nq + i] = frf->B[i];
+    for (PetscInt c = 0; c < nc; c++) {
+      Cq[c * n + i] = frf->Cq[c * nq + i];
+      Cv[c * n + i] = frf->Cv[c * nq + i];
+      Ca[c * n + i] = frf->Ca[c * nq + i];
+    }
+  }
+  PetscCall(PetscFree4(frf->B, frf->Cq, frf->Cv, frf->Ca));
+  frf->B  = B;
+  frf->Cq = Cq;
+  frf->Cv = Cv;
+  frf->Ca = Ca;
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode MbsFrfSetUpWithin_Private(MbsModel model, const char load[], MbsFrf *frf)
 {
   PetscInt m;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumChannels(model, &frf->nchannel));
-  PetscCall(MbsModelLinearize(model, &frf->nq, &frf->M, &frf->C, &frf->K));
+  PetscCall(MbsModelLinearizeFrequency(model, &frf->nq, &frf->M, &frf->C, &frf->K));
   PetscCall(MbsModelLinearizeIO(model, load, NULL, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca));
+  if (frf->nq != model->nq) PetscCall(MbsFrfPadFirstOrder_Private(model, frf));
   m = frf->nq;
   PetscCall(PetscMalloc6(4 * m * m, &frf->A, 2 * m, &frf->x, 2 * m, &frf->z, frf->nchannel * m, &frf->cr, frf->nchannel * m, &frf->ci, 6 * m, &frf->pivots));
   PetscFunctionReturn(0);
@@ -81,7 +109,7 @@ static PetscErrorCode MbsFrfSolve_Private(MbsModel model, MbsFrf *frf, PetscReal
       MBS_IJ(frf->A, m + i, m + j, N) = ar;
     }
   zero_pivot = MbsDenseLUFactor(N, frf->A, frf->pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: K - w^2 M + i w C is singular at %g Hz (an undamped mode at this frequency), so the frequency response is infinite there", model->type, (double)f);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: K - w^2 M + i w C (i w B - A with internal states) is singular at %g Hz (an undamped mode at this frequency), so the frequency response is infinite there", model->type, (double)f);
   for (PetscInt i = 0; i < m; i++) {
     frf->x[i]     = frf->B[i];
     frf->x[m + i] = 0;

@@ -1809,8 +1809,6 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   for (PetscInt e = 0; e < desc->nelement && found < 0; e++)
     if (load ? !strcmp(desc->element[e].name, load) : desc->element[e].ops->kind == MBS_ELEMENT_EXCITATION) found = e;
   PetscCheck(found >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has no element '%s' to load the frequency response with (-frf_load)", desc->file, load ? load : "of an excitation");
-  /* M, C, K hold the internal states, whose branches would then be missing from H */
-  PetscCheck(!desc->ns, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s' has %" PetscInt_FMT " internal states (maxwell elements): its frequency response needs the first-order linearisation, which mbsid frf does not use yet", desc->file, desc->ns);
   PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
              desc->element[found].name, desc->element[found].line, desc->element[found].type);
   *used = desc->element[found].name;
