@@ -46,9 +46,9 @@ static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
 }
 
 /* The load and output rows of the coordinates y (nq) on x = (y, y', s) (n): the load in the rows of y', the outputs on y */
-static PetscErrorCode MbsFrfPadFirstOrder_Private(MbsModel model, MbsFrf *frf)
+static PetscErrorCode MbsFrfPadFirstOrder_Private(PetscInt nq, MbsFrf *frf)
 {
-  PetscInt   nq = model->nq, n = frf->nq, nc = frf->nchannel;
+  PetscInt   n = frf->nq, nc = frf->nchannel;
   PetscReal *B, *Cq, *Cv, *Ca;
 
   PetscFunctionBeginUser;
@@ -71,13 +71,14 @@ static PetscErrorCode MbsFrfPadFirstOrder_Private(MbsModel model, MbsFrf *frf)
 
 static PetscErrorCode MbsFrfSetUpWithin_Private(MbsModel model, const char load[], MbsFrf *frf)
 {
-  PetscInt m;
+  PetscInt m, nq;
 
   PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, NULL, &nq, NULL));
   PetscCall(MbsModelGetNumChannels(model, &frf->nchannel));
   PetscCall(MbsModelLinearizeFrequency(model, &frf->nq, &frf->M, &frf->C, &frf->K));
   PetscCall(MbsModelLinearizeIO(model, load, NULL, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca));
-  if (frf->nq != model->nq) PetscCall(MbsFrfPadFirstOrder_Private(model, frf));
+  if (frf->nq != nq) PetscCall(MbsFrfPadFirstOrder_Private(nq, frf));
   m = frf->nq;
   PetscCall(PetscMalloc6(4 * m * m, &frf->A, 2 * m, &frf->x, 2 * m, &frf->z, frf->nchannel * m, &frf->cr, frf->nchannel * m, &frf->ci, 6 * m, &frf->pivots));
   PetscFunctionReturn(0);
