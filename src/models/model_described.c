@@ -31,7 +31,8 @@
   Linearisation (eigen): about the initial pose at rest, lambda of the static equilibrium (Phi_q^T lambda = f, least
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
   M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
-  internal states held at s(t0); with internal states, eigen solves the first-order form of DescribedLinearizeFirstOrder.
+  internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
+  form of DescribedLinearizeFirstOrder.
 */
 #include "models/elements/elementimpl.h"
 
