@@ -1,7 +1,7 @@
 /*
-  Frequency response of the linearisation about the model's operating point (MbsModelLinearize(), MbsModelLinearizeIO()):
-  a load F(t) = Re(F e^{i w t}) on the input B gives the steady state x = Re(X e^{i w t}) and every output channel
-  y_c = Re(H_c F e^{i w t}), w = 2 pi f,
+  Frequency response of the linearisation about the model's operating point (MbsModelLinearizeFrequency(),
+  MbsModelLinearizeFrequencyIO()): a load F(t) = Re(F e^{i w t}) on the input B gives the steady state
+  x = Re(X e^{i w t}) and every output channel y_c = Re(H_c F e^{i w t}), w = 2 pi f,
 
     A(w) X = B,   A = K - w^2 M + i w C,   H_c = chat_c^T X,   chat_c = Cq_c + i w Cv_c - w^2 Ca_c,
 
@@ -45,41 +45,14 @@ static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
   PetscFunctionReturn(0);
 }
 
-/* The load and output rows of the coordinates y (nq) on x = (y, y', s) (n): the load in the rows of y', the outputs on y */
-static PetscErrorCode MbsFrfPadFirstOrder_Private(PetscInt nq, MbsFrf *frf)
-{
-  PetscInt   n = frf->nq, nc = frf->nchannel;
-  PetscReal *B, *Cq, *Cv, *Ca;
-
-  PetscFunctionBeginUser;
-  PetscCall(PetscCalloc4(n, &B, nc * n, &Cq, nc * n, &Cv, nc * n, &Ca));
-  for (PetscInt i = 0; i < nq; i++) {
-    B[nq + i] = frf->B[i];
-    for (PetscInt c = 0; c < nc; c++) {
-      Cq[c * n + i] = frf->Cq[c * nq + i];
-      Cv[c * n + i] = frf->Cv[c * nq + i];
-      Ca[c * n + i] = frf->Ca[c * nq + i];
-    }
-  }
-  PetscCall(PetscFree4(frf->B, frf->Cq, frf->Cv, frf->Ca));
-  frf->B  = B;
-  frf->Cq = Cq;
-  frf->Cv = Cv;
-  frf->Ca = Ca;
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MbsFrfSetUpWithin_Private(MbsModel model, const char load[], MbsFrf *frf)
 {
-  PetscInt m, nq;
+  PetscInt m;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetSizes(model, NULL, &nq, NULL));
   PetscCall(MbsModelGetNumChannels(model, &frf->nchannel));
   PetscCall(MbsModelLinearizeFrequency(model, &frf->nq, &frf->M, &frf->C, &frf->K));
-  PetscCall(MbsModelLinearizeIO(model, load, NULL, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca));
-  if (frf->nq != nq) PetscCall(MbsFrfPadFirstOrder_Private(nq, frf));
-  m = frf->nq;
+  PetscCall(MbsModelLinearizeFrequencyIO(model, load, NULL, &m, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca)); /* m = frf->nq */
   PetscCall(PetscMalloc6(4 * m * m, &frf->A, 2 * m, &frf->x, 2 * m, &frf->z, frf->nchannel * m, &frf->cr, frf->nchannel * m, &frf->ci, 6 * m, &frf->pivots));
   PetscFunctionReturn(0);
 }

@@ -1129,25 +1129,40 @@ PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel model, PetscInt *N, PetscRea
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsModelLinearizeIO - The input and outputs of the linearisation (MbsModelLinearize()) for its frequency response: B
-  (nq), the generalised force of the load element named load (NULL: the model's first excitation) per unit of its size,
-  the name of that element in used (may be NULL; valid as long as the model), and the rows of every output channel c,
-  y_c = Cq x + Cv x' + Ca x'' (nchannel x nq each, row c at c nq); caller frees the four arrays with PetscFree4. Not
-  collective.
-@*/
-PetscErrorCode MbsModelLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+/* MbsModelLinearizeIO() without its refusal of internal states */
+static PetscErrorCode MbsModelLinearizeIO_Private(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
 {
-  PetscInt m = model->nq, nchannel;
+  PetscInt    m = model->nq, nchannel;
+  const char *name;
 
   PetscFunctionBeginUser;
   PetscCheck(model->ops.linearize_io, model->comm, PETSC_ERR_SUP, "Model %s has no frequency response (its linearisation names no load and no output rows); describe it in a model file", model->type);
   PetscCall(MbsModelGetNumChannels(model, &nchannel));
   PetscCall(PetscCalloc4(m, B, nchannel * m, Cq, nchannel * m, Cv, nchannel * m, Ca));
-  const char *name;
-
   PetscCall(model->ops.linearize_io(model, load, &name, *B, *Cq, *Cv, *Ca));
   if (used) *used = name;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeIO - The input and outputs of the linearisation (MbsModelLinearize()) for its frequency response: B
+  (nq), the generalised force of the load element named load (NULL: the model's first excitation) per unit of its size,
+  the name of that element in used (may be NULL; valid as long as the model), and the rows of every output channel c,
+  y_c = Cq x + Cv x' + Ca x'' (nchannel x nq each, row c at c nq); caller frees the four arrays with PetscFree4. A model
+  with internal states is refused: M, C, K hold them, so a second-order system built on these rows would miss their
+  branches (MbsModelLinearizeFrequencyIO() gives the rows of the first-order form). Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+{
+  PetscInt   N;
+  PetscReal *A, *E;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelLinearizeFirstOrder(model, &N, &A, &E));
+  PetscCall(PetscFree2(A, E));
+  PetscCheck(!N, model->comm, PETSC_ERR_SUP, "Model %s (%s) has %" PetscInt_FMT " internal states (maxwell elements): its M, C, K hold them, so a second-order linearisation would miss their branches; mbsid frf and eigen use its first-order form",
+             model->type, model->model_file, N - 2 * model->nq);
+  PetscCall(MbsModelLinearizeIO_Private(model, load, used, B, Cq, Cv, Ca));
   PetscFunctionReturn(0);
 }
 
@@ -1206,6 +1221,39 @@ PetscErrorCode MbsModelLinearizeFrequency(MbsModel model, PetscInt *n, PetscReal
   PetscCall(PetscArraycpy(*C, L + *n * *n, *n * *n));
   PetscCall(PetscArraycpy(*K, L + 2 * *n * *n, *n * *n));
   PetscCall(PetscFree(L));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeFrequencyIO - The input and output rows of MbsModelLinearizeIO() on the unknowns of the dynamic
+  stiffness (MbsModelLinearizeFrequency(), n of them): with internal states, on x = (y, y', s) the load B in the rows of
+  y' and the rows Cq, Cv, Ca on y (y' = i w y, y'' = -w^2 y in the steady state), zero elsewhere (nchannel x n each);
+  n into *n. Caller frees the four arrays with PetscFree4. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeFrequencyIO(MbsModel model, const char load[], const char **used, PetscInt *n, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+{
+  PetscInt   nq = model->nq, nc;
+  PetscReal *B0, *Cq0, *Cv0, *Ca0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelFrequencySize_Private(model, n));
+  PetscCall(MbsModelLinearizeIO_Private(model, load, used, B, Cq, Cv, Ca));
+  if (*n == nq) PetscFunctionReturn(0);
+  PetscCall(MbsModelGetNumChannels(model, &nc));
+  B0  = *B;
+  Cq0 = *Cq;
+  Cv0 = *Cv;
+  Ca0 = *Ca;
+  MbsCallUndo(PetscCalloc4(*n, B, nc * *n, Cq, nc * *n, Cv, nc * *n, Ca), PetscFree4(B0, Cq0, Cv0, Ca0));
+  for (PetscInt i = 0; i < nq; i++) {
+    (*B)[nq + i] = B0[i];
+    for (PetscInt c = 0; c < nc; c++) {
+      (*Cq)[c * *n + i] = Cq0[c * nq + i];
+      (*Cv)[c * *n + i] = Cv0[c * nq + i];
+      (*Ca)[c * *n + i] = Ca0[c * nq + i];
+    }
+  }
+  PetscCall(PetscFree4(B0, Cq0, Cv0, Ca0));
   PetscFunctionReturn(0);
 }
 
