@@ -76,6 +76,8 @@ PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel, PetscInt *, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeIO(MbsModel, const char[], const char **, PetscReal **, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeDerivative(MbsModel, PetscInt, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeFrequency(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeFrequencyIO(MbsModel, const char[], const char **, PetscInt *, PetscReal **, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsFrequencyResponse(MbsModel, const char[], PetscInt, const PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsFrequencyResponseGradient(MbsModel, const char[], PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, const PetscInt[], PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);

@@ -114,9 +114,10 @@ static PetscErrorCode MbsFrfRun_Private(MPI_Comm comm, MbsFrfCommand *fc)
   PetscCall(MbsFrequencyResponse(fc->model, load[0] ? load : NULL, nf, f, fc->H));
   if (!load[0]) { /* the first excitation: its name goes into the file, so that -cost frf loads the same element */
     PetscReal  *B, *Cq, *Cv, *Ca;
+    PetscInt    n;
     const char *name;
 
-    PetscCall(MbsModelLinearizeIO(fc->model, NULL, &name, &B, &Cq, &Cv, &Ca));
+    PetscCall(MbsModelLinearizeFrequencyIO(fc->model, NULL, &name, &n, &B, &Cq, &Cv, &Ca));
     PetscCall(PetscStrncpy(load, name, sizeof(load)));
     PetscCall(PetscFree4(B, Cq, Cv, Ca));
   }

@@ -1,11 +1,14 @@
 /*
-  Frequency response of the linearisation about the model's operating point (MbsModelLinearize(), MbsModelLinearizeIO()):
-  a load F(t) = Re(F e^{i w t}) on the input B gives the steady state x = Re(X e^{i w t}) and every output channel
-  y_c = Re(H_c F e^{i w t}), w = 2 pi f,
+  Frequency response of the linearisation about the model's operating point (MbsModelLinearizeFrequency(),
+  MbsModelLinearizeFrequencyIO()): a load F(t) = Re(F e^{i w t}) on the input B gives the steady state
+  x = Re(X e^{i w t}) and every output channel y_c = Re(H_c F e^{i w t}), w = 2 pi f,
 
     A(w) X = B,   A = K - w^2 M + i w C,   H_c = chat_c^T X,   chat_c = Cq_c + i w Cv_c - w^2 Ca_c,
 
-  exact for a model that is linear about that state (beam_bushings.md section 5: the harmonic load case). PETSc is real
+  exact for a model that is linear about that state (beam_bushings.md section 5: the harmonic load case). A model with
+  internal states (a Maxwell element's dampers) has the first-order form B x' = A x on x = (y, y', s) instead
+  (MbsModelLinearizeFrequency()): then A(w) = i w B - A, that is M = 0, C = B, K = -A on x, the load B in the rows of
+  y' and chat_c on y, and everything below holds as written for the larger system. PETSc is real
   here, so A X = B is solved as the real system [Ar -Ai; Ai Ar] [Xr; Xi] = [B; 0], Ar = K - w^2 M, Ai = w C.
 
   Gradient of a real J(H): with g_c = dJ/dRe H_c + i dJ/dIm H_c, dJ = Re(sum_c conj(g_c) dH_c), and dH_c = -chat_c^T
@@ -24,7 +27,7 @@
 
 /* The linearisation, its input and output rows, and the work of one frequency */
 typedef struct {
-  PetscInt   nq, nchannel;
+  PetscInt   nq, nchannel; /* nq: the size of the system, the coordinates' or the first-order form's */
   PetscReal *M, *C, *K, *B, *Cq, *Cv, *Ca;
   PetscReal *A, *x, *z, *cr, *ci; /* the real 2nq system and its factors, X, Z, chat (nchannel x nq each) */
   PetscInt  *pivots;
@@ -48,9 +51,8 @@ static PetscErrorCode MbsFrfSetUpWithin_Private(MbsModel model, const char load[
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumChannels(model, &frf->nchannel));
-  PetscCall(MbsModelLinearize(model, &frf->nq, &frf->M, &frf->C, &frf->K));
-  PetscCall(MbsModelLinearizeIO(model, load, NULL, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca));
-  m = frf->nq;
+  PetscCall(MbsModelLinearizeFrequency(model, &frf->nq, &frf->M, &frf->C, &frf->K));
+  PetscCall(MbsModelLinearizeFrequencyIO(model, load, NULL, &m, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca)); /* m = frf->nq */
   PetscCall(PetscMalloc6(4 * m * m, &frf->A, 2 * m, &frf->x, 2 * m, &frf->z, frf->nchannel * m, &frf->cr, frf->nchannel * m, &frf->ci, 6 * m, &frf->pivots));
   PetscFunctionReturn(0);
 }
@@ -81,7 +83,7 @@ static PetscErrorCode MbsFrfSolve_Private(MbsModel model, MbsFrf *frf, PetscReal
       MBS_IJ(frf->A, m + i, m + j, N) = ar;
     }
   zero_pivot = MbsDenseLUFactor(N, frf->A, frf->pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: K - w^2 M + i w C is singular at %g Hz (an undamped mode at this frequency), so the frequency response is infinite there", model->type, (double)f);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model %s: K - w^2 M + i w C (i w B - A with internal states) is singular at %g Hz (an undamped mode at this frequency), so the frequency response is infinite there", model->type, (double)f);
   for (PetscInt i = 0; i < m; i++) {
     frf->x[i]     = frf->B[i];
     frf->x[m + i] = 0;

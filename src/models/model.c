@@ -1164,64 +1164,171 @@ PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel model, PetscInt *N, PetscRea
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsModelLinearizeIO - The input and outputs of the linearisation (MbsModelLinearize()) for its frequency response: B
-  (nq), the generalised force of the load element named load (NULL: the model's first excitation) per unit of its size,
-  the name of that element in used (may be NULL; valid as long as the model), and the rows of every output channel c,
-  y_c = Cq x + Cv x' + Ca x'' (nchannel x nq each, row c at c nq); caller frees the four arrays with PetscFree4. Not
-  collective.
-@*/
-PetscErrorCode MbsModelLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+/* MbsModelLinearizeIO() without its refusal of internal states */
+static PetscErrorCode MbsModelLinearizeIO_Private(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
 {
-  PetscInt m = model->nq, nchannel;
+  PetscInt    m = model->nq, nchannel;
+  const char *name;
 
   PetscFunctionBeginUser;
   PetscCheck(model->ops.linearize_io, model->comm, PETSC_ERR_SUP, "Model %s has no frequency response (its linearisation names no load and no output rows); describe it in a model file", model->type);
   PetscCall(MbsModelGetNumChannels(model, &nchannel));
   PetscCall(PetscCalloc4(m, B, nchannel * m, Cq, nchannel * m, Cv, nchannel * m, Ca));
-  const char *name;
-
   PetscCall(model->ops.linearize_io(model, load, &name, *B, *Cq, *Cv, *Ca));
   if (used) *used = name;
   PetscFunctionReturn(0);
 }
 
-/* L(p_i = value): M, C, K into L (3 nq^2) */
-static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, PetscInt i, PetscReal value, PetscReal L[])
+/*@C
+  MbsModelLinearizeIO - The input and outputs of the linearisation (MbsModelLinearize()) for its frequency response: B
+  (nq), the generalised force of the load element named load (NULL: the model's first excitation) per unit of its size,
+  the name of that element in used (may be NULL; valid as long as the model), and the rows of every output channel c,
+  y_c = Cq x + Cv x' + Ca x'' (nchannel x nq each, row c at c nq); caller frees the four arrays with PetscFree4. A model
+  with internal states is refused: M, C, K hold them, so a second-order system built on these rows would miss their
+  branches (MbsModelLinearizeFrequencyIO() gives the rows of the first-order form). Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
 {
-  PetscInt  m    = model->nq;
-  PetscReal keep = model->p[i];
+  PetscInt   N;
+  PetscReal *A, *E;
 
   PetscFunctionBeginUser;
-  model->p[i] = value;
-  PetscCall(PetscArrayzero(L, 3 * m * m));
-  MbsCallCleanup(model->ops.linearize(model, L, L + m * m, L + 2 * m * m), (model->p[i] = keep, 0));
+  PetscCall(MbsModelLinearizeFirstOrder(model, &N, &A, &E));
+  PetscCall(PetscFree2(A, E));
+  PetscCheck(!N, model->comm, PETSC_ERR_SUP, "Model %s (%s) has %" PetscInt_FMT " internal states (maxwell elements): its M, C, K hold them, so a second-order linearisation would miss their branches; mbsid frf and eigen use its first-order form",
+             model->type, model->model_file, N - 2 * model->nq);
+  PetscCall(MbsModelLinearizeIO_Private(model, load, used, B, Cq, Cv, Ca));
+  PetscFunctionReturn(0);
+}
+
+/* The size n of MbsModelLinearizeFrequency()'s matrices: nq, or 2 nq + ns with internal states */
+static PetscErrorCode MbsModelFrequencySize_Private(MbsModel model, PetscInt *n)
+{
+  PetscInt   N;
+  PetscReal *A, *B;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelLinearizeFirstOrder(model, &N, &A, &B));
+  PetscCall(PetscFree2(A, B));
+  *n = N ? N : model->nq;
+  PetscFunctionReturn(0);
+}
+
+/* M, C, K of MbsModelLinearizeFrequency() into L (3 n^2, zeroed here) */
+static PetscErrorCode MbsModelFrequencyForm_Private(MbsModel model, PetscInt n, PetscReal L[])
+{
+  PetscInt   N;
+  PetscReal *A, *B;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(L, 3 * n * n));
+  PetscCall(MbsModelLinearizeFirstOrder(model, &N, &A, &B));
+  if (!N) {
+    PetscCall(model->ops.linearize(model, L, L + n * n, L + 2 * n * n));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt k = 0; k < n * n; k++) {
+    L[n * n + k]     = B[k];
+    L[2 * n * n + k] = -A[k];
+  }
+  PetscCall(PetscFree2(A, B));
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsModelLinearizeDerivative - dM/dp_i, dC/dp_i, dK/dp_i of the linearisation into dL (3 nq^2: M, C, K). The
-  linearisations of models in natural coordinates are affine in each parameter alone (masses, moments, stiffnesses,
-  damping constants, modal damping, the coefficients of polynomial, table and amplitude laws: L = L0 + p_i L1), so that
-  (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0).
-  The second difference L(p_i + s) - 2 L(p_i) + L(p_i - s), which vanishes then, is checked to 1e-9 of the largest
-  entry: a parameter that enters nonlinearly (the velocity scale of a friction law) is refused. Not collective.
+  MbsModelLinearizeFrequency - The dynamic stiffness Z(w) = K - w^2 M + i w C of the linearisation for its frequency
+  response: n x n matrices M, C, K (column-major, caller frees with PetscFree3). Without internal states these are
+  MbsModelLinearize()'s on its nq coordinates; with internal states (MbsModelLinearizeFirstOrder(), B x' = A x) they act
+  on x = (y, y', s), n = 2 nq + ns: M = 0, C = B, K = -A, so that Z(w) x = (i w B - A) x is the first-order form's
+  harmonic balance, a load entering the rows of y' and the outputs reading y. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeFrequency(MbsModel model, PetscInt *n, PetscReal **M, PetscReal **C, PetscReal **K)
+{
+  PetscReal *L;
+
+  PetscFunctionBeginUser;
+  PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
+  PetscCall(MbsModelFrequencySize_Private(model, n));
+  PetscCall(PetscMalloc1(3 * *n * *n, &L));
+  MbsCallUndo(MbsModelFrequencyForm_Private(model, *n, L), PetscFree(L));
+  PetscCall(PetscMalloc3(*n * *n, M, *n * *n, C, *n * *n, K));
+  PetscCall(PetscArraycpy(*M, L, *n * *n));
+  PetscCall(PetscArraycpy(*C, L + *n * *n, *n * *n));
+  PetscCall(PetscArraycpy(*K, L + 2 * *n * *n, *n * *n));
+  PetscCall(PetscFree(L));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeFrequencyIO - The input and output rows of MbsModelLinearizeIO() on the unknowns of the dynamic
+  stiffness (MbsModelLinearizeFrequency(), n of them): with internal states, on x = (y, y', s) the load B in the rows of
+  y' and the rows Cq, Cv, Ca on y (y' = i w y, y'' = -w^2 y in the steady state), zero elsewhere (nchannel x n each);
+  n into *n. Caller frees the four arrays with PetscFree4. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeFrequencyIO(MbsModel model, const char load[], const char **used, PetscInt *n, PetscReal **B, PetscReal **Cq, PetscReal **Cv, PetscReal **Ca)
+{
+  PetscInt   nq = model->nq, nc;
+  PetscReal *B0, *Cq0, *Cv0, *Ca0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelFrequencySize_Private(model, n));
+  PetscCall(MbsModelLinearizeIO_Private(model, load, used, B, Cq, Cv, Ca));
+  if (*n == nq) PetscFunctionReturn(0);
+  PetscCall(MbsModelGetNumChannels(model, &nc));
+  B0  = *B;
+  Cq0 = *Cq;
+  Cv0 = *Cv;
+  Ca0 = *Ca;
+  MbsCallUndo(PetscCalloc4(*n, B, nc * *n, Cq, nc * *n, Cv, nc * *n, Ca), PetscFree4(B0, Cq0, Cv0, Ca0));
+  for (PetscInt i = 0; i < nq; i++) {
+    (*B)[nq + i] = B0[i];
+    for (PetscInt c = 0; c < nc; c++) {
+      (*Cq)[c * *n + i] = Cq0[c * nq + i];
+      (*Cv)[c * *n + i] = Cv0[c * nq + i];
+      (*Ca)[c * *n + i] = Ca0[c * nq + i];
+    }
+  }
+  PetscCall(PetscFree4(B0, Cq0, Cv0, Ca0));
+  PetscFunctionReturn(0);
+}
+
+/* L(p_i = value): M, C, K of MbsModelLinearizeFrequency() into L (3 n^2) */
+static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, PetscInt n, PetscInt i, PetscReal value, PetscReal L[])
+{
+  PetscReal keep = model->p[i];
+
+  PetscFunctionBeginUser;
+  model->p[i] = value;
+  MbsCallCleanup(MbsModelFrequencyForm_Private(model, n, L), (model->p[i] = keep, 0));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeDerivative - dM/dp_i, dC/dp_i, dK/dp_i of the dynamic stiffness (MbsModelLinearizeFrequency(), n x n
+  each) into dL (3 n^2: M, C, K). The linearisations of models in natural coordinates are affine in each parameter
+  alone (masses, moments, stiffnesses, damping constants, modal damping, the coefficients of polynomial, table and
+  amplitude laws, a Maxwell branch's k_m and c_m: L = L0 + p_i L1), so that (L(p_i + s) - L(p_i - s)) / (2 s) is
+  dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0). The second difference L(p_i + s) -
+  2 L(p_i) + L(p_i - s), which vanishes then, is checked to 1e-9 of the largest entry: a parameter that enters
+  nonlinearly (the velocity scale of a friction law) is refused. Not collective.
 @*/
 PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, PetscInt i, PetscReal dL[])
 {
-  PetscInt   m = model->nq, size = 3 * m * m;
+  PetscInt   n, size;
   PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L;
   PetscReal  curvature[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
   const char what[3][2] = {"M", "C", "K"};
 
   PetscFunctionBeginUser;
   PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
+  PetscCall(MbsModelFrequencySize_Private(model, &n));
+  size = 3 * n * n;
   PetscCall(PetscMalloc1(2 * size, &L));
-  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i] + s, L));
-  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i] - s, L + size));
-  PetscCall(MbsModelLinearizeAt_Private(model, i, model->p[i], dL));
+  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i] + s, L));
+  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i] - s, L + size));
+  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i], dL));
   for (PetscInt k = 0; k < size; k++) {
-    PetscInt  which  = k / (m * m);
+    PetscInt  which  = k / (n * n);
     PetscReal second = L[k] - 2 * dL[k] + L[size + k];
 
     curvature[which] = PetscIsInfOrNanReal(second) ? PETSC_INFINITY : PetscMax(curvature[which], PetscAbsReal(second));

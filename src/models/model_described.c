@@ -31,7 +31,8 @@
   Linearisation (eigen): about the initial pose at rest, lambda of the static equilibrium (Phi_q^T lambda = f, least
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
   M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
-  internal states held at s(t0); with internal states, eigen solves the first-order form of DescribedLinearizeFirstOrder.
+  internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
+  form of DescribedLinearizeFirstOrder.
 */
 #include "models/elements/elementimpl.h"
 
@@ -1434,6 +1435,44 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
 }
 
 /*
+  The second derivatives of state element e (MbsElementStateSecondFn) along S, parameter j, into the sink at the rows
+  and columns of U = (q, v, lambda, mu, s): its force rows are U's rows M v' - f, its state rows and columns U's s
+*/
+static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, Sink *sink, PetscReal work[])
+{
+  MbsDescription    desc = d->desc;
+  const MbsElement *el   = &desc->element[e];
+  PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), ns = el->nstate, nq = desc->nq, s0 = 2 * nq + 2 * desc->nc + el->first_state, L = d->nlocal + MBS_MAX_STATE;
+  PetscInt         *rows = d->index, *cols = d->index + d->nlocal, sindex[MBS_MAX_STATE], m, ld;
+  PetscReal        *ls = d->state_local, *lss = ls + MBS_MAX_STATE, *lsq = lss + MBS_MAX_STATE, *lsv = lsq + L, *D = lsv + L, *lq, *lv;
+  MbsDescription    view;
+
+  PetscFunctionBeginUser;
+  /* in d->state_local: s, ss, sq, sv and D (ld x (2 m + ns) <= 2 L^2) before SinkAddPart's part (np >= 1 here) */
+  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  m    = view->nq;
+  ld   = m + ns;
+  for (PetscInt i = 0; i < m; i++) {
+    lsq[i] = S[d->global[i]];
+    lsv[i] = S[nq + d->global[i]];
+  }
+  for (PetscInt k = 0; k < ns; k++) {
+    ls[k]     = U[s0 + k];
+    lss[k]    = S[s0 + k];
+    sindex[k] = s0 + k;
+  }
+  PetscCall(PetscArrayzero(D, ld * (2 * m + ns)));
+  PetscCall(MbsElementStates(el)->state_second(view, el, t, lq, lv, ls, lsq, lsv, lss, j, shift, D, work));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, 0, cols), D, ld, 0, 0, 1));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), m, Shifted(d, m, nq, cols), D, ld, 0, m, 1));
+  PetscCall(SinkAddPart(d, sink, m, Shifted(d, m, nq, rows), ns, sindex, D, ld, 0, 2 * m, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, 0, cols), D, ld, m, 0, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, nq, cols), D, ld, m, m, 1));
+  PetscCall(SinkAddPart(d, sink, ns, sindex, ns, sindex, D, ld, m, 2 * m, 1));
+  PetscFunctionReturn(0);
+}
+
+/*
   The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
   Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
   dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
@@ -1485,6 +1524,10 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscReal        *lq, *lv;
 
     if (el->ops->kind != MBS_ELEMENT_FORCE && el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    if (el->nstate) {
+      PetscCall(StateSecond(d, e, t, U, S, j, shift, &sink, element_work));
+      continue;
+    }
     PetscCheck(el->ops->force_second, model->comm, PETSC_ERR_SUP, "Model file '%s', element '%s' (line %" PetscInt_FMT "): type %s provides no second derivatives, which the sensitivity system of optimal input design needs", desc->file, el->name, el->line, el->type);
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;
@@ -1772,8 +1815,6 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
     found = e;
   }
   PetscCheck(found >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has no element '%s' to load the frequency response with (-frf_load)", desc->file, load ? load : "of an excitation");
-  /* M, C, K hold the internal states, whose branches would then be missing from H */
-  PetscCheck(!desc->ns, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s' has %" PetscInt_FMT " internal states (maxwell elements): its frequency response needs the first-order linearisation, which mbsid frf does not use yet", desc->file, desc->ns);
   PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
              desc->element[found].name, desc->element[found].line, desc->element[found].type);
   *used = desc->element[found].name;
@@ -2085,13 +2126,13 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
    (el->law[i].c, force_law.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[12 + 4 * MBS_MAX_HARMONICS + 12 * MBS_MAX_LAW], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW], n = 0;
 
-  for (PetscInt i = 0; i < 12; i++) AddOnce(found, &n, el->value[i].param);
+  for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)
     for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
-  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);             /* a force history's scale (force.c) */
-  for (PetscInt i = 0; i < 12 && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
+  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);                        /* a force history's scale (force.c) */
+  for (PetscInt i = 0; i < MBS_MAX_VALUE && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
     for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) AddOnce(found, &n, el->law[i].c[j].param);
   for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
   return n;

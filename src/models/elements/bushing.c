@@ -48,15 +48,27 @@ PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsE
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+/* The three rotation coordinates x_r,i = 1/2 (a_k.c_j - a_j.c_k), (i, j, k) cyclic, as the element's next rows */
+void MbsBushingRotationRows(MbsElement *el, const MbsVectorMap a[3], const MbsVectorMap c[3])
 {
-  PetscInt       nrot_k, nrot_d;
-  MbsVectorMap   a[3], c[3];
   const PetscInt pair[3][2] = {
     {2, 1},
     {0, 2},
     {1, 0}
   };
+
+  for (PetscInt i = 0; i < 3; i++) {
+    MbsBilinear *row = MbsElementNewRow(el);
+
+    MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, row);
+    MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, row);
+  }
+}
+
+static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
+{
+  PetscInt     nrot_k, nrot_d;
+  MbsVectorMap a[3], c[3];
 
   PetscFunctionBeginUser;
   PetscCall(MbsBushingTranslationRows(reader, node, el, a, c));
@@ -65,12 +77,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscCall(MbsForceLawsRead(reader, node, "rotational_stiffness", PETSC_TRUE, "N m", "rad", PETSC_FALSE, 3, el, 6, &nrot_k));
   PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
-  for (PetscInt i = 0; i < 3 && (nrot_k || nrot_d); i++) {
-    MbsBilinear *row = MbsElementNewRow(el);
-
-    MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, row);
-    MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, row);
-  }
+  if (nrot_k || nrot_d) MbsBushingRotationRows(el, a, c);
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
     if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));
   PetscFunctionReturn(0);

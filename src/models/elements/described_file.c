@@ -808,7 +808,7 @@ static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
     PetscCall(MbsElementTypeFind(el->type, &el->ops, known, sizeof(known)));
     if (!el->ops) PetscCall(MbsYAMLError(reader, Find(reader, field, "type"), "unknown element type '%s'; types: %s", el->type, known));
     el->body[0] = el->body[1] = MBS_GROUND;
-    for (PetscInt k = 0; k < 12; k++) el->value[k].param = -1;
+    for (PetscInt k = 0; k < MBS_MAX_VALUE; k++) el->value[k].param = -1;
     PetscCall(el->ops->read(reader, field, el));
     PetscCall(EndMapping(reader));
   }

@@ -16,6 +16,7 @@
 #define MBS_GROUND        (-1)
 #define MBS_NAME_LEN      64
 #define MBS_MAX_HARMONICS 8
+#define MBS_MAX_VALUE     24 /* value fields of an element: a maxwell element's 4 per coordinate of 6 */
 
 /* A numeric field of the model file: a number, or {param: NAME}, an identifiable parameter of the model */
 typedef struct {
@@ -138,7 +139,7 @@ typedef PetscErrorCode (*MbsElementSensorFn)(MbsDescription, const MbsElement *,
   their derivatives by the columns (q, v, s, s') into J (ld x (2 nq + 2 nstate)) and by the parameters into Jp (ld x
   np); s, s' are the element's own states; sdot, J and Jp may be NULL
 */
-#define MBS_MAX_STATE 3
+#define MBS_MAX_STATE 6
 typedef PetscErrorCode (*MbsElementStateFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
 
 /* One element type: how it is read from the file, and what it contributes */
@@ -158,22 +159,32 @@ typedef struct {
   MbsElementForceSecondFn force_second;
 } MbsElementType;
 
+/*
+  The second derivatives of a state element for the sensitivity equations of design, as MbsElementForceSecondFn's: at
+  (t, q, v, s) of its view, the derivative of its block's J (MbsElementStateFn) by the columns (q, v, s) plus shift
+  times that of its d/ds' (the columns s', constant in U), along (q, v, s, p) + eps (sq, sv, ss, e_j) at eps = 0, added
+  into D (ld x (2 nq + nstate), ld = nq + nstate); the shift term is shift d/ds' (dR/dp_j). work: MBS_SECOND_WORK(nq).
+*/
+typedef PetscErrorCode (*MbsElementStateSecondFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[], PetscReal[]);
+
 /* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
-   table, then its rows, and its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0) */
+   table, then its rows, its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0), and its second
+   derivatives (NULL: none, and design refuses the model) */
 typedef struct {
   MbsElementType    base;
   MbsElementStateFn state;
   void (*state_initial)(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[]);
+  MbsElementStateSecondFn state_second;
 } MbsElementStateType;
 
 struct _MbsElement {
   char                  name[MBS_NAME_LEN], type[MBS_NAME_LEN];
   PetscInt              line;
   const MbsElementType *ops;
-  PetscInt              body[2];   /* a, b (MBS_GROUND: the ground) */
-  PetscInt              nrow;      /* constraint rows, or bilinear coordinates of a force element */
-  MbsBilinear           row[6];    /* the constraint rows, or the coordinates a force element acts on */
-  MbsValue              value[12]; /* stiffness and damping per coordinate, or spring constants */
+  PetscInt              body[2];              /* a, b (MBS_GROUND: the ground) */
+  PetscInt              nrow;                 /* constraint rows, or bilinear coordinates of a force element */
+  MbsBilinear           row[6];               /* the constraint rows, or the coordinates a force element acts on */
+  MbsValue              value[MBS_MAX_VALUE]; /* stiffness and damping per coordinate, or spring constants */
   PetscReal             vector[2][3];
   PetscInt              nharmonic;
   MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
@@ -366,5 +377,6 @@ MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
+PETSC_INTERN void           MbsBushingRotationRows(MbsElement *, const MbsVectorMap[3], const MbsVectorMap[3]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);

@@ -170,7 +170,7 @@ PetscErrorCode MbsForceLawsRead(MbsYAMLReader *reader, void *node, const char ke
       PetscCall(MbsYAMLReadItemValue(reader, item[i], key, unit, &el->value[first + i]));
       continue;
     }
-    if (!el->law) PetscCall(PetscCalloc1(12, &el->law));
+    if (!el->law) PetscCall(PetscCalloc1(MBS_MAX_VALUE, &el->law));
     PetscCall(ReadLaw(reader, item[i], key, stiffness, choice, force, deflection, &el->law[first + i]));
   }
   PetscFunctionReturn(0);
