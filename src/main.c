@@ -51,9 +51,14 @@ int main(int argc, char **argv)
     return 0;
   }
   if (MbsYAMLCheckOptionsFiles(argc, argv, fault, sizeof(fault))) { /* before PETSc reads the file, which names no line */
-    const char *rank = getenv("OMPI_COMM_WORLD_RANK");
+    int       rank   = 0;
+    PetscBool mpi_up = (PetscBool)(MPI_Init(&argc, &argv) == MPI_SUCCESS);
 
-    if (!rank || !strcmp(rank, "0")) fprintf(stderr, "mbsid: %s\n", fault);
+    /* MPI only to end together: the first rank to exit non-zero makes mpiexec kill the others, rank 0 before it has
+       printed unless MPI_Finalize, which waits for every rank, comes after its message */
+    if (mpi_up) (void)MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (!rank) fprintf(stderr, "mbsid: %s\n", fault);
+    if (mpi_up) (void)MPI_Finalize();
     return 1;
   }
   (void)snprintf(version_help, sizeof(version_help), "%s%s\n\n", help, MbsVersion());
