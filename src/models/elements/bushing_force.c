@@ -24,6 +24,9 @@ static PetscErrorCode BushingLoadRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscCall(MbsYAMLReadWords(reader, node, "component", &ncomponent, component));
   if (!ncomponent || strlen(component[0]) != 1 || component[0][0] < 'x' || component[0][0] > 'z') PetscCall(MbsYAMLError(reader, node, "component must be x, y or z (an axis of the bushing's frame), got '%s'", ncomponent ? component[0] : "nothing"));
   i = first + component[0][0] - 'x';
+  if (i < 3 && bushing->ngeometry)
+    PetscCall(MbsYAMLError(reader, node, "bushing '%s' has a point coordinate that is a parameter (line %" PetscInt_FMT "), whose derivative the force sensor does not give yet; measure its deflection with relative_displacement, or fix the point",
+                           bushing->name, bushing->geometry[0].line));
   if (i >= bushing->nrow) PetscCall(MbsYAMLError(reader, node, "bushing '%s' has no rotational_stiffness or rotational_damping, so it carries no moment", bushing->name));
   el->body[0]  = bushing->body[0];
   el->body[1]  = bushing->body[1];
@@ -69,7 +72,7 @@ static PetscErrorCode BushingLoadSensor(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal dydp[])
+static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   const MbsBilinear *s = &el->row[0];
   MbsLawForce        g;
@@ -80,8 +83,8 @@ static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
-static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
+static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_FALSE, NULL};
+static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_BushingForce(const MbsElementType **type)
 {

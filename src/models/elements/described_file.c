@@ -26,6 +26,7 @@ struct _MbsYAMLReader {
   char            entity[2 * MBS_NAME_LEN]; /* "element 'bushing1'", for messages */
   yaml_node_t    *mapping;                  /* the mapping whose keys are being read */
   PetscBool       used[MBS_MAX_KEYS];       /* its keys read so far */
+  MbsElement     *element;                  /* the element being read, which records its points' parameters */
 };
 
 MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *reader)
@@ -121,7 +122,8 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
 
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
-  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (!text)
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values and the points of bushings, forces and position, velocity and acceleration sensors, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -334,6 +336,34 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   PetscFunctionReturn(0);
 }
 
+/*
+  key: [x1, x2, x3] of the element being read, each a number or {param: NAME} in m (MbsGeometryAdd): the body
+  coordinates of its point k, or with world a point in ground coordinates at the initial pose, then a coordinate of
+  point k or (k = 2) of both
+*/
+static PetscErrorCode ReadPoint(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], PetscInt k, PetscBool world, PetscReal x[3], PetscBool *set)
+{
+  yaml_node_t *node = Find(reader, mapping, key);
+
+  PetscFunctionBeginUser;
+  *set = (PetscBool)(node != NULL);
+  if (!node) PetscFunctionReturn(0);
+  if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, node, "%s needs a list of 3 numbers", key));
+  for (PetscInt c = 0; c < 3; c++) {
+    yaml_node_t *item = Node(reader, node->data.sequence.items.start[c]);
+    MbsValue     value;
+
+    if (Scalar(item)) {
+      PetscCall(ReadReal(reader, item, key, &x[c]));
+      continue;
+    }
+    PetscCall(ReadValue(reader, item, key, "m", &value));
+    x[c] = value.value;
+    for (PetscInt b = k == 2 ? 0 : k; b <= (k == 2 ? 1 : k); b++) PetscCall(MbsGeometryAdd(reader->desc, reader->element, b, c, value.param, key, (PetscInt)item->start_mark.line + 1, world));
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLHasField - Whether the mapping being read has key (which counts as read).
 @*/
@@ -532,9 +562,9 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
   PetscCall(ReadNodePoint(reader, node, el->body[el->body[1] != MBS_GROUND && reader->desc->body[el->body[1]].flexible ? 1 : 0], world, &set));
-  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
-  PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
-  PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
+  if (!set) PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point", 2, PETSC_TRUE, world, &set));
+  PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point_a", 0, PETSC_FALSE, local[0], &set_a));
+  PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point_b", 1, PETSC_FALSE, local[1], &set_b));
   if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
   if (set)
     for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
@@ -565,7 +595,7 @@ PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt
 
   PetscFunctionBeginUser;
   PetscCall(ReadNodePoint(reader, node, body, world, &set));
-  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  if (!set) PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point", 0, PETSC_TRUE, world, &set));
   for (PetscInt k = 0; k < 3; k++) local[k] = 0;
   if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
   PetscCall(CheckFlexiblePoint(reader, node, body, local));
@@ -790,6 +820,26 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
+/* Points with parameters (ReadPoint) only where the element's type differentiates them, and not on a flexible body
+   (whose elements act on nodes) */
+static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  for (PetscInt n = 0; n < el->ngeometry; n++) {
+    const MbsGeometry *g    = &el->geometry[n];
+    PetscInt           body = el->body[g->point];
+
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s of a %s element cannot hold the parameter '%s': only the points of bushing, force, position, velocity and acceleration elements may (the geometry of joints, springs and other elements is not identifiable yet)",
+               desc->file, g->line, el->name, g->field, el->type, desc->param_info[g->param].name);
+    PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
+               desc->param_info[g->param].name, desc->body[body].name);
+  }
+  PetscCall(PetscArraycpy(&el->point0[0][0], &el->vector[0][0], 6));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
 {
   MbsDescription desc = reader->desc;
@@ -809,7 +859,9 @@ static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
     if (!el->ops) PetscCall(MbsYAMLError(reader, Find(reader, field, "type"), "unknown element type '%s'; types: %s", el->type, known));
     el->body[0] = el->body[1] = MBS_GROUND;
     for (PetscInt k = 0; k < 12; k++) el->value[k].param = -1;
+    reader->element = el;
     PetscCall(el->ops->read(reader, field, el));
+    PetscCall(CheckGeometry(reader, el));
     PetscCall(EndMapping(reader));
   }
   PetscFunctionReturn(0);

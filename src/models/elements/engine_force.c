@@ -50,7 +50,7 @@ static PetscErrorCode EngineForceSecond(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond};
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
 {

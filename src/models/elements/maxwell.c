@@ -114,7 +114,7 @@ static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const
 }
 
 static const MbsElementStateType Maxwell = {
-  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL},
+  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL},
   MaxwellState, MaxwellStateInitial
 };
 

@@ -42,7 +42,7 @@ static PetscErrorCode RelativeDisplacementSensor(MbsDescription desc, const MbsE
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RelativeDisplacement = {MBS_ELEMENT_SENSOR, RelativeDisplacementRead, NULL, RelativeDisplacementSensor, "m", PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType RelativeDisplacement = {MBS_ELEMENT_SENSOR, RelativeDisplacementRead, NULL, RelativeDisplacementSensor, "m", PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_RelativeDisplacement(const MbsElementType **type)
 {

@@ -102,11 +102,11 @@ static PetscErrorCode SpringDamperForceSecond(MbsDescription desc, const MbsElem
   MbsMapAddTranspose(desc, &D, 1, e, grad, 1);
   MbsMapAddOuter(desc, &D, &D, K, 1, hess, nq);
   MbsMapAddOuter(desc, &D, &D, T, 1, third, nq);
-  MbsCoordinateForceSecond(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), el->value[2].param == j ? -1 : 0, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, third + nq * nq);
+  MbsCoordinateForceSecond(desc, el, 0, 1, L - MbsValueOf(&el->value[2], desc->p), el->value[2].param == j ? -1 : 0, NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, third + nq * nq);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL, SpringDamperForceSecond};
+static const MbsElementType SpringDamper = {MBS_ELEMENT_FORCE, SpringDamperRead, SpringDamperForce, NULL, NULL, PETSC_FALSE, NULL, NULL, SpringDamperForceSecond, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_SpringDamper(const MbsElementType **type)
 {
