@@ -12,8 +12,9 @@
     speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
   Any number an element, a body mass or an inertia entry takes may be written {param: NAME}, which makes it the identifiable parameter
-  NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
-  point_b: in body coordinates instead).
+  NAME of the parameters section; so may a coordinate of the points of the element types that differentiate them
+  (geometry.c; the others are refused by line and field). Points and axes are given in ground coordinates at the
+  initial pose (point_a, point_b: in body coordinates instead).
 */
 #include "models/elements/elementimpl.h"
 #include <yaml.h>
@@ -123,7 +124,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values and the points of bushings, forces and position, velocity and acceleration sensors, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values and the points of bushings, spring_dampers, forces and position, velocity and acceleration sensors, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -319,7 +320,7 @@ PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *reader, void *node_, const char k
 }
 
 /*@C
-  MbsYAMLReadVector - Reads key: a list of exactly n plain numbers (geometry, which is not identifiable).
+  MbsYAMLReadVector - Reads key: a list of exactly n plain numbers (axes, poses and other geometry that is not identifiable).
 @*/
 PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt n, PetscReal x[], PetscBool *set)
 {
@@ -820,8 +821,8 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-/* Points with parameters (ReadPoint) only where the element's type differentiates them, and not on a flexible body
-   (whose elements act on nodes) */
+/* Points with parameters (ReadPoint) only where the element's type differentiates them (MbsElementType.geometric), and
+   not on a flexible body (whose elements act on nodes) */
 static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
 {
   MbsDescription desc = reader->desc;
@@ -831,8 +832,8 @@ static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
     const MbsGeometry *g    = &el->geometry[n];
     PetscInt           body = el->body[g->point];
 
-    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s of a %s element cannot hold the parameter '%s': only the points of bushing, force, position, velocity and acceleration elements may (the geometry of joints, springs and other elements is not identifiable yet)",
-               desc->file, g->line, el->name, g->field, el->type, desc->param_info[g->param].name);
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, position, velocity and acceleration elements may (the geometry of joints and of the other types is not identifiable yet)",
+               desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
     PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
                desc->param_info[g->param].name, desc->body[body].name);
   }
