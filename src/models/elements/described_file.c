@@ -337,8 +337,29 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   PetscFunctionReturn(0);
 }
 
+/* Records that coordinate c of point k (body el->body[k]) of el is parameter param (geometry.c): of a ground point
+   (world true: point, ground coordinates at the initial pose) or of body coordinates; field and line name it */
+static PetscErrorCode GeometryAdd(MbsDescription desc, MbsElement *el, PetscInt k, PetscInt c, PetscInt param, const char field[], PetscInt line, PetscBool world)
+{
+  MbsGeometry *g;
+  PetscReal    e[3] = {0, 0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCheck(el->ngeometry < MBS_MAX_GEOMETRY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': at most %d point coordinates may be parameters", desc->file, line, el->name, MBS_MAX_GEOMETRY);
+  g        = &el->geometry[el->ngeometry++];
+  g->param = param;
+  g->point = k;
+  g->line  = line;
+  g->p0    = desc->param_info[param].value;
+  PetscCall(PetscStrncpy(g->field, field, sizeof(g->field)));
+  e[c] = 1;
+  if (world) MbsDescriptionLocalDirection(desc, el->body[k], e, g->dx);
+  else PetscCall(PetscArraycpy(g->dx, e, 3));
+  PetscFunctionReturn(0);
+}
+
 /*
-  key: [x1, x2, x3] of the element being read, each a number or {param: NAME} in m (MbsGeometryAdd): the body
+  key: [x1, x2, x3] of the element being read, each a number or {param: NAME} in m (GeometryAdd): the body
   coordinates of its point k, or with world a point in ground coordinates at the initial pose, then a coordinate of
   point k or (k = 2) of both
 */
@@ -360,7 +381,7 @@ static PetscErrorCode ReadPoint(MbsYAMLReader *reader, yaml_node_t *mapping, con
     }
     PetscCall(ReadValue(reader, item, key, "m", &value));
     x[c] = value.value;
-    for (PetscInt b = k == 2 ? 0 : k; b <= (k == 2 ? 1 : k); b++) PetscCall(MbsGeometryAdd(reader->desc, reader->element, b, c, value.param, key, (PetscInt)item->start_mark.line + 1, world));
+    for (PetscInt b = k == 2 ? 0 : k; b <= (k == 2 ? 1 : k); b++) PetscCall(GeometryAdd(reader->desc, reader->element, b, c, value.param, key, (PetscInt)item->start_mark.line + 1, world));
   }
   PetscFunctionReturn(0);
 }

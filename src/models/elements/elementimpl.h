@@ -320,12 +320,11 @@ PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, 
 PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
 
 /* Points whose coordinates are parameters (geometry.c) */
-PETSC_INTERN PetscErrorCode MbsGeometryAdd(MbsDescription, MbsElement *, PetscInt, PetscInt, PetscInt, const char[], PetscInt, PetscBool);
-PETSC_INTERN void           MbsGeometryUpdate(MbsDescription, MbsElement *);
-PETSC_INTERN PetscBool      MbsGeometryFirst(const MbsElement *, PetscInt);
-PETSC_INTERN PetscBool      MbsGeometryPointDerivative(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsVectorMap *);
-PETSC_INTERN PetscBool      MbsGeometryDifferenceDerivative(MbsDescription, const MbsElement *, PetscInt, MbsVectorMap *);
-PETSC_INTERN void           MbsGeometrySensorP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, const PetscReal[3], PetscReal[]);
+PETSC_INTERN void      MbsGeometryUpdate(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool MbsGeometryFirst(const MbsElement *, PetscInt);
+PETSC_INTERN PetscBool MbsGeometryPointDerivative(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsVectorMap *);
+PETSC_INTERN PetscBool MbsGeometryDifferenceDerivative(MbsDescription, const MbsElement *, PetscInt, MbsVectorMap *);
+PETSC_INTERN void      MbsGeometrySensorP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, const PetscReal[3], PetscReal[]);
 
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);

@@ -17,30 +17,6 @@
 #include "models/elements/elementimpl.h"
 
 /*@C
-  MbsGeometryAdd - Records that coordinate c of point k (body el->body[k]) of el is parameter param: of a ground
-  point (world true: point, ground coordinates at the initial pose) or of body coordinates; field and line name it.
-  Not collective.
-@*/
-PetscErrorCode MbsGeometryAdd(MbsDescription desc, MbsElement *el, PetscInt k, PetscInt c, PetscInt param, const char field[], PetscInt line, PetscBool world)
-{
-  MbsGeometry *g;
-  PetscReal    e[3] = {0, 0, 0};
-
-  PetscFunctionBeginUser;
-  PetscCheck(el->ngeometry < MBS_MAX_GEOMETRY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': at most %d point coordinates may be parameters", desc->file, line, el->name, MBS_MAX_GEOMETRY);
-  g        = &el->geometry[el->ngeometry++];
-  g->param = param;
-  g->point = k;
-  g->line  = line;
-  g->p0    = desc->param_info[param].value;
-  PetscCall(PetscStrncpy(g->field, field, sizeof(g->field)));
-  e[c] = 1;
-  if (world) MbsDescriptionLocalDirection(desc, el->body[k], e, g->dx);
-  else PetscCall(PetscArraycpy(g->dx, e, 3));
-  PetscFunctionReturn(0);
-}
-
-/*@C
   MbsGeometryUpdate - Moves el's points to the parameters desc->p and rebuilds the rows that depend on them; nothing
   when no coordinate moved since the last call. Not collective.
 @*/
