@@ -12,7 +12,8 @@
 
   a direction map of the body (kinematics.c), linear in q. An element's rows and callbacks read the points at the
   current parameters (MbsGeometryUpdate, before every evaluation); their derivatives by such a parameter follow from
-  these maps (bushing.c, force.c, position.c, velocity.c, acceleration.c).
+  these maps (bushing.c, spring_damper.c, force.c, engine_force.c, position.c, velocity.c, acceleration.c,
+  relative_displacement.c).
 */
 #include "models/elements/elementimpl.h"
 
