@@ -31,18 +31,23 @@ static void PointDifference(MbsDescription desc, const MbsElement *el, MbsVector
   MbsMapDifference(&pb, &pa, d);
 }
 
-/* Its translation rows a_i.(P_b - P_a) at its points' current place (geometry.c) */
-static void BushingRows(MbsDescription desc, MbsElement *el)
+/*@C
+  MbsBushingRows - A bushing's translation rows a_i.(P_b - P_a) (its first three, or a bushing_force sensor's one) at
+  its points' current place el->vector (geometry.c). Not collective.
+@*/
+void MbsBushingRows(MbsDescription desc, MbsElement *el)
 {
   MbsVectorMap d;
 
   PointDifference(desc, el, &d);
-  for (PetscInt i = 0; i < 3; i++) el->row[i].b[0] = d;
+  for (PetscInt i = 0; i < PetscMin(3, el->nrow); i++) el->row[i].b[0] = d;
 }
 
-/* e_i,p = a_i.D of translation row i (D = d(P_b - P_a)/dp_j): its value, gradient (grad_p, nq) and, with hess_p,
-   Hessian (nq x nq); false when p_j moves no point */
-static PetscBool RowByPoint(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, const PetscReal q[], PetscReal *s_p, PetscReal grad_p[], PetscReal hess_p[])
+/*@C
+  MbsBushingRowByPoint - e_i,p = a_i.D of translation row i (D = d(P_b - P_a)/dp_j): its value, gradient (grad_p, nq)
+  and, with hess_p, Hessian (nq x nq); false when p_j moves no point (or row i is a rotation's). Not collective.
+@*/
+PetscBool MbsBushingRowByPoint(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, const PetscReal q[], PetscReal *s_p, PetscReal grad_p[], PetscReal hess_p[])
 {
   MbsBilinear  row = {0};
   MbsVectorMap D;
@@ -137,7 +142,7 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
       PetscInt  j = el->geometry[n].param;
       PetscReal s_p;
 
-      if (MbsGeometryFirst(el, n) && RowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, v, s_p, grad_p, Jp + j * ld);
+      if (MbsGeometryFirst(el, n) && MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, v, s_p, grad_p, Jp + j * ld);
     }
   }
   PetscFunctionReturn(0);
@@ -151,7 +156,7 @@ static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
-    PetscBool moved = RowByPoint(desc, el, i, j, q, &s_p, grad_p, hess_p);
+    PetscBool moved = MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, hess_p);
 
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
@@ -161,7 +166,7 @@ static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL, BushingForceSecond, PETSC_TRUE, BushingRows};
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL, BushingForceSecond, PETSC_TRUE, MbsBushingRows};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

@@ -395,5 +395,7 @@ MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
+PETSC_INTERN void           MbsBushingRows(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool      MbsBushingRowByPoint(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);
