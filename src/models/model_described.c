@@ -223,6 +223,7 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
+  for (PetscInt e = 0; e < desc->nelement; e++) MbsGeometryUpdate(desc, &desc->element[e]); /* points that are parameters */
   if (d->input_element) d->input_element->input = model->input.type == MBS_INPUT_NODAL ? &model->input : NULL;
   if (d->view_body) {
     PetscReal *work = d->view.work;
@@ -1112,13 +1113,13 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
       continue;
     }
     PetscCall(ViewSensor(model, e, U, el->ops->acceleration ? work.z : NULL, w[k], &value, dydu, g));
-    if (dydp && el->ops->sensor_p) { /* a bushing load's y depends on its stiffness and damping: dy/dp on its view */
+    if (dydp && el->ops->sensor_p) { /* a bushing load's y depends on its stiffness and damping, a point's on its coordinates: dy/dp on its view */
       PetscInt       b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-      PetscReal     *lq, *lv;
+      PetscReal     *lq, *lv, *la = d->local + 2 * d->nlocal; /* ViewSensor() left this sensor's accelerations there */
       MbsDescription view = View(d, nb, b, U, U + nq, &lq, &lv);
 
       PetscCall(PetscArrayzero(work.dydp, np));
-      PetscCall(el->ops->sensor_p(view, el, lq, lv, work.dydp));
+      PetscCall(el->ops->sensor_p(view, el, lq, lv, el->ops->acceleration ? la : NULL, work.dydp));
       for (PetscInt i = 0; i < np; i++) dydp[i] += w[k] * work.dydp[i];
     }
   }
@@ -2122,11 +2123,13 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
   if (k >= 0) found[(*n)++] = k;
 }
 
-/* The parameters of el's value and harmonic fields, of a history's scale and of a force's nonlinear laws
-   (el->law[i].c, force_law.c), each once, into list (may be NULL); their number */
+/* The parameters of el's value and harmonic fields, of a history's scale, of a force's nonlinear laws (el->law[i].c,
+   force_law.c) and of its points' coordinates (geometry.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY], n = 0;
+
+  for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
 
   for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)

@@ -57,7 +57,23 @@ static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL, NULL, NULL};
+/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)'' at the accelerations a, which the
+   model's chain through a(t, q, v, lambda, p) completes */
+static PetscErrorCode AccelerationSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
+{
+  MbsVectorMap D;
+  PetscReal    e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]};
+
+  PetscFunctionBeginUser;
+  if (el->turning) {
+    MbsMapDirection(desc, el->body[0], el->vector[1], &D);
+    MbsMapEval(desc, &D, q, PETSC_TRUE, e);
+  }
+  MbsGeometrySensorP(desc, el, a, PETSC_FALSE, e, dydp);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Acceleration = {MBS_ELEMENT_SENSOR, AccelerationRead, NULL, AccelerationSensor, "m/s^2", PETSC_TRUE, NULL, AccelerationSensorP, NULL, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Acceleration(const MbsElementType **type)
 {

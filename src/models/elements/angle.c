@@ -30,7 +30,7 @@ static PetscErrorCode AngleSensor(MbsDescription desc, const MbsElement *el, con
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Angle = {MBS_ELEMENT_SENSOR, AngleRead, NULL, AngleSensor, "rad", PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Angle = {MBS_ELEMENT_SENSOR, AngleRead, NULL, AngleSensor, "rad", PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Angle(const MbsElementType **type)
 {

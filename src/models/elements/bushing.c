@@ -14,8 +14,54 @@
   default a's axes), stiffness: [kx, ky, kz] [N/m], damping: [dx, dy, dz] [N s/m], optional rotational_stiffness
   [N m/rad] and rotational_damping [N m s/rad] (3 each), all along the frame's axes. Any of these values may be a
   nonlinear law of its coordinate instead (force_law.c): f_i = K_i(e_i) + D_i(e_i, e_i').
+
+  A coordinate of its points may be a parameter p_j (geometry.c): e_i = a_i.(P_b - P_a) then has the derivative
+  e_i,p = a_i.D_j, D_j = d(P_b - P_a)/dp_j linear in q, again a bilinear scalar; -df/dp_j follows from
+  MbsCoordinateForceP and the second derivatives take its gradient and (constant) Hessian.
 */
 #include "models/elements/elementimpl.h"
+
+/* P_b - P_a of its points el->vector */
+static void PointDifference(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
+{
+  MbsVectorMap pa, pb;
+
+  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
+  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
+  MbsMapDifference(&pb, &pa, d);
+}
+
+/*@C
+  MbsBushingRows - A bushing's translation rows a_i.(P_b - P_a) (its first three, or a bushing_force sensor's one) at
+  its points' current place el->vector (geometry.c). Not collective.
+@*/
+void MbsBushingRows(MbsDescription desc, MbsElement *el)
+{
+  MbsVectorMap d;
+
+  PointDifference(desc, el, &d);
+  for (PetscInt i = 0; i < PetscMin(3, el->nrow); i++) el->row[i].b[0] = d;
+}
+
+/*@C
+  MbsBushingRowByPoint - e_i,p = a_i.D of translation row i (D = d(P_b - P_a)/dp_j): its value, gradient (grad_p, nq)
+  and, with hess_p, Hessian (nq x nq); false when p_j moves no point (or row i is a rotation's). Not collective.
+@*/
+PetscBool MbsBushingRowByPoint(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, const PetscReal q[], PetscReal *s_p, PetscReal grad_p[], PetscReal hess_p[])
+{
+  MbsBilinear  row = {0};
+  MbsVectorMap D;
+  PetscInt     nq = desc->nq;
+
+  if (i >= 3 || !MbsGeometryDifferenceDerivative(desc, el, j, &D)) return PETSC_FALSE;
+  MbsBilinearProduct(&el->row[i].a[0], &D, 1, &row);
+  *s_p = MbsBilinearValue(desc, &row, q);
+  for (PetscInt k = 0; k < nq; k++) grad_p[k] = 0;
+  MbsBilinearAddGradient(desc, &row, q, 1, grad_p, 1);
+  for (PetscInt k = 0; k < nq * nq && hess_p; k++) hess_p[k] = 0;
+  if (hess_p) MbsBilinearAddHessian(desc, &row, 1, hess_p, nq);
+  return PETSC_TRUE;
+}
 
 /*@C
   MbsBushingTranslationRows - Reads a bushing's points and frame (point or point_a, point_b; axes) and makes its three
@@ -25,16 +71,14 @@
 PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsElement *el, MbsVectorMap a[3], MbsVectorMap c[3])
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axes[9];
+  PetscReal      axes[9];
   PetscBool      framed;
-  MbsVectorMap   pa, pb, d;
+  MbsVectorMap   d;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
   PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
-  MbsMapPoint(desc, el->body[0], local[0], &pa);
-  MbsMapPoint(desc, el->body[1], local[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
+  PointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 3; i++) {
     PetscReal e[3], ci[3];
 
@@ -86,7 +130,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
 static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscInt   nq   = desc->nq;
-  PetscReal *grad = desc->work, *hess = desc->work + nq;
+  PetscReal *grad = desc->work, *hess = desc->work + nq, *grad_p = hess + nq * nq;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
@@ -101,27 +145,35 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
       MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
     }
     MbsCoordinateForce(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
+    for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
+      PetscInt  j = el->geometry[n].param;
+      PetscReal s_p;
+
+      if (MbsGeometryFirst(el, n) && MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, v, s_p, grad_p, Jp + j * ld);
+    }
   }
   PetscFunctionReturn(0);
 }
 
-/* Each coordinate is bilinear: its Hessian is constant */
+/* Each coordinate is bilinear: its Hessian is constant (and so is its derivative by a point's coordinate) */
 static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   PetscInt   nq   = desc->nq;
-  PetscReal *grad = work, *hess = work + nq;
+  PetscReal *grad = work, *hess = work + nq, *grad_p = hess + nq * nq, *hess_p = grad_p + nq, s_p = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
+    PetscBool moved = MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, hess_p);
+
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
     MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    MbsCoordinateForceSecond(desc, el, i < 3 ? i : 3 + i, i < 3 ? 3 + i : 6 + i, MbsBilinearValue(desc, &el->row[i], q), 0, grad, hess, NULL, v, sq, sv, j, Dq, Dv, ld, hess + nq * nq);
+    MbsCoordinateForceSecond(desc, el, i < 3 ? i : 3 + i, i < 3 ? 3 + i : 6 + i, MbsBilinearValue(desc, &el->row[i], q), moved ? s_p : 0, moved ? grad_p : NULL, grad, hess, moved ? hess_p : NULL, v, sq, sv, j, Dq, Dv, ld, hess_p + nq * nq);
   }
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL, BushingForceSecond};
+static const MbsElementType Bushing = {MBS_ELEMENT_FORCE, BushingRead, BushingForce, NULL, NULL, PETSC_FALSE, NULL, NULL, BushingForceSecond, PETSC_TRUE, MbsBushingRows};
 
 PetscErrorCode MbsElementGetType_Bushing(const MbsElementType **type)
 {

@@ -8,7 +8,8 @@
   laws (force_law.c); numbers or parameters (then y depends on p directly, sensor_p). f is the bushing's f = K e + D e' in its frame: positive when b is displaced along +axis from a,
   which the bushing pulls back with -R_a C f on b (and pushes a with +R_a C f). Fields: bushing (the name of a bushing
   declared before the sensor; a rotational load needs its rotational_stiffness or rotational_damping), component: x,
-  y or z (the bushing's frame axes).
+  y or z (the bushing's frame axes). A force follows the bushing's points when their coordinates are parameters
+  (geometry.c): dy/dp_j = g_s s_p + g_s' s_p,q v, s_p = a_i.d(P_b - P_a)/dp_j (MbsBushingRowByPoint).
 */
 #include "models/elements/elementimpl.h"
 
@@ -25,10 +26,15 @@ static PetscErrorCode BushingLoadRead(MbsYAMLReader *reader, void *node, MbsElem
   if (!ncomponent || strlen(component[0]) != 1 || component[0][0] < 'x' || component[0][0] > 'z') PetscCall(MbsYAMLError(reader, node, "component must be x, y or z (an axis of the bushing's frame), got '%s'", ncomponent ? component[0] : "nothing"));
   i = first + component[0][0] - 'x';
   if (i >= bushing->nrow) PetscCall(MbsYAMLError(reader, node, "bushing '%s' has no rotational_stiffness or rotational_damping, so it carries no moment", bushing->name));
-  el->body[0]  = bushing->body[0];
-  el->body[1]  = bushing->body[1];
-  el->row[0]   = bushing->row[i];
-  el->nrow     = 1;
+  el->body[0] = bushing->body[0];
+  el->body[1] = bushing->body[1];
+  el->row[0]  = bushing->row[i];
+  el->nrow    = 1;
+  if (i < 3) { /* a force moves with the bushing's points (geometry.c); a moment does not depend on them */
+    el->ngeometry = bushing->ngeometry;
+    PetscCall(PetscArraycpy(el->geometry, bushing->geometry, bushing->ngeometry));
+    PetscCall(PetscArraycpy(&el->vector[0][0], &bushing->point0[0][0], 6));
+  }
   el->value[0] = bushing->value[i < 3 ? i : 3 + i]; /* as BushingForce: k_0..2, d_0..2, k_r 0..2, d_r 0..2 */
   el->value[1] = bushing->value[i < 3 ? 3 + i : 6 + i];
   if (bushing->law) { /* its nonlinear laws too (force_law.c) */
@@ -69,7 +75,7 @@ static PetscErrorCode BushingLoadSensor(MbsDescription desc, const MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], PetscReal dydp[])
+static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   const MbsBilinear *s = &el->row[0];
   MbsLawForce        g;
@@ -77,11 +83,19 @@ static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *
   PetscFunctionBeginUser;
   MbsForceLawEval(desc, el, 0, 1, MbsBilinearValue(desc, s, q), MbsBilinearRate(desc, s, q, v), &g);
   for (PetscInt k = 0; k < g.np; k++) dydp[g.param[k]] += g.dgdp[k];
+  for (PetscInt n = 0; n < el->ngeometry; n++) { /* a point coordinate p_j: dy/dp_j = g_e e_p + g_e' e_p,q v */
+    PetscInt   j      = el->geometry[n].param;
+    PetscReal *grad_p = desc->work, e_p, rate_p = 0;
+
+    if (!MbsGeometryFirst(el, n) || !MbsBushingRowByPoint(desc, el, 0, j, q, &e_p, grad_p, NULL)) continue;
+    for (PetscInt k = 0; k < desc->nq; k++) rate_p += grad_p[k] * v[k];
+    dydp[j] += g.gx * e_p + g.gv * rate_p;
+  }
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
-static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL};
+static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_TRUE, MbsBushingRows};
+static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_BushingForce(const MbsElementType **type)
 {

@@ -17,7 +17,7 @@ static PetscErrorCode CylindricalRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Cylindrical = {MBS_ELEMENT_CONSTRAINT, CylindricalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Cylindrical = {MBS_ELEMENT_CONSTRAINT, CylindricalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Cylindrical(const MbsElementType **type)
 {

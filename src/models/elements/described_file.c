@@ -12,8 +12,9 @@
     speed:      {stationary_rpm: N} or {ramp_rpm: [n0, n1], ramp_time: [t0, t1]}   the crank speed of engine-order loads
 
   Any number an element, a body mass or an inertia entry takes may be written {param: NAME}, which makes it the identifiable parameter
-  NAME of the parameters section. Points and axes are given in ground coordinates at the initial pose (point_a,
-  point_b: in body coordinates instead).
+  NAME of the parameters section; so may a coordinate of the points of the element types that differentiate them
+  (geometry.c; the others are refused by line and field). Points and axes are given in ground coordinates at the
+  initial pose (point_a, point_b: in body coordinates instead).
 */
 #include "models/elements/elementimpl.h"
 #include <yaml.h>
@@ -26,6 +27,7 @@ struct _MbsYAMLReader {
   char            entity[2 * MBS_NAME_LEN]; /* "element 'bushing1'", for messages */
   yaml_node_t    *mapping;                  /* the mapping whose keys are being read */
   PetscBool       used[MBS_MAX_KEYS];       /* its keys read so far */
+  MbsElement     *element;                  /* the element being read, which records its points' parameters */
 };
 
 MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *reader)
@@ -121,7 +123,8 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
 
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
-  if (!text) PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths and excitation values, not for geometry)", key));
+  if (!text)
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values and the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -317,7 +320,7 @@ PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *reader, void *node_, const char k
 }
 
 /*@C
-  MbsYAMLReadVector - Reads key: a list of exactly n plain numbers (geometry, which is not identifiable).
+  MbsYAMLReadVector - Reads key: a list of exactly n plain numbers (axes, poses and other geometry that is not identifiable).
 @*/
 PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char key[], PetscBool required, PetscInt n, PetscReal x[], PetscBool *set)
 {
@@ -331,6 +334,55 @@ PetscErrorCode MbsYAMLReadVector(MbsYAMLReader *reader, void *node_, const char 
   }
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != n) PetscCall(MbsYAMLError(reader, node, "%s needs a list of %" PetscInt_FMT " numbers", key, n));
   for (PetscInt i = 0; i < n; i++) PetscCall(ReadReal(reader, Node(reader, node->data.sequence.items.start[i]), key, &x[i]));
+  PetscFunctionReturn(0);
+}
+
+/* Records that coordinate c of point k (body el->body[k]) of el is parameter param (geometry.c): of a ground point
+   (world true: point, ground coordinates at the initial pose) or of body coordinates; field and line name it */
+static PetscErrorCode GeometryAdd(MbsDescription desc, MbsElement *el, PetscInt k, PetscInt c, PetscInt param, const char field[], PetscInt line, PetscBool world)
+{
+  MbsGeometry *g;
+  PetscReal    e[3] = {0, 0, 0};
+
+  PetscFunctionBeginUser;
+  PetscCheck(el->ngeometry < MBS_MAX_GEOMETRY, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': at most %d point coordinates may be parameters", desc->file, line, el->name, MBS_MAX_GEOMETRY);
+  g        = &el->geometry[el->ngeometry++];
+  g->param = param;
+  g->point = k;
+  g->line  = line;
+  g->p0    = desc->param_info[param].value;
+  PetscCall(PetscStrncpy(g->field, field, sizeof(g->field)));
+  e[c] = 1;
+  if (world) MbsDescriptionLocalDirection(desc, el->body[k], e, g->dx);
+  else PetscCall(PetscArraycpy(g->dx, e, 3));
+  PetscFunctionReturn(0);
+}
+
+/*
+  key: [x1, x2, x3] of the element being read, each a number or {param: NAME} in m (GeometryAdd): the body
+  coordinates of its point k, or with world a point in ground coordinates at the initial pose, then a coordinate of
+  point k or (k = 2) of both
+*/
+static PetscErrorCode ReadPoint(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], PetscInt k, PetscBool world, PetscReal x[3], PetscBool *set)
+{
+  yaml_node_t *node = Find(reader, mapping, key);
+
+  PetscFunctionBeginUser;
+  *set = (PetscBool)(node != NULL);
+  if (!node) PetscFunctionReturn(0);
+  if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, node, "%s needs a list of 3 numbers", key));
+  for (PetscInt c = 0; c < 3; c++) {
+    yaml_node_t *item = Node(reader, node->data.sequence.items.start[c]);
+    MbsValue     value;
+
+    if (Scalar(item)) {
+      PetscCall(ReadReal(reader, item, key, &x[c]));
+      continue;
+    }
+    PetscCall(ReadValue(reader, item, key, "m", &value));
+    x[c] = value.value;
+    for (PetscInt b = k == 2 ? 0 : k; b <= (k == 2 ? 1 : k); b++) PetscCall(GeometryAdd(reader->desc, reader->element, b, c, value.param, key, (PetscInt)item->start_mark.line + 1, world));
+  }
   PetscFunctionReturn(0);
 }
 
@@ -532,9 +584,9 @@ PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *reader, void *node, MbsElem
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
   PetscCall(ReadNodePoint(reader, node, el->body[el->body[1] != MBS_GROUND && reader->desc->body[el->body[1]].flexible ? 1 : 0], world, &set));
-  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
-  PetscCall(MbsYAMLReadVector(reader, node, "point_a", PETSC_FALSE, 3, local[0], &set_a));
-  PetscCall(MbsYAMLReadVector(reader, node, "point_b", PETSC_FALSE, 3, local[1], &set_b));
+  if (!set) PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point", 2, PETSC_TRUE, world, &set));
+  PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point_a", 0, PETSC_FALSE, local[0], &set_a));
+  PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point_b", 1, PETSC_FALSE, local[1], &set_b));
   if (set == (set_a || set_b) || set_a != set_b) PetscCall(MbsYAMLError(reader, node, "give either point (ground coordinates at the initial pose) or both point_a and point_b (body coordinates)"));
   if (set)
     for (PetscInt i = 0; i < 2; i++) MbsDescriptionLocalPoint(reader->desc, el->body[i], world, local[i]);
@@ -565,7 +617,7 @@ PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *reader, void *node, PetscInt
 
   PetscFunctionBeginUser;
   PetscCall(ReadNodePoint(reader, node, body, world, &set));
-  if (!set) PetscCall(MbsYAMLReadVector(reader, node, "point", PETSC_FALSE, 3, world, &set));
+  if (!set) PetscCall(ReadPoint(reader, (yaml_node_t *)node, "point", 0, PETSC_TRUE, world, &set));
   for (PetscInt k = 0; k < 3; k++) local[k] = 0;
   if (set) MbsDescriptionLocalPoint(reader->desc, body, world, local);
   PetscCall(CheckFlexiblePoint(reader, node, body, local));
@@ -790,6 +842,26 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
+/* Points with parameters (ReadPoint) only where the element's type differentiates them (MbsElementType.geometric), and
+   not on a flexible body (whose elements act on nodes) */
+static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
+{
+  MbsDescription desc = reader->desc;
+
+  PetscFunctionBeginUser;
+  for (PetscInt n = 0; n < el->ngeometry; n++) {
+    const MbsGeometry *g    = &el->geometry[n];
+    PetscInt           body = el->body[g->point];
+
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements may (the geometry of joints and of the other types is not identifiable yet)",
+               desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
+    PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
+               desc->param_info[g->param].name, desc->body[body].name);
+  }
+  PetscCall(PetscArraycpy(&el->point0[0][0], &el->vector[0][0], 6));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
 {
   MbsDescription desc = reader->desc;
@@ -809,7 +881,9 @@ static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
     if (!el->ops) PetscCall(MbsYAMLError(reader, Find(reader, field, "type"), "unknown element type '%s'; types: %s", el->type, known));
     el->body[0] = el->body[1] = MBS_GROUND;
     for (PetscInt k = 0; k < MBS_MAX_VALUE; k++) el->value[k].param = -1;
+    reader->element = el;
     PetscCall(el->ops->read(reader, field, el));
+    PetscCall(CheckGeometry(reader, el));
     PetscCall(EndMapping(reader));
   }
   PetscFunctionReturn(0);

@@ -27,7 +27,7 @@ static PetscErrorCode DistanceRead(MbsYAMLReader *reader, void *node, MbsElement
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Distance = {MBS_ELEMENT_CONSTRAINT, DistanceRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Distance = {MBS_ELEMENT_CONSTRAINT, DistanceRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Distance(const MbsElementType **type)
 {

@@ -153,10 +153,15 @@ typedef struct {
   PetscBool          acceleration; /* the sensor reads the accelerations a = v' */
   /* an excitation's size s(t) (its time law, for reports) and ds/dp added into dsdp (length np, may be NULL) */
   PetscReal (*law)(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
-  /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v) added into dydp (np) */
-  PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* a sensor whose value depends on the parameters directly (not through U): dy/dp at (q, v, a) added into dydp (np; a
+     as the sensor's) */
+  PetscErrorCode (*sensor_p)(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[]);
   /* a force's or excitation's second derivatives (each in its element file; the laws in force_law.c); NULL: none, and design refuses the model */
   MbsElementForceSecondFn force_second;
+  /* its points el->vector[0], el->vector[1] may have coordinates that are parameters (geometry.c), and its callbacks
+     give their derivatives; rows: rebuilds the rows that depend on the points after they moved (NULL: none do) */
+  PetscBool geometric;
+  void (*rows)(MbsDescription, MbsElement *);
 } MbsElementType;
 
 /*
@@ -166,6 +171,19 @@ typedef struct {
   into D (ld x (2 nq + nstate), ld = nq + nstate); the shift term is shift d/ds' (dR/dp_j). work: MBS_SECOND_WORK(nq).
 */
 typedef PetscErrorCode (*MbsElementStateSecondFn)(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal, PetscReal[], PetscReal[]);
+
+/*
+  A coordinate of an element's point that is a parameter (geometry.c): el->vector[point], the point in the axes of
+  el->body[point], is affine in the parameter, x = x0 + (p - p0) dx (dx = e_c for a coordinate c of point_a or point_b
+  or of a sensor's ground point on a point mass; the body's axis R0^T e_c for one of point, given in ground coordinates
+  at the initial pose, on a rigid body, once for each body). line and field name it in messages.
+*/
+#define MBS_MAX_GEOMETRY 6
+typedef struct {
+  PetscInt  param, point, line;
+  PetscReal dx[3], p0;
+  char      field[16];
+} MbsGeometry;
 
 /* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
    table, then its rows, its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0), and its second
@@ -205,6 +223,9 @@ struct _MbsElement {
   const struct _MbsElement *constraint;  /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
   PetscBool                 takes_input; /* a force with input: true, which a nodal input of the model (-input_file) drives */
   const MbsInput           *input;       /* that input while the model has one (model_described.c), replacing its own law */
+  PetscInt                  ngeometry;   /* coordinates of its points that are parameters (geometry.c) */
+  MbsGeometry               geometry[MBS_MAX_GEOMETRY];
+  PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -309,6 +330,13 @@ PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement
 PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
 
+/* Points whose coordinates are parameters (geometry.c) */
+PETSC_INTERN void      MbsGeometryUpdate(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool MbsGeometryFirst(const MbsElement *, PetscInt);
+PETSC_INTERN PetscBool MbsGeometryPointDerivative(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsVectorMap *);
+PETSC_INTERN PetscBool MbsGeometryDifferenceDerivative(MbsDescription, const MbsElement *, PetscInt, MbsVectorMap *);
+PETSC_INTERN void      MbsGeometrySensorP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, const PetscReal[3], PetscReal[]);
+
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);
 PETSC_INTERN void           MbsDescriptionLocalPoint(MbsDescription, PetscInt, const PetscReal[3], PetscReal[3]);
@@ -370,7 +398,8 @@ PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char
 PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
 PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
 PETSC_INTERN void           MbsForceLawSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, PetscReal *, PetscReal *);
-PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
+PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
+PETSC_INTERN void           MbsCoordinateForceP(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
@@ -378,5 +407,7 @@ MBS_ELEMENT_TYPE(BushingMoment);
 MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
 PETSC_INTERN void           MbsBushingRotationRows(MbsElement *, const MbsVectorMap[3], const MbsVectorMap[3]);
+PETSC_INTERN void           MbsBushingRows(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool      MbsBushingRowByPoint(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);

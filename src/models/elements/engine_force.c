@@ -4,7 +4,9 @@
   and s(t) an engine-order law of the crank angle (engine_order.c). In natural coordinates R d and P are linear in q, so
   the generalised force s P^T (R d) and its Jacobian s P^T D (D: the map of R d) are exact. Fields: body, point (ground
   coordinates at the initial pose, default the centre of mass), direction (ground axes at the initial pose, turning
-  with the body), and the law's orders, amplitudes [N/(rad/s)^power], powers, phases, functions.
+  with the body), and the law's orders, amplitudes [N/(rad/s)^power], powers, phases, functions. A coordinate of the
+  point may be a parameter p_j (geometry.c): with G = dP/dp_j (linear in q), -df/dp_j = -s G^T (B q) and the
+  derivative of Jq = -s A^T B is -s G^T B.
 */
 #include "models/elements/elementimpl.h"
 
@@ -37,20 +39,30 @@ static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el
   PetscFunctionBeginUser;
   EngineForceMaps(desc, el, &A, &B);
   PetscCall(MbsFollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
+  for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
+    MbsVectorMap G;
+    PetscReal    Bq[3];
+
+    if (!MbsGeometryFirst(el, n)) continue;
+    MbsGeometryPointDerivative(desc, el, 0, el->geometry[n].param, &G);
+    MbsMapEval(desc, &B, q, PETSC_TRUE, Bq);
+    MbsMapAddTranspose(desc, &G, -MbsEngineOrderValue(desc, el, t, NULL), Bq, Jp + el->geometry[n].param * ld, 1);
+  }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode EngineForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
-  MbsVectorMap A, B;
+  MbsVectorMap A, B, G;
 
   PetscFunctionBeginUser;
   EngineForceMaps(desc, el, &A, &B);
   PetscCall(MbsFollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld));
+  if (MbsGeometryPointDerivative(desc, el, 0, j, &G)) MbsMapAddOuter(desc, &G, &B, NULL, -MbsEngineOrderValue(desc, el, t, NULL), Dq, ld);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond};
+static const MbsElementType EngineForce = {MBS_ELEMENT_EXCITATION, EngineForceRead, EngineForceForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineForceSecond, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_EngineForce(const MbsElementType **type)
 {

@@ -52,7 +52,7 @@ static PetscErrorCode EngineTorqueSecond(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineTorqueSecond};
+static const MbsElementType EngineTorque = {MBS_ELEMENT_EXCITATION, EngineTorqueRead, EngineTorqueForce, NULL, NULL, PETSC_FALSE, MbsEngineOrderValue, NULL, EngineTorqueSecond, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_EngineTorque(const MbsElementType **type)
 {

@@ -53,7 +53,7 @@ static PetscErrorCode FixedRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Fixed = {MBS_ELEMENT_CONSTRAINT, FixedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Fixed = {MBS_ELEMENT_CONSTRAINT, FixedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Fixed(const MbsElementType **type)
 {

@@ -261,16 +261,24 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   if (F) MbsMapAddTranspose(desc, &P, -size, el->vector[1], F, 1);
   for (PetscInt j = 0; j < desc->nparam && Jp; j++)
     if (dFdp[j] != 0) MbsMapAddTranspose(desc, &P, -dFdp[j], el->vector[1], Jp + j * ld, 1);
+  for (PetscInt n = 0; n < el->ngeometry && Jp; n++) { /* a point coordinate p_j (geometry.c): -d(P^T e F)/dp_j = -(dP/dp_j)^T e F */
+    MbsVectorMap D;
+
+    if (!MbsGeometryFirst(el, n)) continue;
+    MbsGeometryPointDerivative(desc, el, 0, el->geometry[n].param, &D);
+    MbsMapAddTranspose(desc, &D, -size, el->vector[1], Jp + el->geometry[n].param * ld, 1);
+  }
   PetscFunctionReturn(0);
 }
 
-/* f = P^T e F(t, p) with P constant: no second derivative in q or v */
+/* f = P^T e F(t, p) with P constant in q (a point coordinate p_j moves it, but dP/dp_j is constant too): no second
+   derivative in q or v */
 static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   return 0;
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL, ForceSecond};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL, ForceSecond, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {

@@ -294,6 +294,28 @@ void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, 
     for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
 }
 
+/*
+  MbsCoordinateForceP - The column -df/dp_j of MbsCoordinateForce for a parameter that moves the coordinate itself (a
+  point's coordinate, geometry.c), s_p = ds/dp_j and grad_p = d s_q/dp_j, added into Jpj (nq):
+
+    -df/dp_j = (g_s s_p + g_s' grad_p.v) s_q^T + g grad_p^T
+
+  Not collective.
+*/
+void MbsCoordinateForceP(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, const PetscReal grad[], const PetscReal v[], PetscReal s_p, const PetscReal grad_p[], PetscReal Jpj[])
+{
+  PetscInt    nq   = desc->nq;
+  PetscReal   rate = 0, rate_p = 0;
+  MbsLawForce g;
+
+  for (PetscInt i = 0; i < nq; i++) {
+    rate += grad[i] * v[i];
+    rate_p += grad_p[i] * v[i];
+  }
+  MbsForceLawEval(desc, el, ik, id, s, rate, &g);
+  for (PetscInt i = 0; i < nq; i++) Jpj[i] += (g.gx * s_p + g.gv * rate_p) * grad[i] + g.g * grad_p[i];
+}
+
 /* The forces' weights of the curvature d2K/dx2 = wss.f at x: the spline's M interpolated, zero beyond the ends */
 static void TableCurvature(const MbsForceLaw *law, PetscReal x, PetscReal wss[])
 {
@@ -367,23 +389,26 @@ void MbsForceLawSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, P
 
 /*
   MbsCoordinateForceSecond - The second derivatives (MbsElementForceSecondFn) of MbsCoordinateForce on the coordinate s
-  with gradient grad, Hessian hess and hess' = d/deps hess (third, NULL: zero, a bilinear s), ds_p = ds/dp_j (a free
-  length). With a = hess sq and h = hess v (g, g_x, g_x' and their derivatives dg, dgx, dgv along the direction):
+  with gradient grad, Hessian hess and hess' = d/deps hess (third, NULL: zero; a bilinear s whose maps p_j moves has
+  the constant d hess/dp_j there), ds_p = ds/dp_j (a free length, a moved point), grad_p = d grad/dp_j (a moved point,
+  geometry.c; NULL: zero). With a = hess sq + grad_p and h = hess v (g, g_x, g_x' and their derivatives dg, dgx, dgv
+  along the direction):
 
-    ds = grad.sq + ds_p,  ds' = h.sq + grad.sv,  dg = g_x ds + g_x' ds' + g_p_j,
+    ds = grad.sq + ds_p,  ds' = a.v + grad.sv,  dg = g_x ds + g_x' ds' + g_p_j,
     Dq += a (g_x grad + g_x' h)^T + grad (dgx grad + g_x a + dgv h + g_x' (hess' v + hess sv))^T + dg hess + g hess'
     Dv += dgv grad grad^T + g_x' (a grad^T + grad a^T)
 
   work: 3 nq. Not collective.
 */
-void MbsCoordinateForceSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, PetscReal ds_p, const PetscReal grad[], const PetscReal hess[], const PetscReal third[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+void MbsCoordinateForceSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, PetscReal ds_p, const PetscReal grad_p[], const PetscReal grad[], const PetscReal hess[], const PetscReal third[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   PetscInt    nq = desc->nq;
   PetscReal  *a = work, *h = work + nq, *dh = work + 2 * nq, rate = 0, ds = ds_p, drate = 0, dg, dgx, dgv;
   MbsLawForce g;
 
   for (PetscInt i = 0; i < nq; i++) {
-    a[i] = h[i] = dh[i] = 0;
+    a[i] = grad_p ? grad_p[i] : 0;
+    h[i] = dh[i] = 0;
     for (PetscInt k = 0; k < nq; k++) {
       a[i] += hess[i + k * nq] * sq[k];
       h[i] += hess[i + k * nq] * v[k];
@@ -393,7 +418,7 @@ void MbsCoordinateForceSecond(MbsDescription desc, const MbsElement *el, PetscIn
   for (PetscInt i = 0; i < nq; i++) {
     rate += grad[i] * v[i];
     ds += grad[i] * sq[i];
-    drate += h[i] * sq[i] + grad[i] * sv[i];
+    drate += a[i] * v[i] + grad[i] * sv[i];
   }
   MbsForceLawEval(desc, el, ik, id, s, rate, &g);
   MbsForceLawSecond(desc, el, ik, id, s, rate, ds, drate, j, &dgx, &dgv);

@@ -159,7 +159,7 @@ static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
     MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    MbsCoordinateForceSecond(desc, el, Slot(i, 0), Slot(i, 1), e, 0, grad, hess, NULL, v, sq, sv, jp, D, D + nq * ld, ld, law_work);
+    MbsCoordinateForceSecond(desc, el, Slot(i, 0), Slot(i, 1), e, 0, NULL, grad, hess, NULL, v, sq, sv, jp, D, D + nq * ld, ld, law_work);
     if (MaxwellCoordinate(el, j) != i) continue;
     {
       const PetscReal k = MbsValueOf(km, desc->p), x = e - s[j], dk = km->param == jp ? 1 : 0;
@@ -184,7 +184,7 @@ static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *
 }
 
 static const MbsElementStateType Maxwell = {
-  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL},
+  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL},
   MaxwellState, MaxwellStateInitial, MaxwellStateSecond
 };
 

@@ -35,7 +35,7 @@ static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElem
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType PointOnLine = {MBS_ELEMENT_CONSTRAINT, PointOnLineRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType PointOnLine = {MBS_ELEMENT_CONSTRAINT, PointOnLineRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_PointOnLine(const MbsElementType **type)
 {

@@ -23,7 +23,7 @@ static PetscErrorCode PointOnPlaneRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType PointOnPlane = {MBS_ELEMENT_CONSTRAINT, PointOnPlaneRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType PointOnPlane = {MBS_ELEMENT_CONSTRAINT, PointOnPlaneRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_PointOnPlane(const MbsElementType **type)
 {

@@ -1,6 +1,7 @@
 /*
   Element position: sensor y = e.P(q), the coordinate of a body point along a ground axis e [m]; dy/dq = e^T P.
-  Fields: body, point (ground coordinates at the initial pose, default the centre of mass), axis.
+  Fields: body, point (ground coordinates at the initial pose, default the centre of mass; its coordinates may be
+  parameters, geometry.c), axis.
 */
 #include "models/elements/elementimpl.h"
 
@@ -34,7 +35,15 @@ static PetscErrorCode PositionSensor(MbsDescription desc, const MbsElement *el, 
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m", PETSC_FALSE, NULL, NULL, NULL};
+/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.dP/dp_j */
+static PetscErrorCode PositionSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  MbsGeometrySensorP(desc, el, q, PETSC_TRUE, el->vector[1], dydp);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Position = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, PositionSensor, "m", PETSC_FALSE, NULL, PositionSensorP, NULL, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Position(const MbsElementType **type)
 {

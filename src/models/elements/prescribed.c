@@ -51,7 +51,7 @@ static PetscErrorCode PrescribedRead(MbsYAMLReader *reader, void *node, MbsEleme
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Prescribed = {MBS_ELEMENT_CONSTRAINT, PrescribedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Prescribed = {MBS_ELEMENT_CONSTRAINT, PrescribedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Prescribed(const MbsElementType **type)
 {

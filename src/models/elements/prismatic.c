@@ -17,7 +17,7 @@ static PetscErrorCode PrismaticRead(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Prismatic = {MBS_ELEMENT_CONSTRAINT, PrismaticRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Prismatic = {MBS_ELEMENT_CONSTRAINT, PrismaticRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Prismatic(const MbsElementType **type)
 {

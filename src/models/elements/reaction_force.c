@@ -17,7 +17,7 @@ static PetscErrorCode ReactionForceRead(MbsYAMLReader *reader, void *node, MbsEl
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType ReactionForce = {MBS_ELEMENT_SENSOR, ReactionForceRead, NULL, NULL, "N", PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType ReactionForce = {MBS_ELEMENT_SENSOR, ReactionForceRead, NULL, NULL, "N", PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_ReactionForce(const MbsElementType **type)
 {

@@ -7,30 +7,68 @@
   reads. The relative rotation of two bodies about an axis is the angle sensor with a reference body (angle.c).
   Fields: bodies: [a, b], point (ground coordinates at the initial pose, the same point of both) or point_a and point_b
   (body coordinates), axis (ground coordinates at the initial pose), frame: ground or body.
+
+  A coordinate of its points may be a parameter p_j (geometry.c): y stays zero at the initial pose, so with G =
+  d(P_b - P_a)/dp_j (linear in q), dy/dp_j = e(q).G(q) - e(q0).G(q0).
 */
 #include "models/elements/elementimpl.h"
+
+/* e(q0).(P_b - P_a)(q0) */
+static PetscReal InitialValue(MbsDescription desc, const MbsVectorMap *e, const MbsVectorMap *d)
+{
+  PetscReal e0[3], d0[3];
+
+  MbsMapInitial(desc, e, e0);
+  MbsMapInitial(desc, d, d0);
+  return e0[0] * d0[0] + e0[1] * d0[1] + e0[2] * d0[2];
+}
+
+/* Its row e.(P_b - P_a) - y0 at its points el->vector (read, and again when they move: geometry.c) */
+static void RelativeDisplacementRows(MbsDescription desc, MbsElement *el)
+{
+  MbsVectorMap pa, pb, d;
+  MbsBilinear *row = &el->row[0];
+
+  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
+  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
+  MbsMapDifference(&pb, &pa, &d);
+  row->b[0] = d;
+  row->c    = -InitialValue(desc, &row->a[0], &d);
+}
 
 static PetscErrorCode RelativeDisplacementRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3], e0[3], d0[3];
-  MbsVectorMap   pa, pb, d, e;
-  MbsBilinear   *row;
+  PetscReal      axis[3];
+  MbsVectorMap   e;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
   PetscCall(MbsSensorReadFrame(reader, node, el->body[0], axis, &el->turning));
-  MbsMapPoint(desc, el->body[0], local[0], &pa);
-  MbsMapPoint(desc, el->body[1], local[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
   if (el->turning) MbsMapDirection(desc, el->body[0], axis, &e);
   else MbsMapConstant(axis, &e);
-  row = MbsElementNewRow(el);
-  MbsBilinearProduct(&e, &d, 1, row);
-  MbsMapInitial(desc, &e, e0);
-  MbsMapInitial(desc, &d, d0);
-  row->c = -(e0[0] * d0[0] + e0[1] * d0[1] + e0[2] * d0[2]);
+  MbsBilinearProduct(&e, &e, 1, MbsElementNewRow(el)); /* its second factor is set by RelativeDisplacementRows */
+  RelativeDisplacementRows(desc, el);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode RelativeDisplacementSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
+{
+  const MbsVectorMap *e = &el->row[0].a[0];
+
+  PetscFunctionBeginUser;
+  for (PetscInt n = 0; n < el->ngeometry; n++) {
+    PetscInt     j = el->geometry[n].param;
+    MbsVectorMap G;
+    PetscReal    eq[3], g[3];
+
+    if (!MbsGeometryFirst(el, n)) continue;
+    MbsGeometryDifferenceDerivative(desc, el, j, &G);
+    MbsMapEval(desc, e, q, PETSC_TRUE, eq);
+    MbsMapEval(desc, &G, q, PETSC_TRUE, g);
+    dydp[j] += eq[0] * g[0] + eq[1] * g[1] + eq[2] * g[2] - InitialValue(desc, e, &G);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -42,7 +80,7 @@ static PetscErrorCode RelativeDisplacementSensor(MbsDescription desc, const MbsE
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RelativeDisplacement = {MBS_ELEMENT_SENSOR, RelativeDisplacementRead, NULL, RelativeDisplacementSensor, "m", PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType RelativeDisplacement = {MBS_ELEMENT_SENSOR, RelativeDisplacementRead, NULL, RelativeDisplacementSensor, "m", PETSC_FALSE, NULL, RelativeDisplacementSensorP, NULL, PETSC_TRUE, RelativeDisplacementRows};
 
 PetscErrorCode MbsElementGetType_RelativeDisplacement(const MbsElementType **type)
 {

@@ -36,7 +36,7 @@ static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Revolute = {MBS_ELEMENT_CONSTRAINT, RevoluteRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Revolute = {MBS_ELEMENT_CONSTRAINT, RevoluteRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Revolute(const MbsElementType **type)
 {

@@ -117,11 +117,11 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
       third[i + k * nq] = (dN - 2 * dgrad[i] * P - 2 * grad[i] * dP - hess[i + k * nq] * drho2) / rho2;
     }
   }
-  MbsCoordinateForceSecond(desc, el, 0, 1, theta, 0, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
+  MbsCoordinateForceSecond(desc, el, 0, 1, theta, 0, NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond};
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {

@@ -32,7 +32,7 @@ static PetscErrorCode SphericalRead(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Spherical = {MBS_ELEMENT_CONSTRAINT, SphericalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Spherical = {MBS_ELEMENT_CONSTRAINT, SphericalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Spherical(const MbsElementType **type)
 {

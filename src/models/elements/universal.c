@@ -24,7 +24,7 @@ static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Universal = {MBS_ELEMENT_CONSTRAINT, UniversalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL};
+static const MbsElementType Universal = {MBS_ELEMENT_CONSTRAINT, UniversalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
 
 PetscErrorCode MbsElementGetType_Universal(const MbsElementType **type)
 {

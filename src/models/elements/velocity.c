@@ -11,7 +11,15 @@ static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, 
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s", PETSC_FALSE, NULL, NULL, NULL};
+/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)' */
+static PetscErrorCode VelocitySensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
+{
+  PetscFunctionBeginUser;
+  MbsGeometrySensorP(desc, el, v, PETSC_FALSE, el->vector[1], dydp);
+  PetscFunctionReturn(0);
+}
+
+static const MbsElementType Velocity = {MBS_ELEMENT_SENSOR, MbsSensorRead, NULL, VelocitySensor, "m/s", PETSC_FALSE, NULL, VelocitySensorP, NULL, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Velocity(const MbsElementType **type)
 {
