@@ -222,7 +222,7 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  if (d->input_element) d->input_element->input = model->input.type == MBS_INPUT_NODAL ? &model->input : NULL;
+  if (d->input_element) d->input_element->input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
   if (d->view_body) {
     PetscReal *work = d->view.work;
 
@@ -1434,6 +1434,70 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
 }
 
 /*
+  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f alone
+  (r: dF/dtheta, zero in the other rows): the pose, velocities, mu and the internal states stay, and the index-1
+  system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; 0].
+*/
+static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const PetscReal U[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[], PetscReal A[], PetscReal G[], PetscReal b[], PetscInt pivots[])
+{
+  MbsDescription desc = Description(model);
+  PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+
+  PetscFunctionBeginUser;
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
+  PetscCall(PetscArrayzero(dU, n * ncol));
+  PetscCall(PetscArrayzero(dUdot, n * ncol));
+  for (PetscInt c = 0; c < ncol; c++) {
+    const PetscReal *rc = r + c * n;
+
+    for (PetscInt i = 0; i < n; i++) PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows alone, but row %" PetscInt_FMT " moves", desc->file, i);
+    for (PetscInt i = 0; i < m; i++) b[i] = i < nq ? -rc[nq + i] : 0;
+    MbsDenseLUSolve(m, A, pivots, 1, b);
+    for (PetscInt i = 0; i < nq; i++) dUdot[c * n + nq + i] = b[i];
+    for (PetscInt k = 0; k < nc; k++) dU[c * n + 2 * nq + k] = b[nq + k];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedInitialStateTangent(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[])
+{
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc;
+  PetscReal *A, *G, *b;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc4(m * m, &A, nc * nq, &G, m, &b, 3 * m, &pivots));
+  MbsCallCleanup(DescribedInitialStateTangent_Private(model, U, ncol, r, dU, dUdot, A, G, b, pivots), PetscFree4(A, G, b, pivots));
+  PetscFunctionReturn(0);
+}
+
+/* B = -dF/dF_in of the force with input: true (ops.input_direction): its residual rows -f at a unit law, since f is
+   linear in the law (force.c: f = P^T e F(t)) */
+static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+{
+  Described      *d         = (Described *)model->data;
+  MbsDescription  desc      = Description(model);
+  MbsElement     *el        = d->input_element;
+  const MbsInput *input     = el->input;
+  PetscReal       unit_t[2] = {0, 1}, unit_F[2] = {1, 1}, *lF = d->local + 3 * d->nlocal, *lq, *lv;
+  MbsInput        unit = {.type = MBS_INPUT_NODAL, .n = 2, .t = unit_t, .F = unit_F}; /* F = 1 at every time: the end values hold outside */
+  PetscInt        b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq = desc->nq;
+  MbsDescription  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  PetscErrorCode  ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(lF, view->nq));
+  el->input = &unit;
+  ierr      = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
+  el->input = input;
+  PetscCall(ierr);
+  for (PetscInt i = 0; i < view->nq; i++) B[nq + d->global[i]] -= lF[i];
+  PetscFunctionReturn(0);
+}
+
+/*
   The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
   Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
   dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
@@ -2272,6 +2336,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;
+  model->ops.initial_state_tangent = DescribedInitialStateTangent;
   model->ops.linearize             = DescribedLinearize;
   model->ops.linearize_first_order = DescribedLinearizeFirstOrder;
   model->ops.mode_coordinates      = DescribedModeCoordinates;
@@ -2288,5 +2353,6 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->dt_max                    = desc->dt_max;
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
+  if (d->input_element) model->ops.input_direction = DescribedInputDirection;
   PetscFunctionReturn(0);
 }
