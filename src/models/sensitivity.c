@@ -259,19 +259,22 @@ static PetscErrorCode SensitivityInitialStateP(MbsModel ext, PetscReal t0, const
   PetscFunctionReturn(0);
 }
 
-/* The design models' outputs are a linear function of U: dy/dU is the same at two different states */
-static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscReal dydu[])
+/* The design models' outputs are a linear function of U (dy/dU is the same at two different states) that does not
+   depend on the parameters b directly (an accelerometer's dy/dp, which the y_bj = dy/dU S_j would leave out) */
+static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscInt nb, const PetscInt b[], PetscReal u[], PetscReal dydu[], PetscReal other[])
 {
-  PetscInt   n = base->n;
-  PetscReal *u, *other, y;
+  PetscInt  n = base->n;
+  PetscReal y;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc2(n, &u, n, &other));
   PetscCall(MbsModelOutput(base, base->t0, u, &y, dydu));
   for (PetscInt i = 0; i < n; i++) u[i] = 0.1 + 0.01 * i;
   PetscCall(MbsModelOutput(base, base->t0, u, &y, other));
   for (PetscInt i = 0; i < n; i++) PetscCheck(other[i] == dydu[i], base->comm, PETSC_ERR_SUP, "Model %s: its output %s is not linear in the state, which the sensitivity outputs dy/dU S_j assume", base->type, base->output_name);
-  PetscCall(PetscFree2(u, other));
+  PetscCall(MbsModelOutputP(base, base->t0, u, other));
+  for (PetscInt j = 0; j < nb; j++)
+    PetscCheck(other[b[j]] == 0, base->comm, PETSC_ERR_SUP, "Model %s: its output %s depends on parameter %s directly (an accelerometer), which the sensitivity outputs dy/dU S_j leave out; give a position, velocity or force output", base->type, base->output_name,
+               base->param_info[b[j]].name);
   PetscFunctionReturn(0);
 }
 
@@ -296,6 +299,7 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   MbsModel        ext;
   MbsSensitivity *sen;
   PetscInt        n = base->n, nnodes = base->input.type == MBS_INPUT_NODAL ? base->input.n : 0;
+  PetscReal       y;
 
   PetscFunctionBeginUser;
   PetscCheck(base->ops.jacobian_sensitivity, base->comm, PETSC_ERR_SUP, "Model %s provides no second derivatives (ops.jacobian_sensitivity): it has no sensitivity-extended system", base->type);
@@ -305,6 +309,12 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   for (PetscInt j = 0; j < nb; j++) {
     PetscCheck(b[j] >= 0 && b[j] < base->np, base->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter index %" PetscInt_FMT " of model %s is out of range", b[j], base->type);
     PetscCheck(base->param_info[b[j]].identifiable, base->comm, PETSC_ERR_ARG_WRONG, "Parameter %s of model %s is not identifiable (no dF/dp): it cannot be a design parameter", base->param_info[b[j]].name, base->type);
+  }
+  {
+    PetscReal *u, *dydu, *other;
+
+    PetscCall(PetscCalloc3(n, &u, n, &dydu, PetscMax(n, base->np), &other));
+    MbsCallCleanup(MbsSensitivityCheckOutput_Private(base, nb, b, u, dydu, other), PetscFree3(u, dydu, other));
   }
   if (base->ops.initial_state) {
     PetscReal *u, *D; /* U, U', S = S' = 0 */
@@ -327,7 +337,8 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
     sen->info[base->np + k] = (MbsParameterInfo){sen->names[k], "N", "nodal input force", base->input.F[k], PETSC_MIN_REAL, PETSC_MAX_REAL, PETSC_TRUE};
   }
   PetscCall(PetscMalloc6(n * n, &sen->J0, n * n, &sen->J1, n * base->np, &sen->Jp, n * n, &sen->D, n, &sen->dydu, n, &sen->B));
-  PetscCall(MbsSensitivityCheckOutput_Private(base, sen->dydu));
+  PetscCall(PetscArrayzero(sen->B, n)); /* U = 0: dy/dU of the linear output */
+  PetscCall(MbsModelOutput(base, base->t0, sen->B, &y, sen->dydu));
   PetscCall(MbsModelSetUp_Private(ext, n * (1 + nb), base->nq, base->np + nnodes, sen->info));
   PetscCall(PetscSNPrintf(ext->type, sizeof(ext->type), "%s_sensitivity", base->type));
   for (PetscInt i = 0; i < base->np; i++) ext->p[i] = base->p[i];
