@@ -322,6 +322,27 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
   }
 }
 
+/* out += dM/dp_j a (nq): M(p) is linear in each mass and moment of inertia (a flexible body's slot masses are none) */
+static void AddMassDerivativeTimes(MbsDescription desc, PetscInt j, const PetscReal a[], PetscReal out[])
+{
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = body->offset;
+
+    if (body->flexible) continue;
+    for (PetscInt k = 0; k < 3 && body->mass.param == j; k++) out[o + k] += a[o + k];
+    for (PetscInt moment = 0; moment < 6 && body->rigid; moment++) {
+      PetscReal dJ[9];
+
+      if (body->moment[moment].param < 0 || body->moment[moment].param != j) continue;
+      MbsBodyJbar(body, NULL, moment, dJ);
+      for (PetscInt r = 0; r < 3; r++)
+        for (PetscInt c = 0; c < 3; c++)
+          for (PetscInt k = 0; k < 3; k++) out[o + 3 + 3 * r + k] += dJ[3 * r + c] * a[o + 3 + 3 * c + k];
+    }
+  }
+}
+
 /* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3), no flexible body (its M is singular) */
 static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscReal x[])
 {
@@ -1368,8 +1389,9 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 }
 
 /*
-  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) (ImposeMotion):
-  A [dv/dp; .] = [0; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
+  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) and, through the
+  impulse's kinetic metric, the masses (ImposeMotion, dv = v(t0) - v_file):
+  A [dv/dp; .] = [-M_p dv; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
   A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
                          = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
 */
@@ -1378,7 +1400,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
-  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq) */
+  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m, *qf = h + nq, *vf = qf + nq; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq), the file's pose and velocities (nq, nq) */
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
@@ -1386,6 +1408,8 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
   if (d->rheonomic) {
+    InitialPose(desc, qf, vf);
+    for (PetscInt i = 0; i < nq; i++) vf[i] = U[nq + i] - vf[i]; /* the impulse's change of the velocities */
     PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
     for (PetscInt r = 0; r < nc; r++) {
       RowMotion(d, r, t0, 1, MbsParameterScratch(desc));
@@ -1400,6 +1424,8 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
     if (d->rheonomic) {
       for (PetscInt i = 0; i < m; i++) impulse[i] = i < nq ? 0 : rate[i - nq + j * nc];
+      AddMassDerivativeTimes(desc, j, vf, impulse);
+      for (PetscInt i = 0; i < nq; i++) impulse[i] = -impulse[i];
       MbsDenseLUSolve(m, A, pivots, 1, impulse);
       for (PetscInt i = 0; i < nq; i++) dv[i] = impulse[i];
       for (PetscInt i = 0; i < nq; i++)
@@ -1423,7 +1449,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 2 * nq + m : 0;
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 4 * nq + m : 0;
   PetscReal *A, *G, *Jp, *J, *work;
   PetscInt  *pivots;
 
