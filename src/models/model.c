@@ -875,12 +875,13 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 
 /*@C
   MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output to its force
-  coordinate, held until the next call (the actuator pushes back: the excitation becomes F(t) - u). Not collective.
+  coordinate (a model file's force with input: true), held until the next call (the actuator pushes back: the
+  excitation becomes F(t) - u). Not collective.
 @*/
 PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
 {
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
+  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
   model->control_force = u;
   PetscFunctionReturn(0);
 }

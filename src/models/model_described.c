@@ -222,7 +222,10 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  if (d->input_element) d->input_element->input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+  if (d->input_element) {
+    d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+    d->input_element->control = model->control_force;
+  }
   if (d->view_body) {
     PetscReal *work = d->view.work;
 
@@ -1515,9 +1518,11 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(lF, view->nq));
-  el->input = &unit;
-  ierr      = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
-  el->input = input;
+  el->input   = &unit;
+  el->control = 0;
+  ierr        = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
+  el->input   = input;
+  el->control = model->control_force;
   PetscCall(ierr);
   for (PetscInt i = 0; i < view->nq; i++) B[nq + d->global[i]] -= lF[i];
   PetscFunctionReturn(0);

@@ -194,6 +194,7 @@ struct _MbsElement {
   const struct _MbsElement *constraint;  /* a reaction sensor (reaction_force.c): the constraint whose multiplier it reads */
   PetscBool                 takes_input; /* a force with input: true, which a nodal input of the model (-input_file) drives */
   const MbsInput           *input;       /* that input while the model has one (model_described.c), replacing its own law */
+  PetscReal                 control;     /* the force u of a controller in the loop on that force, subtracted from its law */
 };
 
 /* The state callbacks of an element with internal states, or NULL */

@@ -248,10 +248,11 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
   return s;
 }
 
-/* F(t) and dF/dA_i, dF/df_i, dF/dphi_i of the parameters among them, added into dFdp */
+/* F(t) less a controller's u (the force with input: true, held over a sample) and dF/dA_i, dF/df_i, dF/dphi_i of the
+   parameters among them, added into dFdp */
 static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
-  return MbsTimeLaw(desc, el, t, 0, dFdp);
+  return MbsTimeLaw(desc, el, t, 0, dFdp) - el->control;
 }
 
 static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
