@@ -2316,6 +2316,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
                d->input_element->name);
     d->input_element   = el;
     model->nodal_input = PETSC_TRUE;
+    model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));

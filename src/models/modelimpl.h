@@ -136,6 +136,7 @@ struct _p_MbsModel {
   PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
   PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
+  const char             *input_name;                   /* that force element's name (a controller closes the loop on it), or NULL */
   PetscReal               control_force;                /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
