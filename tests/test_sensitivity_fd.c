@@ -9,7 +9,9 @@ static const char help[] = "Checks the forward sensitivities S(tf) = dU(tf)/dp_j
   oscillation of an index-2 system) to -rtol of max |S(tf)| (and the output's
   sensitivity dy/dU S at tf to -rtol of its size). A DAE (a described model) also starts from its S(t0) = dU(t0)/dp_j,
   the multipliers' share, and the S'(t0) of the sensitivity equations at t0, which must make the extended residual
-  vanish at t0 (CheckStart).
+  vanish at t0 (CheckStart). With -input_start the model is driven by a nodal input of three nodes, and dZ(t0)/dF_0 of
+  the extended system (ops.initial_state_p, through the adjoint's lambda(t0)^T dZ(t0)/dF_0 with lambda(t0) = e_i) must
+  equal central differences of its consistent start in F_0, component by component (CheckInputStart).
 */
 #include "mbstest.h"
 #include "models/modelimpl.h"
@@ -69,6 +71,50 @@ static PetscErrorCode CheckStart(MbsTest *test, MbsModel model, MbsModel ext, Pe
   PetscFunctionReturn(0);
 }
 
+/*
+  dZ(t0)/dF_0 of the extended model of a DAE driven by a nodal input (its multipliers, and the S_j(t0) through them),
+  as the adjoint adds it (MbsModelInitialStateGradient with lambda(t0) = e_i), against central differences of the
+  consistent start Z(t0) in F_0 (linear in F_0: the differences are exact but for rounding), to -rtol of the largest;
+  the sensitivities' block must move (else the check would not see SensitivityInitialStateP's second part)
+*/
+static PetscErrorCode CheckInputStart(MbsTest *test, MbsModel model, MbsModel ext, PetscReal rtol)
+{
+  PetscInt  n, np, N, npe, id, worst_i = -1;
+  PetscReal t0, F0, h, *zp, *zm, *zdot, *e, *pe, g, worst = 0, scale = 0, scale_s = 0;
+  char      line[256];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetSizes(ext, &N, NULL, &npe));
+  PetscCall(MbsModelGetTimeSpan(model, &t0, NULL, NULL));
+  PetscCall(PetscCalloc5(N, &zp, N, &zm, N, &zdot, N, &e, npe, &pe));
+  id = np; /* F_0, the first node after the base parameters */
+  PetscCall(MbsModelGetParameters(ext, pe));
+  F0 = pe[id];
+  h  = 1e-3 * PetscMax(1, PetscAbsReal(F0));
+  PetscCall(MbsModelSetParameter(ext, id, F0 + h));
+  PetscCall(MbsModelInitialState(ext, t0, zp, zdot));
+  PetscCall(MbsModelSetParameter(ext, id, F0 - h));
+  PetscCall(MbsModelInitialState(ext, t0, zm, zdot));
+  PetscCall(MbsModelSetParameter(ext, id, F0));
+  for (PetscInt i = 0; i < N; i++) {
+    PetscReal fd = (zp[i] - zm[i]) / (2 * h);
+
+    e[i] = 1;
+    g    = 0;
+    PetscCall(MbsModelInitialStateGradient(ext, t0, 1, &id, e, &g));
+    e[i] = 0;
+    if (PetscAbsReal(g - fd) > worst) worst_i = i;
+    worst = PetscMax(worst, PetscAbsReal(g - fd));
+    scale = PetscMax(scale, PetscAbsReal(fd));
+    if (i >= n) scale_s = PetscMax(scale_s, PetscAbsReal(fd));
+  }
+  PetscCall(PetscSNPrintf(line, sizeof(line), "dZ(t0)/dF_0 against central differences of the start: largest difference %.2e (component %" PetscInt_FMT " of %" PetscInt_FMT ") of max %.3e, the sensitivities' part max %.3e", (double)worst, worst_i, N, (double)scale, (double)scale_s));
+  PetscCall(MbsTestTrue(test, line, (PetscBool)(scale_s > 0 && worst <= rtol * scale)));
+  PetscCall(PetscFree5(zp, zm, zdot, e, pe));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
   MbsModel         model, ext;
@@ -76,7 +122,7 @@ int main(int argc, char **argv)
   char             name[64] = "";
   PetscInt         n, np, j, worst_i = -1;
   const PetscBool *differential;
-  PetscBool        algebraic = PETSC_FALSE;
+  PetscBool        algebraic = PETSC_FALSE, input_start = PETSC_FALSE;
   PetscReal        fd_rel = 1e-5, rtol = 1e-6, *p, *z, *up, *um, scale = 0, worst = 0, y, *dydu, ys = 0, yfd = 0;
   char             line[256];
 
@@ -86,16 +132,27 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-fd_rel", "Relative step of the central differences", "", fd_rel, &fd_rel, NULL));
   PetscCall(PetscOptionsBool("-algebraic", "Compare the algebraic components (a DAE's multipliers) too", "", algebraic, &algebraic, NULL));
   PetscCall(PetscOptionsReal("-rtol", "Tolerance, relative to the largest sensitivity", "", rtol, &rtol, NULL));
+  PetscCall(PetscOptionsBool("-input_start", "Drive the model by a nodal input of 3 nodes and check dZ(t0)/dF_0 of the extended system", "", input_start, &input_start, NULL));
   PetscOptionsEnd();
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
   PetscCall(MbsModelGetParameterIndex(model, name, &j));
   PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+  if (input_start) {
+    PetscReal t0, tf, t[3], F[3] = {0.7, -0.3, 0.2};
+
+    PetscCall(MbsModelGetTimeSpan(model, &t0, &tf, NULL));
+    t[0] = t0;
+    t[1] = 0.5 * (t0 + tf);
+    t[2] = tf;
+    PetscCall(MbsModelSetNodalInput(model, 3, t, F));
+  }
   PetscCall(MbsModelCreateSensitivity(model, 1, &j, &ext));
   PetscCall(PetscMalloc5(np, &p, 2 * n, &z, n, &up, n, &um, n, &dydu));
   PetscCall(MbsModelGetParameters(model, p));
   PetscCall(CheckStart(&test, model, ext, j));
+  if (input_start) PetscCall(CheckInputStart(&test, model, ext, rtol));
   PetscCall(SolveEnd(ext, p, 2 * n, z));
   {
     PetscReal pj = p[j], h = fd_rel * PetscAbsReal(pj);

@@ -54,7 +54,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   PetscCall(MbsModelSetFromOptions(d->base));
   PetscCall(MbsModelGetDesignSpec(d->base, &spec));
   PetscCall(PetscStrncpy(parameters, spec->parameters ? spec->parameters : "", sizeof(parameters)));
-  d->nnodes     = spec->nodes;
+  d->nnodes     = spec->nodes ? spec->nodes : 101; /* a model without a design problem of its own: the specs' 101 */
   d->force_max  = spec->force_max;
   d->end_weight = spec->end_weight;
   d->cost_scale = spec->cost_scale > 0 ? spec->cost_scale : 1;

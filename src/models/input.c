@@ -43,9 +43,11 @@ PetscErrorCode MbsModelSetNodalInput(MbsModel model, PetscInt n, const PetscReal
 PetscErrorCode MbsModelSetSineInput(MbsModel model, PetscReal amplitude)
 {
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a sine", model->type);
+  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a sine", model->type);
   model->input.type      = MBS_INPUT_SINE;
   model->input.amplitude = amplitude;
+  model->input.t0        = model->t0;
+  model->input.tf        = model->tf;
   PetscFunctionReturn(0);
 }
 
@@ -101,6 +103,16 @@ PetscErrorCode MbsModelInputForce(MbsModel model, PetscReal t, PetscReal *force)
     PetscCall(MbsModelInputHat(model, t, &k, w));
     *force = w[0] * input->F[k] + w[1] * input->F[k + 1];
   }
+  PetscFunctionReturn(0);
+}
+
+/* B with dF/dF_in = -B (ops.input_direction): the input force's generalised direction in the residual at (t, U) */
+PetscErrorCode MbsModelInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(B, model->n));
+  if (model->ops.input_direction) PetscCall(model->ops.input_direction(model, t, U, B));
+  else B[model->nq + model->force_coordinate] = 1;
   PetscFunctionReturn(0);
 }
 

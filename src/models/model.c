@@ -910,59 +910,96 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 
 /*@C
   MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output to its force
-  coordinate, held until the next call (the actuator pushes back: the excitation becomes F(t) - u). Not collective.
+  coordinate (a model file's force with input: true), held until the next call (the actuator pushes back: the
+  excitation becomes F(t) - u). Not collective.
 @*/
 PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
 {
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
+  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
   model->control_force = u;
+  PetscFunctionReturn(0);
+}
+
+/* The closed loop's input b (nq) and output rows s_q, s_v (nq each) of the linearisation: the force coordinate's unit
+   vector and dy/dU of an ODE model at rest, or a model file's force with input: true and its output channel's rows
+   (MbsModelLinearizeIO()), which must not read accelerations (the derivative term would need the third derivative) */
+static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[], PetscReal sq[], PetscReal sv[])
+{
+  PetscInt   m = model->nq, a = model->force_coordinate, nchannel, c = 0;
+  PetscReal *B, *Cq, *Cv, *Ca, y, acceleration = 0;
+
+  PetscFunctionBeginUser;
+  if (a >= 0) {
+    PetscReal *u, *dydu;
+
+    PetscCheck(model->n == 2 * m && !model->ops.initial_state, model->comm, PETSC_ERR_SUP, "Model %s is not an ODE in (q, q'): its output cannot be fed back through a linearisation in q", model->type);
+    PetscCall(PetscCalloc2(model->n, &u, model->n, &dydu));
+    PetscCall(MbsModelOutput(model, model->t0, u, &y, dydu)); /* s_q, s_v at the operating point q = q' = 0 */
+    for (PetscInt j = 0; j < m; j++) {
+      b[j]  = j == a;
+      sq[j] = dydu[j];
+      sv[j] = dydu[m + j];
+    }
+    PetscCall(PetscFree2(u, dydu));
+    PetscFunctionReturn(0);
+  }
+  PetscCall(MbsModelGetNumChannels(model, &nchannel));
+  for (PetscInt k = 0; k < nchannel; k++) {
+    const char *name, *unit;
+    PetscBool   same;
+
+    PetscCall(MbsModelGetChannelInfo(model, k, &name, &unit));
+    PetscCall(PetscStrcmp(name, model->output_name, &same));
+    if (same) c = k;
+  }
+  PetscCall(MbsModelLinearizeIO(model, model->input_name, NULL, &B, &Cq, &Cv, &Ca));
+  for (PetscInt j = 0; j < m; j++) {
+    b[j]  = B[j];
+    sq[j] = Cq[c * m + j];
+    sv[j] = Cv[c * m + j];
+    acceleration += PetscAbsReal(Ca[c * m + j]);
+  }
+  PetscCall(PetscFree4(B, Cq, Cv, Ca));
+  PetscCheck(acceleration == 0, model->comm, PETSC_ERR_SUP, "Model %s: its output %s reads accelerations, which a controller's derivative term would differentiate once more; close the loop on a position or velocity", model->type, model->output_name);
   PetscFunctionReturn(0);
 }
 
 /*@C
   MbsModelLinearizeClosedLoop - M, C, K (nq x nq, or nq + 1 with the integral coordinate; caller frees with PetscFree3)
-  of the linearisation with a PID of gains K_p, K_i, K_d closing the loop from the output y = s_q q + s_v q' to the force
-  coordinate a (pid_sdof.md, section 6, Eq. 9):
+  of the linearisation with a PID of gains K_p, K_i, K_d closing the loop from the output y = s_q q + s_v q' to the
+  input b, the force coordinate e_a or a model file's force with input: true (pid_sdof.md, section 6, Eq. 9):
 
-    (M + K_d e_a s_v^T) q'' + (C + K_p e_a s_v^T + K_d e_a s_q^T) q' + (K + K_p e_a s_q^T) q [+ K_i e_a z] = 0
+    (M + K_d b s_v^T) q'' + (C + K_p b s_v^T + K_d b s_q^T) q' + (K + K_p b s_q^T) q [+ K_i b z] = 0
 
   With integral, the state of the integral term is the extra coordinate z = int y dt, z' - s_q q - s_v q' = 0, a row
   without mass (one infinite eigenvalue). Not collective.
 @*/
 PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, const PetscReal gain[], PetscBool integral, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
 {
-  PetscInt   m = model->nq, size = m + (integral ? 1 : 0), a = model->force_coordinate;
-  PetscReal *M0, *C0, *K0, *u, *dydu, y;
+  PetscInt   m = model->nq, size = m + (integral ? 1 : 0);
+  PetscReal *M0, *C0, *K0, *b, *sq, *sv;
 
   PetscFunctionBeginUser;
-  PetscCheck(a >= 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
-  PetscCheck(model->n == 2 * m && !model->ops.initial_state, model->comm, PETSC_ERR_SUP, "Model %s is not an ODE in (q, q'): its output cannot be fed back through a linearisation in q", model->type);
-  PetscCall(MbsModelLinearize(model, &m, &M0, &C0, &K0));
-  PetscCall(PetscCalloc2(model->n, &u, model->n, &dydu));
-  PetscCall(MbsModelOutput(model, model->t0, u, &y, dydu)); /* s_q, s_v at the operating point q = q' = 0 */
+  PetscCheck(model->force_coordinate >= 0 || model->input_name, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
+  PetscCall(PetscMalloc3(m, &b, m, &sq, m, &sv));
+  MbsCallUndo(MbsModelClosedLoopIO_Private(model, b, sq, sv), PetscFree3(b, sq, sv));
+  MbsCallUndo(MbsModelLinearize(model, &m, &M0, &C0, &K0), PetscFree3(b, sq, sv));
   PetscCall(PetscCalloc3(size * size, M, size * size, C, size * size, K));
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt j = 0; j < m; j++) {
-      MBS_IJ(*M, i, j, size) = MBS_IJ(M0, i, j, m);
-      MBS_IJ(*C, i, j, size) = MBS_IJ(C0, i, j, m);
-      MBS_IJ(*K, i, j, size) = MBS_IJ(K0, i, j, m);
+      MBS_IJ(*M, i, j, size) = MBS_IJ(M0, i, j, m) + gain[2] * b[i] * sv[j];
+      MBS_IJ(*C, i, j, size) = MBS_IJ(C0, i, j, m) + gain[0] * b[i] * sv[j] + gain[2] * b[i] * sq[j];
+      MBS_IJ(*K, i, j, size) = MBS_IJ(K0, i, j, m) + gain[0] * b[i] * sq[j];
     }
-  for (PetscInt j = 0; j < m; j++) {
-    MBS_IJ(*M, a, j, size) += gain[2] * dydu[m + j];
-    MBS_IJ(*C, a, j, size) += gain[0] * dydu[m + j] + gain[2] * dydu[j];
-    MBS_IJ(*K, a, j, size) += gain[0] * dydu[j];
-    if (integral) {
-      MBS_IJ(*K, m, j, size) = -dydu[j];
-      MBS_IJ(*C, m, j, size) = -dydu[m + j];
-    }
+  for (PetscInt j = 0; j < m && integral; j++) {
+    MBS_IJ(*K, m, j, size) = -sq[j];
+    MBS_IJ(*C, m, j, size) = -sv[j];
+    MBS_IJ(*K, j, m, size) = gain[1] * b[j];
   }
-  if (integral) {
-    MBS_IJ(*C, m, m, size) = 1;
-    MBS_IJ(*K, a, m, size) = gain[1];
-  }
+  if (integral) MBS_IJ(*C, m, m, size) = 1;
   *nq = size;
-  PetscCall(PetscFree2(u, dydu));
+  PetscCall(PetscFree3(b, sq, sv));
   PetscCall(PetscFree3(M0, C0, K0));
   PetscFunctionReturn(0);
 }

@@ -224,7 +224,10 @@ static MbsDescription Description(MbsModel model)
 
   desc->p = model->p;
   for (PetscInt e = 0; e < desc->nelement; e++) MbsGeometryUpdate(desc, &desc->element[e]); /* points that are parameters */
-  if (d->input_element) d->input_element->input = model->input.type == MBS_INPUT_NODAL ? &model->input : NULL;
+  if (d->input_element) {
+    d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+    d->input_element->control = model->control_force;
+  }
   if (d->view_body) {
     PetscReal *work = d->view.work;
 
@@ -321,6 +324,27 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
     for (PetscInt i = 0; i < 3; i++)
       for (PetscInt j = 0; j < 3; j++)
         for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
+  }
+}
+
+/* out += dM/dp_j a (nq): M(p) is linear in each mass and moment of inertia (a flexible body's slot masses are none) */
+static void AddMassDerivativeTimes(MbsDescription desc, PetscInt j, const PetscReal a[], PetscReal out[])
+{
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = body->offset;
+
+    if (body->flexible) continue;
+    for (PetscInt k = 0; k < 3 && body->mass.param == j; k++) out[o + k] += a[o + k];
+    for (PetscInt moment = 0; moment < 6 && body->rigid; moment++) {
+      PetscReal dJ[9];
+
+      if (body->moment[moment].param < 0 || body->moment[moment].param != j) continue;
+      MbsBodyJbar(body, NULL, moment, dJ);
+      for (PetscInt r = 0; r < 3; r++)
+        for (PetscInt c = 0; c < 3; c++)
+          for (PetscInt k = 0; k < 3; k++) out[o + 3 + 3 * r + k] += dJ[3 * r + c] * a[o + 3 + 3 * c + k];
+    }
   }
 }
 
@@ -1370,8 +1394,9 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 }
 
 /*
-  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) (ImposeMotion):
-  A [dv/dp; .] = [0; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
+  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) and, through the
+  impulse's kinetic metric, the masses (ImposeMotion, dv = v(t0) - v_file):
+  A [dv/dp; .] = [-M_p dv; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
   A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
                          = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
 */
@@ -1380,7 +1405,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
-  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq) */
+  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m, *qf = h + nq, *vf = qf + nq; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq), the file's pose and velocities (nq, nq) */
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
@@ -1388,6 +1413,8 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
   if (d->rheonomic) {
+    InitialPose(desc, qf, vf);
+    for (PetscInt i = 0; i < nq; i++) vf[i] = U[nq + i] - vf[i]; /* the impulse's change of the velocities */
     PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
     for (PetscInt r = 0; r < nc; r++) {
       RowMotion(d, r, t0, 1, MbsParameterScratch(desc));
@@ -1402,6 +1429,8 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
     if (d->rheonomic) {
       for (PetscInt i = 0; i < m; i++) impulse[i] = i < nq ? 0 : rate[i - nq + j * nc];
+      AddMassDerivativeTimes(desc, j, vf, impulse);
+      for (PetscInt i = 0; i < nq; i++) impulse[i] = -impulse[i];
       MbsDenseLUSolve(m, A, pivots, 1, impulse);
       for (PetscInt i = 0; i < nq; i++) dv[i] = impulse[i];
       for (PetscInt i = 0; i < nq; i++)
@@ -1425,7 +1454,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 2 * nq + m : 0;
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 4 * nq + m : 0;
   PetscReal *A, *G, *Jp, *J, *work;
   PetscInt  *pivots;
 
@@ -1470,6 +1499,72 @@ static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const P
   PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, 0, cols), D, ld, m, 0, 1));
   PetscCall(SinkAddPart(d, sink, ns, sindex, m, Shifted(d, m, nq, cols), D, ld, m, m, 1));
   PetscCall(SinkAddPart(d, sink, ns, sindex, ns, sindex, D, ld, m, 2 * m, 1));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f alone
+  (r: dF/dtheta, zero in the other rows): the pose, velocities, mu and the internal states stay, and the index-1
+  system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; 0].
+*/
+static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const PetscReal U[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[], PetscReal A[], PetscReal G[], PetscReal b[], PetscInt pivots[])
+{
+  MbsDescription desc = Description(model);
+  PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+
+  PetscFunctionBeginUser;
+  PetscCall(AugmentedMatrix(model, U, A, G));
+  zero_pivot = MbsDenseLUFactor(m, A, pivots);
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
+  PetscCall(PetscArrayzero(dU, n * ncol));
+  PetscCall(PetscArrayzero(dUdot, n * ncol));
+  for (PetscInt c = 0; c < ncol; c++) {
+    const PetscReal *rc = r + c * n;
+
+    for (PetscInt i = 0; i < n; i++) PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows alone, but row %" PetscInt_FMT " moves", desc->file, i);
+    for (PetscInt i = 0; i < m; i++) b[i] = i < nq ? -rc[nq + i] : 0;
+    MbsDenseLUSolve(m, A, pivots, 1, b);
+    for (PetscInt i = 0; i < nq; i++) dUdot[c * n + nq + i] = b[i];
+    for (PetscInt k = 0; k < nc; k++) dU[c * n + 2 * nq + k] = b[nq + k];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedInitialStateTangent(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[])
+{
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc;
+  PetscReal *A, *G, *b;
+  PetscInt  *pivots;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc4(m * m, &A, nc * nq, &G, m, &b, 3 * m, &pivots));
+  MbsCallCleanup(DescribedInitialStateTangent_Private(model, U, ncol, r, dU, dUdot, A, G, b, pivots), PetscFree4(A, G, b, pivots));
+  PetscFunctionReturn(0);
+}
+
+/* B = -dF/dF_in of the force with input: true (ops.input_direction): its residual rows -f at a unit law, since f is
+   linear in the law (force.c: f = P^T e F(t)) */
+static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+{
+  Described      *d         = (Described *)model->data;
+  MbsDescription  desc      = Description(model);
+  MbsElement     *el        = d->input_element;
+  const MbsInput *input     = el->input;
+  PetscReal       unit_t[2] = {0, 1}, unit_F[2] = {1, 1}, *lF = d->local + 3 * d->nlocal, *lq, *lv;
+  MbsInput        unit = {.type = MBS_INPUT_NODAL, .n = 2, .t = unit_t, .F = unit_F}; /* F = 1 at every time: the end values hold outside */
+  PetscInt        b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq = desc->nq;
+  MbsDescription  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  PetscErrorCode  ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(lF, view->nq));
+  el->input   = &unit;
+  el->control = 0;
+  ierr        = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
+  el->input   = input;
+  el->control = model->control_force;
+  PetscCall(ierr);
+  for (PetscInt i = 0; i < view->nq; i++) B[nq + d->global[i]] -= lF[i];
   PetscFunctionReturn(0);
 }
 
@@ -2270,6 +2365,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
                d->input_element->name);
     d->input_element   = el;
     model->nodal_input = PETSC_TRUE;
+    model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
@@ -2321,6 +2417,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;
+  model->ops.initial_state_tangent = DescribedInitialStateTangent;
   model->ops.linearize             = DescribedLinearize;
   model->ops.linearize_first_order = DescribedLinearizeFirstOrder;
   model->ops.mode_coordinates      = DescribedModeCoordinates;
@@ -2337,5 +2434,6 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->dt_max                    = desc->dt_max;
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
+  if (d->input_element) model->ops.input_direction = DescribedInputDirection;
   PetscFunctionReturn(0);
 }

@@ -44,6 +44,14 @@ typedef struct {
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
      the adjoint adds lambda(t0)^T dU(t0)/dp); NULL: U(t0) does not depend on p */
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
+  /* the tangent of the consistent start of a DAE for ncol quantities theta that enter its residual's force rows alone
+     (not its pose, velocities or motions: an input force, or dF/dp_j as it changes with them), at U(t0), U'(t0): r
+     (n x ncol) = dF/dtheta there, into dU = dU(t0)/dtheta and dUdot = dU'(t0)/dtheta (n x ncol each, all set; the
+     multipliers and accelerations move); NULL: a DAE whose start no force moves, or an ODE */
+  PetscErrorCode (*initial_state_tangent)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[], PetscReal[]);
+  /* B (n, set) with dF/dF_in = -B, F_in the force of the nodal input (input.c), at (t, U); NULL: the unit row of the
+     force coordinate (nq + force_coordinate) */
+  PetscErrorCode (*input_direction)(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
   /* M, C, K (nq x nq) of the linearisation about the model's operating point */
   PetscErrorCode (*linearize)(MbsModel, PetscReal[], PetscReal[], PetscReal[]);
   /* a model with internal first-order states (no mass; linearize holds them): the first-order linearisation
@@ -79,6 +87,7 @@ typedef struct {
   PetscInt     n;         /* nodes */
   PetscReal   *t, *F;     /* [s], [N] */
   PetscReal    amplitude; /* of the sine [N] */
+  PetscReal    t0, tf;    /* the sine's period tf - t0 starts at t0 [s] */
 } MbsInput;
 
 /* The optimal input design problem of a model's spec (sections 4-8 of oscillator2.md and cart_pendulum.md): defaults of mbsid design */
@@ -127,6 +136,7 @@ struct _p_MbsModel {
   PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
   PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
+  const char             *input_name;                   /* that force element's name (a controller closes the loop on it), or NULL */
   PetscReal               control_force;                /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
@@ -194,6 +204,7 @@ PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParamete
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
 PETSC_INTERN void           MbsNodalHat(PetscInt, const PetscReal[], PetscReal, PetscInt *, PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscErrorCode MbsModelInputDirection(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsInputWriteText(const char[], PetscInt, const PetscReal[], const PetscReal[]);

@@ -18,8 +18,10 @@
 
   Its parameters are the base model's (not differentiated: they are set, e.g. to scan E_RMS) followed, when the base
   model is driven by a nodal input (input.c), by the nodal forces F_k. The residual depends on the input through
-  the base residual's force only, -F(t) in the row of the force coordinate: dG/dF_k = -phi_k(t) there and zero in
-  every sensitivity row (the implicit form keeps f_F of the specs' explicit form, M^{-1} r, out of them).
+  the base residual's force only, -F(t) B (B the unit row of the force coordinate, or a described force's P^T e,
+  constant): dG/dF_k = -phi_k(t) B there and zero in every sensitivity row (the implicit form keeps f_F of the specs'
+  explicit form, M^{-1} r, out of them). A DAE base's start moves with F(t0) (its multipliers, and through them the
+  S_j(t0)): SensitivityInitialStateP gives dZ(t0)/dF_k, which the adjoint adds as lambda(t0)^T dZ(t0)/dF_k.
 */
 #include "models/modelimpl.h"
 
@@ -29,7 +31,7 @@ typedef struct {
   MbsParameterInfo *info;   /* base parameters (not identifiable here), then the nodes F0, F1, ... */
   char (*names)[16];
   PetscReal *J0, *J1, *Jp, *D; /* base dF/dU, dF/dU + dF/dU', dF/dp (n x np), D_j */
-  PetscReal *dydu;
+  PetscReal *dydu, *B;         /* dy/dU; the input's direction, dF/dF_in = -B */
 } MbsSensitivity;
 
 /* The extended model's parameters go to the base model and its nodal input before every evaluation */
@@ -87,19 +89,24 @@ static PetscErrorCode SensitivityJacobian(MbsModel ext, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
-/* dG/dF_k = -phi_k(t) in the row of the force coordinate; the base parameters' columns stay zero (not identifiable) */
+/* dG/dF_k = -phi_k(t) B in the base rows (B: the unit row of the force coordinate, or a described force's direction
+   P^T e); the base parameters' columns stay zero (not identifiable) */
 static PetscErrorCode SensitivityJacobianP(MbsModel ext, PetscReal t, const PetscReal z[], const PetscReal zdot[], PetscReal Jp[])
 {
   MbsSensitivity *sen  = (MbsSensitivity *)ext->data;
   MbsModel        base = sen->base;
-  PetscInt        row  = base->nq + base->force_coordinate, k;
+  PetscInt        k;
   PetscReal       w[2];
 
   PetscFunctionBeginUser;
   if (ext->np == base->np || base->input.type != MBS_INPUT_NODAL) PetscFunctionReturn(0);
+  MbsSensitivitySync_Private(ext, sen);
   PetscCall(MbsModelInputHat(base, t, &k, w));
-  MBS_IJ(Jp, row, base->np + k, ext->n)     = -w[0];
-  MBS_IJ(Jp, row, base->np + k + 1, ext->n) = -w[1];
+  PetscCall(MbsModelInputDirection(base, t, z, sen->B));
+  for (PetscInt i = 0; i < base->n; i++) {
+    MBS_IJ(Jp, i, base->np + k, ext->n)     = -w[0] * sen->B[i];
+    MBS_IJ(Jp, i, base->np + k + 1, ext->n) = -w[1] * sen->B[i];
+  }
   PetscFunctionReturn(0);
 }
 
@@ -127,7 +134,7 @@ static PetscErrorCode SensitivityDestroy(MbsModel ext)
   MbsSensitivity *sen = (MbsSensitivity *)ext->data;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree5(sen->J0, sen->J1, sen->Jp, sen->D, sen->dydu));
+  PetscCall(PetscFree6(sen->J0, sen->J1, sen->Jp, sen->D, sen->dydu, sen->B));
   PetscCall(PetscFree3(sen->b, sen->info, sen->names));
   PetscCall(PetscFree(ext->data));
   PetscFunctionReturn(0);
@@ -195,19 +202,91 @@ static PetscErrorCode SensitivityInitialState(MbsModel ext, PetscReal t0, PetscR
   PetscFunctionReturn(0);
 }
 
-/* The design models' outputs are a linear function of U: dy/dU is the same at two different states */
-static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscReal dydu[])
+/*
+  dZ(t0)/dF_k of a DAE base (ops.initial_state_p of the extended model; the base parameters' columns stay zero): only
+  F(t0) = sum_k phi_k(t0) F_k reaches the start, through the force rows, so with T the base's tangent of its start
+  (ops.initial_state_tangent) and B its input direction (dF/dF_in = -B):
+
+    dU(t0)/dF_in   = X = T(-B), and dU'(t0)/dF_in = X';
+    dS_j(t0)/dF_in = T(d/dF_in dF/db_j) = T(D_j X + (D_j^1 - D_j) X'),   S_j(t0) = dU(t0)/db_j = T(dF/db_j) + what no force moves,
+
+  D_j^s = d/dU (dF/db_j) + s d/dU' (dF/db_j) the base's second derivatives at S = S' = 0 and shift s (D_j = D_j^0).
+  The S_j'(t0) follow from the sensitivity equations and are not part of the start the adjoint differentiates.
+*/
+static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t0, const PetscReal z[], const PetscReal zdot[], PetscReal dZdP[], PetscReal X[], PetscReal r[], PetscReal Y[], PetscReal zero[])
 {
-  PetscInt   n = base->n;
-  PetscReal *u, *other, y;
+  MbsSensitivity *sen  = (MbsSensitivity *)ext->data;
+  MbsModel        base = sen->base;
+  PetscInt        n = base->n, nb = sen->nb, N = ext->n, k;
+  PetscReal      *Xdot = X + n, *Ydot = Y + n * nb, w[2];
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc2(n, &u, n, &other));
+  MbsSensitivitySync_Private(ext, sen);
+  PetscCall(MbsModelInputHat(base, t0, &k, w));
+  PetscCall(MbsModelInputDirection(base, t0, z, r));
+  for (PetscInt i = 0; i < n; i++) r[i] = -r[i];
+  PetscCall(base->ops.initial_state_tangent(base, t0, z, zdot, 1, r, X, Xdot));
+  for (PetscInt j = 0; j < nb; j++) {
+    PetscCall(PetscArrayzero(sen->J0, n * n));
+    PetscCall(PetscArrayzero(sen->J1, n * n));
+    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, zero, zero, sen->b[j], 0.0, sen->J0));
+    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, zero, zero, sen->b[j], 1.0, sen->J1));
+    for (PetscInt i = 0; i < n; i++) {
+      r[i + j * n] = 0;
+      for (PetscInt c = 0; c < n; c++) r[i + j * n] += MBS_IJ(sen->J0, i, c, n) * X[c] + (MBS_IJ(sen->J1, i, c, n) - MBS_IJ(sen->J0, i, c, n)) * Xdot[c];
+    }
+  }
+  PetscCall(base->ops.initial_state_tangent(base, t0, z, zdot, nb, r, Y, Ydot));
+  for (PetscInt h = 0; h < 2; h++) {
+    PetscReal *column = dZdP + (base->np + k + h) * N;
+
+    for (PetscInt i = 0; i < n; i++) column[i] = w[h] * X[i];
+    for (PetscInt j = 0; j < nb; j++)
+      for (PetscInt i = 0; i < n; i++) column[(1 + j) * n + i] = w[h] * Y[i + j * n];
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode SensitivityInitialStateP(MbsModel ext, PetscReal t0, const PetscReal z[], const PetscReal zdot[], PetscReal dZdP[])
+{
+  MbsSensitivity *sen = (MbsSensitivity *)ext->data;
+  PetscInt        n = sen->base->n, nb = sen->nb;
+  PetscReal      *X, *r, *Y, *zero;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc4(2 * n, &X, n * nb, &r, 2 * n * nb, &Y, n, &zero));
+  MbsCallCleanup(SensitivityInitialStateP_Private(ext, t0, z, zdot, dZdP, X, r, Y, zero), PetscFree4(X, r, Y, zero));
+  PetscFunctionReturn(0);
+}
+
+/* The design models' outputs are a linear function of U (dy/dU is the same at two different states) that does not
+   depend on the parameters b directly (an accelerometer's dy/dp, which the y_bj = dy/dU S_j would leave out) */
+static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscInt nb, const PetscInt b[], PetscReal u[], PetscReal dydu[], PetscReal other[])
+{
+  PetscInt  n = base->n;
+  PetscReal y;
+
+  PetscFunctionBeginUser;
   PetscCall(MbsModelOutput(base, base->t0, u, &y, dydu));
   for (PetscInt i = 0; i < n; i++) u[i] = 0.1 + 0.01 * i;
   PetscCall(MbsModelOutput(base, base->t0, u, &y, other));
   for (PetscInt i = 0; i < n; i++) PetscCheck(other[i] == dydu[i], base->comm, PETSC_ERR_SUP, "Model %s: its output %s is not linear in the state, which the sensitivity outputs dy/dU S_j assume", base->type, base->output_name);
-  PetscCall(PetscFree2(u, other));
+  PetscCall(MbsModelOutputP(base, base->t0, u, other));
+  for (PetscInt j = 0; j < nb; j++)
+    PetscCheck(other[b[j]] == 0, base->comm, PETSC_ERR_SUP, "Model %s: its output %s depends on parameter %s directly (an accelerometer), which the sensitivity outputs dy/dU S_j leave out; give a position, velocity or force output", base->type, base->output_name,
+               base->param_info[b[j]].name);
+  PetscFunctionReturn(0);
+}
+
+/* D_j at the start of a DAE base once, before any solve: an element without second derivatives (a described model's
+   maxwell) is refused here, by name, and not after a forward solve */
+static PetscErrorCode MbsSensitivityProbe_Private(MbsModel base, PetscInt j, PetscReal u[], PetscReal D[])
+{
+  PetscInt n = base->n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelInitialState(base, base->t0, u, u + n));
+  PetscCall(base->ops.jacobian_sensitivity(base, base->t0, u, u + n, u + 2 * n, u + 2 * n, j, 0.0, D));
   PetscFunctionReturn(0);
 }
 
@@ -220,14 +299,28 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   MbsModel        ext;
   MbsSensitivity *sen;
   PetscInt        n = base->n, nnodes = base->input.type == MBS_INPUT_NODAL ? base->input.n : 0;
+  PetscReal       y;
 
   PetscFunctionBeginUser;
   PetscCheck(base->ops.jacobian_sensitivity, base->comm, PETSC_ERR_SUP, "Model %s provides no second derivatives (ops.jacobian_sensitivity): it has no sensitivity-extended system", base->type);
-  PetscCheck(!(base->ops.initial_state_p && nnodes), base->comm, PETSC_ERR_SUP, "Model %s: its initial state depends on its parameters (a DAE's multipliers), and the sensitivity system does not carry its derivatives in the nodal input forces", base->type);
+  PetscCheck(!(base->ops.initial_state && nnodes && !base->ops.initial_state_tangent), base->comm, PETSC_ERR_SUP, "Model %s: the consistent start of its DAE depends on the nodal input forces, and it gives no tangent of that start (ops.initial_state_tangent)",
+             base->type);
   PetscCheck(nb >= 1, base->comm, PETSC_ERR_ARG_SIZ, "The sensitivity system needs at least one parameter");
   for (PetscInt j = 0; j < nb; j++) {
     PetscCheck(b[j] >= 0 && b[j] < base->np, base->comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter index %" PetscInt_FMT " of model %s is out of range", b[j], base->type);
     PetscCheck(base->param_info[b[j]].identifiable, base->comm, PETSC_ERR_ARG_WRONG, "Parameter %s of model %s is not identifiable (no dF/dp): it cannot be a design parameter", base->param_info[b[j]].name, base->type);
+  }
+  {
+    PetscReal *u, *dydu, *other;
+
+    PetscCall(PetscCalloc3(n, &u, n, &dydu, PetscMax(n, base->np), &other));
+    MbsCallCleanup(MbsSensitivityCheckOutput_Private(base, nb, b, u, dydu, other), PetscFree3(u, dydu, other));
+  }
+  if (base->ops.initial_state) {
+    PetscReal *u, *D; /* U, U', S = S' = 0 */
+
+    PetscCall(PetscCalloc2(3 * n, &u, n * n, &D));
+    MbsCallCleanup(MbsSensitivityProbe_Private(base, b[0], u, D), PetscFree2(u, D));
   }
   PetscCall(MbsModelCreate(base->comm, &ext));
   PetscCall(PetscNew(&sen));
@@ -243,8 +336,9 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
     PetscCall(PetscSNPrintf(sen->names[k], sizeof(sen->names[k]), "F%" PetscInt_FMT, k));
     sen->info[base->np + k] = (MbsParameterInfo){sen->names[k], "N", "nodal input force", base->input.F[k], PETSC_MIN_REAL, PETSC_MAX_REAL, PETSC_TRUE};
   }
-  PetscCall(PetscMalloc5(n * n, &sen->J0, n * n, &sen->J1, n * base->np, &sen->Jp, n * n, &sen->D, n, &sen->dydu));
-  PetscCall(MbsSensitivityCheckOutput_Private(base, sen->dydu));
+  PetscCall(PetscMalloc6(n * n, &sen->J0, n * n, &sen->J1, n * base->np, &sen->Jp, n * n, &sen->D, n, &sen->dydu, n, &sen->B));
+  PetscCall(PetscArrayzero(sen->B, n)); /* U = 0: dy/dU of the linear output */
+  PetscCall(MbsModelOutput(base, base->t0, sen->B, &y, sen->dydu));
   PetscCall(MbsModelSetUp_Private(ext, n * (1 + nb), base->nq, base->np + nnodes, sen->info));
   PetscCall(PetscSNPrintf(ext->type, sizeof(ext->type), "%s_sensitivity", base->type));
   for (PetscInt i = 0; i < base->np; i++) ext->p[i] = base->p[i];
@@ -259,6 +353,7 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
   ext->ops.destroy    = SensitivityDestroy;
   if (base->ops.initial_state) { /* a DAE: its algebraic components in every block, its consistent start */
     ext->ops.initial_state = SensitivityInitialState;
+    if (nnodes) ext->ops.initial_state_p = SensitivityInitialStateP;
     for (PetscInt i = 0; i < ext->n; i++) ext->differential[i] = base->differential[i % n];
     ext->constant_mass = base->constant_mass; /* dG/dZ' holds dF/dU' and d(dF/db_j)/dU', both constant then */
   }
