@@ -5,7 +5,7 @@
   every column's reach and the search for each pivot, again at each of the thousands of Jacobians of a solve, although
   the pattern never changes and the Jacobian barely does from step to step. KLU's own answer is klu_refactor: the
   same pivots and fill as the last klu_factor, only the numbers. On the described chain's 148 x 148 Jacobian this
-  took the factorisations from some half the forward solve to (doc/drafts/speed.md).
+  took the chain's forward solve and gradient to about 0.45 of their time (doc/drafts/speed.md).
 
   A pivot chosen for one state may be poor at a later one, so every refactorisation is checked by its reciprocal pivot
   growth g = min_j max|A(:,j)| / max|U(:,j)| (klu_rgrowth, O(nnz)): when g falls below MBS_KLU_GROWTH_DROP times the g
@@ -159,8 +159,8 @@ static PetscErrorCode PCDestroy_MbsKLU(PC pc)
 
   PetscFunctionBeginUser;
   PetscCall(PCShellGetContext(pc, &klu));
-  PetscCall(PetscInfo(pc, "KLU: %" PetscInt_FMT " of %" PetscInt_FMT " entries active, %" PetscInt_FMT " analyses, %" PetscInt_FMT " factorisations with pivoting, %" PetscInt_FMT " with their pivots reused\n", klu->nactive, klu->nentry, klu->nanalysis,
-                      klu->nfactor, klu->nrefactor));
+  PetscCall(PetscInfo(pc, "KLU: %" PetscInt_FMT " of %" PetscInt_FMT " entries active, %" PetscInt_FMT " in the factors, %" PetscInt_FMT " analyses, %" PetscInt_FMT " factorisations with pivoting, %" PetscInt_FMT " with their pivots reused\n", klu->nactive,
+                      klu->nentry, klu->numeric ? (PetscInt)(klu->numeric->lnz + klu->numeric->unz) : 0, klu->nanalysis, klu->nfactor, klu->nrefactor));
   klu_free_numeric(&klu->numeric, &klu->common);
   klu_free_symbolic(&klu->symbolic, &klu->common);
   PetscCall(PetscFree4(klu->ia, klu->ja, klu->entry, klu->value));

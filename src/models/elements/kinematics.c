@@ -176,6 +176,15 @@ PetscReal MbsBilinearValue(MbsDescription desc, const MbsBilinear *s, const Pets
   return value;
 }
 
+/* The maps of product i at q (a, b) and their linear parts applied to w (aw, bw) */
+static void ProductMaps(MbsDescription desc, const MbsBilinear *s, PetscInt i, const PetscReal q[], const PetscReal w[], PetscReal a[3], PetscReal b[3], PetscReal aw[3], PetscReal bw[3])
+{
+  MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
+  MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
+  MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
+  MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+}
+
 /* s_q w */
 PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], const PetscReal w[])
 {
@@ -184,10 +193,7 @@ PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const Petsc
   for (PetscInt i = 0; i < s->nproduct; i++) {
     PetscReal a[3], b[3], aw[3], bw[3];
 
-    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
-    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
-    MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
-    MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+    ProductMaps(desc, s, i, q, w, a, b, aw, bw);
     for (PetscInt k = 0; k < 3; k++) rate += s->sign[i] * (aw[k] * b[k] + a[k] * bw[k]);
   }
   return rate;
@@ -218,10 +224,7 @@ void MbsBilinearResidual(MbsDescription desc, const MbsBilinear *s, const PetscR
   for (PetscInt i = 0; i < s->nproduct; i++) {
     PetscReal a[3], b[3], aw[3], bw[3];
 
-    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
-    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
-    MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
-    MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+    ProductMaps(desc, s, i, q, w, a, b, aw, bw);
     MbsMapAddTranspose(desc, &s->a[i], scale1 * s->sign[i], b, out1, 1);
     MbsMapAddTranspose(desc, &s->b[i], scale1 * s->sign[i], a, out1, 1);
     MbsMapAddTranspose(desc, &s->a[i], scale2 * s->sign[i], b, out2, 1);
