@@ -39,9 +39,9 @@
 
 /*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
-  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0, with the CSR ia, ja of its places and the
-  (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step of CN
-  assembles the Jacobian at the node where the cost's density is asked for next).
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a model with accelerometers), with
+  the CSR ia, ja of its places and the (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state
+  reads it (an adjoint step of CN assembles the Jacobian at the node where the cost's density is asked for next).
 */
 typedef struct {
   PetscBool  wrt_p;
@@ -930,9 +930,14 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
-  if (!form->wrt_p) { /* the Jacobian's places, for values0 */
-    PetscCall(PetscFree4(form->ia, form->ja, form->values0, form->key));
-    PetscCall(PetscMalloc4(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, sink.ia[nrow], &form->values0, 1 + model->n + model->np, &form->key));
+  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers read (DescribedChannels()) */
+    PetscBool accelerometer = PETSC_FALSE;
+
+    for (PetscInt e = 0; e < d->desc->nelement; e++) accelerometer = (PetscBool)(accelerometer || d->desc->element[e].ops->acceleration);
+    PetscCall(PetscFree3(form->ia, form->ja, form->key));
+    PetscCall(PetscFree(form->values0));
+    PetscCall(PetscMalloc3(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, 1 + model->n + model->np, &form->key));
+    if (accelerometer) PetscCall(PetscMalloc1(sink.ia[nrow], &form->values0));
     PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
     PetscCall(PetscArraycpy(form->ja, sink.ja, sink.ia[nrow]));
     form->set = PETSC_FALSE;
@@ -2179,7 +2184,8 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(d->jacobian.slot));
-  PetscCall(PetscFree4(d->jacobian.ia, d->jacobian.ja, d->jacobian.values0, d->jacobian.key));
+  PetscCall(PetscFree3(d->jacobian.ia, d->jacobian.ja, d->jacobian.key));
+  PetscCall(PetscFree(d->jacobian.values0));
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
