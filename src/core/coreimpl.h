@@ -39,6 +39,8 @@ PETSC_INTERN PetscErrorCode MbsProgressDue(PetscLogDouble *, PetscBool *);
 /* mbsid's trajectory of Runge-Kutta solves for their adjoint (trajectory.c) */
 #define MBS_TSTRAJECTORY_STAGES "stages"
 PETSC_INTERN PetscErrorCode MbsTSTrajectoryRegisterStages(void);
+/* the sparse Jacobian's LU by KLU, its pivots reused while their growth allows (klu_refactor.c) */
+PETSC_INTERN PetscErrorCode MbsPCSetKLURefactor(PC);
 
 /* /eigen groups of a result file (eigen.c) */
 PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);

@@ -836,8 +836,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(SNESGetKSP(snes, &ksp));
     PetscCall(KSPSetType(ksp, KSPPREONLY));
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, PCLU));
-    PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERKLU));
+    PetscCall(MbsPCSetKLURefactor(pc));
   }
   PetscCall(TSGetAdapt(ts, &adapt));
   if (MbsModelStepCap(model) > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, MbsModelStepCap(model)));

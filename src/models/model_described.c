@@ -40,9 +40,9 @@
 
 /*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
-  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0, with the CSR ia, ja of its places and the
-  (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step of CN
-  assembles the Jacobian at the node where the cost's density is asked for next).
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a model with accelerometers), with
+  the CSR ia, ja of its places and the (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state
+  reads it (an adjoint step of CN assembles the Jacobian at the node where the cost's density is asked for next).
 */
 typedef struct {
   PetscBool  wrt_p;
@@ -77,6 +77,12 @@ typedef struct {
   PetscReal             *free_motions;  /* N of FreeMotions(), once computed */
   PetscBool              rheonomic;     /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   MbsElement            *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
+  /* what of each constraint row's Jacobian blocks can be non-zero, on its view (RowPatternsSetUp()): the entries of its
+     Hessian (constant) and the coordinates where Phi_q and d(Phi_q v)/dq can be non-zero, rows r's from *_start[r] */
+  PetscInt  *hess_start, *hess_i, *hess_j, *grad_start, *grad_i, *rate_start, *rate_i;
+  PetscReal *hess;
+  PetscInt  *entry_row, *entry_col; /* scratch of SinkAddEntries() for the largest of these lists */
+  PetscReal *entry_value;
 } Described;
 
 /*
@@ -179,6 +185,44 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
 {
   PetscFunctionBeginUser;
   PetscCall(SinkAddMasked(sink, m, rows, k, cols, block, NULL));
+  PetscFunctionReturn(0);
+}
+
+/*
+  count entries (row[c], col[c], value[c]) into the sink, in the order and with the effect of SinkAddMasked() on the
+  block they are the non-zeros of the mask of (column by column): a product sums each column's entries before adding
+*/
+static PetscErrorCode SinkAddEntries(Sink *sink, PetscInt count, const PetscInt row[], const PetscInt col[], const PetscReal value[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < count; c++) {
+    PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col[c]] : col[c];
+
+    switch (sink->type) {
+    case SINK_MAT:
+      if (column >= 0) PetscCall(MatSetValue(sink->mat, row[c], column, value[c], ADD_VALUES));
+      break;
+    case SINK_DENSE:
+      sink->dense[row[c] + col[c] * sink->ld] += value[c];
+      break;
+    case SINK_SLOTS:
+      sink->cursor++;
+      if (!sink->record && *slot >= 0) sink->values[*slot] += value[c];
+      if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += value[c];
+      else if (sink->record && slot && column < 0) *slot = -1;
+      else if (sink->record && slot) PetscCall(SinkFind(sink, row[c], column, slot));
+      break;
+    case SINK_PRODUCT: {
+      PetscReal sum = 0;
+
+      for (; c < count; c++) {
+        sum += sink->weight[row[c]] * value[c];
+        if (c + 1 == count || col[c + 1] != col[c]) break;
+      }
+      sink->product[col[c]] += sum;
+    } break;
+    }
+  }
   PetscFunctionReturn(0);
 }
 
@@ -614,10 +658,101 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
   PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
-    MbsBilinearAddGradient(desc, d->row[r], q, mu[r], F, 1);
-    MbsBilinearAddGradient(desc, d->row[r], q, lambda[r], F + nq, 1);
-    F[2 * nq + r]      = MbsBilinearRate(desc, d->row[r], q, v) - RowMotion(d, r, t, 1, NULL);
-    F[2 * nq + nc + r] = MbsBilinearValue(desc, d->row[r], q) - RowMotion(d, r, t, 0, NULL);
+    PetscReal value, rate;
+
+    MbsBilinearResidual(desc, d->row[r], q, v, mu[r], F, lambda[r], F + nq, &value, &rate);
+    F[2 * nq + r]      = rate - RowMotion(d, r, t, 1, NULL);
+    F[2 * nq + nc + r] = value - RowMotion(d, r, t, 0, NULL);
+  }
+  PetscFunctionReturn(0);
+}
+
+typedef enum {
+  RHESS, /* the Hessian's entries, scaled */
+  RGRAD, /* the coordinates of Phi_q */
+  RRATE  /* the coordinates of d(Phi_q v)/dq */
+} RowList;
+
+/*
+  The entries of one of constraint row r's lists into the sink, on the view View() made for the row: a list of
+  coordinates gives the values local[i] (scale 1) in the coordinate's row (row_at >= 0: the coordinate's shifted by
+  row_at; else in row -1 - row_at) and column (the same with col_at), the Hessian scale H_ij in row i, column j, each
+  shifted by row_at, col_at. What SinkAddMasked() took from the block and its mask, without the zeros.
+*/
+static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscInt row_at, PetscInt col_at, PetscReal scale, const PetscReal local[], Sink *sink)
+{
+  const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start;
+  const PetscInt *index = list == RHESS ? d->hess_i : list == RGRAD ? d->grad_i : d->rate_i;
+  PetscInt        count = start[r + 1] - start[r];
+
+  PetscFunctionBeginUser;
+  for (PetscInt c = 0; c < count; c++) {
+    PetscInt i = index[start[r] + c], j = list == RHESS ? d->hess_j[start[r] + c] : i;
+
+    d->entry_row[c]   = row_at >= 0 ? d->global[i] + row_at : -1 - row_at;
+    d->entry_col[c]   = col_at >= 0 ? d->global[j] + col_at : -1 - col_at;
+    d->entry_value[c] = list == RHESS ? scale * d->hess[start[r] + c] : local[i];
+  }
+  PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The lists of RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and Phi_q = q^T H + its
+  constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v only where a
+  row of H is. The sparse matrices hold no place for what is zero whatever the state, and KLU's factors no fill from it.
+*/
+static PetscErrorCode RowPatternsSetUp(Described *d)
+{
+  MbsDescription desc = d->desc;
+  PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0;
+  PetscReal     *H = d->local + 7 * L, *q0 = H + L * L, *g = q0 + L;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc3(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    nh = ng = nr = 0;
+    for (PetscInt r = 0; r < nc; r++) {
+      PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m;
+      PetscReal     *lq, *lv;
+      MbsDescription view = View(d, nb, b, NULL, NULL, &lq, &lv);
+
+      m                = view->nq;
+      d->hess_start[r] = nh;
+      d->grad_start[r] = ng;
+      d->rate_start[r] = nr;
+      PetscCall(PetscArrayzero(H, m * m));
+      PetscCall(PetscArrayzero(q0, 2 * L));
+      MbsBilinearAddHessian(view, d->row[r], 1, H, m);
+      MbsBilinearAddGradient(view, d->row[r], q0, 1, g, 1);
+      for (PetscInt j = 0; j < m; j++)
+        for (PetscInt i = 0; i < m; i++) {
+          if (H[i + j * m] == 0) continue;
+          if (pass) {
+            d->hess_i[nh] = i;
+            d->hess_j[nh] = j;
+            d->hess[nh]   = H[i + j * m];
+          }
+          nh++;
+        }
+      for (PetscInt i = 0; i < m; i++) {
+        PetscReal row_sum = 0;
+
+        for (PetscInt j = 0; j < m; j++) row_sum += PetscAbsReal(H[i + j * m]);
+        if (pass && row_sum + PetscAbsReal(g[i]) != 0) d->grad_i[ng] = i;
+        if (pass && row_sum != 0) d->rate_i[nr] = i;
+        ng += row_sum + PetscAbsReal(g[i]) != 0;
+        nr += row_sum != 0;
+      }
+      most = PetscMax(most, PetscMax(nh - d->hess_start[r], ng - d->grad_start[r]));
+    }
+    d->hess_start[nc] = nh;
+    d->grad_start[nc] = ng;
+    d->rate_start[nc] = nr;
+    if (!pass) {
+      PetscCall(PetscMalloc4(nh, &d->hess_i, nh, &d->hess_j, nh, &d->hess, ng, &d->grad_i));
+      PetscCall(PetscMalloc4(nr, &d->rate_i, most, &d->entry_row, most, &d->entry_col, most, &d->entry_value));
+    }
   }
   PetscFunctionReturn(0);
 }
@@ -631,9 +766,9 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc}, *rows = d->index, *cols = d->index + L;
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc, minus_one = -1;
-  PetscReal       *g = d->local + 4 * L, *rg = g + L, *g_mask = rg + L, *rg_mask = d->local + 2 * L, *H = d->local + 7 * L, *Hs = H + L * L;
+  PetscReal       *g = d->local + 4 * L, *rg = g + L;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
@@ -651,37 +786,23 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
     const MbsBilinear *row = d->row[r];
-    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
     MbsDescription     view;
     PetscReal         *lq, *lv;
 
     if (!SinkWants(sink, nb, b)) continue;
     view = View(d, nb, b, q, v, &lq, &lv);
-    m    = view->nq;
     PetscCall(PetscArrayzero(g, 2 * L));
-    PetscCall(PetscArrayzero(H, m * m));
     MbsBilinearAddGradient(view, row, lq, 1, g, 1);
     MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
-    MbsBilinearAddHessian(view, row, 1, H, m);
-    /* what of Phi_q and its rate can be non-zero, whatever the state: Phi_q = q^T H + its constant part (at q = 0) */
-    PetscCall(PetscArrayzero(Hs, m));
-    PetscCall(PetscArrayzero(g_mask, m));
-    MbsBilinearAddGradient(view, row, Hs, 1, g_mask, 1);
-    for (PetscInt i = 0; i < m; i++) {
-      rg_mask[i] = 0;
-      for (PetscInt j = 0; j < m; j++) rg_mask[i] += PetscAbsReal(H[i + j * m]);
-      g_mask[i] = PetscAbsReal(g_mask[i]) + rg_mask[i];
-    }
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
-    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs, H)); /* d(Phi_q^T mu)/dq */
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
-    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, nq, rows), m, cols, Hs, H));            /* d(Phi_q^T lambda)/dq */
-    PetscCall(SinkAddMasked(sink, m, rows, 1, &lambda_col, g, g_mask));                    /* Phi_q^T, column of lambda_r */
-    PetscCall(SinkAddMasked(sink, m, Shifted(d, m, 0, rows), 1, &mu_col, g, g_mask));      /* Phi_q^T, column of mu_r */
-    if (sink->type == SINK_PRODUCT) continue;                                              /* no product reads the rows of lambda and mu */
-    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, cols, rg, rg_mask));                  /* d(Phi_q v)/dq */
-    PetscCall(SinkAddMasked(sink, 1, &phi_row[1], m, cols, g, g_mask));                    /* Phi_q */
-    PetscCall(SinkAddMasked(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), g, g_mask)); /* d(Phi_q v)/dv */
+    PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], NULL, sink));         /* d(Phi_q^T mu)/dq */
+    PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], NULL, sink));    /* d(Phi_q^T lambda)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, nq, -1 - lambda_col, 1, g, sink)); /* Phi_q^T, column of lambda_r */
+    PetscCall(RowEntries(d, r, RGRAD, 0, -1 - mu_col, 1, g, sink));      /* Phi_q^T, column of mu_r */
+    if (sink->type == SINK_PRODUCT) continue;                            /* no product reads the rows of lambda and mu */
+    PetscCall(RowEntries(d, r, RRATE, -1 - phi_row[0], 0, 1, rg, sink)); /* d(Phi_q v)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[1], 0, 1, g, sink));  /* Phi_q */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[0], nq, 1, g, sink)); /* d(Phi_q v)/dv */
   }
   PetscFunctionReturn(0);
 }
@@ -835,9 +956,14 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
-  if (!form->wrt_p) { /* the Jacobian's places, for values0 */
-    PetscCall(PetscFree4(form->ia, form->ja, form->values0, form->key));
-    PetscCall(PetscMalloc4(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, sink.ia[nrow], &form->values0, 1 + model->n + model->np, &form->key));
+  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers read (DescribedChannels()) */
+    PetscBool accelerometer = PETSC_FALSE;
+
+    for (PetscInt e = 0; e < d->desc->nelement; e++) accelerometer = (PetscBool)(accelerometer || d->desc->element[e].ops->acceleration);
+    PetscCall(PetscFree3(form->ia, form->ja, form->key));
+    PetscCall(PetscFree(form->values0));
+    PetscCall(PetscMalloc3(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, 1 + model->n + model->np, &form->key));
+    if (accelerometer) PetscCall(PetscMalloc1(sink.ia[nrow], &form->values0));
     PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
     PetscCall(PetscArraycpy(form->ja, sink.ja, sink.ia[nrow]));
     form->set = PETSC_FALSE;
@@ -2200,12 +2326,16 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree(d->jacobian.slot));
-  PetscCall(PetscFree4(d->jacobian.ia, d->jacobian.ja, d->jacobian.values0, d->jacobian.key));
+  PetscCall(PetscFree3(d->jacobian.ia, d->jacobian.ja, d->jacobian.key));
+  PetscCall(PetscFree(d->jacobian.values0));
   PetscCall(PetscFree(d->jacobian_p.slot));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree(d->free_motions));
+  PetscCall(PetscFree3(d->hess_start, d->grad_start, d->rate_start));
+  PetscCall(PetscFree4(d->hess_i, d->hess_j, d->hess, d->grad_i));
+  PetscCall(PetscFree4(d->rate_i, d->entry_row, d->entry_col, d->entry_value));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -2368,6 +2498,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
+  PetscCall(RowPatternsSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton

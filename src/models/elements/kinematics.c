@@ -99,10 +99,14 @@ void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[
 {
   for (PetscInt k = 0; k < 3; k++) out[k] = constant ? map->k[k] : 0;
   for (PetscInt t = 0; t < map->nterm; t++) {
-    const PetscReal *qb = q + desc->body[map->body[t]].offset;
+    const PetscReal *qb    = q + desc->body[map->body[t]].offset;
+    PetscInt         nslot = MbsBodySlots(desc, map->body[t]);
 
-    for (PetscInt s = 0; s < MbsBodySlots(desc, map->body[t]); s++)
-      for (PetscInt k = 0; k < 3; k++) out[k] += Coefficient(map, t, s) * qb[3 * s + k];
+    for (PetscInt s = 0; s < nslot; s++) {
+      PetscReal c = Coefficient(map, t, s);
+
+      for (PetscInt k = 0; k < 3; k++) out[k] += c * qb[3 * s + k];
+    }
   }
 }
 
@@ -110,10 +114,13 @@ void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[
 void MbsMapAddTranspose(MbsDescription desc, const MbsVectorMap *map, PetscReal scale, const PetscReal x[3], PetscReal out[], PetscInt stride)
 {
   for (PetscInt t = 0; t < map->nterm; t++) {
-    PetscInt offset = desc->body[map->body[t]].offset;
+    PetscInt offset = desc->body[map->body[t]].offset, nslot = MbsBodySlots(desc, map->body[t]);
 
-    for (PetscInt s = 0; s < MbsBodySlots(desc, map->body[t]); s++)
-      for (PetscInt k = 0; k < 3; k++) out[(offset + 3 * s + k) * stride] += scale * Coefficient(map, t, s) * x[k];
+    for (PetscInt s = 0; s < nslot; s++) {
+      PetscReal c = scale * Coefficient(map, t, s);
+
+      for (PetscInt k = 0; k < 3; k++) out[(offset + 3 * s + k) * stride] += c * x[k];
+    }
   }
 }
 
@@ -169,6 +176,15 @@ PetscReal MbsBilinearValue(MbsDescription desc, const MbsBilinear *s, const Pets
   return value;
 }
 
+/* The maps of product i at q (a, b) and their linear parts applied to w (aw, bw) */
+static void ProductMaps(MbsDescription desc, const MbsBilinear *s, PetscInt i, const PetscReal q[], const PetscReal w[], PetscReal a[3], PetscReal b[3], PetscReal aw[3], PetscReal bw[3])
+{
+  MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
+  MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
+  MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
+  MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+}
+
 /* s_q w */
 PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], const PetscReal w[])
 {
@@ -177,10 +193,7 @@ PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const Petsc
   for (PetscInt i = 0; i < s->nproduct; i++) {
     PetscReal a[3], b[3], aw[3], bw[3];
 
-    MbsMapEval(desc, &s->a[i], q, PETSC_TRUE, a);
-    MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
-    MbsMapEval(desc, &s->a[i], w, PETSC_FALSE, aw);
-    MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
+    ProductMaps(desc, s, i, q, w, a, b, aw, bw);
     for (PetscInt k = 0; k < 3; k++) rate += s->sign[i] * (aw[k] * b[k] + a[k] * bw[k]);
   }
   return rate;
@@ -196,6 +209,28 @@ void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const Pet
     MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
     MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], b, out, stride);
     MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], a, out, stride);
+  }
+}
+
+/*
+  The scalar's share of a residual at (q, w), each part as its own function gives it, the maps evaluated once:
+  out1 += scale1 s_q and out2 += scale2 s_q (MbsBilinearAddGradient(); out1 and out2 do not overlap), *value = s
+  (MbsBilinearValue()), *rate = s_q w (MbsBilinearRate())
+*/
+void MbsBilinearResidual(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], const PetscReal w[], PetscReal scale1, PetscReal out1[], PetscReal scale2, PetscReal out2[], PetscReal *value, PetscReal *rate)
+{
+  *value = s->c;
+  *rate  = 0;
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    PetscReal a[3], b[3], aw[3], bw[3];
+
+    ProductMaps(desc, s, i, q, w, a, b, aw, bw);
+    MbsMapAddTranspose(desc, &s->a[i], scale1 * s->sign[i], b, out1, 1);
+    MbsMapAddTranspose(desc, &s->b[i], scale1 * s->sign[i], a, out1, 1);
+    MbsMapAddTranspose(desc, &s->a[i], scale2 * s->sign[i], b, out2, 1);
+    MbsMapAddTranspose(desc, &s->b[i], scale2 * s->sign[i], a, out2, 1);
+    *value += s->sign[i] * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
+    for (PetscInt k = 0; k < 3; k++) *rate += s->sign[i] * (aw[k] * b[k] + a[k] * bw[k]);
   }
 }
 

@@ -1,0 +1,196 @@
+/*
+  The sparse Jacobian's LU, KLU's with its pivots reused (a PCSHELL, the default of -jacobian_sparse; simulate.c).
+
+  PETSc 3.18's KLU interface (MATSOLVERKLU) runs klu_factor at every numeric factorisation: the depth-first searches of
+  every column's reach and the search for each pivot, again at each of the thousands of Jacobians of a solve, although
+  the pattern never changes and the Jacobian barely does from step to step. KLU's own answer is klu_refactor: the
+  same pivots and fill as the last klu_factor, only the numbers. And KLU factors every stored entry, while an AIJ
+  preallocated for every state holds many that stay zero (the described chain: 707 of its 2863 entries are ever
+  non-zero; its factors had 6902 entries, on the 707 they have 1229). So KLU gets the entries that have been non-zero
+  so far (active): the same matrix, as the others are exact zeros; one that becomes non-zero later is added and the
+  pattern analysed again. On the chain both took the forward solve and the gradient to about 0.45 of their time
+  (doc/drafts/speed.md).
+
+  A pivot chosen for one state may be poor at a later one, so every refactorisation is checked by its reciprocal pivot
+  growth g = min_j max|A(:,j)| / max|U(:,j)| (klu_rgrowth, O(nnz)): when g falls below MBS_KLU_GROWTH_DROP times the g
+  of the last factorisation with pivoting, the matrix is factored again with pivoting (klu_factor), and its g becomes
+  the reference. A new non-zero pattern (MatGetNonzeroState) is analysed afresh (klu_analyze).
+
+  As PETSc's interface does, the CSR arrays of the AIJ are handed to KLU as the compressed columns of A^T: A x = b is
+  klu_tsolve, A^T x = b (the adjoint's KSPSolveTranspose) klu_solve; no row scaling (Common.scale = 0, PETSc's choice),
+  KLU's other defaults (AMD ordering, BTF, pivot tolerance 0.001). -pc_type lu -pc_factor_mat_solver_type klu (with the
+  solve's prefix) chooses PETSc's interface instead.
+*/
+#include "core/coreimpl.h"
+#include <klu.h>
+
+/* refactor with the old pivots while the pivot growth stays within this factor of that of the last pivoting */
+#define MBS_KLU_GROWTH_DROP 0.1
+
+typedef struct {
+  klu_common       common;
+  klu_symbolic    *symbolic;
+  klu_numeric     *numeric;
+  PetscObjectState pattern; /* MatGetNonzeroState() of the matrix whose entries active marks */
+  PetscInt         nentry;  /* entries of the AIJ */
+  PetscBool       *active;  /* nentry: has been non-zero since the pattern was made */
+  PetscInt         nactive; /* the matrix KLU factors, the active entries in CSR: */
+  int             *ia, *ja; /* n + 1, nactive */
+  PetscInt        *entry;   /* nactive: the place of each in the AIJ's values */
+  PetscReal       *value;   /* nactive */
+  PetscReal        growth;  /* reciprocal pivot growth of the last klu_factor */
+  PetscInt         nanalysis, nfactor, nrefactor;
+} MbsKLU;
+
+/* The active entries (those that have been non-zero, and now those of a) as the CSR ia, ja, entry of klu, analysed */
+static PetscErrorCode MbsKLUAnalyse_Private(MbsKLU *klu, PetscInt n, const PetscInt ia[], const PetscInt ja[], const PetscScalar a[])
+{
+  PetscFunctionBeginUser;
+  klu->nactive = 0;
+  for (PetscInt k = 0; k < klu->nentry; k++) {
+    klu->active[k] = (PetscBool)(klu->active[k] || a[k] != 0);
+    klu->nactive += klu->active[k];
+  }
+  PetscCall(PetscFree4(klu->ia, klu->ja, klu->entry, klu->value));
+  PetscCall(PetscMalloc4(n + 1, &klu->ia, klu->nactive, &klu->ja, klu->nactive, &klu->entry, klu->nactive, &klu->value));
+  klu->ia[0] = 0;
+  for (PetscInt i = 0, c = 0; i < n; i++) {
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++)
+      if (klu->active[k]) {
+        klu->ja[c]      = (int)ja[k];
+        klu->entry[c++] = k;
+      }
+    klu->ia[i + 1] = (int)c;
+  }
+  klu_free_numeric(&klu->numeric, &klu->common);
+  klu_free_symbolic(&klu->symbolic, &klu->common);
+  klu->symbolic = klu_analyze((int)n, klu->ia, klu->ja, &klu->common);
+  PetscCheck(klu->symbolic, PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's analysis of the %" PetscInt_FMT " x %" PetscInt_FMT " Jacobian failed (status %d)", n, n, klu->common.status);
+  klu->nanalysis++;
+  PetscFunctionReturn(0);
+}
+
+/* The LU of the active entries' values: with the last pivots while their growth allows, else with pivoting */
+static PetscErrorCode MbsKLUFactor_Private(MbsKLU *klu, PetscInt n)
+{
+  PetscFunctionBeginUser;
+  if (klu->numeric && klu_refactor(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common)) {
+    PetscCheck(klu_rgrowth(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's pivot growth failed (status %d)", klu->common.status);
+    if (klu->common.rgrowth >= MBS_KLU_GROWTH_DROP * klu->growth) {
+      klu->nrefactor++;
+      PetscFunctionReturn(0);
+    }
+  }
+  klu_free_numeric(&klu->numeric, &klu->common);
+  klu->numeric = klu_factor(klu->ia, klu->ja, klu->value, klu->symbolic, &klu->common);
+  PetscCheck(klu->numeric, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "KLU's LU factorisation of the %" PetscInt_FMT " x %" PetscInt_FMT " Jacobian failed (status %d: singular?)", n, n, klu->common.status);
+  PetscCheck(klu_rgrowth(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's pivot growth failed (status %d)", klu->common.status);
+  klu->growth = klu->common.rgrowth;
+  klu->nfactor++;
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCSetUp_MbsKLU(PC pc)
+{
+  MbsKLU            *klu;
+  Mat                A;
+  PetscInt           n;
+  const PetscInt    *ia, *ja;
+  const PetscScalar *a;
+  PetscObjectState   pattern;
+  PetscBool          done, grown = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &klu));
+  PetscCall(PCGetOperators(pc, NULL, &A));
+  PetscCall(MatGetNonzeroState(A, &pattern));
+  PetscCall(MatGetRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "KLU needs the rows of a sequential AIJ Jacobian");
+  PetscCall(MatSeqAIJGetArrayRead(A, &a));
+  if (!klu->active || pattern != klu->pattern) {
+    PetscCall(PetscFree(klu->active));
+    klu->nentry = ia[n];
+    PetscCall(PetscCalloc1(klu->nentry, &klu->active));
+    klu->pattern = pattern;
+    grown        = PETSC_TRUE;
+  }
+  for (PetscInt k = 0; k < klu->nentry && !grown; k++) grown = (PetscBool)(!klu->active[k] && a[k] != 0);
+  if (grown) PetscCall(MbsKLUAnalyse_Private(klu, n, ia, ja, a));
+  for (PetscInt c = 0; c < klu->nactive; c++) klu->value[c] = a[klu->entry[c]];
+  PetscCall(MatSeqAIJRestoreArrayRead(A, &a));
+  PetscCall(MatRestoreRowIJ(A, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(MbsKLUFactor_Private(klu, n));
+  PetscFunctionReturn(0);
+}
+
+/* x = A^-1 b (transpose false) or A^-T b */
+static PetscErrorCode MbsKLUSolve_Private(PC pc, Vec b, Vec x, PetscBool transpose)
+{
+  MbsKLU      *klu;
+  PetscScalar *xa;
+  PetscInt     n;
+  int          ok;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &klu));
+  PetscCall(VecCopy(b, x));
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(VecGetArray(x, &xa));
+  /* KLU holds the factors of A^T (the CSR arrays as columns) */
+  ok = transpose ? klu_solve(klu->symbolic, klu->numeric, (int)n, 1, xa, &klu->common) : klu_tsolve(klu->symbolic, klu->numeric, (int)n, 1, xa, &klu->common);
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCheck(ok, PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's solve failed (status %d)", klu->common.status);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCApply_MbsKLU(PC pc, Vec b, Vec x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsKLUSolve_Private(pc, b, x, PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCApplyTranspose_MbsKLU(PC pc, Vec b, Vec x)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsKLUSolve_Private(pc, b, x, PETSC_TRUE));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PCDestroy_MbsKLU(PC pc)
+{
+  MbsKLU *klu;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &klu));
+  PetscCall(PetscInfo(pc, "KLU: %" PetscInt_FMT " of %" PetscInt_FMT " entries active, %" PetscInt_FMT " in the factors, %" PetscInt_FMT " analyses, %" PetscInt_FMT " factorisations with pivoting, %" PetscInt_FMT " with their pivots reused\n", klu->nactive,
+                      klu->nentry, klu->numeric ? (PetscInt)(klu->numeric->lnz + klu->numeric->unz) : 0, klu->nanalysis, klu->nfactor, klu->nrefactor));
+  klu_free_numeric(&klu->numeric, &klu->common);
+  klu_free_symbolic(&klu->symbolic, &klu->common);
+  PetscCall(PetscFree4(klu->ia, klu->ja, klu->entry, klu->value));
+  PetscCall(PetscFree(klu->active));
+  PetscCall(PetscFree(klu));
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsPCSetKLURefactor - Makes pc the direct solve of a sequential AIJ matrix by KLU that reuses its pivots from one
+  numeric factorisation to the next while their growth allows (see above). Not collective.
+*/
+PetscErrorCode MbsPCSetKLURefactor(PC pc)
+{
+  MbsKLU *klu;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscNew(&klu));
+  PetscCheck(klu_defaults(&klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's defaults failed");
+  klu->common.scale = 0;
+  PetscCall(PCSetType(pc, PCSHELL));
+  PetscCall(PCShellSetContext(pc, klu));
+  PetscCall(PCShellSetName(pc, "KLU, pivots reused"));
+  PetscCall(PCShellSetSetUp(pc, PCSetUp_MbsKLU));
+  PetscCall(PCShellSetApply(pc, PCApply_MbsKLU));
+  PetscCall(PCShellSetApplyTranspose(pc, PCApplyTranspose_MbsKLU));
+  PetscCall(PCShellSetDestroy(pc, PCDestroy_MbsKLU));
+  PetscFunctionReturn(0);
+}
