@@ -110,9 +110,8 @@ static PetscErrorCode MbsForwardRecord(MbsModel model, PetscInt step, PetscReal 
   PetscCall(TSForwardGetSensitivities(fs->ts, NULL, &S));
   PetscCall(MatDenseGetArrayRead(S, &s));
   for (PetscInt o = 0; o < fs->nout; o++) {
-    PetscReal *dy = fs->dy + fs->nstep * stride + o * nid;
-
-    PetscInt nnz = 0;
+    PetscReal *dy  = fs->dy + fs->nstep * stride + o * nid;
+    PetscInt   nnz = 0;
 
     PetscCall(MbsForwardOutput_Private(fs, o, t, u));
     /* an accelerometer sees the coordinates of its body's elements only: the product over them alone */
