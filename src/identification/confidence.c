@@ -5,7 +5,7 @@
   of the discrete residuals on the steps of the solve at p (frozen steps): from one more solve with forward
   sensitivities where the method has them on its quadrature nodes (least_squares.c: cn, beuler, end-point theta), else,
   or with -confidence_differences, from central differences (1 + 2 n solves per experiment, for every integrator, cost
-  and model). H = S^T W S is J's Gauss-Newton Hessian / 2.
+  and model; a one-sided difference for a parameter on one of its bounds). H = S^T W S is J's Gauss-Newton Hessian / 2.
 
   The noise sits on the measured values d_l (signal samples or amplitudes, the cost says which): independent, with a
   standard deviation sigma_c per measured channel c (one sigma for a one-channel file); the residuals move by D dd
@@ -149,18 +149,22 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   *forward = PETSC_FALSE;
   if (!differences) PetscCall(MbsConfidenceForwardSensitivities_Private(obj, e, p, &at, S, forward, ok));
   for (PetscInt j = 0; j < n && *ok && !*forward; j++) {
-    PetscReal h = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1);
-    PetscBool ok_fwd, ok_bwd;
+    const MbsParameterInfo *info = &obj->model->param_info[obj->id[j]];
+    PetscReal               h    = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1), hi, lo;
+    PetscBool               ok_fwd, ok_bwd;
 
-    x[j] = p[j] + h;
+    /* a result on its bound (where the model refuses to go beyond): the difference on the side within */
+    hi   = PetscMin(p[j] + h, info->upper);
+    lo   = PetscMax(p[j] - h, info->lower);
+    x[j] = hi;
     PetscCall(MbsExperimentResiduals_Private(obj, e, x, &fwd, &ok_fwd));
-    x[j] = p[j] - h;
+    x[j] = lo;
     PetscCall(MbsExperimentResiduals_Private(obj, e, x, &bwd, &ok_bwd));
     x[j] = p[j];
     *ok  = (PetscBool)(ok_fwd && ok_bwd);
     if (!*ok) break;
     PetscCheck(fwd.m == at.m && bwd.m == at.m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Confidence of %s: %" PetscInt_FMT " residuals at p, %" PetscInt_FMT " and %" PetscInt_FMT " at p +- h on the same steps", obj->exp[e].name, at.m, fwd.m, bwd.m);
-    for (PetscInt i = 0; i < at.m; i++) S[i * n + j] = (fwd.r[i] - bwd.r[i]) / (2 * h);
+    for (PetscInt i = 0; i < at.m; i++) S[i * n + j] = (fwd.r[i] - bwd.r[i]) / (hi - lo);
   }
   for (PetscInt i = 0; i < at.m; i++) {
     const PetscReal *s    = &S[i * n];

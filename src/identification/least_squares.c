@@ -39,6 +39,7 @@ typedef struct {
   Mat             Jp, S;       /* dF/dp (n x nid) and dU/dp (n x nid, dense) */
   PetscReal      *jp_all;      /* dense models: dF/dp of every parameter */
   PetscReal      *dydu, *dydp; /* n, np */
+  PetscInt       *nonzero;     /* n: where dydu is not zero */
   PetscBool       output_p;    /* some output depends on the parameters directly */
   PetscBool       optional;    /* a method without forward sensitivities declines rather than fails */
   PetscBool       declined;
@@ -94,13 +95,16 @@ static PetscErrorCode MbsForwardOutput_Private(MbsForwardSensitivity *fs, PetscI
 /* The tangent outputs dy_o/dp_k = dy_o/dU S e_k + dy_o/dp_k at a step point: the TS has stepped S along with U */
 static PetscErrorCode MbsForwardRecord(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], void *ctx)
 {
-  MbsForwardSensitivity *fs = (MbsForwardSensitivity *)ctx;
+  static PetscLogEvent   event = -1; /* -log_view: the tangent outputs beside TSForwardStep's sensitivities */
+  MbsForwardSensitivity *fs    = (MbsForwardSensitivity *)ctx;
   PetscInt               n = model->n, nid = fs->nid, stride = fs->nout * nid;
   Mat                    S;
   const PetscScalar     *s;
 
   PetscFunctionBeginUser;
   if (fs->declined) PetscFunctionReturn(0);
+  if (event < 0) PetscCall(PetscLogEventRegister("MbsTangentOutput", TS_CLASSID, &event));
+  PetscCall(PetscLogEventBegin(event, 0, 0, 0, 0));
   if (fs->nstep == fs->nalloc) {
     PetscReal *dy;
 
@@ -113,25 +117,30 @@ static PetscErrorCode MbsForwardRecord(MbsModel model, PetscInt step, PetscReal 
   PetscCall(TSForwardGetSensitivities(fs->ts, NULL, &S));
   PetscCall(MatDenseGetArrayRead(S, &s));
   for (PetscInt o = 0; o < fs->nout; o++) {
-    PetscReal *dy = fs->dy + fs->nstep * stride + o * nid;
+    PetscReal *dy  = fs->dy + fs->nstep * stride + o * nid;
+    PetscInt   nnz = 0;
 
     PetscCall(MbsForwardOutput_Private(fs, o, t, u));
+    /* an accelerometer sees the coordinates of its body's elements only: the product over them alone */
+    for (PetscInt i = 0; i < n; i++)
+      if (fs->dydu[i] != 0) fs->nonzero[nnz++] = i;
     for (PetscInt k = 0; k < nid; k++) {
+      const PetscScalar *s_k = s + k * n;
+
       dy[k] = fs->output_p ? fs->dydp[fs->id[k]] : 0;
-      for (PetscInt i = 0; i < n; i++) dy[k] += fs->dydu[i] * s[i + k * n];
+      for (PetscInt a = 0; a < nnz; a++) dy[k] += fs->dydu[fs->nonzero[a]] * s_k[fs->nonzero[a]];
     }
   }
   PetscCall(MatDenseRestoreArrayRead(S, &s));
   fs->nstep++;
+  PetscCall(PetscLogEventEnd(event, 0, 0, 0, 0));
   PetscFunctionReturn(0);
 }
 
 /* dF/dp, S(t0) = dU(t0)/dp (zero but for a model whose consistent initial state depends on its parameters) and work */
 static PetscErrorCode MbsForwardSensitivityCreate_Private(MbsModel model, PetscInt nid, const PetscInt id[], MbsForwardSensitivity *fs)
 {
-  PetscInt     n = model->n;
   PetscScalar *s;
-  PetscReal   *e, *row;
 
   PetscFunctionBeginUser;
   fs->model = model;
@@ -141,19 +150,11 @@ static PetscErrorCode MbsForwardSensitivityCreate_Private(MbsModel model, PetscI
   fs->nout++;
   PetscCall(MbsModelHasOutputP(model, &fs->output_p));
   PetscCall(MbsJacobianPCreate(model, nid, id, &fs->Jp, &fs->jp_all));
-  PetscCall(PetscMalloc2(n, &fs->dydu, model->np, &fs->dydp));
-  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, n, nid, NULL, &fs->S));
-  PetscCall(PetscCalloc2(n, &e, nid, &row));
+  PetscCall(PetscMalloc3(model->n, &fs->dydu, model->np, &fs->dydp, model->n, &fs->nonzero));
+  PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, nid, NULL, &fs->S)); /* leading dimension n */
   PetscCall(MatDenseGetArrayWrite(fs->S, &s));
-  for (PetscInt i = 0; i < n; i++) { /* row i of dU(t0)/dp is e_i^T dU(t0)/dp */
-    e[i] = 1;
-    PetscCall(PetscArrayzero(row, nid));
-    PetscCall(MbsModelInitialStateGradient(model, model->t0, nid, id, e, row));
-    for (PetscInt k = 0; k < nid; k++) s[i + k * n] = row[k];
-    e[i] = 0;
-  }
+  PetscCall(MbsModelInitialStateP(model, model->t0, nid, id, s));
   PetscCall(MatDenseRestoreArrayWrite(fs->S, &s));
-  PetscCall(PetscFree2(e, row));
   PetscCall(MatAssemblyBegin(fs->S, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(fs->S, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(0);
@@ -176,7 +177,7 @@ static PetscErrorCode MbsExperimentLeastSquaresDestroy_Private(MbsLeastSquaresWo
   PetscCall(MatDestroy(&ls->fs.Jp));
   PetscCall(MatDestroy(&ls->fs.S));
   PetscCall(PetscFree(ls->fs.jp_all));
-  PetscCall(PetscFree2(ls->fs.dydu, ls->fs.dydp));
+  PetscCall(PetscFree3(ls->fs.dydu, ls->fs.dydp, ls->fs.nonzero));
   PetscCall(PetscFree(ls->fs.dy));
   PetscCall(MbsSignalDestroy(&ls->signal));
   PetscCall(PetscFree5(ls->r, ls->w, ls->data, ls->dr_dd, ls->channel));

@@ -1412,22 +1412,42 @@ PetscErrorCode MbsModelEnergyFamilies(MbsModel model, PetscInt *nfamily, PetscRe
 }
 
 /*
-  MbsModelInitialStateGradient - Adds lambda0^T dU(t0)/dp_id[k] to grad[k], lambda0 = dJ/dU(t0) from an adjoint solve,
-  for a model whose consistent initial state depends on its parameters (the multipliers of a DAE started loaded or
-  moving); nothing for the others. Not collective.
+  MbsModelInitialStateP - dU(t0)/dp_id[k] into the columns k of S (n x nid, column-major), for a model whose consistent
+  initial state depends on its parameters (the multipliers of a DAE started loaded or moving); zero for the others.
+  One consistent initial state and its derivative: a caller that needs every row forms them once. Not collective.
 */
-PetscErrorCode MbsModelInitialStateGradient(MbsModel model, PetscReal t0, PetscInt nid, const PetscInt id[], const PetscReal lambda0[], PetscReal grad[])
+PetscErrorCode MbsModelInitialStateP(MbsModel model, PetscReal t0, PetscInt nid, const PetscInt id[], PetscReal S[])
 {
   PetscInt   n = model->n;
   PetscReal *u, *udot, *dudp;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(S, n * nid));
   if (!model->ops.initial_state_p) PetscFunctionReturn(0);
   PetscCall(PetscCalloc3(n, &u, n, &udot, n * model->np, &dudp));
   PetscCall(MbsModelInitialState(model, t0, u, udot));
   PetscCall(model->ops.initial_state_p(model, t0, u, udot, dudp));
   for (PetscInt k = 0; k < nid; k++)
-    for (PetscInt i = 0; i < n; i++) grad[k] += lambda0[i] * MBS_IJ(dudp, i, id[k], n);
+    for (PetscInt i = 0; i < n; i++) S[i + k * n] = MBS_IJ(dudp, i, id[k], n);
   PetscCall(PetscFree3(u, udot, dudp));
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelInitialStateGradient - Adds lambda0^T dU(t0)/dp_id[k] to grad[k], lambda0 = dJ/dU(t0) from an adjoint solve
+  (MbsModelInitialStateP). Not collective.
+*/
+PetscErrorCode MbsModelInitialStateGradient(MbsModel model, PetscReal t0, PetscInt nid, const PetscInt id[], const PetscReal lambda0[], PetscReal grad[])
+{
+  PetscInt   n = model->n;
+  PetscReal *S;
+
+  PetscFunctionBeginUser;
+  if (!model->ops.initial_state_p) PetscFunctionReturn(0);
+  PetscCall(PetscMalloc1(n * nid, &S));
+  PetscCall(MbsModelInitialStateP(model, t0, nid, id, S));
+  for (PetscInt k = 0; k < nid; k++)
+    for (PetscInt i = 0; i < n; i++) grad[k] += lambda0[i] * S[i + k * n];
+  PetscCall(PetscFree(S));
   PetscFunctionReturn(0);
 }

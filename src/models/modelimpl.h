@@ -188,6 +188,7 @@ PETSC_INTERN void           MbsDenseLUSolveTranspose(PetscInt, const PetscReal[]
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelInitialStateP(MbsModel, PetscReal, PetscInt, const PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialStateGradient(MbsModel, PetscReal, PetscInt, const PetscInt[], const PetscReal[], PetscReal[]);
 
 PETSC_INTERN PetscErrorCode MbsModelCreate_Oscillator2(MbsModel);
