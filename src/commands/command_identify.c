@@ -54,7 +54,8 @@ typedef struct {
   PetscInt           nhist, nalloc;
   TaoConvergedReason reason;
   TaoType            tao_type;
-  MbsEigenResult     eigen[2]; /* modes at the initial and the identified parameters */
+  MbsEigenResult     eigen[2];          /* modes at the initial and the identified parameters */
+  char               eigen_reason[512]; /* why the eigen check was not computed; empty: it was */
   PetscBool          confidence;
   PetscReal          noise_sigma, confidence_step;
   PetscBool          confidence_differences;
@@ -365,13 +366,37 @@ static PetscErrorCode MbsIdentifyWriteIterations_Private(MbsObjective obj, MbsH5
   PetscCall(MbsConfidenceWrite(writer, &ctx->conf));
   PetscCall(MbsEigenWrite(writer, "/eigen/initial", &ctx->eigen[0]));
   PetscCall(MbsEigenWrite(writer, "/eigen/identified", &ctx->eigen[1]));
+  if (ctx->eigen_reason[0]) PetscCall(MbsH5WriteAttribute(writer, "/eigen/identified/frequency_hz", "not_computed", ctx->eigen_reason));
   PetscCall(MbsScanWrite(obj, writer, ctx->scan));
   PetscFunctionReturn(0);
 }
 
 /*
+  The modes at x into result. A model whose modes cannot be formed there (a start that is no static equilibrium, a
+  failed eigensolver) leaves result empty and says why in ctx->eigen_reason: the check comes after the
+  identification, whose result must not be lost to it. Every rank computes the same modes, so all fail alike.
+*/
+static PetscErrorCode MbsIdentifyEigen_Private(MbsIdentifyContext *ctx, const PetscReal x[], MbsEigenResult *result)
+{
+  PetscErrorCode ierr;
+  char          *specific = NULL;
+
+  PetscFunctionBeginUser;
+  if (ctx->eigen_reason[0]) PetscFunctionReturn(0);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MbsObjectiveEigen(ctx->obj, x, result);
+  PetscCall(PetscPopErrorHandler());
+  if (!ierr) PetscFunctionReturn(0);
+  PetscCall(PetscErrorMessage(ierr, NULL, &specific));
+  PetscCall(PetscStrncpy(ctx->eigen_reason, specific && specific[0] ? specific : "the eigensolver failed", sizeof(ctx->eigen_reason)));
+  PetscCall(MbsEigenResultReset(result));
+  PetscFunctionReturn(0);
+}
+
+/*
   The modes of the linearisation before and after: each mode's shift, and a flag when the identified system is
-  unstable or a mode that started inside -eigen_expect_hz lo,hi has left it (an error with -eigen_strict).
+  unstable or a mode that started inside -eigen_expect_hz lo,hi has left it (an error with -eigen_strict, as is a check
+  that could not be computed).
 */
 static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, const PetscReal final[])
 {
@@ -383,8 +408,13 @@ static PetscErrorCode MbsIdentifyEigenCheck_Private(MbsIdentifyContext *ctx, con
 
   PetscFunctionBeginUser;
   PetscCall(MbsObjectiveGetComm(obj, &comm));
-  PetscCall(MbsObjectiveEigen(obj, ctx->p0, &ctx->eigen[0]));
-  PetscCall(MbsObjectiveEigen(obj, final, &ctx->eigen[1]));
+  PetscCall(MbsIdentifyEigen_Private(ctx, ctx->p0, &ctx->eigen[0]));
+  PetscCall(MbsIdentifyEigen_Private(ctx, final, &ctx->eigen[1]));
+  if (ctx->eigen_reason[0]) {
+    PetscCall(PetscPrintf(comm, "Eigen check of the linearisation not computed: %s\n", ctx->eigen_reason));
+    PetscCheck(!ctx->eigen_strict, comm, PETSC_ERR_NOT_CONVERGED, "Eigen check failed (-eigen_strict): %s", ctx->eigen_reason);
+    PetscFunctionReturn(0);
+  }
   PetscCall(MbsObjectiveGetExperimentName(obj, 0, &name));
   PetscCall(PetscPrintf(comm, "Eigen check of the linearisation (%s):\n  mode   initial [Hz]   identified [Hz]   shift [%%]   damping initial   identified\n", name));
   for (PetscInt i = 0; i < PetscMax(ctx->eigen[0].nmode, ctx->eigen[1].nmode); i++) {

@@ -1181,7 +1181,7 @@ PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, Pe
   PetscFunctionBeginUser;
   PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
   PetscCall(PetscCalloc3(m * m, M, m * m, C, m * m, K));
-  PetscCall(model->ops.linearize(model, *M, *C, *K));
+  MbsCallUndo(model->ops.linearize(model, *M, *C, *K), PetscFree3(*M, *C, *K));
   *nq = m;
   PetscFunctionReturn(0);
 }

@@ -1984,7 +1984,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
     unbalanced = PetscMax(unbalanced, PetscAbsReal(residual));
     scale      = PetscMax(scale, PetscAbsReal(R[i]));
   }
-  PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing; start at rest in equilibrium",
+  PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing: start at rest in equilibrium",
              desc->file, (double)unbalanced);
   for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   PetscCall(FreeMotions(model, q, G, s, VT, N));
