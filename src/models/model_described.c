@@ -962,10 +962,10 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 {
   Described *d = (Described *)model->data;
   PetscInt   n = model->n, nq = NQ(model), nc = NC(model), np = model->np, m = nq + nc;
-  PetscInt   flexible = d->augmented ? 1 : 0;
+  PetscInt   augmented = d->augmented ? 1 : 0;
 
   PetscFunctionBeginUser;
-  if (!d->channel_work) PetscCall(PetscMalloc3(2 * m + nq + 2 * n + np + flexible * (m * m + nc * nq + n + n * PetscMax(n, np)), &d->channel_work, d->desc->nbody, &d->channel_used, 3 * m, &d->channel_pivots));
+  if (!d->channel_work) PetscCall(PetscMalloc3(2 * m + nq + 2 * n + np + augmented * (m * m + nc * nq + n + n * PetscMax(n, np)), &d->channel_work, d->desc->nbody, &d->channel_used, 3 * m, &d->channel_pivots));
   work->z      = d->channel_work;
   work->w      = work->z + m;
   work->R      = work->w + m;
@@ -973,9 +973,9 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
   work->weight = work->Udot + n;
   work->dydp   = work->weight + n;
   work->A      = work->dydp + np;
-  work->G      = work->A + flexible * m * m;
-  work->Ul     = work->G + flexible * nc * nq;
-  work->J      = work->Ul + flexible * n;
+  work->G      = work->A + augmented * m * m;
+  work->Ul     = work->G + augmented * nc * nq;
+  work->J      = work->Ul + augmented * n;
   work->used   = d->channel_used;
   work->pivots = d->channel_pivots;
   PetscCall(PetscArrayzero(work->w, m));
@@ -986,9 +986,9 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 }
 
 /*
-  The accelerations z = [a; l] of a flexible model (M singular), or of any with -accelerations_augmented, from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq
-  v)_r], A = [M Phi_q^T; Phi_q 0] factored in place (l = lambda on the exact solution, but not U's lambda); sensor names
-  the accelerometer in the message of a singular A
+  The accelerations z = [a; l] of a flexible model (M singular), or of any with -accelerations_augmented, from the
+  index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r], A = [M Phi_q^T; Phi_q 0] factored in place (l = lambda on the
+  exact solution, but not U's lambda); sensor names the accelerometer in the message of a singular A
 */
 static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const PetscReal U[], const char sensor[], ChannelWork *work)
 {
