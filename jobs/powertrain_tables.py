@@ -205,23 +205,40 @@ def linear_cost(form):
     return J(p08), grad
 
 
+def forward_cost(d, form, m):
+    """J of the forward sweeps of level m (p_08 against the truth), as the cost defines it; None if missing"""
+    paths = [f"{d}/v4_{w}_m{m}.h5" for w in ("p08", "truth")]
+    if not all(os.path.exists(p) for p in paths):
+        return None
+    (_, _, a, b), (_, _, a0, b0) = (orders(p, ACC) for p in paths)
+    if form == "coefficients":
+        return 0.5 * np.sum((a - a0) ** 2 + (b - b0) ** 2)
+    return 0.25 * np.sum((a**2 + b**2 - a0**2 - b0**2) ** 2)
+
+
 def v4(d):
     levels = os.environ.get("V4_LEVELS", "50 100").split()
-    print(f"\n== V4: costs at p_08 (stiffnesses x 0.8) over 9 accelerometers x 18 speeds (weight 1 each), truth made on the same steps; m = {', '.join(levels)} steps per revolution")
+    j_levels = os.environ.get("V4_J_LEVELS", "200").split()
+    print(f"\n== V4: costs at p_08 (stiffnesses x 0.8) over 9 accelerometers x 18 speeds (weight 1 each), truth made on the same steps; m = {', '.join(levels)} steps per revolution (adjoint), {', '.join(j_levels) or 'none'} (J alone)")
     for form, name in (("coefficients", "J_id = 1/2 sum (a - abar)^2 + (b - bbar)^2 [(m/s^2)^2]"), ("squared", "J_amp = 1/4 sum (A^2 - Abar^2)^2 [(m/s^2)^4]")):
         done = [m for m in levels if os.path.exists(f"{d}/v4_{form}_m{m}.log") and "Cost spectrum: J" in open(f"{d}/v4_{form}_m{m}.log").read()]
         if not done:
             print(f"   {name}: missing (run jobs/powertrain_tables run v4)")
             continue
         runs = [gradcheck_log(f"{d}/v4_{form}_m{m}.log") for m in done]
+        costs = {int(m): r[0] for m, r in zip(done, runs)}
+        costs.update({int(m): J for m in j_levels if (J := forward_cost(d, form, m)) is not None})
         levels = done
-        J = [r[0] for r in runs]
         print(f"   {name}")
-        if len(runs) == 1:  # no extrapolation: the one level twice, its distance 0
-            runs, J = runs * 2, J * 2
-            print(f"     (one level only, m = {done[0]}: not extrapolated)")
-        Jr = richardson(J[-2], J[-1])
-        print("     J per level: " + ", ".join(f"m={m}: {j:.10e}" for m, j in zip(levels, J)) + f"; extrapolated {Jr:.10e} (|J_fine - J_R| / J_R = {abs(J[-1] - Jr) / Jr:.2e})")
+        if len(runs) == 1:  # no extrapolation of the gradient: the one level twice, its distance 0
+            runs = runs * 2
+            print(f"     (one adjoint level only, m = {done[0]}: gradient not extrapolated)")
+        steps = sorted(costs) * (2 if len(costs) == 1 else 1)
+        J = [costs[m] for m in steps]
+        R = [richardson(J[i], J[i + 1], steps[i + 1] / steps[i]) for i in range(len(J) - 1)]
+        print("     J per level: " + ", ".join(f"m={m}: {costs[m]:.10e}" for m in steps) + f"; extrapolated from the two finest {R[-1]:.10e} (|J_fine - J_R| / J_R = {abs(J[-1] - R[-1]) / R[-1]:.2e})")
+        if len(R) > 1:
+            print("     extrapolations of successive pairs: " + ", ".join(f"{r:.10e}" for r in R) + f"; |R_prev - R| / R = {abs(R[-2] - R[-1]) / R[-1]:.2e} (R's error about 1/15 of it)")
         g = [np.array([row[2] for row in r[1]]) for r in runs]
         p = np.array([row[1] for row in runs[-1][1]])
         lg = [p * gi for gi in g]
@@ -229,11 +246,12 @@ def v4(d):
         scale = np.max(np.abs(lgr))
         print(f"     log gradients p_i dJ/dp_i (adjoint), extrapolated; conv = |fine - R| / max_i |R_i| (max {np.max(np.abs(lg[-1] - lgr)) / scale:.2e}); FD: central differences of the same discrete cost")
         J_lin, lg_lin = linear_cost(form)
-        print(f"     the same cost of the linear frequency response (independent, section 8.1's model at p_08 and p_true): J = {J_lin:.10e}")
+        print(f"     the same cost of the linear frequency response (independent, section 8.1's model at p_08 and p_true): J = {J_lin:.10e} ((R - J_lin) / J_lin = {(R[-1] - J_lin) / J_lin:.2e})")
         print(f"     {'param':8s} {'p_i':>12s} {'p_i dJ/dp_i':>16s} {'conv':>9s} {'linear':>16s}   FD check (level: rel. error)")
         for i, row in enumerate(runs[-1][1]):
             checks = [f"m={m}: {r[1][i][4]:.1e}" for m, r in zip(levels, runs) if r[1][i][3] is not None]
             print(f"     {row[0]:8s} {row[1]:12.6g} {lgr[i]:+16.8e} {abs(lg[-1][i] - lgr[i]) / scale:9.2e} {lg_lin[i]:+16.8e}   {' '.join(checks)}")
+        print(f"     max_i |p_i dJ/dp_i - linear_i| / max_i |p_i dJ/dp_i| = {np.max(np.abs(lgr - lg_lin)) / scale:.2e} (spec: 1e-3)")
 
 
 def main(d):

@@ -60,6 +60,7 @@ typedef struct {
   PetscInt           *row_owner; /* element index, or -1 - body index */
   PetscInt           *sensor;    /* the element of each output channel: every sensor, in the file's order */
   PetscBool           flexible;  /* a flexible body: M is singular (flexible.c), positive definite only on the free motions */
+  PetscBool           augmented; /* accelerometers from (q, v, t) by AugmentedAccelerations(): a flexible body or -accelerations_augmented */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
   MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
@@ -1100,8 +1101,8 @@ static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const Pets
 
 /*
   The scratch of DescribedChannels(), allocated by the first call: z = [a; l] and w (m = nq + nc each), R (nq), U' (n,
-  zero), the weights (n), one sensor's dy/dp (np), and for a flexible model A (m x m), G (nc x nq), U_l (n) and a dense
-  Jacobian (n x max(n, np)); the bodies the accelerometers sit on; the pivots of A's factors (3 m)
+  zero), the weights (n), one sensor's dy/dp (np), and for the augmented accelerations A (m x m), G (nc x nq), U_l (n)
+  and a dense Jacobian (n x max(n, np)); the bodies the accelerometers sit on; the pivots of A's factors (3 m)
 */
 typedef struct {
   PetscReal *z, *w, *R, *Udot, *weight, *dydp, *A, *G, *Ul, *J;
@@ -1113,10 +1114,10 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 {
   Described *d = (Described *)model->data;
   PetscInt   n = model->n, nq = NQ(model), nc = NC(model), np = model->np, m = nq + nc;
-  PetscInt   flexible = d->flexible ? 1 : 0;
+  PetscInt   augmented = d->augmented ? 1 : 0;
 
   PetscFunctionBeginUser;
-  if (!d->channel_work) PetscCall(PetscMalloc3(2 * m + nq + 2 * n + np + flexible * (m * m + nc * nq + n + n * PetscMax(n, np)), &d->channel_work, d->desc->nbody, &d->channel_used, 3 * m, &d->channel_pivots));
+  if (!d->channel_work) PetscCall(PetscMalloc3(2 * m + nq + 2 * n + np + augmented * (m * m + nc * nq + n + n * PetscMax(n, np)), &d->channel_work, d->desc->nbody, &d->channel_used, 3 * m, &d->channel_pivots));
   work->z      = d->channel_work;
   work->w      = work->z + m;
   work->R      = work->w + m;
@@ -1124,9 +1125,9 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
   work->weight = work->Udot + n;
   work->dydp   = work->weight + n;
   work->A      = work->dydp + np;
-  work->G      = work->A + flexible * m * m;
-  work->Ul     = work->G + flexible * nc * nq;
-  work->J      = work->Ul + flexible * n;
+  work->G      = work->A + augmented * m * m;
+  work->Ul     = work->G + augmented * nc * nq;
+  work->J      = work->Ul + augmented * n;
   work->used   = d->channel_used;
   work->pivots = d->channel_pivots;
   PetscCall(PetscArrayzero(work->w, m));
@@ -1137,9 +1138,9 @@ static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 }
 
 /*
-  The accelerations z = [a; l] of a flexible model (M singular) from the index-1 system A [a; l] = [f; -(v^T Phi_r,qq
-  v)_r], A = [M Phi_q^T; Phi_q 0] factored in place (l = lambda on the exact solution, but not U's lambda); sensor names
-  the accelerometer in the message of a singular A
+  The accelerations z = [a; l] of a flexible model (M singular), or of any with -accelerations_augmented, from the
+  index-1 system A [a; l] = [f; -(v^T Phi_r,qq v)_r], A = [M Phi_q^T; Phi_q 0] factored in place (l = lambda on the
+  exact solution, but not U's lambda); sensor names the accelerometer in the message of a singular A
 */
 static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const PetscReal U[], const char sensor[], ChannelWork *work)
 {
@@ -1164,7 +1165,7 @@ static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const 
 }
 
 /*
-  The derivatives through a flexible model's accelerations of sum_k w_k y_k, from g = sum_k w_k dy_k/da in w (length m,
+  The derivatives through the augmented accelerations of sum_k w_k y_k, from g = sum_k w_k dy_k/da in w (length m,
   zero below nq): with [beta; eta] = A^-1 g (A symmetric), dy/dq += beta^T (f_q - sum_r l_r Phi_r,qq) - sum_r eta_r
   (Phi_r,qq a)^T, dy/dv += beta^T f_v - 2 sum_r eta_r (Phi_r,qq v)^T, dy/dlambda = dy/dmu = 0, dy/dp = beta^T (f_p - M_p
   a): the model's own Jacobians at U with lambda = l and U' = (0, a)
@@ -1214,7 +1215,9 @@ static PetscInt ChannelElement(Described *d, const PetscInt channel[], PetscInt 
   sum_k w_k dy_k/da and b = M^-1 g (M symmetric, constant and block-diagonal, so b lives on the sensors' bodies), sum_k
   w_k dy_k/dU = sum_k w_k dy_k/dU|_a - b^T dR_v/dU (shift 0) and sum_k w_k dy_k/dp = -b^T dR_v/dp at U' = (0, a): one
   product of Assemble() and one of AssembleP() with the weight -b whatever the number of channels, each reading only
-  the elements on the sensors' bodies. With a flexible body, AugmentedAccelerations() and AugmentedChain().
+  the elements on the sensors' bodies. With a flexible body, or -accelerations_augmented, AugmentedAccelerations() and
+  AugmentedChain(): lambda of U may oscillate from step to step (Crank-Nicolson leaves the algebraic variables'
+  alternating error undamped), the positions and velocities do not.
 */
 static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal U[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
 {
@@ -1229,7 +1232,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
 
   PetscFunctionBeginUser;
   PetscCall(ChannelWorkGet(model, &work));
-  g = d->flexible ? work.w : work.weight + nq;
+  g = d->augmented ? work.w : work.weight + nq;
   for (PetscInt k = 0; k < nc; k++) {
     const MbsElement *el = &desc->element[ChannelElement(d, channel, k)];
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
@@ -1238,7 +1241,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
     accelerometer = ChannelElement(d, channel, k);
     for (PetscInt i = 0; i < nb; i++) work.used[b[i]] = PETSC_TRUE;
   }
-  if (accelerometer >= 0 && d->flexible) PetscCall(AugmentedAccelerations(model, t, U, desc->element[accelerometer].name, &work));
+  if (accelerometer >= 0 && d->augmented) PetscCall(AugmentedAccelerations(model, t, U, desc->element[accelerometer].name, &work));
   else if (accelerometer >= 0) {
     PetscCall(SensorForces(model, t, U, work.used, work.R));
     for (PetscInt i = 0; i < nq; i++) work.z[i] = -work.R[i];
@@ -1274,7 +1277,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
     }
   }
   if (accelerometer < 0) PetscFunctionReturn(0);
-  if (d->flexible) {
+  if (d->augmented) {
     PetscCall(AugmentedChain(model, t, U, &work, dydu, dydp));
     PetscFunctionReturn(0);
   }
@@ -2303,14 +2306,26 @@ static PetscErrorCode DescribedEnergyFamilies(MbsModel model, PetscInt *nfamily,
   PetscFunctionReturn(0);
 }
 
-/* The engine speed of the engine-order loads: the file's, overridden by -stationary_rpm, -ramp_rpm, -ramp_time, -speed_profile */
+/*
+  The engine speed of the engine-order loads: the file's, overridden by -stationary_rpm, -ramp_rpm, -ramp_time,
+  -speed_profile; the accelerometers' solve
+*/
 static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *PetscOptionsObject)
 {
-  MbsDescription desc = Description(model);
+  Described     *d         = (Described *)model->data;
+  MbsDescription desc      = Description(model);
+  PetscBool      augmented = d->augmented;
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
-  ((Described *)model->data)->jacobian.set = PETSC_FALSE; /* the speed may have changed */
+  d->jacobian.set = PETSC_FALSE; /* the speed may have changed */
+  PetscCall(PetscOptionsBool("-accelerations_augmented",
+                             "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
+                             "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
+                             "MbsModelChannels", augmented, &augmented, NULL));
+  augmented = (PetscBool)(augmented || d->flexible);
+  if (augmented != d->augmented) PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots)); /* sized for the other solve */
+  d->augmented = augmented;
   PetscFunctionReturn(0);
 }
 
@@ -2513,6 +2528,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     if (desc->body[b].flexible) {
       model->jacobian_lag = 1;
       d->flexible         = PETSC_TRUE;
+      d->augmented        = PETSC_TRUE;
     }
   PetscFunctionReturn(0);
 }
