@@ -226,7 +226,7 @@ struct _MbsElement {
   PetscInt                  ngeometry;   /* coordinates of its points that are parameters (geometry.c) */
   MbsGeometry               geometry[MBS_MAX_GEOMETRY];
   PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
-  PetscReal                 control;     /* the force u of a controller in the loop on that force, subtracted from its law */
+  PetscReal                 control;      /* the force u of a controller in the loop on that force, subtracted from its law */
 };
 
 /* The state callbacks of an element with internal states, or NULL */
