@@ -9,7 +9,7 @@
   non-zero; its factors had 6902 entries, on the 707 they have 1229). So KLU gets the entries that have been non-zero
   so far (active): the same matrix, as the others are exact zeros; one that becomes non-zero later is added and the
   pattern analysed again. On the chain both took the forward solve and the gradient to about 0.45 of their time
-  (doc/drafts/speed.md).
+  (doc/model-files.md, "KLU refactorisation and constraint rows from lists").
 
   A pivot chosen for one state may be poor at a later one, so every refactorisation is checked by its reciprocal pivot
   growth g = min_j max|A(:,j)| / max|U(:,j)| (klu_rgrowth, O(nnz)): when g falls below MBS_KLU_GROWTH_DROP times the g
