@@ -52,7 +52,8 @@ static PetscErrorCode MbsFrfSetUpWithin_Private(MbsModel model, const char load[
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumChannels(model, &frf->nchannel));
   PetscCall(MbsModelLinearizeFrequency(model, &frf->nq, &frf->M, &frf->C, &frf->K));
-  PetscCall(MbsModelLinearizeFrequencyIO(model, load, NULL, &m, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca)); /* m = frf->nq */
+  PetscCall(MbsModelLinearizeFrequencyIO(model, load, NULL, &m, &frf->B, &frf->Cq, &frf->Cv, &frf->Ca));
+  PetscCheck(m == frf->nq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model %s: its linearisation has %" PetscInt_FMT " coordinates, its load and output rows %" PetscInt_FMT, model->type, frf->nq, m);
   PetscCall(PetscMalloc6(4 * m * m, &frf->A, 2 * m, &frf->x, 2 * m, &frf->z, frf->nchannel * m, &frf->cr, frf->nchannel * m, &frf->ci, 6 * m, &frf->pivots));
   PetscFunctionReturn(0);
 }

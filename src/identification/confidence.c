@@ -136,6 +136,7 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   PetscInt      *data_channel;
 
   PetscFunctionBeginUser;
+  *forward = PETSC_FALSE;
   PetscCall(MbsConfidenceChannelsMatch_Private(obj, e));
   PetscCall(PetscMalloc1(n, &x));
   PetscCall(PetscArraycpy(x, p, n));
@@ -146,7 +147,6 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
     PetscFunctionReturn(0);
   }
   PetscCall(PetscCalloc4(at.m * n, &S, at.ndata * n, &V, at.ndata, &weight, at.ndata, &data_channel));
-  *forward = PETSC_FALSE;
   if (!differences) PetscCall(MbsConfidenceForwardSensitivities_Private(obj, e, p, &at, S, forward, ok));
   for (PetscInt j = 0; j < n && *ok && !*forward; j++) {
     const MbsParameterInfo *info = &obj->model->param_info[obj->id[j]];
@@ -154,8 +154,9 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
     PetscBool               ok_fwd, ok_bwd;
 
     /* a result on its bound (where the model refuses to go beyond): the difference on the side within */
-    hi   = PetscMin(p[j] + h, info->upper);
-    lo   = PetscMax(p[j] - h, info->lower);
+    hi = PetscMin(p[j] + h, info->upper);
+    lo = PetscMax(p[j] - h, info->lower);
+    PetscCheck(hi > lo, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Confidence: parameter %s has the bounds [%g, %g], no room for a difference at %g", info->name, (double)info->lower, (double)info->upper, (double)p[j]);
     x[j] = hi;
     PetscCall(MbsExperimentResiduals_Private(obj, e, x, &fwd, &ok_fwd));
     x[j] = lo;

@@ -305,13 +305,19 @@ PetscErrorCode MbsObjectiveViewUnusable(MbsObjective obj)
   MbsObjectiveEigen - Sets the identified parameters of every experiment to x and computes the modes of the first
   experiment's model, linearised there within its options. Not collective.
 @*/
+static PetscErrorCode MbsObjectiveEigen_Private(MbsObjective obj, const PetscReal x[], MbsEigenResult *result)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveSetValues(obj, x));
+  PetscCall(MbsEigenCompute(obj->model, NULL, result));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsObjectiveEigen(MbsObjective obj, const PetscReal x[], MbsEigenResult *result)
 {
   PetscFunctionBeginUser;
   PetscCall(MbsExperimentOptionsPush(&obj->exp[0]));
-  PetscCall(MbsObjectiveSetValues(obj, x));
-  PetscCall(MbsEigenCompute(obj->model, NULL, result));
-  PetscCall(MbsExperimentOptionsPop(&obj->exp[0]));
+  MbsCallCleanup(MbsObjectiveEigen_Private(obj, x, result), MbsExperimentOptionsPop(&obj->exp[0])); /* a caller may go on after a failure */
   PetscFunctionReturn(0);
 }
 

@@ -46,8 +46,10 @@ static PetscErrorCode LinearizedSync_Private(MbsModel model)
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumChannels(model, &nc));
-  PetscCall(PetscArraycmp(lin->p, model->p, model->np, &same));
-  if (same && lin->M) PetscFunctionReturn(0);
+  if (lin->M) {
+    PetscCall(PetscArraycmp(lin->p, model->p, model->np, &same));
+    if (same) PetscFunctionReturn(0);
+  }
   PetscCall(LinearizedReset_Private(lin));
   PetscCall(MbsModelSetParameters(base, model->p));
   PetscCall(MbsModelLinearize(base, &m, &lin->M, &lin->C, &lin->K));

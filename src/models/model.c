@@ -177,7 +177,11 @@ static PetscErrorCode MbsModelLinearizeInPlace_Private(MbsModel model)
   PetscErrorCode (*create)(MbsModel) = NULL;
   MbsModel base;
 
+  PetscBool sparse = PETSC_FALSE, set;
+
   PetscFunctionBeginUser;
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-jacobian_sparse", &sparse, &set));
+  PetscCheck(!set || !sparse, model->comm, PETSC_ERR_ARG_INCOMP, "-jacobian_sparse with -linearize: the linearised model's Jacobian is dense (2 x its free motions); drop -jacobian_sparse");
   PetscCall(PetscFunctionListFind(MbsModelList, "linearized", &create));
   PetscCall(PetscNew(&base));
   *base = *model; /* every array and the ops move to the base */

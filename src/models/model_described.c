@@ -2133,12 +2133,15 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, N = 2 * m + ns;
   PetscReal     *work;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   if (!ns) PetscFunctionReturn(0);
   PetscCall(PetscCalloc2(N * N, A, N * N, B));
   PetscCall(PetscCalloc1(3 * m * m + 2 * nq + ns + nc * nq + nq + nc + nq * nq + nq * m + 2 * (nq + ns) * (2 * nq + ns), &work));
-  MbsCallCleanup(DescribedLinearizeFirstOrder_Private(model, *A, *B, work), PetscFree(work));
+  ierr = DescribedLinearizeFirstOrder_Private(model, *A, *B, work);
+  PetscCall(PetscFree(work));
+  MbsCallUndo(ierr, PetscFree2(*A, *B)); /* a caller may go on after a failure */
   *size = N;
   PetscFunctionReturn(0);
 }

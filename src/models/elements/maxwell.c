@@ -61,6 +61,7 @@ static PetscErrorCode MaxwellRead(MbsYAMLReader *reader, void *node, MbsElement 
     PetscCall(MbsForceLawsRead(reader, node, field[4 * r + 1], PETSC_FALSE, r ? "N m" : "N", r ? "rad" : "m", PETSC_FALSE, 3, el, Slot(3 * r, 1), &n[4 * r + 1]));
     /* a Maxwell spring needs its damper; both are 3 values */
     n[4 * r + 2] = n[4 * r + 3] = MbsYAMLHasField(reader, node, field[4 * r + 2]) ? 3 : 0;
+    if (!n[4 * r + 2] && MbsYAMLHasField(reader, node, field[4 * r + 3])) PetscCall(MbsYAMLError(reader, node, "%s needs %s: a Maxwell branch is a spring in series with a damper", field[4 * r + 3], field[4 * r + 2]));
     if (!n[4 * r + 2]) continue;
     PetscCall(MbsYAMLReadValues(reader, node, field[4 * r + 2], unit[r], PETSC_TRUE, 3, el->value + Slot(3 * r, 2), NULL));
     PetscCall(MbsYAMLReadValues(reader, node, field[4 * r + 3], sunit[r], PETSC_TRUE, 3, el->value + Slot(3 * r, 3), NULL));
