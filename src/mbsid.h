@@ -75,7 +75,7 @@ PETSC_EXTERN PetscErrorCode MbsModelOutputP(MbsModel, PetscReal, const PetscReal
 PETSC_EXTERN PetscErrorCode MbsModelLinearize(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFirstOrder(MbsModel, PetscInt *, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeIO(MbsModel, const char[], const char **, PetscReal **, PetscReal **, PetscReal **, PetscReal **);
-PETSC_EXTERN PetscErrorCode MbsModelLinearizeDerivative(MbsModel, PetscInt, PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeDerivative(MbsModel, const char[], PetscInt, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFrequency(MbsModel, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelLinearizeFrequencyIO(MbsModel, const char[], const char **, PetscInt *, PetscReal **, PetscReal **, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsFrequencyResponse(MbsModel, const char[], PetscInt, const PetscReal[], PetscReal[]);

@@ -31,8 +31,9 @@ typedef struct {
   PetscReal *M, *C, *K, *B, *Cq, *Cv, *Ca;
   PetscReal *A, *x, *z, *cr, *ci; /* the real 2nq system and its factors, X, Z, chat (nchannel x nq each) */
   PetscInt  *pivots;
-  PetscReal *H, *dL; /* of a gradient: H at one frequency, dM/dp, dC/dp, dK/dp of each parameter (3 nq^2 each) */
-  PetscReal *dH;     /* of a Gauss-Newton matrix: dH_c/dp_k at one frequency (nid x nchannel x (re, im)) */
+  PetscReal *H, *dL;    /* of a gradient: H at one frequency, the derivative of each parameter (MbsModelLinearizeDerivative()) */
+  PetscReal *dcr, *dci; /* of a gradient: a channel's dchat/dp (nq each) */
+  PetscReal *dH;        /* of a Gauss-Newton matrix: dH_c/dp_k at one frequency (nid x nchannel x (re, im)) */
 } MbsFrf;
 
 static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
@@ -41,7 +42,7 @@ static PetscErrorCode MbsFrfReset_Private(MbsFrf *frf)
   PetscCall(PetscFree3(frf->M, frf->C, frf->K));
   PetscCall(PetscFree4(frf->B, frf->Cq, frf->Cv, frf->Ca));
   PetscCall(PetscFree6(frf->A, frf->x, frf->z, frf->cr, frf->ci, frf->pivots));
-  PetscCall(PetscFree3(frf->H, frf->dL, frf->dH));
+  PetscCall(PetscFree5(frf->H, frf->dL, frf->dH, frf->dcr, frf->dci));
   PetscFunctionReturn(0);
 }
 
@@ -65,6 +66,16 @@ static PetscErrorCode MbsFrfSetUp_Private(MbsModel model, const char load[], Mbs
   PetscCall(PetscMemzero(frf, sizeof(*frf)));
   MbsCallUndo(MbsFrfSetUpWithin_Private(model, load, frf), MbsFrfReset_Private(frf));
   PetscFunctionReturn(0);
+}
+
+/* chat^T x of one channel (complex: chat = cr + i ci, x = (re, im)) */
+static void MbsFrfRowTimes_Private(PetscInt m, const PetscReal cr[], const PetscReal ci[], const PetscReal x[], PetscReal *re, PetscReal *im)
+{
+  *re = *im = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    *re += cr[i] * x[i] - ci[i] * x[m + i];
+    *im += cr[i] * x[m + i] + ci[i] * x[i];
+  }
 }
 
 /* Factors A(w) in its real form, solves for X and fills chat and H (nchannel x (re, im)) */
@@ -91,16 +102,13 @@ static PetscErrorCode MbsFrfSolve_Private(MbsModel model, MbsFrf *frf, PetscReal
   }
   MbsDenseLUSolve(N, frf->A, frf->pivots, 1, frf->x);
   for (PetscInt c = 0; c < frf->nchannel; c++) {
-    PetscReal *cr = frf->cr + c * m, *ci = frf->ci + c * m, re = 0, im = 0;
+    PetscReal *cr = frf->cr + c * m, *ci = frf->ci + c * m;
 
     for (PetscInt i = 0; i < m; i++) {
       cr[i] = frf->Cq[c * m + i] - w * w * frf->Ca[c * m + i];
       ci[i] = w * frf->Cv[c * m + i];
-      re += cr[i] * frf->x[i] - ci[i] * frf->x[m + i];
-      im += cr[i] * frf->x[m + i] + ci[i] * frf->x[i];
     }
-    H[2 * c]     = re;
-    H[2 * c + 1] = im;
+    MbsFrfRowTimes_Private(m, cr, ci, frf->x, &H[2 * c], &H[2 * c + 1]);
   }
   PetscFunctionReturn(0);
 }
@@ -143,25 +151,42 @@ static void MbsFrfDerivativeTimes_Private(PetscInt m, PetscReal w, const PetscRe
   }
 }
 
-/* G += sum_c w_c Re(conj(dH_c/dp_k) dH_c/dp_l) at one frequency, from the forward sensitivities (A factored, X solved) */
+/* The share of the output rows in dH_c/dp_k, dchat_c^T X, dL of parameter k (MbsModelLinearizeDerivative()'s layout) */
+static void MbsFrfRowsDerivative_Private(MbsFrf *frf, PetscReal w, const PetscReal dL[], PetscInt c, PetscReal *re, PetscReal *im)
+{
+  PetscInt         m = frf->nq, nc = frf->nchannel;
+  const PetscReal *dCq = dL + 3 * m * m + m + c * m, *dCv = dCq + nc * m, *dCa = dCv + nc * m;
+
+  for (PetscInt i = 0; i < m; i++) {
+    frf->dcr[i] = dCq[i] - w * w * dCa[i];
+    frf->dci[i] = w * dCv[i];
+  }
+  MbsFrfRowTimes_Private(m, frf->dcr, frf->dci, frf->x, re, im);
+}
+
+/* G += sum_c w_c Re(conj(dH_c/dp_k) dH_c/dp_l) at one frequency, from the forward sensitivities dX/dp_k = A^-1 (dB/dp_k
+   - dA/dp_k X) (A factored, X solved) and dH_c/dp_k = chat_c^T dX/dp_k + dchat_c/dp_k^T X */
 static void MbsFrfGaussNewton_Private(MbsFrf *frf, PetscReal w, const PetscReal weight[], PetscInt nid, PetscReal G[])
 {
-  PetscInt m = frf->nq, nc = frf->nchannel;
+  PetscInt m = frf->nq, nc = frf->nchannel, stride = 3 * m * m + m + 3 * nc * m;
 
   for (PetscInt k = 0; k < nid; k++) {
-    PetscReal *dx = frf->z, *dHk = frf->dH + 2 * nc * k;
+    const PetscReal *dL = frf->dL + stride * k, *dB = dL + 3 * m * m;
+    PetscReal       *dx = frf->z, *dHk = frf->dH + 2 * nc * k;
 
-    MbsFrfDerivativeTimes_Private(m, w, frf->dL + 3 * m * m * k, frf->x, dx);
-    for (PetscInt i = 0; i < 2 * m; i++) dx[i] = -dx[i];
+    MbsFrfDerivativeTimes_Private(m, w, dL, frf->x, dx);
+    for (PetscInt i = 0; i < m; i++) {
+      dx[i]     = dB[i] - dx[i];
+      dx[m + i] = -dx[m + i];
+    }
     MbsDenseLUSolve(2 * m, frf->A, frf->pivots, 1, dx);
     for (PetscInt c = 0; c < nc; c++) {
-      const PetscReal *cr = frf->cr + c * m, *ci = frf->ci + c * m;
+      PetscReal re, im;
 
-      dHk[2 * c] = dHk[2 * c + 1] = 0;
-      for (PetscInt i = 0; i < m; i++) {
-        dHk[2 * c] += cr[i] * dx[i] - ci[i] * dx[m + i];
-        dHk[2 * c + 1] += cr[i] * dx[m + i] + ci[i] * dx[i];
-      }
+      MbsFrfRowTimes_Private(m, frf->cr + c * m, frf->ci + c * m, dx, &dHk[2 * c], &dHk[2 * c + 1]);
+      MbsFrfRowsDerivative_Private(frf, w, dL, c, &re, &im);
+      dHk[2 * c] += re;
+      dHk[2 * c + 1] += im;
     }
   }
   for (PetscInt k = 0; k < nid; k++)
@@ -169,13 +194,13 @@ static void MbsFrfGaussNewton_Private(MbsFrf *frf, PetscReal w, const PetscReal 
       for (PetscInt c = 0; c < nc; c++) G[k * nid + l] += weight[c] * (frf->dH[2 * (nc * k + c)] * frf->dH[2 * (nc * l + c)] + frf->dH[2 * (nc * k + c) + 1] * frf->dH[2 * (nc * l + c) + 1]);
 }
 
-static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFrf *frf, PetscInt nf, const PetscReal f[], const PetscReal dJdH[], const PetscReal weight[], PetscInt nid, const PetscInt id[], PetscReal grad[], PetscReal G[])
+static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, const char load[], MbsFrf *frf, PetscInt nf, const PetscReal f[], const PetscReal dJdH[], const PetscReal weight[], PetscInt nid, const PetscInt id[], PetscReal grad[], PetscReal G[])
 {
-  PetscInt   m = frf->nq, mm = m * m;
-  PetscReal *H = frf->H, *dL = frf->dL;
+  PetscInt   m = frf->nq, mm = m * m, stride = 3 * mm + m + 3 * frf->nchannel * m;
+  PetscReal *H = frf->H;
 
   PetscFunctionBeginUser;
-  for (PetscInt k = 0; k < nid; k++) PetscCall(MbsModelLinearizeDerivative(model, id[k], dL + 3 * mm * k));
+  for (PetscInt k = 0; k < nid; k++) PetscCall(MbsModelLinearizeDerivative(model, load, id[k], frf->dL + stride * k));
   for (PetscInt j = 0; j < nf; j++) {
     const PetscReal *g = dJdH + 2 * frf->nchannel * j, w = 2 * PETSC_PI * f[j];
     const PetscReal *xr = frf->x, *xi = frf->x + m, *zr = frf->z, *mzi = frf->z + m; /* mzi = -Im Z */
@@ -193,8 +218,8 @@ static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFr
     }
     MbsDenseLUSolveTranspose(2 * m, frf->A, frf->pivots, frf->z);
     for (PetscInt k = 0; k < nid; k++) {
-      const PetscReal *dM = dL + 3 * mm * k, *dC = dM + mm, *dK = dC + mm;
-      PetscReal        sum = 0;
+      const PetscReal *dM = frf->dL + stride * k, *dC = dM + mm, *dK = dC + mm, *dB = dK + mm;
+      PetscReal        sum = 0, direct = 0; /* Re(Z^T dA X); Re(Z^T dB) + Re(sum_c conj(g_c) dchat_c^T X) */
 
       for (PetscInt b = 0; b < m; b++)
         for (PetscInt a = 0; a < m; a++) {
@@ -203,7 +228,14 @@ static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, MbsFr
           /* Re(Z^T dA X) = zr^T (Dr xr - Di xi) - zi^T (Dr xi + Di xr) */
           sum += zr[a] * (dr * xr[b] - di * xi[b]) + mzi[a] * (dr * xi[b] + di * xr[b]);
         }
-      grad[k] -= sum;
+      for (PetscInt a = 0; a < m; a++) direct += zr[a] * dB[a];
+      for (PetscInt c = 0; c < frf->nchannel; c++) {
+        PetscReal re, im;
+
+        MbsFrfRowsDerivative_Private(frf, w, frf->dL + stride * k, c, &re, &im);
+        direct += g[2 * c] * re + g[2 * c + 1] * im;
+      }
+      grad[k] += direct - sum;
     }
   }
   PetscFunctionReturn(0);
@@ -222,7 +254,7 @@ PetscErrorCode MbsFrequencyResponseGradient(MbsModel model, const char load[], P
 
   PetscFunctionBeginUser;
   PetscCall(MbsFrfSetUp_Private(model, load, &frf));
-  MbsCallUndo(PetscMalloc3(2 * frf.nchannel, &frf.H, 3 * frf.nq * frf.nq * nid, &frf.dL, 2 * frf.nchannel * nid, &frf.dH), MbsFrfReset_Private(&frf));
-  MbsCallCleanup(MbsFrequencyResponseGradient_Private(model, &frf, nf, f, dJdH, weight, nid, id, grad, G), MbsFrfReset_Private(&frf));
+  MbsCallUndo(PetscMalloc5(2 * frf.nchannel, &frf.H, (3 * frf.nq * frf.nq + frf.nq + 3 * frf.nchannel * frf.nq) * nid, &frf.dL, 2 * frf.nchannel * nid, &frf.dH, frf.nq, &frf.dcr, frf.nq, &frf.dci), MbsFrfReset_Private(&frf));
+  MbsCallCleanup(MbsFrequencyResponseGradient_Private(model, load, &frf, nf, f, dJdH, weight, nid, id, grad, G), MbsFrfReset_Private(&frf));
   PetscFunctionReturn(0);
 }

@@ -1333,53 +1333,95 @@ PetscErrorCode MbsModelLinearizeFrequencyIO(MbsModel model, const char load[], c
   PetscFunctionReturn(0);
 }
 
-/* L(p_i = value): M, C, K of MbsModelLinearizeFrequency() into L (3 n^2) */
-static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, PetscInt n, PetscInt i, PetscReal value, PetscReal L[])
+/* M, C, K (3 n^2) and the load and output rows B (n), Cq, Cv, Ca (nc x n each) of the frequency form into L */
+static PetscErrorCode MbsModelFrequencyFormIO_Private(MbsModel model, const char load[], PetscInt n, PetscInt nc, PetscReal L[])
+{
+  PetscInt   m;
+  PetscReal *B, *Cq, *Cv, *Ca, *io = L + 3 * n * n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelFrequencyForm_Private(model, n, L));
+  PetscCall(MbsModelLinearizeFrequencyIO(model, load, NULL, &m, &B, &Cq, &Cv, &Ca));
+  PetscCall(PetscArraycpy(io, B, n));
+  PetscCall(PetscArraycpy(io + n, Cq, nc * n));
+  PetscCall(PetscArraycpy(io + n + nc * n, Cv, nc * n));
+  PetscCall(PetscArraycpy(io + n + 2 * nc * n, Ca, nc * n));
+  PetscCall(PetscFree4(B, Cq, Cv, Ca));
+  PetscFunctionReturn(0);
+}
+
+/* The frequency form (MbsModelFrequencyFormIO_Private()) at p_i = value */
+static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, const char load[], PetscInt n, PetscInt nc, PetscInt i, PetscReal value, PetscReal L[])
 {
   PetscReal keep = model->p[i];
 
   PetscFunctionBeginUser;
   model->p[i] = value;
-  MbsCallCleanup(MbsModelFrequencyForm_Private(model, n, L), (model->p[i] = keep, 0));
+  MbsCallCleanup(MbsModelFrequencyFormIO_Private(model, load, n, nc, L), (model->p[i] = keep, 0));
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsModelLinearizeDerivative - dM/dp_i, dC/dp_i, dK/dp_i of the dynamic stiffness (MbsModelLinearizeFrequency(), n x n
-  each) into dL (3 n^2: M, C, K). The linearisations of models in natural coordinates are affine in each parameter
-  alone (masses, moments, stiffnesses, damping constants, modal damping, the coefficients of polynomial, table and
-  amplitude laws, a Maxwell branch's k_m and c_m: L = L0 + p_i L1), so that (L(p_i + s) - L(p_i - s)) / (2 s) is
-  dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0). The second difference L(p_i + s) -
-  2 L(p_i) + L(p_i - s), which vanishes then, is checked to 1e-9 of the largest entry: a parameter that enters
-  nonlinearly (the velocity scale of a friction law) is refused. Not collective.
-@*/
-PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, PetscInt i, PetscReal dL[])
+/* The part of the frequency form (MbsModelLinearizeDerivative()'s layout) that entry k belongs to */
+static PetscInt MbsFrequencyFormPart_Private(PetscInt n, PetscInt nc, PetscInt k)
 {
-  PetscInt   n, size;
+  if (k < 3 * n * n) return k / (n * n);
+  k -= 3 * n * n;
+  return k < n ? 3 : 4 + (k - n) / (nc * n);
+}
+
+/*@C
+  MbsModelLinearizeDerivative - The derivative by p_i of the frequency form of the linearisation: dM/dp_i, dC/dp_i,
+  dK/dp_i of the dynamic stiffness (MbsModelLinearizeFrequency(), n x n each), then those of the load and output rows
+  (MbsModelLinearizeFrequencyIO() of the force element load: B (n), Cq, Cv, Ca (nchannel x n each)), into dL (3 n^2 + n
+  + 3 nchannel n). The linearisations of models in natural coordinates are polynomials of degree 1 or 2 in each
+  parameter alone: affine in masses, moments, stiffnesses, damping constants, modal damping, the coefficients of
+  polynomial, table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows);
+  quadratic in a bushing's point (its stiffness acts through the point's lever twice). For either,
+  (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0).
+  Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) does not vanish (to 1e-9 of the part's largest
+  entry), the same quotient with s / 2 must agree with it (to 1e-9 of that entry, times s): a parameter that enters
+  beyond second order (the velocity scale of a friction law) is refused. Not collective.
+@*/
+PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], PetscInt i, PetscReal dL[])
+{
+  PetscInt   n, nc, size;
   PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L;
-  PetscReal  curvature[3] = {0, 0, 0}, scale[3] = {0, 0, 0};
-  const char what[3][2] = {"M", "C", "K"};
+  PetscReal  curvature[7] = {0}, scale[7] = {0}, cubic[7] = {0};
+  PetscBool  affine      = PETSC_TRUE;
+  const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
 
   PetscFunctionBeginUser;
   PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
   PetscCall(MbsModelFrequencySize_Private(model, &n));
-  size = 3 * n * n;
+  PetscCall(MbsModelGetNumChannels(model, &nc));
+  size = 3 * n * n + n + 3 * nc * n;
   PetscCall(PetscMalloc1(2 * size, &L));
-  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i] + s, L));
-  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i] - s, L + size));
-  PetscCall(MbsModelLinearizeAt_Private(model, n, i, model->p[i], dL));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L), PetscFree(L));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size), PetscFree(L));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL), PetscFree(L));
   for (PetscInt k = 0; k < size; k++) {
-    PetscInt  which  = k / (n * n);
+    PetscInt  which  = MbsFrequencyFormPart_Private(n, nc, k);
     PetscReal second = L[k] - 2 * dL[k] + L[size + k];
 
     curvature[which] = PetscIsInfOrNanReal(second) ? PETSC_INFINITY : PetscMax(curvature[which], PetscAbsReal(second));
     scale[which]     = PetscMax(scale[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
     dL[k]            = (L[k] - L[size + k]) / (2 * s);
   }
+  for (PetscInt w = 0; w < 7; w++) affine = (PetscBool)(affine && curvature[w] <= 1e-9 * scale[w]);
+  if (!affine) { /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
+    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s / 2, L), PetscFree(L));
+    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s / 2, L + size), PetscFree(L));
+    for (PetscInt k = 0; k < size; k++) {
+      PetscInt  which = MbsFrequencyFormPart_Private(n, nc, k);
+      PetscReal third = s * ((L[k] - L[size + k]) / s - dL[k]);
+
+      cubic[which] = PetscIsInfOrNanReal(third) ? PETSC_INFINITY : PetscMax(cubic[which], PetscAbsReal(third));
+    }
+  }
   PetscCall(PetscFree(L));
-  for (PetscInt w = 0; w < 3; w++)
-    PetscCheck(curvature[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly (second difference %g of %g at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
-               model->param_info[i].name, model->type, what[w], (double)curvature[w], (double)scale[w], model->param_info[i].name, (double)model->p[i]);
+  for (PetscInt w = 0; w < 7; w++)
+    PetscCheck(cubic[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, and not quadratically (its central quotients at steps %g and %g differ by %g, the part's largest entry / step is %g, at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
+               model->param_info[i].name, model->type, what[w], (double)s, (double)(s / 2), (double)(cubic[w] / s), (double)(scale[w] / s), model->param_info[i].name, (double)model->p[i]);
   PetscFunctionReturn(0);
 }
 
