@@ -1350,15 +1350,28 @@ static PetscErrorCode MbsModelFrequencyFormIO_Private(MbsModel model, const char
   PetscFunctionReturn(0);
 }
 
-/* The frequency form (MbsModelFrequencyFormIO_Private()) at p_i = value */
+/*
+  The frequency form (MbsModelFrequencyFormIO_Private()) at p_i = value. A pose the model refuses to linearise about
+  there (PETSC_ERR_ARG_WRONG: a geometry parameter that preloads a bushing leaves no equilibrium) is named as the
+  parameter's: the pose at p_i itself was accepted.
+*/
 static PetscErrorCode MbsModelLinearizeAt_Private(MbsModel model, const char load[], PetscInt n, PetscInt nc, PetscInt i, PetscReal value, PetscReal L[])
 {
-  PetscReal keep = model->p[i];
+  PetscReal      keep     = model->p[i];
+  char          *specific = NULL;
+  PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
   model->p[i] = value;
-  MbsCallCleanup(MbsModelFrequencyFormIO_Private(model, load, n, nc, L), (model->p[i] = keep, 0));
-  PetscFunctionReturn(0);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MbsModelFrequencyFormIO_Private(model, load, n, nc, L);
+  PetscCall(PetscPopErrorHandler());
+  model->p[i] = keep;
+  if (!ierr) PetscFunctionReturn(0);
+  PetscCall(PetscErrorMessage(ierr, NULL, &specific));
+  PetscCheck(ierr != PETSC_ERR_ARG_WRONG || value == keep, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s: its derivative of the frequency response needs the linearisation at %s = %g, which is refused (%s): a parameter whose move loads the model has no frequency response beside its value; leave it out of -identify",
+             model->param_info[i].name, model->type, model->param_info[i].name, (double)value, specific ? specific : "");
+  SETERRQ(model->comm, ierr, "%s", specific ? specific : "the linearisation failed");
 }
 
 /* The part of the frequency form (MbsModelLinearizeDerivative()'s layout) that entry k belongs to */
