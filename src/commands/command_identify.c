@@ -571,7 +571,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   nexpect = 2;
   PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
-  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 2 forward solves per experiment, 1 + 2 n with differences)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
+  PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 forward solve per experiment, 1 + 2 n with differences)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
   PetscCall(
     PetscOptionsReal("-noise_sigma", "Standard deviation of the noise of each measured value (signal sample or amplitude) of every channel [its unit]; 0: estimated from the residual, per channel", "MbsObjectiveConfidence", ctx->noise_sigma, &ctx->noise_sigma, NULL));
   PetscCall(PetscOptionsString("-channel_noise", "Noise of the measured values of the channels named, as NAME:sigma,... [each channel's unit]; the others: -noise_sigma", "MbsObjectiveConfidence", ctx->channel_noise, ctx->channel_noise, sizeof(ctx->channel_noise), NULL));

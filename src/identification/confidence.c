@@ -2,8 +2,9 @@
   How sure is an identified parameter set: Gauss-Newton statistics at the identified parameters p.
 
   Each experiment's cost is J_e = sum_i w_i r_i^2 over its residuals (MbsCostResiduals). S = dr/dp is the derivative
-  of the discrete residuals on the steps of the solve at p (frozen steps): from one more solve with forward
-  sensitivities where the method has them on its quadrature nodes (least_squares.c: cn, beuler, end-point theta), else,
+  of the discrete residuals on the steps of the solve at p (frozen steps): from that solve itself, with forward
+  sensitivities, where the method has them on its quadrature nodes (least_squares.c: cn, beuler, end-point theta; one
+  solve per experiment, its residuals those at p), else,
   or with -confidence_differences, from central differences (1 + 2 n solves per experiment, for every integrator, cost
   and model; a one-sided difference for a parameter on one of its bounds). H = S^T W S is J's Gauss-Newton Hessian / 2.
 
@@ -30,21 +31,6 @@
 #include "identification/identificationimpl.h"
 #include <petscblaslapack.h>
 
-/* The residuals of one forward solve */
-typedef struct {
-  MbsCost    cost;
-  PetscInt   m, ndata;
-  PetscReal *r, *w, *dr_dd;
-  PetscInt  *data, *channel;
-} MbsResidualSet;
-
-static PetscErrorCode MbsResidualSetReset_Private(MbsResidualSet *set)
-{
-  PetscFunctionBeginUser;
-  PetscCall(PetscFree5(set->r, set->w, set->data, set->dr_dd, set->channel));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *signal, void *ctx, PetscBool *usable)
 {
   MbsResidualSet *set = (MbsResidualSet *)ctx;
@@ -54,10 +40,7 @@ static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *sig
   PetscCall(MbsCostSignalUsable(set->cost, signal, usable));
   if (!*usable) PetscFunctionReturn(0);
   PetscCall(MbsCostEvaluate(set->cost, signal, &J));
-  PetscCall(MbsResidualSetReset_Private(set));
-  PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(PetscMalloc5(set->m, &set->r, set->m, &set->w, 2 * set->m, &set->data, 2 * set->m, &set->dr_dd, set->m, &set->channel));
-  PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, set->r, set->w, set->data, set->dr_dd, set->channel));
+  PetscCall(MbsResidualSetCompute(set, signal));
   PetscFunctionReturn(0);
 }
 
@@ -100,31 +83,27 @@ static PetscErrorCode MbsConfidenceChannelsMatch_Private(MbsObjective obj, Petsc
 }
 
 /*
-  S = dr/dp (at->m x n, row-major) of the residuals at p from one solve with forward sensitivities on the steps of the
-  solve at p; *done false for a method without them
+  The residuals at p, and with forward sensitivities their Jacobian drho/dp (at->m x n, row-major, allocated) from the
+  same solve, the first at p (it records the steps): *done false for a method without them, whose solve still gives
+  the residuals
 */
-static PetscErrorCode MbsConfidenceForwardSensitivities_Private(MbsObjective obj, PetscInt e, const PetscReal p[], const MbsResidualSet *at, PetscReal S[], PetscBool *done, PetscBool *ok)
+static PetscErrorCode MbsConfidenceForwardSensitivities_Private(MbsObjective obj, PetscInt e, const PetscReal p[], MbsResidualSet *at, PetscReal **jac, PetscBool *done, PetscBool *ok)
 {
-  PetscInt   n   = obj->nid, m;
-  PetscReal *rho = NULL, *jac = NULL; /* rho_i = sqrt(w_i) r_i and its Jacobian */
+  PetscInt   m;
+  PetscReal *rho = NULL; /* rho_i = sqrt(w_i) r_i */
 
   PetscFunctionBeginUser;
   PetscCall(MbsObjectiveSetValues(obj, p));
-  PetscCall(MbsExperimentLeastSquares(obj, e, PETSC_TRUE, &m, &rho, &jac, done, ok));
-  if (*ok && *done) {
-    PetscCheck(m == at->m, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Confidence of %s: %" PetscInt_FMT " residuals at p, %" PetscInt_FMT " with forward sensitivities on the same steps", obj->exp[e].name, at->m, m);
-    for (PetscInt i = 0; i < m; i++)
-      for (PetscInt j = 0; j < n; j++) S[i * n + j] = at->w[i] > 0 ? jac[i * n + j] / PetscSqrtReal(at->w[i]) : 0;
-  }
+  PetscCall(MbsExperimentLeastSquares(obj, e, PETSC_TRUE, &m, &rho, jac, done, at, ok));
   PetscCall(PetscFree(rho));
-  PetscCall(PetscFree(jac));
   PetscFunctionReturn(0);
 }
 
 /*
   One experiment's contribution, in values[], per channel c: H_c (n x n), G_c (n x n), J_c, tr(D_c^T W D_c), residuals,
   measured values used. dr/dp by forward sensitivities where the method has them on its quadrature nodes, unless
-  differences, else by central differences (*forward says which); every solve takes the steps of the solve at p.
+  differences, else by central differences (*forward says which); every solve takes the steps of the first solve at
+  p, which with forward sensitivities is the only one.
 */
 #define MBS_CONFIDENCE_CHANNEL_VALUES(n) (2 * (n) * (n) + 4)
 static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt e, const PetscReal p[], PetscReal step, PetscBool differences, PetscReal values[], PetscBool *forward, PetscBool *ok)
@@ -132,7 +111,7 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   PetscInt       n = obj->nid, nv = MBS_CONFIDENCE_CHANNEL_VALUES(n);
   MbsResidualSet at  = {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
   MbsResidualSet fwd = at, bwd = at;
-  PetscReal     *x, *S, *V, weight_max = 0, *weight; /* weight: of each measured value in J, sum_i w_i (dr_i/dd_l)^2 */
+  PetscReal     *x, *S, *V, *jac = NULL, weight_max = 0, *weight; /* weight: of each measured value in J, sum_i w_i (dr_i/dd_l)^2 */
   PetscInt      *data_channel;
 
   PetscFunctionBeginUser;
@@ -140,14 +119,19 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   PetscCall(MbsConfidenceChannelsMatch_Private(obj, e));
   PetscCall(PetscMalloc1(n, &x));
   PetscCall(PetscArraycpy(x, p, n));
-  PetscCall(MbsExperimentResiduals_Private(obj, e, x, &at, ok)); /* records the steps */
+  at.cost = obj->exp[e].cost;
+  if (differences) PetscCall(MbsExperimentResiduals_Private(obj, e, x, &at, ok)); /* records the steps */
+  else PetscCall(MbsConfidenceForwardSensitivities_Private(obj, e, p, &at, &jac, forward, ok));
   if (!*ok) {
-    PetscCall(MbsResidualSetReset_Private(&at));
+    PetscCall(MbsResidualSetReset(&at));
+    PetscCall(PetscFree(jac));
     PetscCall(PetscFree(x));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscCalloc4(at.m * n, &S, at.ndata * n, &V, at.ndata, &weight, at.ndata, &data_channel));
-  if (!differences) PetscCall(MbsConfidenceForwardSensitivities_Private(obj, e, p, &at, S, forward, ok));
+  for (PetscInt i = 0; i < at.m && *forward; i++)
+    for (PetscInt j = 0; j < n; j++) S[i * n + j] = at.w[i] > 0 ? jac[i * n + j] / PetscSqrtReal(at.w[i]) : 0;
+  PetscCall(PetscFree(jac));
   for (PetscInt j = 0; j < n && *ok && !*forward; j++) {
     const MbsParameterInfo *info = &obj->model->param_info[obj->id[j]];
     PetscReal               h    = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1), hi, lo;
@@ -199,9 +183,9 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
     tail[3] += weight[l] > 1e-8 * weight_max;
   }
   PetscCall(PetscFree4(S, V, weight, data_channel));
-  PetscCall(MbsResidualSetReset_Private(&at));
-  PetscCall(MbsResidualSetReset_Private(&fwd));
-  PetscCall(MbsResidualSetReset_Private(&bwd));
+  PetscCall(MbsResidualSetReset(&at));
+  PetscCall(MbsResidualSetReset(&fwd));
+  PetscCall(MbsResidualSetReset(&bwd));
   PetscCall(PetscFree(x));
   PetscFunctionReturn(0);
 }
@@ -459,7 +443,7 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], Pet
   PetscCallMPI(MPI_Allreduce(&ok_local, &ok_all, 1, MPI_INT, MPI_MIN, obj->comm));
   PetscCallMPI(MPI_Allreduce(&forward_local, &forward_all, 1, MPI_INT, MPI_MIN, obj->comm));
   conf->forward = (PetscBool)forward_all;
-  conf->solves  = conf->forward ? 2 : 1 + 2 * n;
+  conf->solves  = conf->forward ? 1 : 1 + 2 * n;
   /* one non-zero contribution per entry: the sum is exact whatever the reduction order */
   PetscCall(MPIU_Allreduce(local, all, obj->nexp * nv, MPIU_REAL, MPIU_SUM, obj->comm));
   for (PetscInt e = 0; e < obj->nexp; e++) /* in experiment order */
@@ -492,7 +476,8 @@ PetscErrorCode MbsConfidenceView(MbsObjective obj, const MbsConfidence *conf)
   PetscBool all_given = PETSC_TRUE;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscPrintf(comm, "Confidence at the identified parameters (Gauss-Newton, %" PetscInt_FMT " forward solves per experiment, %" PetscInt_FMT " residuals on %" PetscInt_FMT " measured values):\n", conf->solves, conf->nresidual, conf->ndata));
+  PetscCall(PetscPrintf(comm, "Confidence at the identified parameters (Gauss-Newton, %" PetscInt_FMT " forward %s per experiment, %" PetscInt_FMT " residuals on %" PetscInt_FMT " measured values):\n", conf->solves, conf->solves == 1 ? "solve" : "solves",
+                        conf->nresidual, conf->ndata));
   if (!conf->valid) {
     PetscCall(PetscPrintf(comm, "  not computed: %s\n", conf->reason));
     PetscFunctionReturn(0);

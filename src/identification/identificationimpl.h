@@ -170,9 +170,20 @@ PETSC_INTERN PetscErrorCode MbsObjectiveRecord(MbsObjective, PetscInt, PetscInt 
 PETSC_INTERN PetscErrorCode MbsObjectiveFreezeSteps(MbsObjective, PetscBool);
 PETSC_INTERN PetscErrorCode MbsObjectiveWriteFile(MbsObjective, const char[], const PetscReal[], const PetscReal[], MbsObjectiveWriteFn, void *);
 
+/* The residuals of one forward solve of a cost (MbsCostResiduals()): m residuals r with weights w, over ndata measured
+   values, each residual's measured values data, dr/dd (2 per residual) and channel */
+typedef struct {
+  MbsCost    cost;
+  PetscInt   m, ndata;
+  PetscReal *r, *w, *dr_dd;
+  PetscInt  *data, *channel;
+} MbsResidualSet;
+PETSC_INTERN PetscErrorCode MbsResidualSetCompute(MbsResidualSet *, const MbsSignal *);
+PETSC_INTERN PetscErrorCode MbsResidualSetReset(MbsResidualSet *);
+
 /* The objective as least squares, J = rho^T rho, with the Jacobian drho/dp from forward sensitivities (least_squares.c),
    and TAO's Levenberg-Marquardt method on it (tao_lm.c) */
-PETSC_INTERN PetscErrorCode MbsExperimentLeastSquares(MbsObjective, PetscInt, PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsExperimentLeastSquares(MbsObjective, PetscInt, PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *, MbsResidualSet *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveLeastSquares(MbsObjective, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsObjectiveCheckLeastSquares(MbsObjective, const PetscReal[], const PetscReal[], PetscReal, PetscReal);
 #define TAOMBSLM "mbslm"

@@ -160,27 +160,57 @@ static PetscErrorCode MbsForwardSensitivityCreate_Private(MbsModel model, PetscI
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsResidualSetReset - Frees the residuals of a set (the cost stays). Not collective.
+@*/
+PetscErrorCode MbsResidualSetReset(MbsResidualSet *set)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree5(set->r, set->w, set->data, set->dr_dd, set->channel));
+  set->m = set->ndata = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsResidualSetCompute - The residuals of the set's cost on a signal it has evaluated (MbsCostEvaluate()), replacing
+  those the set held. Not collective.
+@*/
+PetscErrorCode MbsResidualSetCompute(MbsResidualSet *set, const MbsSignal *signal)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsResidualSetReset(set));
+  PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, NULL, NULL, NULL, NULL, NULL));
+  PetscCall(PetscMalloc5(set->m, &set->r, set->m, &set->w, 2 * set->m, &set->data, 2 * set->m, &set->dr_dd, set->m, &set->channel));
+  PetscCall(MbsCostResiduals(set->cost, signal, &set->m, &set->ndata, set->r, set->w, set->data, set->dr_dd, set->channel));
+  PetscFunctionReturn(0);
+}
+
 /* What one experiment's residuals need, freed whether they were formed or not */
 typedef struct {
   MbsForwardSensitivity fs;
   MbsSignal             signal;
-  PetscReal            *r, *w, *dr_dd;
-  PetscInt             *data, *channel;
+  MbsResidualSet        res;
   PetscReal            *ty;      /* tangent outputs, [k][output][step] */
   PetscReal           **ty_c;    /* [k][channel] into ty */
   MbsSignal            *tangent; /* nid */
 } MbsLeastSquaresWork;
 
-static PetscErrorCode MbsExperimentLeastSquaresDestroy_Private(MbsLeastSquaresWork *ls)
+/* With keep, the residuals formed move there (replacing what it held) */
+static PetscErrorCode MbsExperimentLeastSquaresDestroy_Private(MbsLeastSquaresWork *ls, MbsResidualSet *keep)
 {
   PetscFunctionBeginUser;
+  if (keep && ls->res.r) {
+    PetscCall(MbsResidualSetReset(keep));
+    *keep = ls->res;
+    PetscCall(PetscMemzero(&ls->res, sizeof(ls->res)));
+  }
   PetscCall(MatDestroy(&ls->fs.Jp));
   PetscCall(MatDestroy(&ls->fs.S));
   PetscCall(PetscFree(ls->fs.jp_all));
   PetscCall(PetscFree3(ls->fs.dydu, ls->fs.dydp, ls->fs.nonzero));
   PetscCall(PetscFree(ls->fs.dy));
   PetscCall(MbsSignalDestroy(&ls->signal));
-  PetscCall(PetscFree5(ls->r, ls->w, ls->data, ls->dr_dd, ls->channel));
+  PetscCall(MbsResidualSetReset(&ls->res));
   PetscCall(PetscFree3(ls->ty, ls->ty_c, ls->tangent));
   PetscFunctionReturn(0);
 }
@@ -219,7 +249,7 @@ static PetscErrorCode MbsTangentSignals_Private(MbsLeastSquaresWork *ls)
 static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscInt e, PetscBool jacobian, MbsLeastSquaresWork *ls, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *available, PetscBool *ok)
 {
   MbsExperiment *exp = &obj->exp[e];
-  PetscInt       nid = obj->nid, ndata;
+  PetscInt       nid = obj->nid;
   PetscReal      J;
 
   PetscFunctionBeginUser;
@@ -230,26 +260,27 @@ static PetscErrorCode MbsExperimentLeastSquares_Private(MbsObjective obj, PetscI
   if (*ok) PetscCall(MbsCostSignalUsable(exp->cost, &ls->signal, ok));
   if (!*ok) PetscFunctionReturn(0);
   PetscCall(MbsCostEvaluate(exp->cost, &ls->signal, &J));
-  PetscCall(MbsCostResiduals(exp->cost, &ls->signal, m, &ndata, NULL, NULL, NULL, NULL, NULL));
-  PetscCall(PetscMalloc5(*m, &ls->r, *m, &ls->w, 2 * *m, &ls->data, 2 * *m, &ls->dr_dd, *m, &ls->channel));
-  PetscCall(MbsCostResiduals(exp->cost, &ls->signal, m, &ndata, ls->r, ls->w, ls->data, ls->dr_dd, ls->channel));
+  ls->res.cost = exp->cost;
+  PetscCall(MbsResidualSetCompute(&ls->res, &ls->signal));
+  *m = ls->res.m;
   PetscCall(PetscMalloc1(*m, rho));
-  for (PetscInt i = 0; i < *m; i++) (*rho)[i] = PetscSqrtReal(ls->w[i]) * ls->r[i];
+  for (PetscInt i = 0; i < *m; i++) (*rho)[i] = PetscSqrtReal(ls->res.w[i]) * ls->res.r[i];
   if (available) *available = (PetscBool)(jacobian && !ls->fs.declined && ls->signal.nq == ls->signal.n);
   if (!jacobian || (available && !*available)) PetscFunctionReturn(0);
   PetscCall(MbsTangentSignals_Private(ls));
   PetscCall(PetscMalloc1(*m * nid, jac));
   PetscCall(MbsCostResidualsTangent(exp->cost, &ls->signal, nid, ls->tangent, *jac));
   for (PetscInt i = 0; i < *m; i++)
-    for (PetscInt k = 0; k < nid; k++) (*jac)[i * nid + k] *= PetscSqrtReal(ls->w[i]);
+    for (PetscInt k = 0; k < nid; k++) (*jac)[i * nid + k] *= PetscSqrtReal(ls->res.w[i]);
   PetscFunctionReturn(0);
 }
 
 /*@C
   MbsExperimentLeastSquares - rho of experiment e at the objective's current values and, with jacobian, drho/dp from
-  forward sensitivities (the file header); see MbsExperimentLeastSquares_Private() for available. Not collective.
+  forward sensitivities (the file header); see MbsExperimentLeastSquares_Private() for available. With keep (may be
+  NULL), the residuals of the same solve go there, whether the Jacobian was available or not. Not collective.
 @*/
-PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, PetscBool jacobian, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *available, PetscBool *ok)
+PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, PetscBool jacobian, PetscInt *m, PetscReal **rho, PetscReal **jac, PetscBool *available, MbsResidualSet *keep, PetscBool *ok)
 {
   MbsExperiment      *exp = &obj->exp[e];
   MbsLeastSquaresWork ls;
@@ -259,7 +290,7 @@ PetscErrorCode MbsExperimentLeastSquares(MbsObjective obj, PetscInt e, PetscBool
   PetscCall(PetscMemzero(&ls, sizeof(ls)));
   PetscCall(PetscTime(&start));
   PetscCall(MbsExperimentOptionsPush(exp));
-  MbsCallCleanup(MbsExperimentLeastSquares_Private(obj, e, jacobian, &ls, m, rho, jac, available, ok), MbsExperimentLeastSquaresDestroy_Private(&ls));
+  MbsCallCleanup(MbsExperimentLeastSquares_Private(obj, e, jacobian, &ls, m, rho, jac, available, ok), MbsExperimentLeastSquaresDestroy_Private(&ls, keep));
   PetscCall(MbsExperimentOptionsPop(exp));
   PetscCall(PetscTime(&end));
   exp->busy += end - start;
@@ -326,7 +357,7 @@ static PetscErrorCode MbsObjectiveLeastSquares_Private(MbsObjective obj, const P
     PetscBool ok_e;
 
     if (obj->exp[e].rank != rank) continue;
-    PetscCall(MbsExperimentLeastSquares(obj, e, jacobian, &b->m_exp[e], &b->rho[e], &b->jac[e], NULL, &ok_e));
+    PetscCall(MbsExperimentLeastSquares(obj, e, jacobian, &b->m_exp[e], &b->rho[e], &b->jac[e], NULL, NULL, &ok_e));
     if (!ok_e) failures++;
   }
   PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPIU_INT, MPI_SUM, obj->comm));
