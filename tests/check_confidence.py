@@ -29,7 +29,9 @@
       One seeded virtual measurement at the truth and one confidence at the truth (identify -tao_max_it 0) with dr/dp
       from forward sensitivities, one with -confidence_differences (central differences of the same discrete
       residuals, on the same steps): the Gauss-Newton matrices must agree within rtol (default 1e-7) of the largest
-      entry, and the first must say it took 1 solve by forward sensitivities.
+      entry, and the first must say it took 1 solve by forward sensitivities and take it: with -log_view, the time
+      steps the confidence adds to identify -confidence false are those of the forward sensitivities (TSStep grows
+      by TSForwardStep: no other solve).
 """
 import argparse
 import math
@@ -176,6 +178,15 @@ def check_coverage(args, tmp):
     return faults
 
 
+def log_view_count(out, event):
+    """The count of a -log_view event (0 when it is not listed)."""
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0] == event:
+            return int(fields[1])
+    return 0
+
+
 def check_jacobian(args, tmp):
     extra, faults, gauss_newton = shlex.split(args.args), [], {}
     start = [item for name, value in (item.split("=") for item in args.truth.split(",")) for item in ("-p_" + name, value)]
@@ -183,9 +194,16 @@ def check_jacobian(args, tmp):
     truth_options = ["-options_file", args.truth_options] if args.truth_options else []
     identify_options = ["-options_file", args.identify_options] if args.identify_options else []
     run([args.mbsid, "simulate"] + truth_options + extra + ["-noise_sigma", repr(args.sigma), "-noise_seed", "1", "-save_measurement", meas, "-o", os.path.join(tmp, "s.h5")], False)
+    identify = [args.mbsid, "identify"] + identify_options + extra + start + ["-identify", ",".join(start[::2]).replace("-p_", ""), "-measurement", meas, "-tao_max_it", "0"]
+    without = run(identify + ["-confidence", "false", "-log_view", "-o", os.path.join(tmp, "n.h5")], False)
     for differences in ("0", "1"):
         result = os.path.join(tmp, "c%s.h5" % differences)
-        out = run([args.mbsid, "identify"] + identify_options + extra + start + ["-identify", ",".join(start[::2]).replace("-p_", ""), "-measurement", meas, "-tao_max_it", "0", "-confidence_differences", differences, "-o", result], True)
+        out = run(identify + ["-confidence_differences", differences, "-o", result] + (["-log_view"] if differences == "0" else []), True)
+        if differences == "0":
+            added, forward = log_view_count(out, "TSStep") - log_view_count(without, "TSStep"), log_view_count(out, "TSForwardStep")
+            print("%s the confidence's time steps %d, its forward sensitivity steps %d" % ("ok  " if added == forward > 0 else "FAIL", added, forward))
+            if not added == forward > 0:
+                faults.append("the confidence takes %d time steps, %d of them with forward sensitivities" % (added, forward))
         gauss_newton[differences] = confidence(result)["gauss_newton"]
         with h5py.File(result, "r") as f:
             method = f["confidence"].attrs["method"]
