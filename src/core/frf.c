@@ -11,17 +11,21 @@
   y' and chat_c on y, and everything below holds as written for the larger system. PETSc is real
   here, so A X = B is solved as the real system [Ar -Ai; Ai Ar] [Xr; Xi] = [B; 0], Ar = K - w^2 M, Ai = w C.
 
-  Gradient of a real J(H): with g_c = dJ/dRe H_c + i dJ/dIm H_c, dJ = Re(sum_c conj(g_c) dH_c), and dH_c = -chat_c^T
-  A^-1 (dA/dp) X (B and the output rows do not depend on the parameters), so one transposed solve per frequency,
+  Gradient of a real J(H): with g_c = dJ/dRe H_c + i dJ/dIm H_c, dJ = Re(sum_c conj(g_c) dH_c), and dH_c = chat_c^T
+  A^-1 (dB/dp - (dA/dp) X) + (dchat_c/dp)^T X (B moves with a force's point, chat_c with a sensor's), so one transposed
+  solve per frequency,
 
-    A^T Z = s,   s = sum_c conj(g_c) chat_c,   dJ/dp = -Re(Z^T (dK/dp - w^2 dM/dp + i w dC/dp) X),
+    A^T Z = s,   s = sum_c conj(g_c) chat_c,
+    dJ/dp = Re(Z^T dB/dp) + Re(sum_c conj(g_c) (dchat_c/dp)^T X) - Re(Z^T (dK/dp - w^2 dM/dp + i w dC/dp) X),
 
-  with the exact dM/dp, dC/dp, dK/dp of MbsModelLinearizeDerivative(). In the real form A^T Z = s is
+  with the exact derivatives of MbsModelLinearizeDerivative() (B real: Re(Z^T dB/dp) = Re(Z)^T dB/dp). In the real
+  form A^T Z = s is
   [Ar^T Ai^T; -Ai^T Ar^T] [Zr; -Zi] = [sr; -si]: the transposed solve with the same factors.
 
   For J = 1/2 sum_c w_c sum_j |H_c - Hbar_c|^2 the Gauss-Newton matrix G_kl = sum_j sum_c w_c Re(conj(dH_c/dp_k)
   dH_c/dp_l) (the Hessian without the residuals' curvature, what Levenberg-Marquardt and a trust-region Newton method
-  build on) takes the forward sensitivities dX/dp_k = -A^-1 (dA/dp_k) X: one more solve per parameter and frequency.
+  build on) takes the forward sensitivities dX/dp_k = A^-1 (dB/dp_k - (dA/dp_k) X): one more solve per parameter and
+  frequency.
 */
 #include "core/coreimpl.h"
 

@@ -6,8 +6,9 @@
 
   H_c the frequency response of the model's linearisation about its operating point (core/frf.c), exact for a model
   that is linear about its reference state: no simulation, no transient, no window. Its gradient takes one transposed
-  solve per frequency and the exact dM/dp, dC/dp, dK/dp (MbsCostGradient, MbsFrequencyResponseGradient). The channels'
-  parts hold the measured values; the whole cost solves once per frequency for every channel.
+  solve per frequency and the exact dM/dp, dC/dp, dK/dp and those of the load and output rows (MbsCostGradient,
+  MbsFrequencyResponseGradient). The channels' parts hold the measured values; the whole cost solves once per
+  frequency for every channel.
 
   -frf_block i,K keeps the i-th of K contiguous blocks of the measured frequencies (0 <= i < K): K experiments, one
   per block, deal the frequencies over the ranks (-experiments b0,b1,... with -b0_frf_block 0,K ...), and the
