@@ -437,18 +437,27 @@ static PetscErrorCode MbsOptionsArrayHelp_Private(PetscOptionItems *PetscOptions
   PetscFunctionReturn(0);
 }
 
+/* PetscOptionsRealArray() (real) or PetscOptionsIntArray() (integer), with the whole default in -help */
+static PetscErrorCode MbsOptionsArray_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscReal real[], PetscInt integer[], PetscInt *n, PetscBool *set)
+{
+  PetscBool muted;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, ndefault, real, integer, &muted));
+  if (real) PetscCall(PetscOptionsRealArray(name, text, man, real, n, set));
+  else PetscCall(PetscOptionsIntArray(name, text, man, integer, n, set));
+  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsOptionsRealArray - Inside an options block: PetscOptionsRealArray(), whose -help line shows all ndefault values of
   the default in values[] (PETSc 3.18 shows the first). *n: the room in values, then the count given. Collective.
 @*/
 PetscErrorCode MbsOptionsRealArray(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscReal values[], PetscInt *n, PetscBool *set)
 {
-  PetscBool muted;
-
   PetscFunctionBeginUser;
-  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, ndefault, values, NULL, &muted));
-  PetscCall(PetscOptionsRealArray(name, text, man, values, n, set));
-  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscCall(MbsOptionsArray_Private(PetscOptionsObject, name, text, man, ndefault, values, NULL, n, set));
   PetscFunctionReturn(0);
 }
 
@@ -458,12 +467,8 @@ PetscErrorCode MbsOptionsRealArray(PetscOptionItems *PetscOptionsObject, const c
 @*/
 PetscErrorCode MbsOptionsIntArray(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscInt values[], PetscInt *n, PetscBool *set)
 {
-  PetscBool muted;
-
   PetscFunctionBeginUser;
-  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, ndefault, NULL, values, &muted));
-  PetscCall(PetscOptionsIntArray(name, text, man, values, n, set));
-  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscCall(MbsOptionsArray_Private(PetscOptionsObject, name, text, man, ndefault, NULL, values, n, set));
   PetscFunctionReturn(0);
 }
 
