@@ -3,21 +3,22 @@
 # one evaluation, the exit is that of the other types (status 3, the checkpoint written), and the restart continues from
 # the saved state, solving nothing it had solved (neither an iteration nor the Jacobian at the saved one), to the
 # uninterrupted run's iterates bitwise and to the truth of the measurement.
-# Usage: check_restart_lm.sh MBSID EXPECT SIMULATE_ARGS... -- IDENTIFY_ARGS...
+# Usage: check_restart_lm.sh NPROCS MBSID EXPECT SIMULATE_ARGS... -- IDENTIFY_ARGS...
 #   EXPECT: comma-separated NAME=VALUE:RTOL of the truth (check_result.py)
 #   SIMULATE_ARGS: the virtual measurement, written to restart_lm_meas.h5 (given to identify as -measurement)
-# Deterministic stop: the run is paused (SIGSTOP) after iteration 2 is printed, SIGTERM queued, then continued
+# Deterministic stop: the ranks are paused (SIGSTOP) after iteration 2 is printed, SIGTERM queued, then continued
 # (SIGCONT). The evaluation running at the pause is finished and the next one is not started, so the run stops after
 # the last iteration printed at the pause or, when that evaluation was the next iteration's Jacobian, after that one.
 set -uo pipefail
-mbsid=$1
-IFS=, read -ra expect <<< "$2"
-shift 2
+np=$1
+mbsid=$2
+IFS=, read -ra expect <<< "$3"
+shift 3
 simulate=()
 while [ "$1" != "--" ]; do simulate+=("$1"); shift; done
 shift
-run=("$mbsid" "$@" -measurement restart_lm_meas.h5)
-tag=restart_lm
+tag=restart_lm_np$np
+run=(mpiexec -n "$np" "$mbsid" "$@" -measurement ${tag}_meas.h5)
 checkpoint=${tag}.checkpoint.h5
 fail() { echo "check_restart_lm: $*" >&2; exit 1; }
 solves() { sed -n 's/^TAO converged: .* after [0-9]* iterations, \([0-9]*\) forward solves.*/\1/p' "$1"; }
@@ -33,15 +34,15 @@ solves_reference=$(solves ${tag}_reference.log)
 [ "$iterations" -ge 5 ] || fail "the reference took only $iterations iterations: too few to stop it in the middle"
 
 "${run[@]}" -checkpoint $checkpoint -o ${tag}_stopped.h5 > ${tag}_stopped.log 2>&1 &
-pid=$!
+pid=$! # mpiexec; the ranks are its children
 until grep -Eq '^  it +2 ' ${tag}_stopped.log; do
   kill -0 $pid 2> /dev/null || { cat ${tag}_stopped.log; fail "the run ended before iteration 2"; }
   sleep 0.01
 done
-kill -STOP $pid
+pkill -STOP -P $pid
 seen=$(( $(grep -c '^  it ' ${tag}_stopped.log) - 1 ))
-kill -TERM $pid
-kill -CONT $pid
+pkill -TERM -P $pid # to each rank, as SLURM sends it
+pkill -CONT -P $pid
 wait $pid
 status=$?
 cat ${tag}_stopped.log
