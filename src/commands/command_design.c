@@ -82,7 +82,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   if (!times_set) nprint = 0;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
-    PetscCall(MbsSimulateHelp(ext));
+    PetscCall(MbsSimulateHelp(ext ? ext : base)); /* no extended system: a model without a design problem */
     PetscFunctionReturn(0);
   }
   PetscCheck(step > 0 && step < 0.1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_gradcheck_step must lie in (0, 0.1), got %g", (double)step);

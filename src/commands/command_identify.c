@@ -11,9 +11,9 @@
   At the result, the confidence (confidence.c): standard deviations, correlations and 95 % intervals from the Gauss-Newton
   matrix of the cost's residuals and the noise of the measured values (-noise_sigma, or estimated from the residual).
 
-  With -checkpoint FILE every evaluation is logged and the log written after each iteration; SIGTERM, SIGUSR1 or
-  SIGINT stop the run after the current solve with the log written and exit status MBS_EXIT_STOPPED; -restart FILE
-  continues bitwise as the uninterrupted run (checkpoint.c).
+  With -checkpoint FILE every evaluation is logged and the log written after each iteration (for -tao_type mbslm its
+  state instead); SIGTERM, SIGUSR1 or SIGINT stop the run after the current solve with the checkpoint written and exit
+  status MBS_EXIT_STOPPED; -restart FILE continues bitwise as the uninterrupted run (checkpoint.c).
 */
 #include "commands/commandimpl.h"
 #include <petsctao.h>
@@ -36,6 +36,7 @@ typedef struct {
   Vec        R;          /* sqrt(2 / J0) rho */
   Mat        J;          /* dR/dx, m x nid dense */
   PetscReal *x, *R_at_x; /* the point of the last Jacobian and its residuals, for the residual call that follows */
+  PetscReal *state;      /* mbslm's state for the checkpoint (TaoMbsLMGetState), NULL: not saved */
 } MbsIdentifyLeastSquares;
 
 typedef struct {
@@ -190,6 +191,7 @@ static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, V
     PetscCall(VecRestoreArrayWrite(R, &r));
     PetscFunctionReturn(0);
   }
+  MbsCallUndo(MbsCheckpointStopIfRequested(ctx->ck), VecRestoreArrayWrite(R, &r)); /* MBS_ERR_INTERRUPTED on a stop request */
   PetscCall(MbsObjectiveLeastSquares(ctx->obj, ctx->p, (PetscBool)(J != NULL), &m, &rho, J ? &jac : NULL, &ok));
   PetscCheck(ok || !J, comm, PETSC_ERR_NOT_CONVERGED, "The forward solve with sensitivities failed at parameters whose plain solve succeeded");
   if (!ok) PetscCall(PetscPrintf(comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; a rejected step\n"));
@@ -239,12 +241,55 @@ static PetscErrorCode MbsIdentifyResidualJacobian(Tao tao, Vec X, Mat J, Mat Jpr
   PetscFunctionReturn(0);
 }
 
-/* For TAO's least-squares methods (mbslm, brgn): the residual routine and its Jacobian, with the number of residuals
-   counted by the start's record. Their evaluations are not logged: no checkpoint and restart. */
+/*
+  A restart of mbslm: TAO's point, the method's state and the history up to the iteration the checkpoint saved; the
+  solve continues from there without evaluating at that point again.
+*/
+static PetscErrorCode MbsIdentifyRestoreLM_Private(MbsIdentifyContext *ctx, Tao tao)
+{
+  PetscInt         nid = ctx->nid, nstate, dims[2] = {0, 1}, rows[4];
+  const PetscReal *state;
+  PetscReal       *data[4];
+  PetscScalar     *x;
+  const char      *restart;
+  const char      *names[4] = {"/iterations/J", "/iterations/gnorm", "/iterations/time", "/iterations/params"};
+  MPI_Comm         comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  PetscCall(MbsCheckpointGetFiles(ctx->ck, NULL, &restart));
+  PetscCall(MbsCheckpointGetState(ctx->ck, &nstate, &state));
+  PetscCheck(nstate == nid + MBS_LM_STATE_SIZE(nid), comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s' holds no state of -tao_type %s for %" PetscInt_FMT " parameters (/checkpoint/state has %" PetscInt_FMT " values, expected %" PetscInt_FMT ")", restart, TAOMBSLM, nid, nstate, nid + MBS_LM_STATE_SIZE(nid));
+  PetscCall(VecGetArrayWrite(ctx->X, &x));
+  for (PetscInt k = 0; k < nid; k++) x[k] = state[k];
+  PetscCall(VecRestoreArrayWrite(ctx->X, &x));
+  PetscCall(TaoMbsLMSetState(tao, nid, state + nid));
+  ctx->gnorm0_scaled = state[nid + MBS_LM_STATE_GNORM0];
+  for (PetscInt i = 0; i < 4; i++) {
+    PetscCall(MbsCheckpointReadRestart(ctx->ck, names[i], i < 3 ? 1 : 2, dims, &data[i]));
+    rows[i] = dims[0];
+  }
+  PetscCheck(rows[0] == rows[1] && rows[1] == rows[2] && rows[2] == rows[3] && dims[1] == nid && rows[0] == (PetscInt)state[nid + MBS_LM_STATE_NITER] + 1, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /iterations holds %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " and %" PetscInt_FMT " x %" PetscInt_FMT " values, its state is of iteration %g of %" PetscInt_FMT " parameters (a damaged checkpoint?)", restart, rows[0], rows[1], rows[2], rows[3], dims[1], (double)state[nid + MBS_LM_STATE_NITER], nid);
+  ctx->nhist = ctx->nalloc = dims[0];
+  PetscCall(PetscMalloc4(ctx->nalloc, &ctx->hist_J, ctx->nalloc, &ctx->hist_gnorm, ctx->nalloc * nid, &ctx->hist_p, ctx->nalloc, &ctx->hist_time));
+  PetscCall(PetscArraycpy(ctx->hist_J, data[0], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_gnorm, data[1], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_time, data[2], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_p, data[3], ctx->nhist * nid));
+  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(data[i]));
+  PetscCall(PetscPrintf(comm, "Restart from '%s': Levenberg-Marquardt continues after iteration %" PetscInt_FMT " (J %.6e, lambda %g) from its saved state, without solving there again\n", restart, ctx->nhist - 1, (double)ctx->hist_J[ctx->nhist - 1], (double)state[nid + MBS_LM_STATE_LAMBDA]));
+  PetscFunctionReturn(0);
+}
+
+/*
+  For TAO's least-squares methods (mbslm, brgn): the residual routine and its Jacobian, with the number of residuals
+  counted by the start's record. mbslm's checkpoint is its state; brgn keeps its state inside TAO, where only a log of
+  every residual vector and Jacobian could rebuild it: no checkpoint.
+*/
 static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx, Tao tao)
 {
   MbsIdentifyLeastSquares *ls = &ctx->ls;
-  PetscBool                simulates;
+  PetscBool                simulates, lm;
   MbsCost                  cost;
   const char              *checkpoint, *restart;
   MPI_Comm                 comm;
@@ -252,17 +297,20 @@ static PetscErrorCode MbsIdentifySetLeastSquares_Private(MbsIdentifyContext *ctx
   PetscFunctionBeginUser;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)tao, &ls->on, TAOMBSLM, TAOBRGN, ""));
   if (!ls->on) PetscFunctionReturn(0);
+  PetscCall(PetscObjectTypeCompare((PetscObject)tao, TAOMBSLM, &lm));
   PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
   PetscCall(MbsObjectiveGetCost(ctx->obj, &cost));
   PetscCall(MbsCostSimulates(cost, &simulates));
   PetscCheck(simulates, comm, PETSC_ERR_SUP, "-cost frf gives no residual vector for -tao_type mbslm or brgn; its Gauss-Newton matrix serves TAO's Newton methods instead: use -tao_type bnls or bntr");
   PetscCall(MbsCheckpointGetFiles(ctx->ck, &checkpoint, &restart));
-  PetscCheck(!checkpoint[0] && !restart[0], comm, PETSC_ERR_SUP, "-checkpoint and -restart log the evaluations of the gradient-based methods; -tao_type %s and brgn do not have them", TAOMBSLM);
+  PetscCheck(lm || (!checkpoint[0] && !restart[0]), comm, PETSC_ERR_SUP, "-checkpoint and -restart: -tao_type brgn keeps its state inside TAO, which a checkpoint cannot restore; -tao_type %s (Levenberg-Marquardt on the same residuals) saves its state in the checkpoint", TAOMBSLM);
   PetscCall(VecCreateSeq(PETSC_COMM_SELF, ls->m, &ls->R));
   PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, ls->m, ctx->nid, NULL, &ls->J));
   PetscCall(TaoSetResidualRoutine(tao, ls->R, MbsIdentifyResidual, ctx));
   PetscCall(TaoSetJacobianResidualRoutine(tao, ls->J, ls->J, MbsIdentifyResidualJacobian, ctx));
   PetscCall(PetscPrintf(comm, "Least squares: %" PetscInt_FMT " residuals, their Jacobian from forward sensitivities\n", ls->m));
+  if (checkpoint[0]) PetscCall(PetscMalloc1(ctx->nid + MBS_LM_STATE_SIZE(ctx->nid), &ls->state));
+  if (restart[0]) PetscCall(MbsIdentifyRestoreLM_Private(ctx, tao));
   PetscFunctionReturn(0);
 }
 
@@ -282,6 +330,7 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
 
   PetscFunctionBeginUser;
   PetscCall(TaoGetSolutionStatus(tao, &its, &f, &gnorm_scaled, &cnorm, &step, &reason));
+  if (its < ctx->nhist) PetscFunctionReturn(0); /* the iteration a restart of mbslm continues after: in the history */
   PetscCall(TaoGetSolution(tao, &X));
   PetscCall(TaoGetMaximumIterations(tao, &max_it));
   PetscCall(TaoGetTolerances(tao, &gatol, &grtol, &gttol));
@@ -308,6 +357,13 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
   ctx->hist_gnorm[ctx->nhist] = ctx->gnorm;
   ctx->hist_time[ctx->nhist]  = elapsed;
   ctx->nhist++;
+  if (ctx->ls.state) {
+    PetscCall(VecGetArrayRead(X, &x));
+    for (PetscInt k = 0; k < nid; k++) ctx->ls.state[k] = PetscRealPart(x[k]);
+    PetscCall(VecRestoreArrayRead(X, &x));
+    PetscCall(TaoMbsLMGetState(tao, ctx->ls.state + nid));
+    PetscCall(MbsCheckpointSetState(ctx->ck, nid + MBS_LM_STATE_SIZE(nid), ctx->ls.state));
+  }
   PetscCall(MbsCheckpointWrite(ctx->ck, "after an accepted iteration"));
 
   /* remaining iterations: the mean rate of decrease of TAO's gradient norm so far, towards the nearest tolerance */
@@ -528,6 +584,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ctx->final));
   PetscCall(PetscFree2(ctx->ls.x, ctx->ls.R_at_x));
+  PetscCall(PetscFree(ctx->ls.state));
   PetscCall(VecDestroy(&ctx->ls.R));
   PetscCall(MatDestroy(&ctx->ls.J));
   PetscCall(PetscFree2(ctx->p_lower, ctx->p_upper));
@@ -661,12 +718,16 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   ierr = TaoSolve(tao);
   PetscCall(PetscLogStagePop());
   if (ierr == MBS_ERR_INTERRUPTED) {
-    PetscInt    logged;
+    PetscInt    logged, nevals;
     const char *path;
 
     PetscCall(MbsCheckpointGetCounts(ctx->ck, &logged, NULL));
     PetscCall(MbsCheckpointGetFiles(ctx->ck, &path, NULL));
-    PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, logged, path, path));
+    PetscCall(MbsObjectiveGetEvaluations(obj, &nevals));
+    if (ctx->ls.state && ctx->nhist > 0) /* mbslm: its state, not a log */
+      PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " forward solves; checkpoint '%s' written with the state of iteration %" PetscInt_FMT ". Continue with the same options and -restart %s\n", ctx->nhist - 1, nevals, path, ctx->nhist - 1, path));
+    else if (logged) PetscCall(PetscPrintf(comm, "Stopped after %" PetscInt_FMT " iterations and %" PetscInt_FMT " evaluations; checkpoint '%s' written. Continue with the same options and -restart %s\n", ctx->nhist - 1, logged, path, path));
+    else PetscCall(PetscPrintf(comm, "Stopped before the first iteration ended: nothing to continue from, no checkpoint written; start again without -restart\n"));
     PetscCall(MbsCommandSetExitStatus(MBS_EXIT_STOPPED));
   } else {
     PetscCall(ierr);

@@ -447,7 +447,7 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   opts->window_cycles                          = 4;
   MbsOptionsBegin(PETSC_COMM_WORLD, NULL, "Spectrum and order analysis", "MbsFourier");
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
-  PetscCall(PetscOptionsRealArray("-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", opts->interval, &ninterval, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", 2, opts->interval, &ninterval, &set));
   PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
   PetscCall(PetscOptionsRealArray("-band_hz", "Band of the spectrum, harmonics k/L (k >= 1) in lo,hi [Hz] (simulate: default 0,10; identify: default the measured range, or none with -orders)", "MbsFourierAddHarmonics", opts->band, &nband, &opts->band_set));
   PetscCheck(!opts->band_set || nband == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-band_hz needs two values lo,hi [Hz]");

@@ -14,6 +14,13 @@
   file, input forces) and J at the start, and a checksum of the log itself. A restart where any of these differs is refused, naming the difference. The number of ranks may differ:
   the results do not depend on it.
 
+  A solver that keeps its state in a few numbers gives that state instead (MbsCheckpointSetState): Levenberg-Marquardt
+  (-tao_type mbslm, tao_lm.c) saves x, f, g = J^T R, H = J^T J, its damping lambda and nu and its iteration count at
+  every accepted iteration, and a restart continues from them without evaluating again, bitwise as the uninterrupted
+  run; only the trial steps after that iteration are solved again. Its evaluations are not logged: replaying them would
+  need every residual vector and Jacobian (37575 x 300 numbers each for the 300-parameter ring) where the state holds
+  n^2 + n + 6.
+
   Rank 0 writes the file after every accepted iteration and when a stop is requested (SIGTERM, SIGUSR1, SIGINT;
   interrupt.c), through MbsH5Writer: temporary name, fsync, rename. A kill at any moment leaves the last complete
   checkpoint. Every rank reads the restart file: all need the log, and all come to the same verdict.
@@ -116,6 +123,7 @@ static PetscErrorCode MbsCheckpointLogChecksum_Private(MbsCheckpoint ck, char te
   hash = MbsChecksumBytes(hash, ck->g, n * nid * sizeof(PetscReal));
   hash = MbsChecksumBytes(hash, ck->ok, n * sizeof(PetscReal));
   hash = MbsChecksumBytes(hash, ck->time, n * sizeof(PetscReal));
+  hash = MbsChecksumBytes(hash, ck->state, (size_t)ck->nstate * sizeof(PetscReal));
   PetscCall(PetscSNPrintf(text, size, "%016llx", hash));
   PetscFunctionReturn(0);
 }
@@ -290,12 +298,21 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));
   ck->J0_saved = J0[0];
   PetscCall(PetscFree(J0));
-  PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, NULL));
-  MbsCallCleanup(MbsCheckpointReadEvaluations_Private(ck, file, J, dims[0]), PetscFree(J));
+  PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/state", 1, dims, &ck->state, NULL, &found));
+  if (found) {
+    PetscReal *time;
+
+    ck->nstate = dims[0];
+    PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/state_time", 1, dims, &time, "s", NULL));
+    ck->state_time = ck->offset = time[0];
+    PetscCall(PetscFree(time));
+  }
+  PetscCall(MbsH5ReadReals(file, ck->restart, "/evaluations/J", 1, dims, &J, NULL, ck->nstate ? &found : NULL));
+  if (J) MbsCallCleanup(MbsCheckpointReadEvaluations_Private(ck, file, J, dims[0]), PetscFree(J));
   PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "log_checksum", saved_checksum, sizeof(saved_checksum), NULL));
   PetscCall(MbsCheckpointLogChecksum_Private(ck, checksum, sizeof(checksum)));
   PetscCall(PetscStrcmp(saved_checksum, checksum, &found));
-  PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': the log /evaluations does not match its checksum (log_checksum %s, the log gives %s): the file was edited or damaged; restart from an untouched checkpoint, or start afresh without -restart", ck->restart, saved_checksum, checksum);
+  PetscCheck(found, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': %s does not match its checksum (log_checksum %s, the log gives %s): the file was edited or damaged; restart from an untouched checkpoint, or start afresh without -restart", ck->restart, ck->n ? "the log /evaluations" : "the state /checkpoint/state", saved_checksum, checksum);
   PetscFunctionReturn(0);
 }
 
@@ -436,14 +453,30 @@ PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint ck, PetscReal *elapsed)
 }
 
 /*@C
+  MbsCheckpointStopIfRequested - With a checkpoint to write, stops the run if a stop was requested on any rank: writes
+  the checkpoint and returns MBS_ERR_INTERRUPTED. Call it before each evaluation. Collective.
+@*/
+PetscErrorCode MbsCheckpointStopIfRequested(MbsCheckpoint ck)
+{
+  int  signal;
+  char status[64];
+
+  PetscFunctionBeginUser;
+  if (!ck->path[0]) PetscFunctionReturn(0);
+  PetscCall(MbsInterruptRequested(ck->obj->comm, &signal));
+  if (!signal) PetscFunctionReturn(0);
+  PetscCall(PetscSNPrintf(status, sizeof(status), "stopped by %s", MbsInterruptSignalName(signal)));
+  PetscCall(MbsCheckpointWrite(ck, status));
+  SETERRQ(ck->obj->comm, MBS_ERR_INTERRUPTED, "Stopped by %s", MbsInterruptSignalName(signal));
+}
+
+/*@C
   MbsCheckpointReplay - Serves the next evaluation from the restart log (*replayed = PETSC_TRUE) when there is one;
-  otherwise stops the run if a stop was requested: writes the checkpoint and returns MBS_ERR_INTERRUPTED. Collective.
+  otherwise stops the run if a stop was requested (MbsCheckpointStopIfRequested). Collective.
 @*/
 PetscErrorCode MbsCheckpointReplay(MbsCheckpoint ck, const PetscScalar x[], PetscReal *J, PetscReal g[], PetscBool *ok, PetscBool *replayed)
 {
   PetscInt nid = ck->obj->nid, i = ck->next;
-  int      signal;
-  char     status[64];
 
   PetscFunctionBeginUser;
   *replayed = (PetscBool)(i < ck->nreplay);
@@ -462,12 +495,53 @@ PetscErrorCode MbsCheckpointReplay(MbsCheckpoint ck, const PetscScalar x[], Pets
     }
     PetscFunctionReturn(0);
   }
-  if (!ck->path[0]) PetscFunctionReturn(0);
-  PetscCall(MbsInterruptRequested(ck->obj->comm, &signal));
-  if (!signal) PetscFunctionReturn(0);
-  PetscCall(PetscSNPrintf(status, sizeof(status), "stopped by %s", MbsInterruptSignalName(signal)));
-  PetscCall(MbsCheckpointWrite(ck, status));
-  SETERRQ(ck->obj->comm, MBS_ERR_INTERRUPTED, "Stopped by %s", MbsInterruptSignalName(signal));
+  PetscCall(MbsCheckpointStopIfRequested(ck));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointSetState - The solver's state (n numbers, copied) that the next checkpoint holds instead of a log of
+  evaluations. Not collective.
+@*/
+PetscErrorCode MbsCheckpointSetState(MbsCheckpoint ck, PetscInt n, const PetscReal state[])
+{
+  PetscFunctionBeginUser;
+  if (n != ck->nstate) {
+    PetscCall(PetscFree(ck->state));
+    PetscCall(PetscMalloc1(n, &ck->state));
+    ck->nstate = n;
+  }
+  PetscCall(PetscArraycpy(ck->state, state, n));
+  PetscCall(MbsCheckpointElapsed(ck, &ck->state_time));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointGetState - The solver's state of the restart file (*n = 0 and NULL when it has none), owned by the
+  checkpoint. Not collective.
+@*/
+PetscErrorCode MbsCheckpointGetState(MbsCheckpoint ck, PetscInt *n, const PetscReal **state)
+{
+  PetscFunctionBeginUser;
+  *n     = ck->restart[0] ? ck->nstate : 0;
+  *state = *n ? ck->state : NULL;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointReadRestart - A dataset of the restart file (rank 1 or 2, sizes in dims), allocated for the caller to
+  free. Not collective.
+@*/
+PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint ck, const char path[], PetscInt rank, PetscInt dims[], PetscReal **data)
+{
+  hid_t file;
+
+  PetscFunctionBeginUser;
+  H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+  file = H5Fopen(ck->restart, H5F_ACC_RDONLY, H5P_DEFAULT);
+  PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the checkpoint '%s' (-restart) again", ck->restart);
+  MbsCallCleanup(MbsH5ReadReals(file, ck->restart, path, rank, dims, data, NULL, NULL), MbsCheckpointClose_Private(ck, file));
+  PetscFunctionReturn(0);
 }
 
 /*@C
@@ -502,7 +576,7 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
   char        *names, checksum[32];
 
   PetscFunctionBeginUser;
-  if (!ck->path[0] || ck->n == 0 || ck->next < ck->nreplay) PetscFunctionReturn(0);
+  if (!ck->path[0] || (ck->n == 0 && !ck->nstate) || ck->next < ck->nreplay) PetscFunctionReturn(0);
   PetscCallMPI(MPI_Comm_rank(obj->comm, &rank));
   if (rank == 0) {
     PetscCall(MbsH5WriterOpen(ck->path, &writer));
@@ -515,11 +589,17 @@ PetscErrorCode MbsCheckpointWrite(MbsCheckpoint ck, const char status[])
     PetscCall(MbsH5WriteAttribute(&writer, "/", "fingerprint_inputs", ck->inputs));
     PetscCall(MbsH5WriteProvenance(&writer, obj->comm));
     PetscCall(MbsH5WriteReals(&writer, "/checkpoint/J0", 1, (PetscInt[]){1}, &ck->J0, "cost"));
-    PetscCall(MbsH5WriteReals(&writer, "/evaluations/x", 2, dims, ck->x, "TAO's scaled variables"));
-    PetscCall(MbsH5WriteReals(&writer, "/evaluations/J", 1, dims, ck->J, "cost"));
-    PetscCall(MbsH5WriteReals(&writer, "/evaluations/gradient", 2, dims, ck->g, "cost per parameter unit"));
-    PetscCall(MbsH5WriteReals(&writer, "/evaluations/ok", 1, dims, ck->ok, "1: solved, 0: the solve failed"));
-    PetscCall(MbsH5WriteReals(&writer, "/evaluations/time", 1, dims, ck->time, "s"));
+    if (ck->n) {
+      PetscCall(MbsH5WriteReals(&writer, "/evaluations/x", 2, dims, ck->x, "TAO's scaled variables"));
+      PetscCall(MbsH5WriteReals(&writer, "/evaluations/J", 1, dims, ck->J, "cost"));
+      PetscCall(MbsH5WriteReals(&writer, "/evaluations/gradient", 2, dims, ck->g, "cost per parameter unit"));
+      PetscCall(MbsH5WriteReals(&writer, "/evaluations/ok", 1, dims, ck->ok, "1: solved, 0: the solve failed"));
+      PetscCall(MbsH5WriteReals(&writer, "/evaluations/time", 1, dims, ck->time, "s"));
+    }
+    if (ck->nstate) {
+      PetscCall(MbsH5WriteReals(&writer, "/checkpoint/state", 1, &ck->nstate, ck->state, "the solver's (TaoMbsLMGetState)"));
+      PetscCall(MbsH5WriteReals(&writer, "/checkpoint/state_time", 1, (PetscInt[]){1}, &ck->state_time, "s"));
+    }
     PetscCall(MbsCheckpointLogChecksum_Private(ck, checksum, sizeof(checksum)));
     PetscCall(MbsH5WriteAttribute(&writer, "/", "log_checksum", checksum));
     if (ck->history) PetscCall(ck->history(obj, &writer, ck->history_ctx));
@@ -540,6 +620,7 @@ PetscErrorCode MbsCheckpointDestroy(MbsCheckpoint *checkpoint)
   if (!ck) PetscFunctionReturn(0);
   if (ck->catching) PetscCall(MbsInterruptCatch(PETSC_FALSE));
   PetscCall(PetscFree5(ck->x, ck->J, ck->g, ck->ok, ck->time));
+  PetscCall(PetscFree(ck->state));
   PetscCall(PetscFree(ck->options));
   PetscCall(PetscFree(ck->inputs));
   PetscCall(PetscFree(ck));

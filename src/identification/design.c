@@ -34,7 +34,8 @@ static PetscErrorCode MbsDesignParameters_Private(MbsDesign d, PetscToken token)
 
 /*@C
   MbsDesignCreate - Reads the model and its design problem from the options (-model, -design_*, -input_file) and
-  builds the sensitivity-extended system. Collective.
+  builds the sensitivity-extended system; with -help, a model without a design problem is read and listed alone (no
+  extended system is built then). Collective.
 @*/
 PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
 {
@@ -42,7 +43,7 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   const MbsDesignSpec *spec;
   char                *names[MBS_DESIGN_MAX_PARAMETERS], parameters[256] = "";
   PetscInt             nnames = MBS_DESIGN_MAX_PARAMETERS, nend = 4, ninput;
-  PetscBool            set;
+  PetscBool            set, help;
   const PetscReal     *input_t, *input_F;
 
   PetscFunctionBeginUser;
@@ -72,11 +73,13 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   }
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_nodes", "Input nodes over [t0, tf] (piecewise-linear force)", &d->nnodes, 2, 100000, NULL));
   PetscCall(PetscOptionsReal("-design_force_max", "Input bound F_max [N]", "MbsDesignCreate", d->force_max, &d->force_max, NULL));
-  PetscCall(PetscOptionsIntArray("-design_end_states", "States U_i held at zero at tf by the terminal penalty, indices", "MbsDesignCreate", d->end, &nend, &set));
+  PetscCall(MbsOptionsIntArray(PetscOptionsObject, "-design_end_states", "States U_i held at zero at tf by the terminal penalty, indices", "MbsDesignCreate", d->nend, d->end, &nend, &set));
   if (set) d->nend = nend;
   PetscCall(PetscOptionsReal("-design_end_weight", "Weight rho of the terminal penalty rho/2 sum U_i(tf)^2", "MbsDesignCreate", d->end_weight, &d->end_weight, NULL));
   PetscCall(PetscOptionsReal("-design_cost_scale", "The optimiser sees J/scale (T_ref of the spec)", "MbsDesignCreate", d->cost_scale, &d->cost_scale, NULL));
   MbsOptionsEnd();
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  if (help && (!parameters[0] || d->force_max <= 0)) PetscFunctionReturn(0); /* -help of a model without a design problem: no extended system */
   PetscCheck(parameters[0], comm, PETSC_ERR_ARG_WRONG, "Model %s has no input design problem of its own: give -design_parameters and -design_force_max", d->base->type);
   PetscCheck(d->force_max > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_force_max must be a positive force [N], got %g", (double)d->force_max);
   PetscCheck(d->end_weight >= 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_end_weight must be >= 0, got %g", (double)d->end_weight);

@@ -44,10 +44,10 @@ PetscErrorCode MbsDesignErrorSetFromOptions(MbsDesign d, PetscOptionItems *Petsc
 
   PetscFunctionBeginUser;
   PetscCall(PetscOptionsReal("-design_sample_dt", "Sample spacing of the measurements of E_RMS [s]", "", s->sample_dt, &s->sample_dt, NULL));
-  PetscCall(PetscOptionsRealArray("-design_noise", "Noise levels sigma of the measurements of E_RMS, in the output unit", "", s->noise, &nnoise, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-design_noise", "Noise levels sigma of the measurements of E_RMS, in the output unit", "", s->nnoise, s->noise, &nnoise, &set));
   if (set) s->nnoise = nnoise;
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-design_noise_seed", "Seed of the standard-normal noise sequence", &s->seed, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
-  PetscCall(PetscOptionsRealArray("-design_error_grid", "E_RMS grid: lo,hi,count of b_1 [, of b_2]", "", s->grid, &ngrid, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-design_error_grid", "E_RMS grid: lo,hi,count of b_1 [, of b_2] (default: the spec's, else b +-10 % in 11 points)", "", ngrid, s->grid, &ngrid, &set));
   PetscCheck(!set || ngrid == 3 * PetscMin(d->nb, 2), d->comm, PETSC_ERR_ARG_SIZ, "-design_error_grid needs lo,hi,count for each of the %" PetscInt_FMT " parameters, got %" PetscInt_FMT " values", PetscMin(d->nb, 2), ngrid);
   PetscCheck(s->sample_dt > 0 && s->sample_dt <= d->base->tf - d->base->t0, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_sample_dt must be a positive spacing within [t0, tf], got %g s", (double)s->sample_dt);
   for (PetscInt i = 0; i < s->nnoise; i++) PetscCheck(s->noise[i] >= 0, d->comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_noise: sigma must be >= 0, got %g", (double)s->noise[i]);

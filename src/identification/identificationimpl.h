@@ -188,6 +188,19 @@ PETSC_INTERN PetscErrorCode MbsObjectiveLeastSquares(MbsObjective, const PetscRe
 PETSC_INTERN PetscErrorCode MbsObjectiveCheckLeastSquares(MbsObjective, const PetscReal[], const PetscReal[], PetscReal, PetscReal);
 #define TAOMBSLM "mbslm"
 PETSC_INTERN PetscErrorCode MbsTaoRegisterLM(void);
+/* The state of mbslm between iterations (TaoMbsLMGetState): these scalars, then g (n), then H (n x n) */
+enum {
+  MBS_LM_STATE_NITER,
+  MBS_LM_STATE_F,
+  MBS_LM_STATE_GNORM0,
+  MBS_LM_STATE_LAMBDA,
+  MBS_LM_STATE_NU,
+  MBS_LM_STATE_STEP,
+  MBS_LM_STATE_SCALARS
+};
+#define MBS_LM_STATE_SIZE(n) (MBS_LM_STATE_SCALARS + (n) + (n) * (n))
+PETSC_INTERN PetscErrorCode TaoMbsLMGetState(Tao, PetscReal[]);
+PETSC_INTERN PetscErrorCode TaoMbsLMSetState(Tao, PetscInt, const PetscReal[]);
 
 /* The confidence of identified parameters: Gauss-Newton covariance, intervals, Fisher information (confidence.c) */
 typedef struct {
@@ -228,13 +241,20 @@ struct _p_MbsCheckpoint {
   PetscInt            nreplay, next;               /* evaluations a restart replays; the index of the next one */
   PetscLogDouble      start;                       /* the clock: offset + (now - start) */
   PetscReal           offset;
-  MbsObjectiveWriteFn history; /* adds the iteration history to the file */
+  PetscReal          *state; /* a solver's state instead of a log to replay (mbslm, TaoMbsLMGetState), NULL: none */
+  PetscInt            nstate;
+  PetscReal           state_time; /* the wall time when it was taken [s] */
+  MbsObjectiveWriteFn history;    /* adds the iteration history to the file */
   void               *history_ctx;
 };
 
 PETSC_INTERN PetscErrorCode MbsCheckpointCreate(MbsObjective, MbsObjectiveWriteFn, void *, MbsCheckpoint *);
 PETSC_INTERN PetscErrorCode MbsCheckpointStart(MbsCheckpoint, PetscReal);
 PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar[], PetscReal *, PetscReal[], PetscBool *, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsCheckpointStopIfRequested(MbsCheckpoint);
+PETSC_INTERN PetscErrorCode MbsCheckpointSetState(MbsCheckpoint, PetscInt, const PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsCheckpointGetState(MbsCheckpoint, PetscInt *, const PetscReal **);
+PETSC_INTERN PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint, const char[], PetscInt, PetscInt[], PetscReal **);
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);

@@ -14,6 +14,12 @@
   per trial step. TAO's tests stop it (-tao_gatol, -tao_grtol, -tao_gttol on |g_F|, -tao_max_it), and so does a step
   below -tao_mbslm_steptol (relative to |x| + 1) or a lambda beyond 1e16 that still gives no decrease.
 
+  Between iterations the method is its state: x, f, g, H, lambda, nu, the iteration count and the last step
+  (TaoMbsLMGetState). A solve given that state (TaoMbsLMSetState) continues from it bitwise as the run that saved it
+  would, without the Jacobian at x: an identification's checkpoint saves it (checkpoint.c), as the log of evaluations
+  replayed for the other types would have to hold every residual vector and Jacobian (90 MB each for the 300-parameter
+  ring) where the state is n^2 + n + 6 numbers.
+
   TAO's own brgn (PETSc 3.18, -tao_brgn_regularization_type lm) solves the damped system with an inner bounded Newton
   solver and its line search, whose trial points cost one residual each too; this loop is the textbook method on the
   Jacobian the caller provides, with the bounds by projection.
@@ -24,8 +30,11 @@
 
 typedef struct {
   PetscReal  lambda0, steptol;
-  PetscReal *H, *g, *A, *d; /* n x n, n, n x n, n */
-  PetscInt  *free_index;    /* n */
+  PetscReal  f, lambda, nu, step; /* 1/2 |R|^2 at the solution, the damping and its growth, the last step's length */
+  PetscReal *restore;             /* a state to continue from (TaoMbsLMSetState), NULL: start at the solution */
+  PetscInt   nrestore;            /* the number of variables of that state */
+  PetscReal *H, *g, *A, *d;       /* n x n, n, n x n, n */
+  PetscInt  *free_index;          /* n */
   Vec        X_trial, R_trial;
 } TAO_MbsLM;
 
@@ -176,22 +185,47 @@ static PetscErrorCode TaoMbsLMLinearize_Private(Tao tao, TAO_MbsLM *lm, PetscInt
   PetscFunctionReturn(0);
 }
 
+/* The state saved by TaoMbsLMGetState(): the point is the caller's (TaoSetSolution), the counters TAO's */
+static PetscErrorCode TaoMbsLMRestore_Private(Tao tao, TAO_MbsLM *lm, PetscInt n)
+{
+  const PetscReal *state = lm->restore;
+
+  PetscFunctionBeginUser;
+  PetscCheck(lm->nrestore == n, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_SIZ, "The state of -tao_type %s to continue from has %" PetscInt_FMT " variables, the solution %" PetscInt_FMT, TAOMBSLM, lm->nrestore, n);
+  tao->niter  = (PetscInt)state[MBS_LM_STATE_NITER];
+  tao->gnorm0 = state[MBS_LM_STATE_GNORM0]; /* TaoMonitor() sets it at iteration 0 only; -tao_gttol needs it */
+  lm->f       = state[MBS_LM_STATE_F];
+  lm->lambda  = state[MBS_LM_STATE_LAMBDA];
+  lm->nu      = state[MBS_LM_STATE_NU];
+  lm->step    = state[MBS_LM_STATE_STEP];
+  PetscCall(PetscArraycpy(lm->g, state + MBS_LM_STATE_SCALARS, n));
+  PetscCall(PetscArraycpy(lm->H, state + MBS_LM_STATE_SCALARS + n, n * n));
+  PetscCall(PetscFree(lm->restore));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode TaoSolve_MbsLM(Tao tao)
 {
   TAO_MbsLM *lm = (TAO_MbsLM *)tao->data;
   PetscInt   n, nfree;
-  PetscReal  f, gnorm = 0, step = 0, lambda = lm->lambda0, nu = 2;
+  PetscReal  gnorm = 0;
 
   PetscFunctionBeginUser;
   PetscCall(VecGetSize(tao->solution, &n));
   tao->reason = TAO_CONTINUE_ITERATING;
-  PetscCall(TaoMbsLMLinearize_Private(tao, lm, n, &f));
+  if (lm->restore) PetscCall(TaoMbsLMRestore_Private(tao, lm, n));
+  else {
+    lm->lambda = lm->lambda0;
+    lm->nu     = 2;
+    lm->step   = 0;
+    PetscCall(TaoMbsLMLinearize_Private(tao, lm, n, &lm->f));
+  }
   while (PETSC_TRUE) {
     PetscReal xnorm;
 
     PetscCall(TaoMbsLMFreeSet_Private(tao, lm, n, &nfree, &gnorm));
-    PetscCall(TaoLogConvergenceHistory(tao, f, gnorm, 0.0, tao->ksp_its));
-    PetscCall(TaoMonitor(tao, tao->niter, f, gnorm, 0.0, step));
+    PetscCall(TaoLogConvergenceHistory(tao, lm->f, gnorm, 0.0, tao->ksp_its));
+    PetscCall(TaoMonitor(tao, tao->niter, lm->f, gnorm, 0.0, lm->step));
     PetscUseTypeMethod(tao, convergencetest, tao->cnvP);
     if (tao->reason != TAO_CONTINUE_ITERATING) break;
     if (tao->ops->update) PetscUseTypeMethod(tao, update, tao->niter, tao->user_update);
@@ -201,7 +235,7 @@ static PetscErrorCode TaoSolve_MbsLM(Tao tao)
       PetscBool factored;
       PetscReal f_trial = PETSC_INFINITY, predicted = 0, dnorm = 0, rho;
 
-      PetscCall(TaoMbsLMStep_Private(tao, lm, n, nfree, lambda, &factored));
+      PetscCall(TaoMbsLMStep_Private(tao, lm, n, nfree, lm->lambda, &factored));
       if (factored) {
         for (PetscInt k = 0; k < n; k++) {
           PetscReal Hd = 0;
@@ -219,18 +253,18 @@ static PetscErrorCode TaoSolve_MbsLM(Tao tao)
         PetscCall(VecNorm(lm->R_trial, NORM_2, &f_trial));
         f_trial = 0.5 * f_trial * f_trial;
       }
-      rho = predicted > 0 && !PetscIsInfOrNanReal(f_trial) ? (f - f_trial) / predicted : -1;
+      rho = predicted > 0 && !PetscIsInfOrNanReal(f_trial) ? (lm->f - f_trial) / predicted : -1;
       if (rho > 1e-4) {
         PetscCall(VecCopy(lm->X_trial, tao->solution));
-        lambda *= PetscMax(1.0 / 3, 1 - PetscPowReal(2 * rho - 1, 3));
-        nu   = 2;
-        step = dnorm;
-        PetscCall(TaoMbsLMLinearize_Private(tao, lm, n, &f));
+        lm->lambda *= PetscMax(1.0 / 3, 1 - PetscPowReal(2 * rho - 1, 3));
+        lm->nu   = 2;
+        lm->step = dnorm;
+        PetscCall(TaoMbsLMLinearize_Private(tao, lm, n, &lm->f));
         break;
       }
-      lambda *= nu;
-      nu *= 2;
-      if (lambda > 1e16) {
+      lm->lambda *= lm->nu;
+      lm->nu *= 2;
+      if (lm->lambda > 1e16) {
         tao->reason = TAO_DIVERGED_LS_FAILURE;
         break;
       }
@@ -267,6 +301,7 @@ static PetscErrorCode TaoDestroy_MbsLM(Tao tao)
 
   PetscFunctionBeginUser;
   PetscCall(PetscFree5(lm->H, lm->g, lm->A, lm->d, lm->free_index));
+  PetscCall(PetscFree(lm->restore));
   PetscCall(VecDestroy(&lm->X_trial));
   PetscCall(VecDestroy(&lm->R_trial));
   PetscCall(PetscFree(tao->data));
@@ -308,6 +343,52 @@ static PetscErrorCode TaoCreate_MbsLM(Tao tao)
   tao->ops->destroy        = TaoDestroy_MbsLM;
   tao->ops->setfromoptions = TaoSetFromOptions_MbsLM;
   tao->ops->view           = TaoView_MbsLM;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  TaoMbsLMGetState - The state of -tao_type mbslm at its last iteration (while TaoSolve() runs, e.g. in a monitor, or
+  after it): MBS_LM_STATE_SIZE(n) numbers, the MBS_LM_STATE_* scalars, then g (n) and H (n x n); the point is the
+  solution's. Not collective.
+@*/
+PetscErrorCode TaoMbsLMGetState(Tao tao, PetscReal state[])
+{
+  TAO_MbsLM *lm = (TAO_MbsLM *)tao->data;
+  PetscInt   n;
+  PetscBool  is_lm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)tao, TAOMBSLM, &is_lm));
+  PetscCheck(is_lm && lm->H, PetscObjectComm((PetscObject)tao), PETSC_ERR_ORDER, "TaoMbsLMGetState: no state of -tao_type %s to give (another type, or not solved yet)", TAOMBSLM);
+  PetscCall(VecGetSize(tao->solution, &n));
+  state[MBS_LM_STATE_NITER]  = (PetscReal)tao->niter;
+  state[MBS_LM_STATE_F]      = lm->f;
+  state[MBS_LM_STATE_GNORM0] = tao->gnorm0;
+  state[MBS_LM_STATE_LAMBDA] = lm->lambda;
+  state[MBS_LM_STATE_NU]     = lm->nu;
+  state[MBS_LM_STATE_STEP]   = lm->step;
+  PetscCall(PetscArraycpy(state + MBS_LM_STATE_SCALARS, lm->g, n));
+  PetscCall(PetscArraycpy(state + MBS_LM_STATE_SCALARS + n, lm->H, n * n));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  TaoMbsLMSetState - The next TaoSolve() of -tao_type mbslm continues from a state of TaoMbsLMGetState() (size
+  MBS_LM_STATE_SIZE(n), copied) at the solution the caller sets to the point of that state, without evaluating there.
+  Not collective.
+@*/
+PetscErrorCode TaoMbsLMSetState(Tao tao, PetscInt n, const PetscReal state[])
+{
+  TAO_MbsLM *lm = (TAO_MbsLM *)tao->data;
+  PetscBool  is_lm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscObjectTypeCompare((PetscObject)tao, TAOMBSLM, &is_lm));
+  PetscCheck(is_lm, PetscObjectComm((PetscObject)tao), PETSC_ERR_ARG_WRONG, "TaoMbsLMSetState: the Tao is not of type %s", TAOMBSLM);
+  PetscCall(PetscFree(lm->restore));
+  PetscCall(PetscMalloc1(MBS_LM_STATE_SIZE(n), &lm->restore));
+  PetscCall(PetscArraycpy(lm->restore, state, MBS_LM_STATE_SIZE(n)));
+  lm->nrestore = n;
   PetscFunctionReturn(0);
 }
 

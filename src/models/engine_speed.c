@@ -66,9 +66,9 @@ PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *PetscOptionsObjec
   PetscFunctionBeginUser;
   PetscCall(PetscStrncpy(path, profile->table_path, sizeof(path)));
   PetscCall(PetscOptionsReal("-stationary_rpm", "Constant engine speed [rpm] (a stationary sweep point; 0: the run-up -ramp_rpm)", "MbsSpeedProfileAngle", profile->stationary_rpm, &profile->stationary_rpm, NULL));
-  PetscCall(PetscOptionsRealArray("-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time", "MbsSpeedProfileAngle", profile->ramp_rpm, &nrpm, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-ramp_rpm", "Run-up speeds n0,n1 [rpm] at -ramp_time", "MbsSpeedProfileAngle", 2, profile->ramp_rpm, &nrpm, &set));
   PetscCheck(!set || nrpm == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-ramp_rpm needs two values n0,n1 [rpm]");
-  PetscCall(PetscOptionsRealArray("-ramp_time", "Run-up times t0,t1 [s]", "MbsSpeedProfileAngle", profile->ramp_time, &ntime, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-ramp_time", "Run-up times t0,t1 [s]", "MbsSpeedProfileAngle", 2, profile->ramp_time, &ntime, &set));
   PetscCheck(!set || ntime == 2, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "-ramp_time needs two values t0,t1 [s]");
   PetscCall(MbsOptionsInputFile(PetscOptionsObject, "-speed_profile", "Measured engine speed: a measurement file with /speed_profile/t, /speed_profile/rpm (replaces -ramp_rpm)", "MbsSpeedProfileAngle", path, sizeof(path), &set));
   PetscCheck(profile->stationary_rpm >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-stationary_rpm must be >= 0, got %g", (double)profile->stationary_rpm);

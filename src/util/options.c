@@ -8,15 +8,19 @@
 #include <libgen.h>
 #include <sys/stat.h>
 
+static PetscErrorCode MbsOptionsArrayHelp_Private(PetscOptionItems *, const char[], const char[], const char[], PetscInt, const PetscReal[], const PetscInt[], PetscBool *);
+
 static PetscErrorCode MbsOptionsRealArrayRead_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal read[], PetscReal values[], PetscBool *set)
 {
   PetscInt  count = n + 1;
-  PetscBool given;
+  PetscBool given, muted;
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(read, values, n));
   read[n] = 0;
+  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, n, values, NULL, &muted));
   PetscCall(PetscOptionsRealArray(name, text, man, read, &count, &given));
+  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
   if (given) {
     PetscCheck(count == n, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "Option %s needs exactly %" PetscInt_FMT " values, got %s%" PetscInt_FMT " (%s)", name, n, count > n ? "more than " : "", count > n ? n : count, text);
     for (PetscInt i = 0; i < n; i++) PetscCheck(!PetscIsInfOrNanReal(read[i]), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Option %s: value %" PetscInt_FMT " is %g, not a finite number", name, i + 1, (double)read[i]);
@@ -406,6 +410,65 @@ PetscErrorCode MbsHelpMute(PetscBool mute)
     PetscVFPrintf        = MbsVFPrintfUnmuted;
     MbsHelpPrintfUnmuted = NULL;
   }
+  PetscFunctionReturn(0);
+}
+
+/*
+  PETSc 3.18's -help lists an array option with the first value of its default only (-time_span <0.> for 0,1,
+  -design_error_grid <0.225> for six values): with -help, the line with the whole default (n values, real or integer)
+  is printed here, <none> for an empty one, and PETSc's own muted until the caller has read the option (*muted: call
+  MbsHelpMute(PETSC_FALSE)).
+*/
+static PetscErrorCode MbsOptionsArrayHelp_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, const PetscReal real[], const PetscInt integer[], PetscBool *muted)
+{
+  MPI_Comm comm = PetscOptionsObject->comm;
+
+  PetscFunctionBeginUser;
+  *muted = PETSC_FALSE;
+  if (!MBS_PETSC_HELP_ARRAY_FIRST_VALUE || !PetscOptionsObject->printhelp || PetscOptionsObject->count != 1 || PetscOptionsObject->alreadyprinted || MbsHelpPrintfUnmuted) PetscFunctionReturn(0);
+  PetscCall((*PetscHelpPrintf)(comm, "  -%s%s <%s", PetscOptionsObject->prefix ? PetscOptionsObject->prefix : "", name + 1, n < 1 ? "none" : ""));
+  for (PetscInt i = 0; i < n; i++) {
+    if (real) PetscCall((*PetscHelpPrintf)(comm, i ? ",%g" : "%g", (double)real[i]));
+    else PetscCall((*PetscHelpPrintf)(comm, i ? ",%" PetscInt_FMT : "%" PetscInt_FMT, integer[i]));
+  }
+  PetscCall((*PetscHelpPrintf)(comm, ">: %s (%s)\n", text, man ? man : "None"));
+  PetscCall(MbsHelpMute(PETSC_TRUE));
+  *muted = PETSC_TRUE;
+  PetscFunctionReturn(0);
+}
+
+/* PetscOptionsRealArray() (real) or PetscOptionsIntArray() (integer), with the whole default in -help */
+static PetscErrorCode MbsOptionsArray_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscReal real[], PetscInt integer[], PetscInt *n, PetscBool *set)
+{
+  PetscBool muted;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, ndefault, real, integer, &muted));
+  if (real) PetscCall(PetscOptionsRealArray(name, text, man, real, n, set));
+  else PetscCall(PetscOptionsIntArray(name, text, man, integer, n, set));
+  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsRealArray - Inside an options block: PetscOptionsRealArray(), whose -help line shows all ndefault values of
+  the default in values[] (PETSc 3.18 shows the first). *n: the room in values, then the count given. Collective.
+@*/
+PetscErrorCode MbsOptionsRealArray(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscReal values[], PetscInt *n, PetscBool *set)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsOptionsArray_Private(PetscOptionsObject, name, text, man, ndefault, values, NULL, n, set));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsOptionsIntArray - Inside an options block: PetscOptionsIntArray(), whose -help line shows all ndefault values of
+  the default in values[]. *n: the room in values, then the count given. Collective.
+@*/
+PetscErrorCode MbsOptionsIntArray(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt ndefault, PetscInt values[], PetscInt *n, PetscBool *set)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsOptionsArray_Private(PetscOptionsObject, name, text, man, ndefault, NULL, values, n, set));
   PetscFunctionReturn(0);
 }
 

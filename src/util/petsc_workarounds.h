@@ -45,6 +45,10 @@
    The monitor takes the initial state instead (adjoint.c; gradcheck_element_prescribed_shaker: 4.8e-6 without) */
 #define MBS_PETSC_ADJOINT_STEP0_STATE 1
 
+/* -help lists an array option with the first value of its default only (-time_span <0.> for 0,1): mbsid's array
+   readers print the whole default and mute PETSc's line (options.c, MbsOptionsRealArray; help_array_defaults_*) */
+#define MBS_PETSC_HELP_ARRAY_FIRST_VALUE 1
+
 /* name, whether it is in force, and where: for test petsc_workarounds */
 #define MBS_PETSC_WORKAROUNDS(X) \
   X(MBS_PETSC_RK_ADJOINT_FORMS_JACOBIANS, "src/identification/adjoint.c") \
@@ -54,4 +58,5 @@
   X(MBS_PETSC_OPTIONS_INT_WRAPS, "src/util/options.c") \
   X(MBS_PETSC_HELP_NESTED_SOLVERS, "src/util/options.c") \
   X(MBS_PETSC_VALUE_ERROR_NAMES_NO_OPTION, "src/util/options.c") \
-  X(MBS_PETSC_ADJOINT_STEP0_STATE, "src/identification/adjoint.c")
+  X(MBS_PETSC_ADJOINT_STEP0_STATE, "src/identification/adjoint.c") \
+  X(MBS_PETSC_HELP_ARRAY_FIRST_VALUE, "src/util/options.c")
