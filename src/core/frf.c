@@ -248,9 +248,9 @@ static PetscErrorCode MbsFrequencyResponseGradient_Private(MbsModel model, const
 /*@C
   MbsFrequencyResponseGradient - Adds dJ/dp of the parameters id[0..nid-1] to grad, for a real J(H) of the frequency
   response of MbsFrequencyResponse() whose derivatives dJ/dRe H and dJ/dIm H are dJdH (its layout): one transposed
-  solve per frequency, dM/dp, dC/dp, dK/dp exact (MbsModelLinearizeDerivative()). With G (nid x nid, may be NULL) also
-  adds the Gauss-Newton matrix of J = 1/2 sum_c weight[c] sum_j |H_c - Hbar_c|^2 (weight: nchannel, 0 for a channel
-  J does not compare). Not collective.
+  solve per frequency, the derivatives of M, C, K and of the load and output rows exact (MbsModelLinearizeDerivative()).
+  With G (nid x nid, may be NULL) also adds the Gauss-Newton matrix of J = 1/2 sum_c weight[c] sum_j |H_c - Hbar_c|^2
+  (weight: nchannel, 0 for a channel J does not compare). Not collective.
 @*/
 PetscErrorCode MbsFrequencyResponseGradient(MbsModel model, const char load[], PetscInt nf, const PetscReal f[], const PetscReal dJdH[], const PetscReal weight[], PetscInt nid, const PetscInt id[], PetscReal grad[], PetscReal G[])
 {
