@@ -329,6 +329,15 @@ static PetscBool RowP(Described *d, MbsDescription desc, PetscInt r, PetscInt j,
   return MbsJointRowP(desc, el, r - el->first_row, j, drow);
 }
 
+/* The parameters constraint row r's element may depend on, d->param[*k0 .. *k1) (none for a body's row) */
+static void RowParameters(Described *d, PetscInt r, PetscInt *k0, PetscInt *k1)
+{
+  PetscInt e = d->row_owner[r];
+
+  *k0 = e >= 0 ? d->param_start[e] : 0;
+  *k1 = e >= 0 ? d->param_start[e + 1] : 0;
+}
+
 /*
   The description as an entity on bodies b[0..nb) sees it: nq their coordinates, numbered from 0 in the order of b
   (d->global maps them back), so an element's callbacks work on at most 24 coordinates whatever the model's size;
@@ -721,16 +730,17 @@ static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscIn
 */
 static MbsDescription RowHessian(Described *d, PetscInt r, PetscBool mask, PetscReal H[], PetscReal g[], PetscReal q0[], PetscInt *m)
 {
-  PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), e = d->row_owner[r];
+  PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), k0, k1;
   PetscReal     *lq, *lv;
   MbsDescription view = View(d, nb, b, NULL, NULL, &lq, &lv);
 
+  RowParameters(d, r, &k0, &k1);
   *m = view->nq;
   for (PetscInt i = 0; i < *m * *m; i++) H[i] = 0;
   for (PetscInt i = 0; i < *m && g; i++) g[i] = q0[i] = 0;
   MbsBilinearAddHessian(view, d->row[r], 1, H, *m);
   if (g) MbsBilinearAddGradient(view, d->row[r], q0, 1, g, 1);
-  for (PetscInt k = e >= 0 && mask ? d->param_start[e] : 0; k < (e >= 0 && mask ? d->param_start[e + 1] : 0); k++) {
+  for (PetscInt k = k0; k < k1 && mask; k++) {
     MbsBilinear drow;
     PetscReal  *Hj = H + *m * *m, *gj = Hj + *m * *m;
 
@@ -885,14 +895,15 @@ static PetscErrorCode AddJointRowsP(Described *d, const PetscReal U[], Sink *sin
 
   PetscFunctionBeginUser;
   for (PetscInt r = 0; r < nc && d->joint_geometry; r++) {
-    PetscInt       e = d->row_owner[r], b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, k0, k1, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
     MbsDescription view;
     PetscReal     *lq, *lv;
 
-    if (e < 0 || !desc->element[e].npoint_row || !SinkWants(sink, nb, b)) continue;
+    RowParameters(d, r, &k0, &k1);
+    if (d->row_owner[r] < 0 || !desc->element[d->row_owner[r]].npoint_row || !SinkWants(sink, nb, b)) continue;
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;
-    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1]; k++) {
+    for (PetscInt k = k0; k < k1; k++) {
       MbsBilinear drow;
       PetscReal   value[2];
 
@@ -1982,6 +1993,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   }
   for (PetscInt r = 0; r < nc; r++) {
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
+    PetscInt  k0, k1;
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
       PetscInt first = r;
@@ -1996,7 +2008,8 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     }
     /* a joint's point that is a parameter keeps Phi(q0, p) = 0; Phi_q(q0, p) v0 = 0 for every p needs the rate of
        dPhi/dp to vanish too: v0 would depend on p otherwise, which initial_state_p does not give */
-    for (PetscInt k = d->row_owner[r] >= 0 ? d->param_start[d->row_owner[r]] : 0; k < (d->row_owner[r] >= 0 ? d->param_start[d->row_owner[r] + 1] : 0); k++) {
+    RowParameters(d, r, &k0, &k1);
+    for (PetscInt k = k0; k < k1; k++) {
       MbsBilinear drow;
 
       if (!RowP(d, desc, r, d->param[k], &drow)) continue;
