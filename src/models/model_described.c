@@ -1828,6 +1828,11 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
     rows M v' - f:   Slambda_r H_r (columns q),  H_r Sq (column lambda_r)
     row Phi_r,q v:   (H_r Sv)^T (columns q),     (H_r Sq)^T (columns v)
     row Phi_r:       (H_r Sq)^T (columns q)
+  and, when p_j moves its joint's point (RowP: s = dPhi_r/dp_j), the derivatives of its share of dF/dp_j
+    rows q' - v:     mu_r s_qq (columns q),      s_q (column mu_r)
+    rows M v' - f:   lambda_r s_qq (columns q),  s_q (column lambda_r)
+    row Phi_r,q v:   (s_qq v)^T (columns q),     s_q^T (columns v)
+    row Phi_r:       s_q^T (columns q)
   work: 2 L + 2 L^2 + MBS_SECOND_WORK(L), L the most coordinates of a view.
 */
 static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, PetscReal D[], PetscReal work[])
@@ -1836,16 +1841,18 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   MbsDescription   desc = Description(model);
   PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, *rows = d->index, *cols = d->index + L;
   PetscReal       *lsq = work, *lsv = lsq + L, *Dq = lsv + L, *Dv = Dq + L * L, *element_work = Dv + L * L;
-  const PetscReal *q = U, *v = U + nq, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
   Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
 
   PetscFunctionBeginUser;
-  for (PetscInt e = 0; e < desc->nelement; e++) {
+  /* D_j below is exact for a joint's point too (test_jacobians -second); what design lacks is dS_j(t0)/dF_0 of the
+     extended start (sensitivity.c), which misses the row r share -s_q dv'/dF_0 of dlambda(t0)/dp_j */
+  for (PetscInt e = 0; e < desc->nelement && model->input.type == MBS_INPUT_NODAL; e++) {
     const MbsElement *el = &desc->element[e];
 
     for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)
-      PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point, and the sensitivity system of optimal input design needs the second derivatives of its rows by it, which are not provided; leave it out of the design's parameters",
-                 desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name);
+      PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
+                 desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
   }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
@@ -1898,6 +1905,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
     PetscReal     *H = Dq, *Hs = Dv, *a = element_work, *w = a + L, *lq, *lv;
     MbsDescription view;
+    MbsBilinear    drow;
 
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;
@@ -1914,6 +1922,22 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
     PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
     for (PetscInt i = 0; i < m * m; i++) Hs[i] = Slambda[r] * H[i];
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
+    PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[1], m, cols, a));
+    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+    if (!RowP(d, view, r, j, &drow)) continue;
+    /* the row's share of dF/dp_j when p_j moves its joint's point (AddJointRowsP), differentiated by U */
+    PetscCall(PetscArrayzero(H, m * m));
+    PetscCall(PetscArrayzero(a, 2 * L));
+    MbsBilinearAddHessian(view, &drow, 1, H, m);
+    MbsBilinearAddGradient(view, &drow, lq, 1, a, 1);
+    MbsBilinearAddRateGradient(view, &drow, lv, 1, w, 1);
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
+    PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
+    PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
+    for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
     PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
     PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
     PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
