@@ -1,6 +1,7 @@
 /*
   Element spherical: a point of body a and a point of body b coincide, Phi = P_b(q) - P_a(q) = 0 (3 rows, linear in q).
-  Fields: bodies: [a, b], point (ground coordinates at the initial pose) or point_a, point_b (body coordinates).
+  Fields: bodies: [a, b], point (ground coordinates at the initial pose; its coordinates may be parameters, which move
+  it on both bodies: geometry.c) or point_a, point_b (body coordinates).
 */
 #include "models/elements/elementimpl.h"
 
