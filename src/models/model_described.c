@@ -1819,6 +1819,31 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
 }
 
 /*
+  A constraint row r's block of D_j on its view (m coordinates, the view's d->global): with H (m x m), a and w (m),
+    rows q' - v:     x_mu H (columns q),       a (column mu_r)
+    rows M v' - f:   x_lambda H (columns q),   a (column lambda_r)
+    row Phi_r,q v:   w^T (columns q),          a^T (columns v)
+    row Phi_r:       a^T (columns q)
+  Hs: m x m scratch
+*/
+static PetscErrorCode AddRowSecond(Described *d, Sink *sink, PetscInt r, PetscInt m, const PetscReal H[], PetscReal x_mu, PetscReal x_lambda, const PetscReal a[], const PetscReal w[], PetscReal Hs[])
+{
+  PetscInt nq = d->desc->nq, nc = d->desc->nc, *rows = d->index, *cols = d->index + d->nlocal, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < m * m; i++) Hs[i] = x_mu * H[i];
+  PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
+  PetscCall(SinkAdd(sink, m, rows, 1, &mu_col, a));
+  for (PetscInt i = 0; i < m * m; i++) Hs[i] = x_lambda * H[i];
+  PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
+  PetscCall(SinkAdd(sink, m, rows, 1, &lambda_col, a));
+  PetscCall(SinkAdd(sink, 1, &phi_row[0], m, cols, w));
+  PetscCall(SinkAdd(sink, 1, &phi_row[1], m, cols, a));
+  PetscCall(SinkAdd(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+  PetscFunctionReturn(0);
+}
+
+/*
   The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
   Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
   dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
@@ -1902,7 +1927,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscCall(SinkAdd(&sink, m, rows, m, Shifted(d, m, nq, cols), Dv));
   }
   for (PetscInt r = 0; r < nc; r++) {
-    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m;
     PetscReal     *H = Dq, *Hs = Dv, *a = element_work, *w = a + L, *lq, *lv;
     MbsDescription view;
     MbsBilinear    drow;
@@ -1918,15 +1943,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
         w[i] += H[i + k * m] * S[nq + d->global[k]];
       }
     }
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Smu[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Slambda[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[1], m, cols, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+    PetscCall(AddRowSecond(d, &sink, r, m, H, Smu[r], Slambda[r], a, w, Hs));
     if (!RowP(d, view, r, j, &drow)) continue;
     /* the row's share of dF/dp_j when p_j moves its joint's point (AddJointRowsP), differentiated by U */
     PetscCall(PetscArrayzero(H, m * m));
@@ -1934,15 +1951,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     MbsBilinearAddHessian(view, &drow, 1, H, m);
     MbsBilinearAddGradient(view, &drow, lq, 1, a, 1);
     MbsBilinearAddRateGradient(view, &drow, lv, 1, w, 1);
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = mu[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = lambda[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[1], m, cols, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+    PetscCall(AddRowSecond(d, &sink, r, m, H, mu[r], lambda[r], a, w, Hs));
   }
   PetscFunctionReturn(0);
 }
