@@ -75,9 +75,10 @@ typedef struct {
   PetscReal             *channel_work;         /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
-  PetscReal             *free_motions;  /* N of FreeMotions(), once computed */
-  PetscBool              rheonomic;     /* a row moves with time (a prescribed motion, elements/prescribed.c) */
-  MbsElement            *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
+  PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
+  PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
+  MbsElement            *input_element;  /* the force with input: true, which the model's nodal input drives, or NULL */
   /* what of each constraint row's Jacobian blocks can be non-zero, on its view (RowPatternsSetUp()): the entries of its
      Hessian (constant) and the coordinates where Phi_q and d(Phi_q v)/dq can be non-zero, rows r's from *_start[r] */
   PetscInt  *hess_start, *hess_i, *hess_j, *grad_start, *grad_i, *rate_start, *rate_i;
@@ -249,6 +250,7 @@ static PetscInt BodySize(MbsDescription desc, PetscInt b)
 }
 
 static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
+static void           RowHessianValues(Described *, PetscInt);
 static PetscErrorCode OwnerName(MbsModel, PetscInt, char[], size_t);
 
 static PetscInt NQ(MbsModel model)
@@ -268,7 +270,9 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  for (PetscInt e = 0; e < desc->nelement; e++) MbsGeometryUpdate(desc, &desc->element[e]); /* points that are parameters */
+  for (PetscInt e = 0; e < desc->nelement; e++) /* points that are parameters */
+    if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->hess)
+      for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowHessianValues(d, desc->element[e].first_row + i);
   if (d->input_element) {
     d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
     d->input_element->control = model->control_force;
@@ -312,6 +316,26 @@ static PetscReal RowMotion(Described *d, PetscInt r, PetscReal t, PetscInt order
   if (el && el->motion) return el->motion(d->desc, el, t, order, dddp);
   for (PetscInt j = 0; j < d->desc->nparam && dddp; j++) dddp[j] = 0;
   return 0;
+}
+
+/* dPhi_r/dp_j of constraint row r (a joint's row that follows its point, MbsJointRowP) into drow, on desc or a view of
+   the row's bodies; false when p_j does not move the row */
+static PetscBool RowP(Described *d, MbsDescription desc, PetscInt r, PetscInt j, MbsBilinear *drow)
+{
+  const MbsElement *el = d->row_owner[r] >= 0 ? &d->desc->element[d->row_owner[r]] : NULL;
+
+  drow->nproduct = 0;
+  if (!el || el->ops->kind != MBS_ELEMENT_CONSTRAINT) return PETSC_FALSE;
+  return MbsJointRowP(desc, el, r - el->first_row, j, drow);
+}
+
+/* The parameters constraint row r's element may depend on, d->param[*k0 .. *k1) (none for a body's row) */
+static void RowParameters(Described *d, PetscInt r, PetscInt *k0, PetscInt *k1)
+{
+  PetscInt e = d->row_owner[r];
+
+  *k0 = e >= 0 ? d->param_start[e] : 0;
+  *k1 = e >= 0 ? d->param_start[e + 1] : 0;
 }
 
 /*
@@ -699,36 +723,76 @@ static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscIn
 }
 
 /*
+  The view of constraint row r's bodies, and its Hessian H (m x m, column-major, zeroed here) and with g (may be NULL)
+  its gradient at q = 0, its constant part; with mask, |H| and |g| plus those of its derivatives by the parameters that
+  move a joint's point (RowP): the row is affine in them, so that its Hessian and constant part can be non-zero only
+  where those of the file's row or of a derivative are, whatever p.
+*/
+static MbsDescription RowHessian(Described *d, PetscInt r, PetscBool mask, PetscReal H[], PetscReal g[], PetscReal q0[], PetscInt *m)
+{
+  PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), k0, k1;
+  PetscReal     *lq, *lv;
+  MbsDescription view = View(d, nb, b, NULL, NULL, &lq, &lv);
+
+  RowParameters(d, r, &k0, &k1);
+  *m = view->nq;
+  for (PetscInt i = 0; i < *m * *m; i++) H[i] = 0;
+  for (PetscInt i = 0; i < *m && g; i++) g[i] = q0[i] = 0;
+  MbsBilinearAddHessian(view, d->row[r], 1, H, *m);
+  if (g) MbsBilinearAddGradient(view, d->row[r], q0, 1, g, 1);
+  for (PetscInt k = k0; k < k1 && mask; k++) {
+    MbsBilinear drow;
+    PetscReal  *Hj = H + *m * *m, *gj = Hj + *m * *m;
+
+    if (!RowP(d, view, r, d->param[k], &drow)) continue;
+    for (PetscInt i = 0; i < *m * *m; i++) Hj[i] = 0;
+    for (PetscInt i = 0; i < *m; i++) gj[i] = 0;
+    MbsBilinearAddHessian(view, &drow, 1, Hj, *m);
+    MbsBilinearAddGradient(view, &drow, q0, 1, gj, 1);
+    for (PetscInt i = 0; i < *m * *m; i++) H[i] = PetscAbsReal(H[i]) + PetscAbsReal(Hj[i]);
+    for (PetscInt i = 0; i < *m; i++) g[i] = PetscAbsReal(g[i]) + PetscAbsReal(gj[i]);
+  }
+  return view;
+}
+
+/* d->hess of constraint row r at the current rows (a joint's point moved: its Hessian moves with it) */
+static void RowHessianValues(Described *d, PetscInt r)
+{
+  PetscInt   m;
+  PetscReal *H = d->local + 7 * d->nlocal;
+
+  (void)RowHessian(d, r, PETSC_FALSE, H, NULL, NULL, &m);
+  for (PetscInt c = d->hess_start[r]; c < d->hess_start[r + 1]; c++) d->hess[c] = H[d->hess_i[c] + d->hess_j[c] * m];
+}
+
+/*
   The lists of RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and Phi_q = q^T H + its
   constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v only where a
-  row of H is. The sparse matrices hold no place for what is zero whatever the state, and KLU's factors no fill from it.
+  row of H is (with a joint's point a parameter: where they can be for some p, RowHessian()). The sparse matrices hold
+  no place for what is zero whatever the state, and KLU's factors no fill from it.
 */
 static PetscErrorCode RowPatternsSetUp(Described *d)
 {
   MbsDescription desc = d->desc;
   PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0;
-  PetscReal     *H = d->local + 7 * L, *q0 = H + L * L, *g = q0 + L;
+  PetscReal     *H, *Hmask, *q0, *g;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMalloc4(L * L, &H, 3 * L * L, &Hmask, L, &q0, 3 * L, &g));
   PetscCall(PetscMalloc3(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start));
   for (PetscInt pass = 0; pass < 2; pass++) {
     nh = ng = nr = 0;
     for (PetscInt r = 0; r < nc; r++) {
-      PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m;
-      PetscReal     *lq, *lv;
-      MbsDescription view = View(d, nb, b, NULL, NULL, &lq, &lv);
+      PetscInt m;
 
-      m                = view->nq;
+      (void)RowHessian(d, r, PETSC_FALSE, H, NULL, NULL, &m);
+      (void)RowHessian(d, r, PETSC_TRUE, Hmask, g, q0, &m);
       d->hess_start[r] = nh;
       d->grad_start[r] = ng;
       d->rate_start[r] = nr;
-      PetscCall(PetscArrayzero(H, m * m));
-      PetscCall(PetscArrayzero(q0, 2 * L));
-      MbsBilinearAddHessian(view, d->row[r], 1, H, m);
-      MbsBilinearAddGradient(view, d->row[r], q0, 1, g, 1);
       for (PetscInt j = 0; j < m; j++)
         for (PetscInt i = 0; i < m; i++) {
-          if (H[i + j * m] == 0) continue;
+          if (Hmask[i + j * m] == 0) continue;
           if (pass) {
             d->hess_i[nh] = i;
             d->hess_j[nh] = j;
@@ -739,7 +803,7 @@ static PetscErrorCode RowPatternsSetUp(Described *d)
       for (PetscInt i = 0; i < m; i++) {
         PetscReal row_sum = 0;
 
-        for (PetscInt j = 0; j < m; j++) row_sum += PetscAbsReal(H[i + j * m]);
+        for (PetscInt j = 0; j < m; j++) row_sum += PetscAbsReal(Hmask[i + j * m]);
         if (pass && row_sum + PetscAbsReal(g[i]) != 0) d->grad_i[ng] = i;
         if (pass && row_sum != 0) d->rate_i[nr] = i;
         ng += row_sum + PetscAbsReal(g[i]) != 0;
@@ -755,6 +819,7 @@ static PetscErrorCode RowPatternsSetUp(Described *d)
       PetscCall(PetscMalloc4(nr, &d->rate_i, most, &d->entry_row, most, &d->entry_col, most, &d->entry_value));
     }
   }
+  PetscCall(PetscFree4(H, Hmask, q0, g));
   PetscFunctionReturn(0);
 }
 
@@ -817,9 +882,52 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
   PetscFunctionReturn(0);
 }
 
+/*
+  The rows of a joint whose point moves with p_j (RowP: dPhi_r/dp_j = s(q), bilinear) in dF/dp: s_q^T mu_r in the rows
+  q' - v, s_q^T lambda_r in the rows M v' - f, s_q v and s in the rows Phi_q v and Phi (no product reads those)
+*/
+static PetscErrorCode AddJointRowsP(Described *d, const PetscReal U[], Sink *sink)
+{
+  MbsDescription   desc = d->desc;
+  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc;
+  PetscReal       *g = d->local + 4 * L, *gl = g + L, *gm = gl + L;
+
+  PetscFunctionBeginUser;
+  for (PetscInt r = 0; r < nc && d->joint_geometry; r++) {
+    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, k0, k1, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    MbsDescription view;
+    PetscReal     *lq, *lv;
+
+    RowParameters(d, r, &k0, &k1);
+    if (d->row_owner[r] < 0 || !desc->element[d->row_owner[r]].npoint_row || !SinkWants(sink, nb, b)) continue;
+    view = View(d, nb, b, q, v, &lq, &lv);
+    m    = view->nq;
+    for (PetscInt k = k0; k < k1; k++) {
+      MbsBilinear drow;
+      PetscReal   value[2];
+
+      if (!RowP(d, view, r, d->param[k], &drow)) continue;
+      for (PetscInt i = 0; i < m; i++) g[i] = 0;
+      MbsBilinearAddGradient(view, &drow, lq, 1, g, 1);
+      for (PetscInt i = 0; i < m; i++) {
+        gl[i] = lambda[r] * g[i];
+        gm[i] = mu[r] * g[i];
+      }
+      PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, d->index), 1, &d->param[k], gm));
+      PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, d->index), 1, &d->param[k], gl));
+      if (sink->type == SINK_PRODUCT) continue;
+      value[0] = MbsBilinearRate(view, &drow, lq, lv);
+      value[1] = MbsBilinearValue(view, &drow, lq);
+      PetscCall(SinkAdd(sink, 2, phi_row, 1, &d->param[k], value));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 /* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m, the force
-   elements' (and flexible bodies') -df/dp, and -d'_p, -d_p of the prescribed motions in their rows Phi_q v - d',
-   Phi - d (no product reads those rows) */
+   elements' (and flexible bodies') -df/dp, the joints' rows that follow their points (AddJointRowsP), and -d'_p, -d_p
+   of the prescribed motions in their rows Phi_q v - d', Phi - d (no product reads those rows) */
 static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
   Described     *d    = (Described *)model->data;
@@ -855,6 +963,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
   }
   PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + offset[3], NULL, NULL, NULL, sink, offset));
   PetscCall(AddStates(d, t, U, U + nq, U + offset[3], Udot + offset[3], 0, NULL, NULL, sink, offset));
+  PetscCall(AddJointRowsP(d, U, sink));
   for (PetscInt e = 0; e < desc->nelement && sink->type != SINK_PRODUCT; e++) {
     const MbsElement *el   = &desc->element[e];
     PetscReal        *dddp = MbsParameterScratch(desc), value;
@@ -1528,6 +1637,8 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   A [dv/dp; .] = [-M_p dv; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
   A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
                          = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
+  A joint whose point moves with p_j (RowP: dPhi_r/dp_j = s, bilinear, zero with its rate at the start, which
+  DescribedCheck ensures) adds s_q^T lambda_r to the rows v of dF/dp and -s_q v' - v^T s_qq v to row r's right side.
 */
 static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], PetscReal work[])
 {
@@ -1573,6 +1684,16 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
         column[nq + r] = -2 * dot + accel[r + j * nc];
       }
     }
+    for (PetscInt r = 0; r < nc && d->joint_geometry; r++) {
+      MbsBilinear drow;
+      PetscReal   curvature = 0;
+
+      if (!RowP(d, desc, r, j, &drow)) continue;
+      for (PetscInt i = 0; i < nq; i++) h[i] = 0;
+      MbsBilinearAddRateGradient(desc, &drow, U + nq, 1, h, 1);
+      for (PetscInt i = 0; i < nq; i++) curvature += h[i] * U[nq + i];
+      column[nq + r] -= MbsBilinearRate(desc, &drow, U, Udot + nq) + curvature;
+    }
     MbsDenseLUSolve(m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
     for (PetscInt i = 0; i < nq; i++) column[i] = d->rheonomic ? dv[i] : 0;
@@ -1583,7 +1704,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic ? 2 * nc * model->np + 4 * nq + m : 0;
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic || d->joint_geometry ? 2 * nc * model->np + 4 * nq + m : 0;
   PetscReal *A, *G, *Jp, *J, *work;
   PetscInt  *pivots;
 
@@ -1698,6 +1819,31 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
 }
 
 /*
+  A constraint row r's block of D_j on its view (m coordinates, the view's d->global): with H (m x m), a and w (m),
+    rows q' - v:     x_mu H (columns q),       a (column mu_r)
+    rows M v' - f:   x_lambda H (columns q),   a (column lambda_r)
+    row Phi_r,q v:   w^T (columns q),          a^T (columns v)
+    row Phi_r:       a^T (columns q)
+  Hs: m x m scratch
+*/
+static PetscErrorCode AddRowSecond(Described *d, Sink *sink, PetscInt r, PetscInt m, const PetscReal H[], PetscReal x_mu, PetscReal x_lambda, const PetscReal a[], const PetscReal w[], PetscReal Hs[])
+{
+  PetscInt nq = d->desc->nq, nc = d->desc->nc, *rows = d->index, *cols = d->index + d->nlocal, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < m * m; i++) Hs[i] = x_mu * H[i];
+  PetscCall(SinkAdd(sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
+  PetscCall(SinkAdd(sink, m, rows, 1, &mu_col, a));
+  for (PetscInt i = 0; i < m * m; i++) Hs[i] = x_lambda * H[i];
+  PetscCall(SinkAdd(sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
+  PetscCall(SinkAdd(sink, m, rows, 1, &lambda_col, a));
+  PetscCall(SinkAdd(sink, 1, &phi_row[0], m, cols, w));
+  PetscCall(SinkAdd(sink, 1, &phi_row[1], m, cols, a));
+  PetscCall(SinkAdd(sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+  PetscFunctionReturn(0);
+}
+
+/*
   The second derivatives of the sensitivity equations (ops.jacobian_sensitivity, sensitivity.c): along S = (Sq, Sv,
   Slambda, Smu) and parameter j, D_j = d/dU (dF/dU S + dF/dU' S' + dF/dp_j) + shift d/dU' (...), entity by entity.
   dF/dU' is constant, so S' enters nowhere; dF/dp_j holds dM/dp_j v', whence shift dM/dp_j in the rows M v' - f. Each
@@ -1707,6 +1853,11 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
     rows M v' - f:   Slambda_r H_r (columns q),  H_r Sq (column lambda_r)
     row Phi_r,q v:   (H_r Sv)^T (columns q),     (H_r Sq)^T (columns v)
     row Phi_r:       (H_r Sq)^T (columns q)
+  and, when p_j moves its joint's point (RowP: s = dPhi_r/dp_j), the derivatives of its share of dF/dp_j
+    rows q' - v:     mu_r s_qq (columns q),      s_q (column mu_r)
+    rows M v' - f:   lambda_r s_qq (columns q),  s_q (column lambda_r)
+    row Phi_r,q v:   (s_qq v)^T (columns q),     s_q^T (columns v)
+    row Phi_r:       s_q^T (columns q)
   work: 2 L + 2 L^2 + MBS_SECOND_WORK(L), L the most coordinates of a view.
 */
 static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, PetscReal D[], PetscReal work[])
@@ -1715,10 +1866,19 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   MbsDescription   desc = Description(model);
   PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, *rows = d->index, *cols = d->index + L;
   PetscReal       *lsq = work, *lsv = lsq + L, *Dq = lsv + L, *Dv = Dq + L * L, *element_work = Dv + L * L;
-  const PetscReal *q = U, *v = U + nq, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
+  const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
   Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
 
   PetscFunctionBeginUser;
+  /* D_j below is exact for a joint's point too (test_jacobians -second); what design lacks is dS_j(t0)/dF_0 of the
+     extended start (sensitivity.c), which misses the row r share -s_q dv'/dF_0 of dlambda(t0)/dp_j */
+  for (PetscInt e = 0; e < desc->nelement && model->input.type == MBS_INPUT_NODAL; e++) {
+    const MbsElement *el = &desc->element[e];
+
+    for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)
+      PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
+                 desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
+  }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = nq + body->offset, m;
@@ -1767,9 +1927,10 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     PetscCall(SinkAdd(&sink, m, rows, m, Shifted(d, m, nq, cols), Dv));
   }
   for (PetscInt r = 0; r < nc; r++) {
-    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m, lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
+    PetscInt       b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), m;
     PetscReal     *H = Dq, *Hs = Dv, *a = element_work, *w = a + L, *lq, *lv;
     MbsDescription view;
+    MbsBilinear    drow;
 
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;
@@ -1782,15 +1943,15 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
         w[i] += H[i + k * m] * S[nq + d->global[k]];
       }
     }
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Smu[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, 0, rows), m, Shifted(d, m, 0, cols), Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &mu_col, a));
-    for (PetscInt i = 0; i < m * m; i++) Hs[i] = Slambda[r] * H[i];
-    PetscCall(SinkAdd(&sink, m, Shifted(d, m, nq, rows), m, cols, Hs));
-    PetscCall(SinkAdd(&sink, m, rows, 1, &lambda_col, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, cols, w));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[1], m, cols, a));
-    PetscCall(SinkAdd(&sink, 1, &phi_row[0], m, Shifted(d, m, nq, cols), a));
+    PetscCall(AddRowSecond(d, &sink, r, m, H, Smu[r], Slambda[r], a, w, Hs));
+    if (!RowP(d, view, r, j, &drow)) continue;
+    /* the row's share of dF/dp_j when p_j moves its joint's point (AddJointRowsP), differentiated by U */
+    PetscCall(PetscArrayzero(H, m * m));
+    PetscCall(PetscArrayzero(a, 2 * L));
+    MbsBilinearAddHessian(view, &drow, 1, H, m);
+    MbsBilinearAddGradient(view, &drow, lq, 1, a, 1);
+    MbsBilinearAddRateGradient(view, &drow, lv, 1, w, 1);
+    PetscCall(AddRowSecond(d, &sink, r, m, H, mu[r], lambda[r], a, w, Hs));
   }
   PetscFunctionReturn(0);
 }
@@ -1865,6 +2026,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   }
   for (PetscInt r = 0; r < nc; r++) {
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
+    PetscInt  k0, k1;
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
       PetscInt first = r;
@@ -1876,6 +2038,20 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     if (PetscAbsReal(rate) > 1e-9 * vscale && !(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion)) { /* a prescribed motion sets its own (ImposeMotion) */
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial velocities violate its constraint (rate %g); give velocities the joint allows", owner, (double)rate);
+    }
+    /* a joint's point that is a parameter keeps Phi(q0, p) = 0; Phi_q(q0, p) v0 = 0 for every p needs the rate of
+       dPhi/dp to vanish too: v0 would depend on p otherwise, which initial_state_p does not give */
+    RowParameters(d, r, &k0, &k1);
+    for (PetscInt k = k0; k < k1; k++) {
+      MbsBilinear drow;
+
+      if (!RowP(d, desc, r, d->param[k], &drow)) continue;
+      rate = MbsBilinearRate(desc, &drow, q, v);
+      if (PetscAbsReal(rate) > 1e-9 * vscale) {
+        PetscCall(OwnerName(model, r, owner, sizeof(owner)));
+        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: its point holds the parameter '%s', but its bodies start turning relative to each other (the rate of its constraint changes by %g per m of '%s'), so the initial velocities would violate the joint at any other point; give both bodies the same angular_velocity, or keep the point fixed", owner,
+                desc->param_info[d->param[k]].name, (double)rate, desc->param_info[d->param[k]].name);
+      }
     }
   }
   for (PetscInt r = 0, rank = 0; r < nc;) {
@@ -1930,8 +2106,8 @@ static PetscErrorCode Project(PetscInt nq, PetscInt m, const PetscReal N[], cons
 
 /*
   N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
-  work). No parameter moves the joints' geometry, so N is computed once and kept: its SVD is most of the work of a
-  linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
+  work). Unless a joint's point is a parameter (which moves Phi_q), N is computed once and kept: its SVD is most of the
+  work of a linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
 */
 static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
 {
@@ -1948,6 +2124,7 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
   if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
   for (PetscInt j = 0; j < model->nq; j++)
     for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+  if (d->joint_geometry) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(nq * model->nq, &d->free_motions));
   PetscCall(PetscArraycpy(d->free_motions, N, nq * model->nq));
   PetscFunctionReturn(0);
@@ -2504,6 +2681,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
     if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
+    if (desc->element[e].ngeometry) d->joint_geometry = PETSC_TRUE;
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];

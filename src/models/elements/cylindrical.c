@@ -8,16 +8,16 @@
 static PetscErrorCode CylindricalRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3];
+  PetscReal      axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
-  MbsJointLineRows(desc, el, local, axis);
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, el->vector, axis));
+  MbsJointLineRows(desc, el, axis);
   MbsJointAxisRows(desc, el, axis);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Cylindrical = {MBS_ELEMENT_CONSTRAINT, CylindricalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Cylindrical = {MBS_ELEMENT_CONSTRAINT, CylindricalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Cylindrical(const MbsElementType **type)
 {

@@ -124,7 +124,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values and the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -852,8 +852,13 @@ static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
   for (PetscInt n = 0; n < el->ngeometry; n++) {
     const MbsGeometry *g    = &el->geometry[n];
     PetscInt           body = el->body[g->point];
+    PetscBool          world;
 
-    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements may (the geometry of joints and of the other types is not identifiable yet)",
+    PetscCall(PetscStrcmp(g->field, "point", &world));
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements and the point of a joint may (the geometry of the other types is not identifiable yet)",
+               desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
+    /* a body point of one body alone would leave the initial pose off the joint for p != p0 (doc/model-files.md, "Joint positions") */
+    PetscCheck(el->ops->kind != MBS_ELEMENT_CONSTRAINT || world, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in a joint (%s): it would move the point on one body alone, and the initial pose would violate the joint; give the joint's point in ground coordinates (point: [...]) to move it on both bodies",
                desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
     PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
                desc->param_info[g->param].name, desc->body[body].name);

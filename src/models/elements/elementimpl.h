@@ -227,6 +227,7 @@ struct _MbsElement {
   MbsGeometry               geometry[MBS_MAX_GEOMETRY];
   PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
   PetscReal                 control;      /* the force u of a controller in the loop on that force, subtracted from its law */
+  PetscInt                  npoint_row;   /* a joint's first rows a(q).(P_b - P_a), which follow its points (geometry.c) */
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -282,10 +283,10 @@ PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscI
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
-PETSC_INTERN void         MbsJointPointRows(MbsDescription, MbsElement *, const PetscReal[2][3]);
+PETSC_INTERN void         MbsJointPointRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointAxisRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
-PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[2][3], const PetscReal[3]);
+PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
 
@@ -333,11 +334,14 @@ PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, 
 PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
 
 /* Points whose coordinates are parameters (geometry.c) */
-PETSC_INTERN void      MbsGeometryUpdate(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool MbsGeometryUpdate(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool MbsGeometryFirst(const MbsElement *, PetscInt);
 PETSC_INTERN PetscBool MbsGeometryPointDerivative(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsVectorMap *);
 PETSC_INTERN PetscBool MbsGeometryDifferenceDerivative(MbsDescription, const MbsElement *, PetscInt, MbsVectorMap *);
 PETSC_INTERN void      MbsGeometrySensorP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, const PetscReal[3], PetscReal[]);
+PETSC_INTERN void      MbsJointPointDifference(MbsDescription, const MbsElement *, MbsVectorMap *);
+PETSC_INTERN void      MbsJointPointsMoved(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool MbsJointRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
 
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);

@@ -44,16 +44,14 @@ void MbsJointRotationRows(MbsDescription desc, MbsElement *el)
 static PetscErrorCode FixedRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3];
-
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  MbsJointPointRows(desc, el, local);
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
+  MbsJointPointRows(desc, el);
   MbsJointRotationRows(desc, el);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Fixed = {MBS_ELEMENT_CONSTRAINT, FixedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Fixed = {MBS_ELEMENT_CONSTRAINT, FixedRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Fixed(const MbsElementType **type)
 {

@@ -14,19 +14,29 @@
   current parameters (MbsGeometryUpdate, before every evaluation); their derivatives by such a parameter follow from
   these maps (bushing.c, spring_damper.c, force.c, engine_force.c, position.c, velocity.c, acceleration.c,
   relative_displacement.c).
+
+  A joint's point (ground coordinates at the initial pose, the same point of both bodies) moves its first npoint_row
+  rows, each a(q).(P_b - P_a) with a(q) free of the points (spherical.c, point_on_line.c, point_on_plane.c and the
+  joints built on them). Each is affine in p at fixed q, with the bilinear derivative
+
+    dPhi_r/dp_j = a(q).D_j(q),   D_j = d(P_b - P_a)/dp_j,
+
+  which vanishes at the initial pose q0 (both points move by the same ground vector), so Phi(q0, p) = 0 for every p.
+  The model assembles d(Phi_q v)/dp, d(Phi_q^T lambda)/dp and d(Phi_q^T mu)/dp from its gradient and rate
+  (model_described.c).
 */
 #include "models/elements/elementimpl.h"
 
 /*@C
   MbsGeometryUpdate - Moves el's points to the parameters desc->p and rebuilds the rows that depend on them; nothing
-  when no coordinate moved since the last call. Not collective.
+  when no coordinate moved since the last call. Returns whether a point moved. Not collective.
 @*/
-void MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
+PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
 {
   PetscReal x[2][3];
   PetscBool moved = PETSC_FALSE;
 
-  if (!el->ngeometry) return;
+  if (!el->ngeometry) return PETSC_FALSE;
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt i = 0; i < 3; i++) x[k][i] = el->point0[k][i];
   for (PetscInt n = 0; n < el->ngeometry; n++) {
@@ -40,6 +50,7 @@ void MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
       el->vector[k][i] = x[k][i];
     }
   if (moved && el->ops->rows) el->ops->rows(desc, el);
+  return moved;
 }
 
 /*@C
@@ -102,4 +113,44 @@ void MbsGeometrySensorP(MbsDescription desc, const MbsElement *el, const PetscRe
     MbsMapEval(desc, &D, x, constant, d);
     dydp[j] += e[0] * d[0] + e[1] * d[1] + e[2] * d[2];
   }
+}
+
+/*@C
+  MbsJointPointDifference - The map P_b - P_a of a joint's points el->vector[0], el->vector[1] (body coordinates). Not
+  collective.
+@*/
+void MbsJointPointDifference(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
+{
+  MbsVectorMap pa, pb;
+
+  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
+  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
+  MbsMapDifference(&pb, &pa, d);
+}
+
+/*@C
+  MbsJointPointsMoved - The rows callback of the joints: their first npoint_row rows a(q).(P_b - P_a) take the points'
+  new difference map. Not collective.
+@*/
+void MbsJointPointsMoved(MbsDescription desc, MbsElement *el)
+{
+  MbsVectorMap d;
+
+  MbsJointPointDifference(desc, el, &d);
+  for (PetscInt r = 0; r < el->npoint_row; r++) el->row[r].b[0] = d;
+}
+
+/*@C
+  MbsJointRowP - dPhi_i/dp_j of a joint's row i, a(q).D_j(q) (a bilinear scalar, zero at the initial pose), into drow;
+  false when p_j does not move the row. Not collective.
+@*/
+PetscBool MbsJointRowP(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, MbsBilinear *drow)
+{
+  MbsVectorMap D;
+
+  drow->nproduct = 0;
+  drow->c        = 0;
+  if (i >= el->npoint_row || !MbsGeometryDifferenceDerivative(desc, el, j, &D)) return PETSC_FALSE;
+  MbsBilinearProduct(&el->row[i].a[0], &D, el->row[i].sign[0], drow);
+  return PETSC_TRUE;
 }

@@ -7,35 +7,34 @@
 #include "models/elements/elementimpl.h"
 
 /* The two rows (R_a n_k).(P_b - P_a) = 0 that keep the point of b on the line of a through P_a along axis */
-void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal local[2][3], const PetscReal axis[3])
+void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal axis[3])
 {
   PetscReal    da[3], n[2][3];
-  MbsVectorMap pa, pb, d;
+  MbsVectorMap d;
 
   MbsDescriptionLocalDirection(desc, el->body[0], axis, da);
   MbsPerpendicular(da, n[0], n[1]);
-  MbsMapPoint(desc, el->body[0], local[0], &pa);
-  MbsMapPoint(desc, el->body[1], local[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
+  MbsJointPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 2; i++) {
     MbsVectorMap normal;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal);
     MbsBilinearProduct(&normal, &d, 1, MbsElementNewRow(el));
   }
+  el->npoint_row = el->nrow;
 }
 
 static PetscErrorCode PointOnLineRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
-  PetscReal local[2][3], axis[3];
+  PetscReal axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
-  MbsJointLineRows(MbsYAMLReaderDescription(reader), el, local, axis);
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, el->vector, axis));
+  MbsJointLineRows(MbsYAMLReaderDescription(reader), el, axis);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType PointOnLine = {MBS_ELEMENT_CONSTRAINT, PointOnLineRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType PointOnLine = {MBS_ELEMENT_CONSTRAINT, PointOnLineRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_PointOnLine(const MbsElementType **type)
 {

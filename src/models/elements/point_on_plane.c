@@ -8,22 +8,21 @@
 static PetscErrorCode PointOnPlaneRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], normal[3], na[3];
-  MbsVectorMap   pa, pb, d, n;
+  PetscReal      normal[3], na[3];
+  MbsVectorMap   d, n;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "normal", normal));
   MbsDescriptionLocalDirection(desc, el->body[0], normal, na);
   MbsMapDirection(desc, el->body[0], na, &n);
-  MbsMapPoint(desc, el->body[0], local[0], &pa);
-  MbsMapPoint(desc, el->body[1], local[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
+  MbsJointPointDifference(desc, el, &d);
   MbsBilinearProduct(&n, &d, 1, MbsElementNewRow(el));
+  el->npoint_row = 1;
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType PointOnPlane = {MBS_ELEMENT_CONSTRAINT, PointOnPlaneRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType PointOnPlane = {MBS_ELEMENT_CONSTRAINT, PointOnPlaneRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_PointOnPlane(const MbsElementType **type)
 {

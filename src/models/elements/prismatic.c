@@ -8,16 +8,16 @@
 static PetscErrorCode PrismaticRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3];
+  PetscReal      axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
-  MbsJointLineRows(desc, el, local, axis);
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, el->vector, axis));
+  MbsJointLineRows(desc, el, axis);
   MbsJointRotationRows(desc, el);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Prismatic = {MBS_ELEMENT_CONSTRAINT, PrismaticRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Prismatic = {MBS_ELEMENT_CONSTRAINT, PrismaticRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Prismatic(const MbsElementType **type)
 {

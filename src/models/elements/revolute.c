@@ -27,16 +27,16 @@ void MbsJointAxisRows(MbsDescription desc, MbsElement *el, const PetscReal axis[
 static PetscErrorCode RevoluteRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[3];
+  PetscReal      axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointAxis(reader, node, el, local, axis));
-  MbsJointPointRows(desc, el, local);
+  PetscCall(MbsYAMLReadJointAxis(reader, node, el, el->vector, axis));
+  MbsJointPointRows(desc, el);
   MbsJointAxisRows(desc, el, axis);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Revolute = {MBS_ELEMENT_CONSTRAINT, RevoluteRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Revolute = {MBS_ELEMENT_CONSTRAINT, RevoluteRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Revolute(const MbsElementType **type)
 {

@@ -1,17 +1,17 @@
 /*
   Element spherical: a point of body a and a point of body b coincide, Phi = P_b(q) - P_a(q) = 0 (3 rows, linear in q).
-  Fields: bodies: [a, b], point (ground coordinates at the initial pose) or point_a, point_b (body coordinates).
+  Fields: bodies: [a, b], point (ground coordinates at the initial pose; its coordinates may be parameters, which move
+  it on both bodies: geometry.c) or point_a, point_b (body coordinates).
 */
 #include "models/elements/elementimpl.h"
 
-/* The three rows e_k . (P_b - P_a) = 0, the first rows of the joints that hold two points together */
-void MbsJointPointRows(MbsDescription desc, MbsElement *el, const PetscReal local[2][3])
+/* The three rows e_k . (P_b - P_a) = 0 of the points el->vector, the first rows of the joints that hold two points
+   together (they follow the points: geometry.c) */
+void MbsJointPointRows(MbsDescription desc, MbsElement *el)
 {
-  MbsVectorMap pa, pb, d;
+  MbsVectorMap d;
 
-  MbsMapPoint(desc, el->body[0], local[0], &pa);
-  MbsMapPoint(desc, el->body[1], local[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
+  MbsJointPointDifference(desc, el, &d);
   for (PetscInt k = 0; k < 3; k++) {
     MbsVectorMap e;
     PetscReal    unit[3] = {0, 0, 0};
@@ -20,19 +20,18 @@ void MbsJointPointRows(MbsDescription desc, MbsElement *el, const PetscReal loca
     MbsMapConstant(unit, &e);
     MbsBilinearProduct(&e, &d, 1, MbsElementNewRow(el));
   }
+  el->npoint_row = el->nrow;
 }
 
 static PetscErrorCode SphericalRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
-  PetscReal local[2][3];
-
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  MbsJointPointRows(MbsYAMLReaderDescription(reader), el, local);
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
+  MbsJointPointRows(MbsYAMLReaderDescription(reader), el);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Spherical = {MBS_ELEMENT_CONSTRAINT, SphericalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Spherical = {MBS_ELEMENT_CONSTRAINT, SphericalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Spherical(const MbsElementType **type)
 {

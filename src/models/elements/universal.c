@@ -8,14 +8,14 @@
 static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      local[2][3], axis[2][3], cross[2][3];
+  PetscReal      axis[2][3], cross[2][3];
   MbsVectorMap   map[2];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
+  PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_a", axis[0]));
   PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_b", axis[1]));
-  MbsJointPointRows(desc, el, local);
+  MbsJointPointRows(desc, el);
   for (PetscInt i = 0; i < 2; i++) {
     MbsDescriptionLocalDirection(desc, el->body[i], axis[i], cross[i]);
     MbsMapDirection(desc, el->body[i], cross[i], &map[i]);
@@ -24,7 +24,7 @@ static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Universal = {MBS_ELEMENT_CONSTRAINT, UniversalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL};
+static const MbsElementType Universal = {MBS_ELEMENT_CONSTRAINT, UniversalRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsJointPointsMoved};
 
 PetscErrorCode MbsElementGetType_Universal(const MbsElementType **type)
 {
