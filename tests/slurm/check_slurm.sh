@@ -20,15 +20,26 @@ for program in slurmctld slurmd sbatch squeue scontrol srun; do
 done
 
 # --- a one-node cluster of this machine, every file under $lab -------------------------------------------------
+# the daemons of $lab still running: a pid file's process only if it is a slurmctld or slurmd (not a reused pid)
+daemon_pids() {
+  for pidfile in "$lab"/run/*.pid; do
+    [ -s "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    case "$(cat "/proc/$pid/comm" 2> /dev/null)" in slurmctld | slurmd) echo "$pid" ;; esac
+  done
+}
 stop_cluster() {
   [ -f "$lab/etc/slurm.conf" ] || return 0
+  local pids
+  pids=$(daemon_pids)
+  # none left (an earlier run that ended normally): scancel and squeue would wait 18 s and 9 s for a controller that
+  # is not there
+  [ -n "$pids" ] || return 0
   export SLURM_CONF=$lab/etc/slurm.conf
   scancel --user="$(id -un)" 2> /dev/null
   for _ in $(seq 1 40); do [ -z "$(squeue -h -o %A 2> /dev/null)" ] && break; sleep 0.5; done
   timeout 5 scontrol shutdown > /dev/null 2>&1
-  for pidfile in "$lab"/run/*.pid; do
-    [ -s "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
+  for pid in $pids; do
     for _ in $(seq 1 20); do kill -0 "$pid" 2> /dev/null || break; sleep 0.25; done
     kill -KILL "$pid" 2> /dev/null
   done
