@@ -78,12 +78,15 @@ typedef struct {
   PetscReal             *free_motions;  /* N of FreeMotions(), once computed */
   PetscBool              rheonomic;     /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   MbsElement            *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
-  /* what of each constraint row's Jacobian blocks can be non-zero, on its view (RowPatternsSetUp()): the entries of its
-     Hessian (constant) and the coordinates where Phi_q and d(Phi_q v)/dq can be non-zero, rows r's from *_start[r] */
-  PetscInt  *hess_start, *hess_i, *hess_j, *grad_start, *grad_i, *rate_start, *rate_i;
-  PetscReal *hess;
-  PetscInt  *entry_row, *entry_col; /* scratch of SinkAddEntries() for the largest of these lists */
-  PetscReal *entry_value;
+  /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
+     non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
+     row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
+     where d(Phi_q v)/dq = H v can be non-zero (rate_at); all coordinates the model's. Phi = value0 + g0.q + q^T H q / 2
+     and Phi_q = g0 + H q exactly (rows at most quadratic), each from its few non-zeros */
+  PetscInt  *hess_start, *hess_i, *hess_j, *hess_at, *grad_start, *grad_i, *rate_start, *rate_at;
+  PetscReal *hess, *grad0, *value0;
+  PetscInt  *entry_row, *entry_col;             /* scratch of SinkAddEntries() for the largest of these lists */
+  PetscReal *entry_value, *row_grad, *row_rate; /* and of RowEvaluate() */
 } Described;
 
 /*
@@ -117,6 +120,13 @@ typedef struct {
   const PetscBool *body_used;
   const PetscInt  *column; /* MAT and SLOTS: the matrix's column of each parameter, -1: none (dF/dp of some only) */
 } Sink;
+
+/* Whether the sink is the value array of an assembly of every state (SINK_SLOTS, places found, no values0 to fill):
+   its entries only add into their places */
+static PetscBool SinkAddsOnly(const Sink *sink)
+{
+  return (PetscBool)(sink->type == SINK_SLOTS && !sink->record && sink->slot && !(sink->values0 && !sink->shifted));
+}
 
 /* The place of (row, col) in the CSR ia, ja */
 static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt *place)
@@ -158,6 +168,16 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
       for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
     break;
   case SINK_SLOTS:
+    if (SinkAddsOnly(sink)) {
+      for (PetscInt c = 0; c < m * k; c++) {
+        PetscInt slot;
+
+        if (mask && mask[c] == 0) continue;
+        slot = sink->slot[sink->cursor++];
+        if (slot >= 0) sink->values[slot] += block[c];
+      }
+      break;
+    }
     for (PetscInt j = 0; j < k; j++)
       for (PetscInt i = 0; i < m; i++) {
         PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL;
@@ -646,6 +666,18 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
   PetscFunctionReturn(0);
 }
 
+/* Phi_q of constraint row r at q into d->row_grad and, with v, d(Phi_q v)/dq = H v into d->row_rate, on its grad list */
+static void RowEvaluate(Described *d, PetscInt r, const PetscReal q[], const PetscReal v[])
+{
+  PetscInt   g0 = d->grad_start[r];
+  PetscReal *g = d->row_grad, *rate = d->row_rate;
+
+  for (PetscInt k = g0; k < d->grad_start[r + 1]; k++) g[k - g0] = d->grad0[k];
+  for (PetscInt k = g0; k < d->grad_start[r + 1] && v; k++) rate[k - g0] = 0;
+  for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1]; e++) g[d->hess_at[e]] += d->hess[e] * q[d->hess_j[e]];
+  for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1] && v; e++) rate[d->hess_at[e]] += d->hess[e] * v[d->hess_j[e]];
+}
+
 static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
 {
   Described       *d    = (Described *)model->data;
@@ -659,11 +691,19 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
   PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
-    PetscReal value, rate;
+    const PetscInt  *at = d->grad_i + d->grad_start[r];
+    const PetscReal *g0 = d->grad0 + d->grad_start[r], *g = d->row_grad;
+    PetscReal        value = 0, rate = 0;
 
-    MbsBilinearResidual(desc, d->row[r], q, v, mu[r], F, lambda[r], F + nq, &value, &rate);
+    RowEvaluate(d, r, q, NULL);
+    for (PetscInt k = 0; k < d->grad_start[r + 1] - d->grad_start[r]; k++) {
+      value += q[at[k]] * (g0[k] + g[k]);
+      rate += v[at[k]] * g[k];
+      F[at[k]] += mu[r] * g[k];
+      F[nq + at[k]] += lambda[r] * g[k];
+    }
     F[2 * nq + r]      = rate - RowMotion(d, r, t, 1, NULL);
-    F[2 * nq + nc + r] = value - RowMotion(d, r, t, 0, NULL);
+    F[2 * nq + nc + r] = d->value0[r] + value / 2 - RowMotion(d, r, t, 0, NULL);
   }
   PetscFunctionReturn(0);
 }
@@ -675,42 +715,49 @@ typedef enum {
 } RowList;
 
 /*
-  The entries of one of constraint row r's lists into the sink, on the view View() made for the row: a list of
-  coordinates gives the values local[i] (scale 1) in the coordinate's row (row_at >= 0: the coordinate's shifted by
-  row_at; else in row -1 - row_at) and column (the same with col_at), the Hessian scale H_ij in row i, column j, each
-  shifted by row_at, col_at. What SinkAddMasked() took from the block and its mask, without the zeros.
+  The entries of one of constraint row r's lists into the sink: a list of coordinates gives the values of RowEvaluate()
+  (scale 1) in the coordinate's row (row_at >= 0: the coordinate shifted by row_at; else in row -1 - row_at) and column
+  (the same with col_at), the Hessian scale H_ij in row i, column j, each shifted by row_at, col_at. What
+  SinkAddMasked() took from the row's block and its mask, without the zeros.
 */
-static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscInt row_at, PetscInt col_at, PetscReal scale, const PetscReal local[], Sink *sink)
+static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscInt row_at, PetscInt col_at, PetscReal scale, Sink *sink)
 {
-  const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start;
-  const PetscInt *index = list == RHESS ? d->hess_i : list == RGRAD ? d->grad_i : d->rate_i;
+  const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start, *grad = d->grad_i + d->grad_start[r];
   PetscInt        count = start[r + 1] - start[r];
+  PetscBool       adds  = SinkAddsOnly(sink); /* no indices to make */
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < count; c++) {
-    PetscInt i = index[start[r] + c], j = list == RHESS ? d->hess_j[start[r] + c] : i;
+    PetscInt  e = start[r] + c, at = list == RRATE ? d->rate_at[e] : c, i = list == RHESS ? d->hess_i[e] : grad[at], j = list == RHESS ? d->hess_j[e] : i, slot;
+    PetscReal value = list == RHESS ? scale * d->hess[e] : list == RGRAD ? d->row_grad[at] : d->row_rate[at];
 
-    d->entry_row[c]   = row_at >= 0 ? d->global[i] + row_at : -1 - row_at;
-    d->entry_col[c]   = col_at >= 0 ? d->global[j] + col_at : -1 - col_at;
-    d->entry_value[c] = list == RHESS ? scale * d->hess[start[r] + c] : local[i];
+    if (adds) {
+      slot = sink->slot[sink->cursor++];
+      if (slot >= 0) sink->values[slot] += value;
+      continue;
+    }
+    d->entry_row[c]   = row_at >= 0 ? i + row_at : -1 - row_at;
+    d->entry_col[c]   = col_at >= 0 ? j + col_at : -1 - col_at;
+    d->entry_value[c] = value;
   }
-  PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
+  if (!adds) PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
   PetscFunctionReturn(0);
 }
 
 /*
-  The lists of RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and Phi_q = q^T H + its
-  constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v only where a
-  row of H is. The sparse matrices hold no place for what is zero whatever the state, and KLU's factors no fill from it.
+  The compiled rows of RowEvaluate() and RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and
+  Phi_q = q^T H + its constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v
+  only where a row of H is. The sparse matrices hold no place for what is zero whatever the state, and KLU's factors no
+  fill from it.
 */
 static PetscErrorCode RowPatternsSetUp(Described *d)
 {
   MbsDescription desc = d->desc;
-  PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0;
+  PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0, *at = d->index;
   PetscReal     *H = d->local + 7 * L, *q0 = H + L * L, *g = q0 + L;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc3(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start));
+  PetscCall(PetscMalloc4(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start, nc, &d->value0));
   for (PetscInt pass = 0; pass < 2; pass++) {
     nh = ng = nr = 0;
     for (PetscInt r = 0; r < nc; r++) {
@@ -726,33 +773,40 @@ static PetscErrorCode RowPatternsSetUp(Described *d)
       PetscCall(PetscArrayzero(q0, 2 * L));
       MbsBilinearAddHessian(view, d->row[r], 1, H, m);
       MbsBilinearAddGradient(view, d->row[r], q0, 1, g, 1);
-      for (PetscInt j = 0; j < m; j++)
-        for (PetscInt i = 0; i < m; i++) {
-          if (H[i + j * m] == 0) continue;
-          if (pass) {
-            d->hess_i[nh] = i;
-            d->hess_j[nh] = j;
-            d->hess[nh]   = H[i + j * m];
-          }
-          nh++;
-        }
+      d->value0[r] = MbsBilinearValue(view, d->row[r], q0);
       for (PetscInt i = 0; i < m; i++) {
         PetscReal row_sum = 0;
 
         for (PetscInt j = 0; j < m; j++) row_sum += PetscAbsReal(H[i + j * m]);
-        if (pass && row_sum + PetscAbsReal(g[i]) != 0) d->grad_i[ng] = i;
-        if (pass && row_sum != 0) d->rate_i[nr] = i;
+        at[i] = ng - d->grad_start[r];
+        if (pass && row_sum + PetscAbsReal(g[i]) != 0) {
+          d->grad_i[ng] = d->global[i];
+          d->grad0[ng]  = g[i];
+        }
+        if (pass && row_sum != 0) d->rate_at[nr] = at[i];
         ng += row_sum + PetscAbsReal(g[i]) != 0;
         nr += row_sum != 0;
       }
+      for (PetscInt j = 0; j < m; j++)
+        for (PetscInt i = 0; i < m; i++) {
+          if (H[i + j * m] == 0) continue;
+          if (pass) {
+            d->hess_i[nh]  = d->global[i];
+            d->hess_j[nh]  = d->global[j];
+            d->hess_at[nh] = at[i];
+            d->hess[nh]    = H[i + j * m];
+          }
+          nh++;
+        }
       most = PetscMax(most, PetscMax(nh - d->hess_start[r], ng - d->grad_start[r]));
     }
     d->hess_start[nc] = nh;
     d->grad_start[nc] = ng;
     d->rate_start[nc] = nr;
     if (!pass) {
-      PetscCall(PetscMalloc4(nh, &d->hess_i, nh, &d->hess_j, nh, &d->hess, ng, &d->grad_i));
-      PetscCall(PetscMalloc4(nr, &d->rate_i, most, &d->entry_row, most, &d->entry_col, most, &d->entry_value));
+      PetscCall(PetscMalloc5(nh, &d->hess_i, nh, &d->hess_j, nh, &d->hess_at, nh, &d->hess, nr, &d->rate_at));
+      PetscCall(PetscMalloc2(ng, &d->grad_i, ng, &d->grad0));
+      PetscCall(PetscMalloc5(most, &d->entry_row, most, &d->entry_col, most, &d->entry_value, most, &d->row_grad, most, &d->row_rate));
     }
   }
   PetscFunctionReturn(0);
@@ -767,9 +821,8 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
+  PetscInt         nq = desc->nq, nc = desc->nc, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc, minus_one = -1;
-  PetscReal       *g = d->local + 4 * L, *rg = g + L;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
@@ -786,24 +839,18 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, NULL, NULL, sink, NULL, offset));
   PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
-    const MbsBilinear *row = d->row[r];
-    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
-    MbsDescription     view;
-    PetscReal         *lq, *lv;
+    PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
 
     if (!SinkWants(sink, nb, b)) continue;
-    view = View(d, nb, b, q, v, &lq, &lv);
-    PetscCall(PetscArrayzero(g, 2 * L));
-    MbsBilinearAddGradient(view, row, lq, 1, g, 1);
-    MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
-    PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], NULL, sink));         /* d(Phi_q^T mu)/dq */
-    PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], NULL, sink));    /* d(Phi_q^T lambda)/dq */
-    PetscCall(RowEntries(d, r, RGRAD, nq, -1 - lambda_col, 1, g, sink)); /* Phi_q^T, column of lambda_r */
-    PetscCall(RowEntries(d, r, RGRAD, 0, -1 - mu_col, 1, g, sink));      /* Phi_q^T, column of mu_r */
-    if (sink->type == SINK_PRODUCT) continue;                            /* no product reads the rows of lambda and mu */
-    PetscCall(RowEntries(d, r, RRATE, -1 - phi_row[0], 0, 1, rg, sink)); /* d(Phi_q v)/dq */
-    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[1], 0, 1, g, sink));  /* Phi_q */
-    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[0], nq, 1, g, sink)); /* d(Phi_q v)/dv */
+    RowEvaluate(d, r, q, v);
+    PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], sink));            /* d(Phi_q^T mu)/dq */
+    PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], sink));       /* d(Phi_q^T lambda)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, nq, -1 - lambda_col, 1, sink)); /* Phi_q^T, column of lambda_r */
+    PetscCall(RowEntries(d, r, RGRAD, 0, -1 - mu_col, 1, sink));      /* Phi_q^T, column of mu_r */
+    if (sink->type == SINK_PRODUCT) continue;                         /* no product reads the rows of lambda and mu */
+    PetscCall(RowEntries(d, r, RRATE, -1 - phi_row[0], 0, 1, sink));  /* d(Phi_q v)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[1], 0, 1, sink));  /* Phi_q */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[0], nq, 1, sink)); /* d(Phi_q v)/dv */
   }
   PetscFunctionReturn(0);
 }
@@ -2351,9 +2398,10 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree(d->free_motions));
-  PetscCall(PetscFree3(d->hess_start, d->grad_start, d->rate_start));
-  PetscCall(PetscFree4(d->hess_i, d->hess_j, d->hess, d->grad_i));
-  PetscCall(PetscFree4(d->rate_i, d->entry_row, d->entry_col, d->entry_value));
+  PetscCall(PetscFree4(d->hess_start, d->grad_start, d->rate_start, d->value0));
+  PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
+  PetscCall(PetscFree2(d->grad_i, d->grad0));
+  PetscCall(PetscFree5(d->entry_row, d->entry_col, d->entry_value, d->row_grad, d->row_rate));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }

@@ -230,6 +230,15 @@ struct _MbsElement {
 };
 
 /* The state callbacks of an element with internal states, or NULL */
+/* Whether column j of A (m rows, leading dimension m) is zero: an element's Jacobian blocks are mostly the zero columns
+   of the coordinates its rows do not read, which its loops skip */
+static inline PetscBool MbsColumnIsZero(PetscInt m, const PetscReal A[], PetscInt j)
+{
+  for (PetscInt i = 0; i < m; i++)
+    if (A[i + j * m] != 0) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
 static inline const MbsElementStateType *MbsElementStates(const MbsElement *el)
 {
   return el->nstate > 0 ? (const MbsElementStateType *)el->ops : NULL;
@@ -274,7 +283,6 @@ PETSC_INTERN void         MbsBilinearProduct(const MbsVectorMap *, const MbsVect
 PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, const PetscReal[]);
 PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
 PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void         MbsBilinearResidual(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[], PetscReal, PetscReal[], PetscReal, PetscReal[], PetscReal *, PetscReal *);
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);

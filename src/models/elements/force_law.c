@@ -288,10 +288,12 @@ void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, 
     if (F) F[i] += g.g * grad[i];
     for (PetscInt k = 0; k < g.np && Jp; k++) Jp[i + g.param[k] * ld] += g.dgdp[k] * grad[i];
   }
-  for (PetscInt j = 0; j < nq && Jq; j++)
+  for (PetscInt j = 0; j < nq && Jq; j++) {
+    if (grad[j] == 0 && hv[j] == 0 && MbsColumnIsZero(nq, hess, j)) continue; /* adds nothing */
     for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
+  }
   for (PetscInt j = 0; j < nq && Jv; j++)
-    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+    for (PetscInt i = 0; i < nq && grad[j] != 0; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
 }
 
 /*

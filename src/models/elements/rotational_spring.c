@@ -45,8 +45,11 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   if (hess) {
     MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
     MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
-    for (PetscInt j = 0; j < nq; j++)
-      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+    for (PetscInt j = 0; j < nq; j++) {
+      PetscBool zero = (PetscBool)(gS[j] == 0 && gC[j] == 0 && MbsColumnIsZero(nq, HS, j) && MbsColumnIsZero(nq, HC, j));
+
+      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = zero ? 0 : (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+    }
   }
   return PetscAtan2Real(S, C);
 }
