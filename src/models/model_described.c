@@ -63,16 +63,17 @@ typedef struct {
   PetscBool           augmented; /* accelerometers from (q, v, t) by AugmentedAccelerations(): a flexible body or -accelerations_augmented */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
-  MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
-  PetscInt               nlocal;               /* the most coordinates of one view */
-  PetscInt              *global;               /* the model's coordinate of each of the view's */
-  PetscReal             *local;                /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
-  PetscInt              *index;                /* 2 nlocal rows and columns of a block */
-  SparseForm             jacobian, jacobian_p; /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
-  PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
-  PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
-  PetscReal             *state_local;          /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
-  PetscReal             *channel_work;         /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
+  MbsBody               *view_body;               /* a copy of the bodies whose offsets View() sets */
+  PetscInt               nlocal;                  /* the most coordinates of one view */
+  PetscInt              *global;                  /* the model's coordinate of each of the view's */
+  PetscReal             *local;                   /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;                   /* 4 nlocal: rows and columns of a block, and of its part (SinkAddSupport()) */
+  SparseForm             jacobian, jacobian_p;    /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
+  PetscInt              *column;                  /* the column of each parameter in dF/dp's, -1: not identified */
+  PetscInt              *param_start, *param;     /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
+  PetscInt              *support_start, *support; /* the coordinates of its view where element e's Jq, Jv can be non-zero: support[support_start[e] ..) */
+  PetscReal             *state_local;             /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
+  PetscReal             *channel_work;            /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
   PetscReal             *free_motions;  /* N of FreeMotions(), once computed */
@@ -597,6 +598,27 @@ static PetscErrorCode AddStates(Described *d, PetscReal t, const PetscReal q[], 
   PetscFunctionReturn(0);
 }
 
+/* block (nq x nq) of force element e on its view into the sink at rows, cols: only its support's rows and columns */
+static PetscErrorCode SinkAddSupport(Described *d, PetscInt e, Sink *sink, PetscInt nq, const PetscInt rows[], const PetscInt cols[], const PetscReal block[])
+{
+  const PetscInt *support = d->support + d->support_start[e];
+  PetscInt        m = d->support_start[e + 1] - d->support_start[e], L = d->nlocal, *part_rows = d->index + 2 * L, *part_cols = part_rows + L;
+  PetscReal      *part = d->local + 7 * L + 2 * L * L; /* the third block: AddForces() fills the first two */
+
+  PetscFunctionBeginUser;
+  if (m == nq) {
+    PetscCall(SinkAdd(sink, nq, rows, nq, cols, block));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt j = 0; j < m; j++) {
+    part_rows[j] = rows[support[j]];
+    part_cols[j] = cols[support[j]];
+    for (PetscInt i = 0; i < m; i++) part[i + j * m] = block[support[i] + support[j] * nq];
+  }
+  PetscCall(SinkAdd(sink, m, part_rows, m, part_cols, part));
+  PetscFunctionReturn(0);
+}
+
 /*
   -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
   elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
@@ -658,8 +680,8 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
     PetscCall(el->ops->force(view, el, t, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
     for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
     if (jac) {
-      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
-      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+      PetscCall(SinkAddSupport(d, e, J, nq, Shifted(d, nq, offset[0], rows), Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAddSupport(d, e, J, nq, rows, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
     }
     for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &d->param[k], lJp + d->param[k] * nq));
   }
@@ -2390,6 +2412,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->view_body));
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
+  PetscCall(PetscFree2(d->support_start, d->support));
   PetscCall(PetscFree(d->jacobian.slot));
   PetscCall(PetscFree3(d->jacobian.ia, d->jacobian.ja, d->jacobian.key));
   PetscCall(PetscFree(d->jacobian.values0));
@@ -2464,7 +2487,7 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   PetscCall(PetscMalloc1(desc->nbody, &d->view_body));
   PetscCall(PetscArraycpy(d->view_body, desc->body, desc->nbody));
   PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
-  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
+  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 4 * L, &d->index, desc->nelement + 1, &d->param_start));
   PetscCall(PetscMalloc1(PetscMax(desc->nparam, 1), &d->column));
   L += MBS_MAX_STATE; /* a state element's block: its coordinates and states */
   PetscCall(PetscMalloc1(2 * MBS_MAX_STATE + L + 3 * L * L + L * desc->nparam, &d->state_local));
@@ -2477,6 +2500,32 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   for (PetscInt e = 0; e < desc->nelement; e++) ElementParameters(&desc->element[e], d->param + d->param_start[e]);
   d->view      = *desc;
   d->view.body = d->view_body;
+  PetscFunctionReturn(0);
+}
+
+/* The support of each element's Jq, Jv on its view: what its rows read for row_forces, else every coordinate */
+static PetscErrorCode DescribedSupportSetUp(Described *d)
+{
+  MbsDescription desc = d->desc;
+  PetscBool     *mark;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(d->nlocal, &mark));
+  PetscCall(PetscMalloc2(desc->nelement + 1, &d->support_start, desc->nelement * d->nlocal, &d->support));
+  d->support_start[0] = 0;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), count = d->support_start[e];
+    PetscReal        *lq, *lv;
+    MbsDescription    view = View(d, nb, b, NULL, NULL, &lq, &lv);
+
+    for (PetscInt i = 0; i < view->nq; i++) mark[i] = (PetscBool)!el->row_forces;
+    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0), mark);
+    for (PetscInt i = 0; i < view->nq; i++)
+      if (mark[i]) d->support[count++] = i;
+    d->support_start[e + 1] = count;
+  }
+  PetscCall(PetscFree(mark));
   PetscFunctionReturn(0);
 }
 
@@ -2564,6 +2613,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
+  PetscCall(DescribedSupportSetUp(d));
   PetscCall(RowPatternsSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;

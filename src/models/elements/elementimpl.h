@@ -227,6 +227,9 @@ struct _MbsElement {
   MbsGeometry               geometry[MBS_MAX_GEOMETRY];
   PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
   PetscReal                 control;      /* the force u of a controller in the loop on that force, subtracted from its law */
+  /* a force that depends on q and v only through its rows el->row (its read says so): its -df/dq and -df/dv vanish
+     outside the coordinates they read (MbsBilinearMark), which the sparse Jacobian leaves out (model_described.c) */
+  PetscBool row_forces;
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -282,9 +285,10 @@ PETSC_INTERN MbsBilinear *MbsElementNewRow(MbsElement *);
 PETSC_INTERN void         MbsBilinearProduct(const MbsVectorMap *, const MbsVectorMap *, PetscReal, MbsBilinear *);
 PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, const PetscReal[]);
 PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
-PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN PetscReal    MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearMark(MbsDescription, const MbsBilinear *, PetscBool, PetscBool[]);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
 PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);

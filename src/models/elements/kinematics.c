@@ -207,9 +207,11 @@ PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const Petsc
   return rate;
 }
 
-/* out[i stride] += scale (s_q)_i */
-void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], PetscReal scale, PetscReal out[], PetscInt stride)
+/* out[i stride] += scale (s_q)_i; returns s (MbsBilinearValue(), from the same map evaluations) */
+PetscReal MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], PetscReal scale, PetscReal out[], PetscInt stride)
 {
+  PetscReal value = s->c;
+
   for (PetscInt i = 0; i < s->nproduct; i++) {
     PetscReal a[3], b[3];
 
@@ -217,7 +219,9 @@ void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const Pet
     MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
     MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], b, out, stride);
     MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], a, out, stride);
+    value += s->sign[i] * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
   }
+  return value;
 }
 
 /* J += scale s_qq */
@@ -239,6 +243,19 @@ void MbsBilinearAddRateGradient(MbsDescription desc, const MbsBilinear *s, const
     MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
     MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], aw, out, stride);
     MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], bw, out, stride);
+  }
+}
+
+/* Marks in mark (nq) the coordinates the scalar reads: the slots with a coefficient of its maps' terms, or with
+   every_slot all slots of their bodies (points whose coordinates are parameters move, geometry.c) */
+void MbsBilinearMark(MbsDescription desc, const MbsBilinear *s, PetscBool every_slot, PetscBool mark[])
+{
+  for (PetscInt i = 0; i < 2 * s->nproduct; i++) {
+    const MbsVectorMap *map = i % 2 ? &s->b[i / 2] : &s->a[i / 2];
+
+    for (PetscInt t = 0; t < map->nterm; t++)
+      for (PetscInt slot = 0; slot < MbsBodySlots(desc, map->body[t]); slot++)
+        for (PetscInt k = 0; k < 3 && (every_slot || Coefficient(map, t, slot) != 0); k++) mark[desc->body[map->body[t]].offset + 3 * slot + k] = PETSC_TRUE;
   }
 }
 

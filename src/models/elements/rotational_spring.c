@@ -36,11 +36,12 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
 {
   PetscInt   nq = desc->nq;
   PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
-  PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
+  PetscReal  S, C, rho2;
 
   for (PetscInt i = 0; i < (hess ? 3 * nq + 2 * nq * nq : 3 * nq); i++) desc->work[i] = 0;
-  MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
-  MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  S    = MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
+  C    = MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  rho2 = S * S + C * C;
   for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
   if (hess) {
     MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
@@ -68,6 +69,7 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
   MbsRelativeAngleRows(desc, el, axis);
+  el->row_forces = PETSC_TRUE; /* theta of its rows S, C */
   PetscFunctionReturn(0);
 }
 
