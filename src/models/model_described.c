@@ -344,7 +344,8 @@ static MbsDescription View(Described *d, PetscInt nb, const PetscInt b[], const 
 {
   MbsDescription view = &d->view;
 
-  view->nq = 0;
+  view->nq      = 0;
+  view->support = NULL;
   for (PetscInt k = 0; k < nb; k++) {
     PetscInt size = BodySize(d->desc, b[k]);
 
@@ -672,8 +673,10 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
       PetscCall(AddStateElement(d, e, PETSC_FALSE, t, q, v, s, NULL, 0, force ? F : NULL, J, Jp, offset));
       continue;
     }
-    view = View(d, nb, b, q, v, &lq, &lv);
-    nq   = view->nq;
+    view           = View(d, nb, b, q, v, &lq, &lv);
+    nq             = view->nq;
+    view->support  = d->support + d->support_start[e];
+    view->nsupport = d->support_start[e + 1] - d->support_start[e];
     PetscCall(PetscArrayzero(lF, nq));
     if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
     for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(lJp + d->param[k] * nq, nq));

@@ -233,15 +233,6 @@ struct _MbsElement {
 };
 
 /* The state callbacks of an element with internal states, or NULL */
-/* Whether column j of A (m rows, leading dimension m) is zero: an element's Jacobian blocks are mostly the zero columns
-   of the coordinates its rows do not read, which its loops skip */
-static inline PetscBool MbsColumnIsZero(PetscInt m, const PetscReal A[], PetscInt j)
-{
-  for (PetscInt i = 0; i < m; i++)
-    if (A[i + j * m] != 0) return PETSC_FALSE;
-  return PETSC_TRUE;
-}
-
 static inline const MbsElementStateType *MbsElementStates(const MbsElement *el)
 {
   return el->nstate > 0 ? (const MbsElementStateType *)el->ops : NULL;
@@ -261,11 +252,26 @@ struct _MbsDescription {
   PetscReal        *p;            /* the model's current parameter values, while it evaluates */
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
   PetscInt          ns;           /* internal states of the elements (U's last block) */
+  /* a view's support: the coordinates where the element's Jq and Jv can be non-zero (its rows' for row_forces), the
+     only ones its loops over Jq, Jv need visit; NULL: every coordinate (model_described.c) */
+  const PetscInt *support;
+  PetscInt        nsupport;
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
      bodies' offsets into them, q, v, F, Jq, Jv, Jp, dy/dq local; Jp's columns of the parameters of its value and
      harmonic fields, a history's scale and its laws' coefficients are the ones kept (ElementParameters), and its rows
      read only its bodies el->body */
 };
+
+/* The size of the view's support (MbsDescription.support) and its k-th coordinate */
+static inline PetscInt MbsSupportSize(MbsDescription desc)
+{
+  return desc->support ? desc->nsupport : desc->nq;
+}
+
+static inline PetscInt MbsSupportAt(MbsDescription desc, PetscInt k)
+{
+  return desc->support ? desc->support[k] : k;
+}
 
 static inline PetscReal *MbsParameterScratch(MbsDescription desc)
 {

@@ -46,11 +46,13 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   if (hess) {
     MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
     MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
-    for (PetscInt j = 0; j < nq; j++) {
-      PetscBool zero = (PetscBool)(gS[j] == 0 && gC[j] == 0 && MbsColumnIsZero(nq, HS, j) && MbsColumnIsZero(nq, HC, j));
+    for (PetscInt k = 0; k < nq * nq; k++) hess[k] = 0;
+    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++) /* zero elsewhere: no row reads those coordinates */
+      for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
+        PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj);
 
-      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = zero ? 0 : (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
-    }
+        hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+      }
   }
   return PetscAtan2Real(S, C);
 }
