@@ -64,6 +64,7 @@ typedef struct {
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
   MbsBody               *view_body;               /* a copy of the bodies whose offsets View() sets */
+  PetscBool              view_stale;              /* the description changed (setup, options): Description() copies it */
   PetscInt               nlocal;                  /* the most coordinates of one view */
   PetscInt              *global;                  /* the model's coordinate of each of the view's */
   PetscReal             *local;                   /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
@@ -282,7 +283,8 @@ static PetscInt NC(MbsModel model)
   return ((Described *)model->data)->desc->nc;
 }
 
-/* The model's description at its current parameters; its view follows it (the engine speed may be set after setup) */
+/* The model's description at its current parameters; its view follows it: the parameters at every call, the other
+   fields (copied whole: some 4 kB with the file's name) after setup and options (the engine speed) */
 static MbsDescription Description(MbsModel model)
 {
   Described     *d    = (Described *)model->data;
@@ -294,13 +296,15 @@ static MbsDescription Description(MbsModel model)
     d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
     d->input_element->control = model->control_force;
   }
-  if (d->view_body) {
+  if (d->view_body && d->view_stale) {
     PetscReal *work = d->view.work;
 
-    d->view      = *desc;
-    d->view.body = d->view_body;
-    d->view.work = work;
+    d->view       = *desc;
+    d->view.body  = d->view_body;
+    d->view.work  = work;
+    d->view_stale = PETSC_FALSE;
   }
+  d->view.p = desc->p;
   return desc;
 }
 
@@ -2394,6 +2398,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
   d->jacobian.set = PETSC_FALSE; /* the speed may have changed */
+  d->view_stale   = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",
                              "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
                              "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
@@ -2501,8 +2506,9 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   }
   PetscCall(PetscMalloc1(PetscMax(d->param_start[desc->nelement], 1), &d->param));
   for (PetscInt e = 0; e < desc->nelement; e++) ElementParameters(&desc->element[e], d->param + d->param_start[e]);
-  d->view      = *desc;
-  d->view.body = d->view_body;
+  d->view       = *desc;
+  d->view.body  = d->view_body;
+  d->view_stale = PETSC_TRUE; /* the rest of setup may change the description */
   PetscFunctionReturn(0);
 }
 
