@@ -63,28 +63,33 @@ typedef struct {
   PetscBool           augmented; /* accelerometers from (q, v, t) by AugmentedAccelerations(): a flexible body or -accelerations_augmented */
   /* the description as one element (or body) sees it: its bodies' coordinates alone, numbered from 0 (View()) */
   struct _MbsDescription view;
-  MbsBody               *view_body;            /* a copy of the bodies whose offsets View() sets */
-  PetscInt               nlocal;               /* the most coordinates of one view */
-  PetscInt              *global;               /* the model's coordinate of each of the view's */
-  PetscReal             *local;                /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
-  PetscInt              *index;                /* 2 nlocal rows and columns of a block */
-  SparseForm             jacobian, jacobian_p; /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
-  PetscInt              *column;               /* the column of each parameter in dF/dp's, -1: not identified */
-  PetscInt              *param_start, *param;  /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
-  PetscReal             *state_local;          /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
-  PetscReal             *channel_work;         /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
+  MbsBody               *view_body;               /* a copy of the bodies whose offsets View() sets */
+  PetscBool              view_stale;              /* the description changed (setup, options): Description() copies it */
+  PetscInt               nlocal;                  /* the most coordinates of one view */
+  PetscInt              *global;                  /* the model's coordinate of each of the view's */
+  PetscReal             *local;                   /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
+  PetscInt              *index;                   /* 4 nlocal: rows and columns of a block, and of its part (SinkAddSupport()) */
+  SparseForm             jacobian, jacobian_p;    /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
+  PetscInt              *column;                  /* the column of each parameter in dF/dp's, -1: not identified */
+  PetscInt              *param_start, *param;     /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
+  PetscInt              *support_start, *support; /* the coordinates of its view where element e's Jq, Jv can be non-zero: support[support_start[e] ..) */
+  PetscReal             *state_local;             /* scratch of a state element (StateEvaluate()): its s, s', block and a part of it */
+  PetscReal             *channel_work;            /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
   MbsElement            *input_element;  /* the force with input: true, which the model's nodal input drives, or NULL */
-  /* what of each constraint row's Jacobian blocks can be non-zero, on its view (RowPatternsSetUp()): the entries of its
-     Hessian (constant) and the coordinates where Phi_q and d(Phi_q v)/dq can be non-zero, rows r's from *_start[r] */
-  PetscInt  *hess_start, *hess_i, *hess_j, *grad_start, *grad_i, *rate_start, *rate_i;
-  PetscReal *hess;
-  PetscInt  *entry_row, *entry_col; /* scratch of SinkAddEntries() for the largest of these lists */
-  PetscReal *entry_value;
+  /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
+     non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
+     row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
+     where d(Phi_q v)/dq = H v can be non-zero (rate_at); all coordinates the model's; the values follow a joint's point (RowCompile()). Phi = value0 + g0.q + q^T H q / 2
+     and Phi_q = g0 + H q exactly (rows at most quadratic), each from its few non-zeros */
+  PetscInt  *hess_start, *hess_i, *hess_j, *hess_at, *grad_start, *grad_i, *rate_start, *rate_at;
+  PetscReal *hess, *grad0, *value0;
+  PetscInt  *entry_row, *entry_col;             /* scratch of SinkAddEntries() for the largest of these lists */
+  PetscReal *entry_value, *row_grad, *row_rate; /* and of RowEvaluate() */
 } Described;
 
 /*
@@ -118,6 +123,13 @@ typedef struct {
   const PetscBool *body_used;
   const PetscInt  *column; /* MAT and SLOTS: the matrix's column of each parameter, -1: none (dF/dp of some only) */
 } Sink;
+
+/* Whether the sink is the value array of an assembly of every state (SINK_SLOTS, places found, no values0 to fill):
+   its entries only add into their places */
+static PetscBool SinkAddsOnly(const Sink *sink)
+{
+  return (PetscBool)(sink->type == SINK_SLOTS && !sink->record && sink->slot && !(sink->values0 && !sink->shifted));
+}
 
 /* The place of (row, col) in the CSR ia, ja */
 static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt *place)
@@ -159,6 +171,16 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
       for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
     break;
   case SINK_SLOTS:
+    if (SinkAddsOnly(sink)) {
+      for (PetscInt c = 0; c < m * k; c++) {
+        PetscInt slot;
+
+        if (mask && mask[c] == 0) continue;
+        slot = sink->slot[sink->cursor++];
+        if (slot >= 0) sink->values[slot] += block[c];
+      }
+      break;
+    }
     for (PetscInt j = 0; j < k; j++)
       for (PetscInt i = 0; i < m; i++) {
         PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL;
@@ -250,7 +272,7 @@ static PetscInt BodySize(MbsDescription desc, PetscInt b)
 }
 
 static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
-static void           RowHessianValues(Described *, PetscInt);
+static void           RowCompile(Described *, PetscInt);
 static PetscErrorCode OwnerName(MbsModel, PetscInt, char[], size_t);
 
 static PetscInt NQ(MbsModel model)
@@ -263,7 +285,8 @@ static PetscInt NC(MbsModel model)
   return ((Described *)model->data)->desc->nc;
 }
 
-/* The model's description at its current parameters; its view follows it (the engine speed may be set after setup) */
+/* The model's description at its current parameters; its view follows it: the parameters at every call, the other
+   fields (copied whole: some 4 kB with the file's name) after setup and options (the engine speed) */
 static MbsDescription Description(MbsModel model)
 {
   Described     *d    = (Described *)model->data;
@@ -272,18 +295,20 @@ static MbsDescription Description(MbsModel model)
   desc->p = model->p;
   for (PetscInt e = 0; e < desc->nelement; e++) /* points that are parameters */
     if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->hess)
-      for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowHessianValues(d, desc->element[e].first_row + i);
+      for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
   if (d->input_element) {
     d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
     d->input_element->control = model->control_force;
   }
-  if (d->view_body) {
+  if (d->view_body && d->view_stale) {
     PetscReal *work = d->view.work;
 
-    d->view      = *desc;
-    d->view.body = d->view_body;
-    d->view.work = work;
+    d->view       = *desc;
+    d->view.body  = d->view_body;
+    d->view.work  = work;
+    d->view_stale = PETSC_FALSE;
   }
+  d->view.p = desc->p;
   return desc;
 }
 
@@ -347,7 +372,8 @@ static MbsDescription View(Described *d, PetscInt nb, const PetscInt b[], const 
 {
   MbsDescription view = &d->view;
 
-  view->nq = 0;
+  view->nq      = 0;
+  view->support = NULL;
   for (PetscInt k = 0; k < nb; k++) {
     PetscInt size = BodySize(d->desc, b[k]);
 
@@ -601,6 +627,27 @@ static PetscErrorCode AddStates(Described *d, PetscReal t, const PetscReal q[], 
   PetscFunctionReturn(0);
 }
 
+/* block (nq x nq) of force element e on its view into the sink at rows, cols: only its support's rows and columns */
+static PetscErrorCode SinkAddSupport(Described *d, PetscInt e, Sink *sink, PetscInt nq, const PetscInt rows[], const PetscInt cols[], const PetscReal block[])
+{
+  const PetscInt *support = d->support + d->support_start[e];
+  PetscInt        m = d->support_start[e + 1] - d->support_start[e], L = d->nlocal, *part_rows = d->index + 2 * L, *part_cols = part_rows + L;
+  PetscReal      *part = d->local + 7 * L + 2 * L * L; /* the third block: AddForces() fills the first two */
+
+  PetscFunctionBeginUser;
+  if (m == nq) {
+    PetscCall(SinkAdd(sink, nq, rows, nq, cols, block));
+    PetscFunctionReturn(0);
+  }
+  for (PetscInt j = 0; j < m; j++) {
+    part_rows[j] = rows[support[j]];
+    part_cols[j] = cols[support[j]];
+    for (PetscInt i = 0; i < m; i++) part[i + j * m] = block[support[i] + support[j] * nq];
+  }
+  PetscCall(SinkAdd(sink, m, part_rows, m, part_cols, part));
+  PetscFunctionReturn(0);
+}
+
 /*
   -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
   elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
@@ -654,20 +701,34 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
       PetscCall(AddStateElement(d, e, PETSC_FALSE, t, q, v, s, NULL, 0, force ? F : NULL, J, Jp, offset));
       continue;
     }
-    view = View(d, nb, b, q, v, &lq, &lv);
-    nq   = view->nq;
+    view           = View(d, nb, b, q, v, &lq, &lv);
+    nq             = view->nq;
+    view->support  = d->support + d->support_start[e];
+    view->nsupport = d->support_start[e + 1] - d->support_start[e];
     PetscCall(PetscArrayzero(lF, nq));
     if (jac) PetscCall(PetscArrayzero(lJq, 2 * nq * nq));
     for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(PetscArrayzero(lJp + d->param[k] * nq, nq));
     PetscCall(el->ops->force(view, el, t, lq, lv, force ? lF : NULL, jac ? lJq : NULL, jac ? lJq + nq * nq : NULL, jacp ? lJp : NULL, nq));
     for (PetscInt i = 0; i < nq && force; i++) F[d->global[i]] += lF[i];
     if (jac) {
-      PetscCall(SinkAdd(J, nq, Shifted(d, nq, offset[0], rows), nq, Shifted(d, nq, offset[1], cols), lJq));
-      PetscCall(SinkAdd(J, nq, rows, nq, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
+      PetscCall(SinkAddSupport(d, e, J, nq, Shifted(d, nq, offset[0], rows), Shifted(d, nq, offset[1], cols), lJq));
+      PetscCall(SinkAddSupport(d, e, J, nq, rows, Shifted(d, nq, offset[2], cols), lJq + nq * nq));
     }
     for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1] && jacp; k++) PetscCall(SinkAdd(Jp, nq, Shifted(d, nq, offset[0], rows), 1, &d->param[k], lJp + d->param[k] * nq));
   }
   PetscFunctionReturn(0);
+}
+
+/* Phi_q of constraint row r at q into d->row_grad and, with v, d(Phi_q v)/dq = H v into d->row_rate, on its grad list */
+static void RowEvaluate(Described *d, PetscInt r, const PetscReal q[], const PetscReal v[])
+{
+  PetscInt   g0 = d->grad_start[r];
+  PetscReal *g = d->row_grad, *rate = d->row_rate;
+
+  for (PetscInt k = g0; k < d->grad_start[r + 1]; k++) g[k - g0] = d->grad0[k];
+  for (PetscInt k = g0; k < d->grad_start[r + 1] && v; k++) rate[k - g0] = 0;
+  for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1]; e++) g[d->hess_at[e]] += d->hess[e] * q[d->hess_j[e]];
+  for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1] && v; e++) rate[d->hess_at[e]] += d->hess[e] * v[d->hess_j[e]];
 }
 
 static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
@@ -683,11 +744,19 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
   PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
-    PetscReal value, rate;
+    const PetscInt  *at = d->grad_i + d->grad_start[r];
+    const PetscReal *g0 = d->grad0 + d->grad_start[r], *g = d->row_grad;
+    PetscReal        value = 0, rate = 0;
 
-    MbsBilinearResidual(desc, d->row[r], q, v, mu[r], F, lambda[r], F + nq, &value, &rate);
+    RowEvaluate(d, r, q, NULL);
+    for (PetscInt k = 0; k < d->grad_start[r + 1] - d->grad_start[r]; k++) {
+      value += q[at[k]] * (g0[k] + g[k]);
+      rate += v[at[k]] * g[k];
+      F[at[k]] += mu[r] * g[k];
+      F[nq + at[k]] += lambda[r] * g[k];
+    }
     F[2 * nq + r]      = rate - RowMotion(d, r, t, 1, NULL);
-    F[2 * nq + nc + r] = value - RowMotion(d, r, t, 0, NULL);
+    F[2 * nq + nc + r] = d->value0[r] + value / 2 - RowMotion(d, r, t, 0, NULL);
   }
   PetscFunctionReturn(0);
 }
@@ -699,26 +768,32 @@ typedef enum {
 } RowList;
 
 /*
-  The entries of one of constraint row r's lists into the sink, on the view View() made for the row: a list of
-  coordinates gives the values local[i] (scale 1) in the coordinate's row (row_at >= 0: the coordinate's shifted by
-  row_at; else in row -1 - row_at) and column (the same with col_at), the Hessian scale H_ij in row i, column j, each
-  shifted by row_at, col_at. What SinkAddMasked() took from the block and its mask, without the zeros.
+  The entries of one of constraint row r's lists into the sink: a list of coordinates gives the values of RowEvaluate()
+  (scale 1) in the coordinate's row (row_at >= 0: the coordinate shifted by row_at; else in row -1 - row_at) and column
+  (the same with col_at), the Hessian scale H_ij in row i, column j, each shifted by row_at, col_at. What
+  SinkAddMasked() took from the row's block and its mask, without the zeros.
 */
-static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscInt row_at, PetscInt col_at, PetscReal scale, const PetscReal local[], Sink *sink)
+static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscInt row_at, PetscInt col_at, PetscReal scale, Sink *sink)
 {
-  const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start;
-  const PetscInt *index = list == RHESS ? d->hess_i : list == RGRAD ? d->grad_i : d->rate_i;
+  const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start, *grad = d->grad_i + d->grad_start[r];
   PetscInt        count = start[r + 1] - start[r];
+  PetscBool       adds  = SinkAddsOnly(sink); /* no indices to make */
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < count; c++) {
-    PetscInt i = index[start[r] + c], j = list == RHESS ? d->hess_j[start[r] + c] : i;
+    PetscInt  e = start[r] + c, at = list == RRATE ? d->rate_at[e] : c, i = list == RHESS ? d->hess_i[e] : grad[at], j = list == RHESS ? d->hess_j[e] : i, slot;
+    PetscReal value = list == RHESS ? scale * d->hess[e] : list == RGRAD ? d->row_grad[at] : d->row_rate[at];
 
-    d->entry_row[c]   = row_at >= 0 ? d->global[i] + row_at : -1 - row_at;
-    d->entry_col[c]   = col_at >= 0 ? d->global[j] + col_at : -1 - col_at;
-    d->entry_value[c] = list == RHESS ? scale * d->hess[start[r] + c] : local[i];
+    if (adds) {
+      slot = sink->slot[sink->cursor++];
+      if (slot >= 0) sink->values[slot] += value;
+      continue;
+    }
+    d->entry_row[c]   = row_at >= 0 ? i + row_at : -1 - row_at;
+    d->entry_col[c]   = col_at >= 0 ? j + col_at : -1 - col_at;
+    d->entry_value[c] = value;
   }
-  PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
+  if (!adds) PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
   PetscFunctionReturn(0);
 }
 
@@ -755,71 +830,79 @@ static MbsDescription RowHessian(Described *d, PetscInt r, PetscBool mask, Petsc
   return view;
 }
 
-/* d->hess of constraint row r at the current rows (a joint's point moved: its Hessian moves with it) */
-static void RowHessianValues(Described *d, PetscInt r)
+/* The values of constraint row r's compiled lists at its current rows, which a joint's point moves: its Hessian's
+   entries, Phi_q's constant part and Phi at q = 0. The lists hold the view's coordinates in its order (RowPatternsSetUp()). */
+static void RowCompile(Described *d, PetscInt r)
 {
-  PetscInt   m;
-  PetscReal *H = d->local + 7 * d->nlocal;
+  PetscInt       m, L = d->nlocal, c = d->hess_start[r], k = d->grad_start[r];
+  PetscReal     *H = d->local + 7 * L, *q0 = H + L * L, *g = q0 + L;
+  MbsDescription view = RowHessian(d, r, PETSC_FALSE, H, g, q0, &m);
 
-  (void)RowHessian(d, r, PETSC_FALSE, H, NULL, NULL, &m);
-  for (PetscInt c = d->hess_start[r]; c < d->hess_start[r + 1]; c++) d->hess[c] = H[d->hess_i[c] + d->hess_j[c] * m];
+  d->value0[r] = MbsBilinearValue(view, d->row[r], q0);
+  for (PetscInt i = 0; i < m && k < d->grad_start[r + 1]; i++)
+    if (d->global[i] == d->grad_i[k]) d->grad0[k++] = g[i];
+  for (PetscInt j = 0; j < m; j++)
+    for (PetscInt i = 0; i < m && c < d->hess_start[r + 1]; i++)
+      if (d->global[i] == d->hess_i[c] && d->global[j] == d->hess_j[c]) d->hess[c++] = H[i + j * m];
 }
 
 /*
-  The lists of RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and Phi_q = q^T H + its
-  constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v only where a
-  row of H is (with a joint's point a parameter: where they can be for some p, RowHessian()). The sparse matrices hold
-  no place for what is zero whatever the state, and KLU's factors no fill from it.
+  The compiled rows of RowEvaluate() and RowEntries(), once: a constraint row's Hessian is constant (elementimpl.h), and
+  Phi_q = q^T H + its constant part (at q = 0) can be non-zero only where that part or a row of H is, d(Phi_q v)/dq = H v
+  only where a row of H is (with a joint's point a parameter: where they can be for some p, RowHessian()). The sparse
+  matrices hold no place for what is zero whatever the state, and KLU's factors no fill from it.
 */
 static PetscErrorCode RowPatternsSetUp(Described *d)
 {
   MbsDescription desc = d->desc;
-  PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0;
-  PetscReal     *H, *Hmask, *q0, *g;
+  PetscInt       nc = desc->nc, L = d->nlocal, nh = 0, ng = 0, nr = 0, most = 0, *at = d->index;
+  PetscReal     *Hmask, *gmask, *q0;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc4(L * L, &H, 3 * L * L, &Hmask, L, &q0, 3 * L, &g));
-  PetscCall(PetscMalloc3(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start));
+  PetscCall(PetscMalloc3(3 * L * L, &Hmask, L, &gmask, L, &q0));
+  PetscCall(PetscMalloc4(nc + 1, &d->hess_start, nc + 1, &d->grad_start, nc + 1, &d->rate_start, nc, &d->value0));
   for (PetscInt pass = 0; pass < 2; pass++) {
     nh = ng = nr = 0;
     for (PetscInt r = 0; r < nc; r++) {
       PetscInt m;
 
-      (void)RowHessian(d, r, PETSC_FALSE, H, NULL, NULL, &m);
-      (void)RowHessian(d, r, PETSC_TRUE, Hmask, g, q0, &m);
+      (void)RowHessian(d, r, PETSC_TRUE, Hmask, gmask, q0, &m);
       d->hess_start[r] = nh;
       d->grad_start[r] = ng;
       d->rate_start[r] = nr;
-      for (PetscInt j = 0; j < m; j++)
-        for (PetscInt i = 0; i < m; i++) {
-          if (Hmask[i + j * m] == 0) continue;
-          if (pass) {
-            d->hess_i[nh] = i;
-            d->hess_j[nh] = j;
-            d->hess[nh]   = H[i + j * m];
-          }
-          nh++;
-        }
       for (PetscInt i = 0; i < m; i++) {
         PetscReal row_sum = 0;
 
         for (PetscInt j = 0; j < m; j++) row_sum += PetscAbsReal(Hmask[i + j * m]);
-        if (pass && row_sum + PetscAbsReal(g[i]) != 0) d->grad_i[ng] = i;
-        if (pass && row_sum != 0) d->rate_i[nr] = i;
-        ng += row_sum + PetscAbsReal(g[i]) != 0;
+        at[i] = ng - d->grad_start[r];
+        if (pass && row_sum + PetscAbsReal(gmask[i]) != 0) d->grad_i[ng] = d->global[i];
+        if (pass && row_sum != 0) d->rate_at[nr] = at[i];
+        ng += row_sum + PetscAbsReal(gmask[i]) != 0;
         nr += row_sum != 0;
       }
+      for (PetscInt j = 0; j < m; j++)
+        for (PetscInt i = 0; i < m; i++) {
+          if (Hmask[i + j * m] == 0) continue;
+          if (pass) {
+            d->hess_i[nh]  = d->global[i];
+            d->hess_j[nh]  = d->global[j];
+            d->hess_at[nh] = at[i];
+          }
+          nh++;
+        }
       most = PetscMax(most, PetscMax(nh - d->hess_start[r], ng - d->grad_start[r]));
     }
     d->hess_start[nc] = nh;
     d->grad_start[nc] = ng;
     d->rate_start[nc] = nr;
     if (!pass) {
-      PetscCall(PetscMalloc4(nh, &d->hess_i, nh, &d->hess_j, nh, &d->hess, ng, &d->grad_i));
-      PetscCall(PetscMalloc4(nr, &d->rate_i, most, &d->entry_row, most, &d->entry_col, most, &d->entry_value));
+      PetscCall(PetscMalloc5(nh, &d->hess_i, nh, &d->hess_j, nh, &d->hess_at, nh, &d->hess, nr, &d->rate_at));
+      PetscCall(PetscMalloc2(ng, &d->grad_i, ng, &d->grad0));
+      PetscCall(PetscMalloc5(most, &d->entry_row, most, &d->entry_col, most, &d->entry_value, most, &d->row_grad, most, &d->row_rate));
     }
   }
-  PetscCall(PetscFree4(H, Hmask, q0, g));
+  PetscCall(PetscFree3(Hmask, gmask, q0));
+  for (PetscInt r = 0; r < nc; r++) RowCompile(d, r);
   PetscFunctionReturn(0);
 }
 
@@ -832,9 +915,8 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
+  PetscInt         nq = desc->nq, nc = desc->nc, offset[5] = {nq, 0, nq, 2 * nq + 2 * nc, 2 * nq + 2 * nc};
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc, minus_one = -1;
-  PetscReal       *g = d->local + 4 * L, *rg = g + L;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < nq && sink->type != SINK_PRODUCT; i++) { /* the rows q' - v: no product reads them */
@@ -851,24 +933,18 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, NULL, NULL, sink, NULL, offset));
   PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
-    const MbsBilinear *row = d->row[r];
-    PetscInt           b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
-    MbsDescription     view;
-    PetscReal         *lq, *lv;
+    PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
 
     if (!SinkWants(sink, nb, b)) continue;
-    view = View(d, nb, b, q, v, &lq, &lv);
-    PetscCall(PetscArrayzero(g, 2 * L));
-    MbsBilinearAddGradient(view, row, lq, 1, g, 1);
-    MbsBilinearAddRateGradient(view, row, lv, 1, rg, 1);
-    PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], NULL, sink));         /* d(Phi_q^T mu)/dq */
-    PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], NULL, sink));    /* d(Phi_q^T lambda)/dq */
-    PetscCall(RowEntries(d, r, RGRAD, nq, -1 - lambda_col, 1, g, sink)); /* Phi_q^T, column of lambda_r */
-    PetscCall(RowEntries(d, r, RGRAD, 0, -1 - mu_col, 1, g, sink));      /* Phi_q^T, column of mu_r */
-    if (sink->type == SINK_PRODUCT) continue;                            /* no product reads the rows of lambda and mu */
-    PetscCall(RowEntries(d, r, RRATE, -1 - phi_row[0], 0, 1, rg, sink)); /* d(Phi_q v)/dq */
-    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[1], 0, 1, g, sink));  /* Phi_q */
-    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[0], nq, 1, g, sink)); /* d(Phi_q v)/dv */
+    RowEvaluate(d, r, q, v);
+    PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], sink));            /* d(Phi_q^T mu)/dq */
+    PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], sink));       /* d(Phi_q^T lambda)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, nq, -1 - lambda_col, 1, sink)); /* Phi_q^T, column of lambda_r */
+    PetscCall(RowEntries(d, r, RGRAD, 0, -1 - mu_col, 1, sink));      /* Phi_q^T, column of mu_r */
+    if (sink->type == SINK_PRODUCT) continue;                         /* no product reads the rows of lambda and mu */
+    PetscCall(RowEntries(d, r, RRATE, -1 - phi_row[0], 0, 1, sink));  /* d(Phi_q v)/dq */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[1], 0, 1, sink));  /* Phi_q */
+    PetscCall(RowEntries(d, r, RGRAD, -1 - phi_row[0], nq, 1, sink)); /* d(Phi_q v)/dv */
   }
   PetscFunctionReturn(0);
 }
@@ -2499,6 +2575,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
   d->jacobian.set = PETSC_FALSE; /* the speed may have changed */
+  d->view_stale   = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",
                              "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
                              "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
@@ -2520,6 +2597,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->view_body));
   PetscCall(PetscFree4(d->global, d->local, d->index, d->param_start));
   PetscCall(PetscFree(d->param));
+  PetscCall(PetscFree2(d->support_start, d->support));
   PetscCall(PetscFree(d->jacobian.slot));
   PetscCall(PetscFree3(d->jacobian.ia, d->jacobian.ja, d->jacobian.key));
   PetscCall(PetscFree(d->jacobian.values0));
@@ -2528,9 +2606,10 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree(d->free_motions));
-  PetscCall(PetscFree3(d->hess_start, d->grad_start, d->rate_start));
-  PetscCall(PetscFree4(d->hess_i, d->hess_j, d->hess, d->grad_i));
-  PetscCall(PetscFree4(d->rate_i, d->entry_row, d->entry_col, d->entry_value));
+  PetscCall(PetscFree4(d->hess_start, d->grad_start, d->rate_start, d->value0));
+  PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
+  PetscCall(PetscFree2(d->grad_i, d->grad0));
+  PetscCall(PetscFree5(d->entry_row, d->entry_col, d->entry_value, d->row_grad, d->row_rate));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -2593,7 +2672,7 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   PetscCall(PetscMalloc1(desc->nbody, &d->view_body));
   PetscCall(PetscArraycpy(d->view_body, desc->body, desc->nbody));
   PetscCall(PetscMalloc1(3 * L * L + 4 * L + desc->nparam, &desc->work)); /* the view's: the elements' scratch (elementimpl.h) */
-  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 2 * L, &d->index, desc->nelement + 1, &d->param_start));
+  PetscCall(PetscMalloc4(L, &d->global, 7 * L + 3 * L * L + L * desc->nparam, &d->local, 4 * L, &d->index, desc->nelement + 1, &d->param_start));
   PetscCall(PetscMalloc1(PetscMax(desc->nparam, 1), &d->column));
   L += MBS_MAX_STATE; /* a state element's block: its coordinates and states */
   PetscCall(PetscMalloc1(2 * MBS_MAX_STATE + L + 3 * L * L + L * desc->nparam, &d->state_local));
@@ -2604,8 +2683,35 @@ static PetscErrorCode DescribedViewSetUp(Described *d)
   }
   PetscCall(PetscMalloc1(PetscMax(d->param_start[desc->nelement], 1), &d->param));
   for (PetscInt e = 0; e < desc->nelement; e++) ElementParameters(&desc->element[e], d->param + d->param_start[e]);
-  d->view      = *desc;
-  d->view.body = d->view_body;
+  d->view       = *desc;
+  d->view.body  = d->view_body;
+  d->view_stale = PETSC_TRUE; /* the rest of setup may change the description */
+  PetscFunctionReturn(0);
+}
+
+/* The support of each element's Jq, Jv on its view: what its rows read for row_forces, else every coordinate */
+static PetscErrorCode DescribedSupportSetUp(Described *d)
+{
+  MbsDescription desc = d->desc;
+  PetscBool     *mark;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(d->nlocal, &mark));
+  PetscCall(PetscMalloc2(desc->nelement + 1, &d->support_start, desc->nelement * d->nlocal, &d->support));
+  d->support_start[0] = 0;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), count = d->support_start[e];
+    PetscReal        *lq, *lv;
+    MbsDescription    view = View(d, nb, b, NULL, NULL, &lq, &lv);
+
+    for (PetscInt i = 0; i < view->nq; i++) mark[i] = (PetscBool)!el->row_forces;
+    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0), mark);
+    for (PetscInt i = 0; i < view->nq; i++)
+      if (mark[i]) d->support[count++] = i;
+    d->support_start[e + 1] = count;
+  }
+  PetscCall(PetscFree(mark));
   PetscFunctionReturn(0);
 }
 
@@ -2694,6 +2800,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
+  PetscCall(DescribedSupportSetUp(d));
   PetscCall(RowPatternsSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;

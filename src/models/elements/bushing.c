@@ -122,6 +122,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   if (nrot_k || nrot_d) MbsBushingRotationRows(el, a, c);
+  el->row_forces = PETSC_TRUE; /* MbsCoordinateForce on each row */
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
     if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));
   PetscFunctionReturn(0);
@@ -136,20 +137,21 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   for (PetscInt i = 0; i < el->nrow; i++) {
     PetscInt        ik = i < 3 ? i : 3 + i, id = i < 3 ? 3 + i : 6 + i;
     const MbsValue *k = &el->value[ik], *d = &el->value[id];
+    PetscReal       s;
 
     if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0 && !MbsForceLawActive(el, ik) && !MbsForceLawActive(el, id)) continue;
     PetscCall(PetscArrayzero(grad, nq));
-    MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
+    s = MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
     if (Jq) {
       PetscCall(PetscArrayzero(hess, nq * nq));
       MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
     }
-    MbsCoordinateForce(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
+    MbsCoordinateForce(desc, el, ik, id, s, grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
     for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
       PetscInt  j = el->geometry[n].param;
       PetscReal s_p;
 
-      if (MbsGeometryFirst(el, n) && MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, MbsBilinearValue(desc, &el->row[i], q), grad, v, s_p, grad_p, Jp + j * ld);
+      if (MbsGeometryFirst(el, n) && MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, s, grad, v, s_p, grad_p, Jp + j * ld);
     }
   }
   PetscFunctionReturn(0);

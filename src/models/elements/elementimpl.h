@@ -228,6 +228,9 @@ struct _MbsElement {
   PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
   PetscReal                 control;      /* the force u of a controller in the loop on that force, subtracted from its law */
   PetscInt                  npoint_row;   /* a joint's first rows a(q).(P_b - P_a), which follow its points (geometry.c) */
+  /* a force that depends on q and v only through its rows el->row (its read says so): its -df/dq and -df/dv vanish
+     outside the coordinates they read (MbsBilinearMark), which the sparse Jacobian leaves out (model_described.c) */
+  PetscBool row_forces;
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -250,11 +253,26 @@ struct _MbsDescription {
   PetscReal        *p;            /* the model's current parameter values, while it evaluates */
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
   PetscInt          ns;           /* internal states of the elements (U's last block) */
+  /* a view's support: the coordinates where the element's Jq and Jv can be non-zero (its rows' for row_forces), the
+     only ones its loops over Jq, Jv need visit; NULL: every coordinate (model_described.c) */
+  const PetscInt *support;
+  PetscInt        nsupport;
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
      bodies' offsets into them, q, v, F, Jq, Jv, Jp, dy/dq local; Jp's columns of the parameters of its value and
      harmonic fields, a history's scale and its laws' coefficients are the ones kept (ElementParameters), and its rows
      read only its bodies el->body */
 };
+
+/* The size of the view's support (MbsDescription.support) and its k-th coordinate */
+static inline PetscInt MbsSupportSize(MbsDescription desc)
+{
+  return desc->support ? desc->nsupport : desc->nq;
+}
+
+static inline PetscInt MbsSupportAt(MbsDescription desc, PetscInt k)
+{
+  return desc->support ? desc->support[k] : k;
+}
 
 static inline PetscReal *MbsParameterScratch(MbsDescription desc)
 {
@@ -274,10 +292,10 @@ PETSC_INTERN MbsBilinear *MbsElementNewRow(MbsElement *);
 PETSC_INTERN void         MbsBilinearProduct(const MbsVectorMap *, const MbsVectorMap *, PetscReal, MbsBilinear *);
 PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, const PetscReal[]);
 PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
-PETSC_INTERN void         MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
-PETSC_INTERN void         MbsBilinearResidual(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[], PetscReal, PetscReal[], PetscReal, PetscReal[], PetscReal *, PetscReal *);
+PETSC_INTERN PetscReal    MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearMark(MbsDescription, const MbsBilinear *, PetscBool, PetscBool[]);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
 PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);

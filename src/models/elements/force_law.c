@@ -280,18 +280,23 @@ void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, 
 
   for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
   MbsForceLawEval(desc, el, ik, id, s, rate, &g);
-  for (PetscInt i = 0; i < nq && Jq; i++) {
+  for (PetscInt ii = 0; ii < MbsSupportSize(desc) && Jq; ii++) { /* grad and hess vanish outside the support */
+    PetscInt i = MbsSupportAt(desc, ii);
+
     hv[i] = 0;
-    for (PetscInt j = 0; j < nq; j++) hv[i] += hess[i + j * nq] * v[j];
+    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++) hv[i] += hess[i + MbsSupportAt(desc, jj) * nq] * v[MbsSupportAt(desc, jj)];
   }
   for (PetscInt i = 0; i < nq; i++) {
     if (F) F[i] += g.g * grad[i];
     for (PetscInt k = 0; k < g.np && Jp; k++) Jp[i + g.param[k] * ld] += g.dgdp[k] * grad[i];
   }
-  for (PetscInt j = 0; j < nq && Jq; j++)
-    for (PetscInt i = 0; i < nq; i++) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
-  for (PetscInt j = 0; j < nq && Jv; j++)
-    for (PetscInt i = 0; i < nq; i++) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+  for (PetscInt jj = 0; jj < MbsSupportSize(desc) && (Jq || Jv); jj++)
+    for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
+      PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj);
+
+      if (Jq) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
+      if (Jv) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+    }
 }
 
 /*

@@ -94,13 +94,21 @@ void MbsMapDifference(const MbsVectorMap *b, const MbsVectorMap *a, MbsVectorMap
   }
 }
 
+/* The slots of term t of the map that can have a coefficient: a rigid body's gamma slots only with a shape */
+static PetscInt TermSlots(MbsDescription desc, const MbsVectorMap *map, PetscInt t)
+{
+  PetscInt nslot = MbsBodySlots(desc, map->body[t]);
+
+  return map->shape[t] ? nslot : PetscMin(nslot, 4);
+}
+
 /* A q (+ k with constant): the map at q, or its linear part applied to a velocity */
 void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[], PetscBool constant, PetscReal out[3])
 {
   for (PetscInt k = 0; k < 3; k++) out[k] = constant ? map->k[k] : 0;
   for (PetscInt t = 0; t < map->nterm; t++) {
     const PetscReal *qb    = q + desc->body[map->body[t]].offset;
-    PetscInt         nslot = MbsBodySlots(desc, map->body[t]);
+    PetscInt         nslot = TermSlots(desc, map, t);
 
     for (PetscInt s = 0; s < nslot; s++) {
       PetscReal c = Coefficient(map, t, s);
@@ -114,7 +122,7 @@ void MbsMapEval(MbsDescription desc, const MbsVectorMap *map, const PetscReal q[
 void MbsMapAddTranspose(MbsDescription desc, const MbsVectorMap *map, PetscReal scale, const PetscReal x[3], PetscReal out[], PetscInt stride)
 {
   for (PetscInt t = 0; t < map->nterm; t++) {
-    PetscInt offset = desc->body[map->body[t]].offset, nslot = MbsBodySlots(desc, map->body[t]);
+    PetscInt offset = desc->body[map->body[t]].offset, nslot = TermSlots(desc, map, t);
 
     for (PetscInt s = 0; s < nslot; s++) {
       PetscReal c = scale * Coefficient(map, t, s);
@@ -199,9 +207,11 @@ PetscReal MbsBilinearRate(MbsDescription desc, const MbsBilinear *s, const Petsc
   return rate;
 }
 
-/* out[i stride] += scale (s_q)_i */
-void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], PetscReal scale, PetscReal out[], PetscInt stride)
+/* out[i stride] += scale (s_q)_i; returns s (MbsBilinearValue(), from the same map evaluations) */
+PetscReal MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], PetscReal scale, PetscReal out[], PetscInt stride)
 {
+  PetscReal value = s->c;
+
   for (PetscInt i = 0; i < s->nproduct; i++) {
     PetscReal a[3], b[3];
 
@@ -209,29 +219,9 @@ void MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, const Pet
     MbsMapEval(desc, &s->b[i], q, PETSC_TRUE, b);
     MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], b, out, stride);
     MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], a, out, stride);
+    value += s->sign[i] * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
   }
-}
-
-/*
-  The scalar's share of a residual at (q, w), each part as its own function gives it, the maps evaluated once:
-  out1 += scale1 s_q and out2 += scale2 s_q (MbsBilinearAddGradient(); out1 and out2 do not overlap), *value = s
-  (MbsBilinearValue()), *rate = s_q w (MbsBilinearRate())
-*/
-void MbsBilinearResidual(MbsDescription desc, const MbsBilinear *s, const PetscReal q[], const PetscReal w[], PetscReal scale1, PetscReal out1[], PetscReal scale2, PetscReal out2[], PetscReal *value, PetscReal *rate)
-{
-  *value = s->c;
-  *rate  = 0;
-  for (PetscInt i = 0; i < s->nproduct; i++) {
-    PetscReal a[3], b[3], aw[3], bw[3];
-
-    ProductMaps(desc, s, i, q, w, a, b, aw, bw);
-    MbsMapAddTranspose(desc, &s->a[i], scale1 * s->sign[i], b, out1, 1);
-    MbsMapAddTranspose(desc, &s->b[i], scale1 * s->sign[i], a, out1, 1);
-    MbsMapAddTranspose(desc, &s->a[i], scale2 * s->sign[i], b, out2, 1);
-    MbsMapAddTranspose(desc, &s->b[i], scale2 * s->sign[i], a, out2, 1);
-    *value += s->sign[i] * (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]);
-    for (PetscInt k = 0; k < 3; k++) *rate += s->sign[i] * (aw[k] * b[k] + a[k] * bw[k]);
-  }
+  return value;
 }
 
 /* J += scale s_qq */
@@ -253,6 +243,19 @@ void MbsBilinearAddRateGradient(MbsDescription desc, const MbsBilinear *s, const
     MbsMapEval(desc, &s->b[i], w, PETSC_FALSE, bw);
     MbsMapAddTranspose(desc, &s->b[i], scale * s->sign[i], aw, out, stride);
     MbsMapAddTranspose(desc, &s->a[i], scale * s->sign[i], bw, out, stride);
+  }
+}
+
+/* Marks in mark (nq) the coordinates the scalar reads: the slots with a coefficient of its maps' terms, or with
+   every_slot all slots of their bodies (points whose coordinates are parameters move, geometry.c) */
+void MbsBilinearMark(MbsDescription desc, const MbsBilinear *s, PetscBool every_slot, PetscBool mark[])
+{
+  for (PetscInt i = 0; i < 2 * s->nproduct; i++) {
+    const MbsVectorMap *map = i % 2 ? &s->b[i / 2] : &s->a[i / 2];
+
+    for (PetscInt t = 0; t < map->nterm; t++)
+      for (PetscInt slot = 0; slot < MbsBodySlots(desc, map->body[t]); slot++)
+        for (PetscInt k = 0; k < 3 && (every_slot || Coefficient(map, t, slot) != 0); k++) mark[desc->body[map->body[t]].offset + 3 * slot + k] = PETSC_TRUE;
   }
 }
 

@@ -36,17 +36,23 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
 {
   PetscInt   nq = desc->nq;
   PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
-  PetscReal  S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C;
+  PetscReal  S, C, rho2;
 
   for (PetscInt i = 0; i < (hess ? 3 * nq + 2 * nq * nq : 3 * nq); i++) desc->work[i] = 0;
-  MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
-  MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  S    = MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
+  C    = MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
+  rho2 = S * S + C * C;
   for (PetscInt i = 0; i < nq; i++) grad[i] = (C * gS[i] - S * gC[i]) / rho2;
   if (hess) {
     MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
     MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
-    for (PetscInt j = 0; j < nq; j++)
-      for (PetscInt i = 0; i < nq; i++) hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+    for (PetscInt k = 0; k < nq * nq; k++) hess[k] = 0;
+    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++) /* zero elsewhere: no row reads those coordinates */
+      for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
+        PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj);
+
+        hess[i + j * nq] = (gS[i] * gC[j] - gC[i] * gS[j] + C * HS[i + j * nq] - S * HC[i + j * nq]) / rho2 - 2 * grad[i] * (S * gS[j] + C * gC[j]) / rho2;
+      }
   }
   return PetscAtan2Real(S, C);
 }
@@ -65,6 +71,7 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
   if (!nbody) PetscCall(MbsYAMLError(reader, node, "joins no rigid body: points and the ground do not rotate"));
   MbsRelativeAngleRows(desc, el, axis);
+  el->row_forces = PETSC_TRUE; /* theta of its rows S, C */
   PetscFunctionReturn(0);
 }
 
