@@ -56,6 +56,7 @@ typedef struct {
   PetscReal           theta;     /* the last contraction measured, for the first iteration of the next solve */
   PetscReal           f_start;   /* |F| at U_n, where PETSc starts, estimated when a predictor starts elsewhere (else 0) */
   MbsNewtonPredictor *predictor; /* NULL: PETSc's start */
+  PetscInt            lag, age;  /* the most iterations a Jacobian serves; those it has served */
 } MbsLaggedNewton;
 
 typedef struct {
@@ -848,6 +849,10 @@ static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt ord
    MBS_LAGGED_NEWTON_ROUNDING |x| (some 50 ulp) are rounding, whose ratios say nothing of a contraction */
 #define MBS_LAGGED_NEWTON_ERROR    1e-15
 #define MBS_LAGGED_NEWTON_ROUNDING 1e-14
+/* A Jacobian serves lag iterations across steps, or until an iteration contracts by less than this (as CVODE's modified
+   Newton refreshes on a poor rate); measured on the chain (lag 20), a refresh at any contraction above 0.005 costs
+   more Jacobians than it saves iterations */
+#define MBS_LAGGED_NEWTON_REFRESH 0.5
 
 /*
   SNES's relative residual test reduces |F| by rtol from where the solve starts. A predictor starts nearer the solution,
@@ -882,7 +887,7 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
 {
   MbsLaggedNewton *newton = (MbsLaggedNewton *)ctx;
   PetscReal        theta  = newton->theta, rtol;
-  PetscBool        early;
+  PetscBool        early, measured; /* measured: this solve's contraction, from two steps above rounding */
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
@@ -890,13 +895,23 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   if (it == 0) {
     newton->last_step = 0;
     PetscCall(MbsLaggedNewtonStartResidual_Private(snes, newton));
+    if (newton->age >= newton->lag) {
+      PetscCall(SNESSetLagJacobian(snes, -2));
+      newton->age = 0;
+    }
     PetscFunctionReturn(0);
   }
   if (*reason == SNES_CONVERGED_ITERATING && fnorm <= rtol * newton->f_start) *reason = SNES_CONVERGED_FNORM_RELATIVE;
+  measured = (PetscBool)(newton->last_step > MBS_LAGGED_NEWTON_ROUNDING * xnorm && snorm > MBS_LAGGED_NEWTON_ROUNDING * xnorm);
   if (newton->last_step > 0) theta = newton->theta = snorm / newton->last_step;
   newton->last_step = snorm;
   early             = (PetscBool)((*reason == SNES_CONVERGED_SNORM_RELATIVE || *reason == SNES_CONVERGED_FNORM_RELATIVE) && snorm > MBS_LAGGED_NEWTON_ROUNDING * xnorm);
   if (early && theta < 1 && theta / (1 - theta) * snorm > MBS_LAGGED_NEWTON_ERROR * xnorm) *reason = SNES_CONVERGED_ITERATING;
+  newton->age++;
+  if (*reason == SNES_CONVERGED_ITERATING && (newton->age >= newton->lag || (measured && theta > MBS_LAGGED_NEWTON_REFRESH))) {
+    PetscCall(SNESSetLagJacobian(snes, -2)); /* a fresh Jacobian for the next iteration, kept after it (-1) */
+    newton->age = 0;
+  }
   PetscFunctionReturn(0);
 }
 
@@ -960,9 +975,16 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
      to rounding (a relative 1e-8 leaves a noise that central differences of J would show) */
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
-  if (lag > 1) { /* a schedule, not a test of convergence: a long solve still sees a fresh Jacobian every lag iterations */
-    PetscCall(SNESSetLagJacobian(snes, lag));
-    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
+  if (lag > 1) { /* a fresh Jacobian at least every lag iterations, across steps, and sooner on a poor contraction */
+    SNESLineSearch linesearch;
+
+    PetscCall(SNESSetLagJacobian(snes, -2)); /* then MbsSNESConvergedLagged decides */
+    o->newton.lag = lag;
+    /* full steps, as CVODE's and IDA's modified Newton takes them: a contraction of less than half brings a fresh
+       Jacobian instead. The backtracking line search's slope, a product with the Jacobian at every iteration, cost
+       the chain 10 % of its forward solve and never shortened a step */
+    PetscCall(SNESGetLineSearch(snes, &linesearch));
+    PetscCall(SNESLineSearchSetType(linesearch, SNESLINESEARCHBASIC));
     o->newton.theta = 0.5; /* unknown before the first solve's second iteration: assume a slow contraction */
     PetscCall(SNESSetConvergenceTest(snes, MbsSNESConvergedLagged, &o->newton, NULL));
   }
@@ -1011,7 +1033,6 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   if (!refused) PetscCall(TSSolve(ts, U));
   if (lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
     PetscCall(SNESSetLagJacobian(snes, 1));
-    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
     PetscCall(SNESSetConvergenceTest(snes, SNESConvergedDefault, NULL, NULL)); /* o->newton dies with this call */
   }
   PetscCall(TSGetConvergedReason(ts, &signal->reason));

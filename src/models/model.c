@@ -248,7 +248,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
-  PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian every this many iterations, counted across steps (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
+  PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian at least every this many iterations, counted across steps, and sooner when an iteration contracts by less than half (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
                             model->jacobian_lag, &model->jacobian_lag, NULL));
   PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
   PetscCall(PetscOptionsInt("-newton_predictor", "Newton of an implicit theta method (cn, theta, beuler) starts each step from the polynomial of this degree through the last accepted states, extrapolated (0: from the last state, PETSc's start; at most 4; default: the model's)", "MbsSimulate",
