@@ -35,7 +35,15 @@ typedef struct {
   const PetscReal *b, *c;
 } MbsSimContext;
 
-/* The start of Newton's solves (MbsNewtonPredict) */
+/*
+  The start of each Newton solve of a theta method: the polynomial through the last order + 1 accepted states,
+  extrapolated to the stage's time t_n + c h (c = 1 for the end-point forms, theta otherwise). PETSc starts from U_n,
+  an error of O(h) that a lagged Newton, contracting linearly, needs one or two more iterations to remove than it needs
+  from the O(h^2) of a line or the O(h^3) of a parabola. Only the start changes: every solve still converges to
+  rounding, so the discrete solution and its adjoint are the same. Kept with the SNES (composed), so that the steps an
+  adjoint solve recomputes from a checkpoint are predicted as well; states at or after t_n (a rejected step, a
+  recomputation, a new solve) are forgotten.
+*/
 #define MBS_PREDICTOR_MAX_ORDER 4
 typedef struct {
   TS        ts;
@@ -751,16 +759,6 @@ static PetscErrorCode MbsSparseJacobianCreate_Private(MbsModel model, const Pets
   PetscFunctionReturn(0);
 }
 
-/*
-  The start of each Newton solve of a theta method: the polynomial through the last order + 1 accepted states,
-  extrapolated to the stage's time t_n + c h (c = 1 for the end-point forms, theta otherwise). PETSc starts from U_n,
-  an error of O(h) that a lagged Newton, contracting linearly, needs one or two more iterations to remove than it needs
-  from the O(h^2) of a line or the O(h^3) of a parabola. Only the start changes: every solve still converges to
-  rounding, so the discrete solution and its adjoint are the same. Kept with the SNES (composed), so that the steps an
-  adjoint solve recomputes from a checkpoint are predicted as well; states at or after t_n (a rejected step, a
-  recomputation, a new solve) are forgotten.
-*/
-
 static PetscErrorCode MbsNewtonPredictorDestroy_Private(void *ctx)
 {
   MbsNewtonPredictor *pred = (MbsNewtonPredictor *)ctx;
@@ -855,11 +853,11 @@ static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt ord
 #define MBS_LAGGED_NEWTON_REFRESH 0.5
 
 /*
-  SNES's relative residual test reduces |F| by rtol from where the solve starts. A predictor starts nearer the solution,
-  where |F| is smaller by the same factor as the error (a linear model: 1e-5 of it on bushing2), so that rtol of it lies
-  below the residual's rounding and the test never passes: every solve took one more iteration, to be stopped by its
-  step. The reference stays |F| at U_n, PETSc's start, estimated from the start X by F(X) + J (U_n - X) with the last
-  Jacobian (one product, no residual).
+  SNES's relative residual test reduces |F| by rtol from where the solve starts, and its divergence test stops at divtol
+  times that. A predictor starts nearer the solution, where |F| is smaller by the same factor as the error (a linear
+  model: 1e-5 of it on bushing2), so that rtol of it lies below the residual's rounding and the test never passes:
+  every solve took one more iteration, to be stopped by its step. The reference of both stays |F| at U_n, PETSc's
+  start, estimated from the start X by F(X) + J (U_n - X) with the last Jacobian (one product, no residual).
 */
 static PetscErrorCode MbsLaggedNewtonStartResidual_Private(SNES snes, MbsLaggedNewton *newton)
 {
@@ -886,11 +884,12 @@ static PetscErrorCode MbsLaggedNewtonStartResidual_Private(SNES snes, MbsLaggedN
 static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal xnorm, PetscReal snorm, PetscReal fnorm, SNESConvergedReason *reason, void *ctx)
 {
   MbsLaggedNewton *newton = (MbsLaggedNewton *)ctx;
-  PetscReal        theta  = newton->theta, rtol;
+  PetscReal        theta  = newton->theta, rtol, divtol;
   PetscBool        early, measured; /* measured: this solve's contraction, from two steps above rounding */
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
+  PetscCall(SNESGetDivergenceTolerance(snes, &divtol));
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0) {
     newton->last_step = 0;
@@ -902,6 +901,7 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
     PetscFunctionReturn(0);
   }
   if (*reason == SNES_CONVERGED_ITERATING && fnorm <= rtol * newton->f_start) *reason = SNES_CONVERGED_FNORM_RELATIVE;
+  if (*reason == SNES_DIVERGED_DTOL && fnorm <= divtol * newton->f_start) *reason = SNES_CONVERGED_ITERATING;
   measured = (PetscBool)(newton->last_step > MBS_LAGGED_NEWTON_ROUNDING * xnorm && snorm > MBS_LAGGED_NEWTON_ROUNDING * xnorm);
   if (newton->last_step > 0) theta = newton->theta = snorm / newton->last_step;
   newton->last_step = snorm;
