@@ -251,7 +251,7 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian at least every this many iterations, counted across steps, and sooner when an iteration contracts by less than half (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
                             model->jacobian_lag, &model->jacobian_lag, NULL));
   PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
-  PetscCall(PetscOptionsInt("-newton_predictor", "Newton of an implicit theta method (cn, theta, beuler) starts each step from the polynomial of this degree through the last accepted states, extrapolated (0: from the last state, PETSc's start; at most 4; default: the model's)", "MbsSimulate",
+  PetscCall(PetscOptionsInt("-newton_predictor", "Newton of an implicit theta method (cn, theta, beuler) with a lagged Jacobian (-jacobian_lag > 1) starts each step from the polynomial of this degree through the last accepted states, extrapolated (0: from the last state, PETSc's start; at most 4; default: the model's)", "MbsSimulate",
                             model->newton_predictor, &model->newton_predictor, NULL));
   PetscCheck(model->newton_predictor >= 0 && model->newton_predictor <= 4, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-newton_predictor %" PetscInt_FMT ": give a degree from 0 (start from the last state) to 4", model->newton_predictor);
   if (!model->ops.initial_state) {
