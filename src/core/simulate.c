@@ -64,7 +64,7 @@ typedef struct {
   PetscReal           theta;     /* the last contraction measured, for the first iteration of the next solve */
   PetscReal           f_start;   /* |F| at U_n, where PETSc starts, estimated when a predictor starts elsewhere (else 0) */
   MbsNewtonPredictor *predictor; /* NULL: PETSc's start */
-  PetscInt            lag, age;  /* the most iterations a Jacobian serves; those it has served */
+  PetscInt            lag;       /* SNES's schedule: a fresh Jacobian every lag iterations, across steps */
 } MbsLaggedNewton;
 
 typedef struct {
@@ -886,6 +886,7 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   MbsLaggedNewton *newton = (MbsLaggedNewton *)ctx;
   PetscReal        theta  = newton->theta, rtol, divtol;
   PetscBool        early, measured; /* measured: this solve's contraction, from two steps above rounding */
+  PetscInt         lag;
 
   PetscFunctionBeginUser;
   PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
@@ -894,10 +895,6 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   if (it == 0) {
     newton->last_step = 0;
     PetscCall(MbsLaggedNewtonStartResidual_Private(snes, newton));
-    if (newton->age >= newton->lag) {
-      PetscCall(SNESSetLagJacobian(snes, -2));
-      newton->age = 0;
-    }
     PetscFunctionReturn(0);
   }
   if (*reason == SNES_CONVERGED_ITERATING && fnorm <= rtol * newton->f_start) *reason = SNES_CONVERGED_FNORM_RELATIVE;
@@ -911,11 +908,9 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   newton->last_step = snorm;
   early             = (PetscBool)((*reason == SNES_CONVERGED_SNORM_RELATIVE || *reason == SNES_CONVERGED_FNORM_RELATIVE) && snorm > MBS_LAGGED_NEWTON_ROUNDING * xnorm);
   if (early && theta < 1 && theta / (1 - theta) * snorm > MBS_LAGGED_NEWTON_ERROR * xnorm) *reason = SNES_CONVERGED_ITERATING;
-  newton->age++;
-  if (*reason == SNES_CONVERGED_ITERATING && (newton->age >= newton->lag || (measured && theta > MBS_LAGGED_NEWTON_REFRESH))) {
-    PetscCall(SNESSetLagJacobian(snes, -2)); /* a fresh Jacobian for the next iteration, kept after it (-1) */
-    newton->age = 0;
-  }
+  PetscCall(SNESGetLagJacobian(snes, &lag));
+  if (lag == -1) PetscCall(SNESSetLagJacobian(snes, newton->lag));                                                                   /* the fresh Jacobian asked for below is in: back to the schedule */
+  if (*reason == SNES_CONVERGED_ITERATING && measured && theta > MBS_LAGGED_NEWTON_REFRESH) PetscCall(SNESSetLagJacobian(snes, -2)); /* a fresh Jacobian for the next iteration */
   PetscFunctionReturn(0);
 }
 
@@ -982,7 +977,8 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   if (lag > 1) { /* a fresh Jacobian at least every lag iterations, across steps, and sooner on a poor contraction */
     SNESLineSearch linesearch;
 
-    PetscCall(SNESSetLagJacobian(snes, -2)); /* then MbsSNESConvergedLagged decides */
+    PetscCall(SNESSetLagJacobian(snes, lag));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
     o->newton.lag = lag;
     /* full steps, as CVODE's and IDA's modified Newton takes them: a contraction of less than half brings a fresh
        Jacobian instead. The backtracking line search's slope, a product with the Jacobian at every iteration, cost
@@ -1040,6 +1036,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   if (!refused) PetscCall(TSSolve(ts, U));
   if (lag > 1) { /* an adjoint solve of this TS needs the exact Jacobian of every step (SNESComputeJacobian obeys the lag) */
     PetscCall(SNESSetLagJacobian(snes, 1));
+    PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
     PetscCall(SNESSetConvergenceTest(snes, SNESConvergedDefault, NULL, NULL)); /* o->newton dies with this call */
   }
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
