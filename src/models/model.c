@@ -248,9 +248,12 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
-  PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian every this many iterations, counted across steps (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
+  PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian at least every this many iterations, counted across steps, and sooner when an iteration contracts by less than half (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
                             model->jacobian_lag, &model->jacobian_lag, NULL));
   PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
+  PetscCall(PetscOptionsInt("-newton_predictor", "Newton of an implicit theta method (cn, theta, beuler) with a lagged Jacobian (-jacobian_lag > 1) starts each step from the polynomial of this degree through the last accepted states, extrapolated (0: from the last state, PETSc's start; at most 4; default: the model's)", "MbsSimulate",
+                            model->newton_predictor, &model->newton_predictor, NULL));
+  PetscCheck(model->newton_predictor >= 0 && model->newton_predictor <= 4, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-newton_predictor %" PetscInt_FMT ": give a degree from 0 (start from the last state) to 4", model->newton_predictor);
   if (!model->ops.initial_state) {
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_q", "Initial coordinates, one per coordinate of the model [m or rad] (default: all 0)", "MbsModelInitialState", model->nq, model->q0, NULL));
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_v", "Initial rates, one per coordinate of the model [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->nq, model->v0, NULL));
@@ -388,13 +391,15 @@ PetscErrorCode MbsModelGetStepCaps(MbsModel model, PetscReal *dt_max, PetscReal 
 
 /*
   MbsModelGetJacobianSettings - Whether the integrator assembles the Jacobian sparse (-jacobian_sparse), and how many
-  Newton iterations a forward solve keeps it (-jacobian_lag); either may be NULL. Not collective.
+  Newton iterations a forward solve keeps it (-jacobian_lag), and the degree of the extrapolation that starts each Newton
+  solve (-newton_predictor); any may be NULL. Not collective.
 */
-PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, PetscInt *lag)
+PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, PetscInt *lag, PetscInt *predictor)
 {
   PetscFunctionBeginUser;
   if (sparse) *sparse = model->sparse_jacobian;
   if (lag) *lag = model->jacobian_lag;
+  if (predictor) *predictor = model->newton_predictor;
   PetscFunctionReturn(0);
 }
 
