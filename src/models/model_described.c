@@ -293,8 +293,8 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  for (PetscInt e = 0; e < desc->nelement; e++) /* points that are parameters */
-    if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->hess)
+  for (PetscInt e = 0; e < desc->nelement; e++)                                                                          /* points that are parameters */
+    if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->value0) /* the rows are compiled */
       for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
   if (d->input_element) {
     d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
