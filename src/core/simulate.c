@@ -1038,6 +1038,8 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(SNESSetLagJacobian(snes, 1));
     PetscCall(SNESSetLagJacobianPersists(snes, PETSC_FALSE));
     PetscCall(SNESSetConvergenceTest(snes, SNESConvergedDefault, NULL, NULL)); /* o->newton dies with this call */
+    /* steps an adjoint recomputes (two-level checkpointing) take that test, which a predicted start fools (above) */
+    if (o->newton.predictor) o->newton.predictor->order = 0;
   }
   PetscCall(TSGetConvergedReason(ts, &signal->reason));
   if (refused) signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
