@@ -42,8 +42,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   char                   output[PETSC_MAX_PATH_LEN] = "design.h5", csv[PETSC_MAX_PATH_LEN] = "";
   PetscReal              print_times[16] = {0}, step = 1e-3, rtol = 1e-6, J_min, J_max;
   PetscInt               nprint = 16, max_it, iterations = 0, nnodes;
-  const PetscBool       *differential;
-  PetscBool              help, dae = PETSC_FALSE, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
+  PetscBool              help, ode, gradcheck = PETSC_FALSE, print_gradient = PETSC_FALSE, error = PETSC_TRUE, times_set, has_type;
   TaoConvergedReason     reason = TAO_CONTINUE_ITERATING;
   PetscMPIInt            rank;
   const MbsDesignSpec   *spec;
@@ -56,10 +55,9 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   /* the default integrator of a design: fixed steps, which the sample times and input nodes fall on; Tsitouras 5(4) for
      an ODE, Crank-Nicolson for a DAE (a described model), which has no explicit form */
   if (!has_type) {
-    PetscCall(MbsModelGetDifferentialInfo(base, &differential, NULL, NULL));
-    for (PetscInt i = 0; i < base->n; i++) dae = (PetscBool)(dae || !differential[i]);
-    PetscCall(PetscOptionsSetValue(NULL, "-ts_type", dae ? "cn" : "rk"));
-    if (!dae) PetscCall(PetscOptionsSetValue(NULL, "-ts_rk_type", "tsit5"));
+    PetscCall(MbsModelAllDifferential(base, &ode));
+    PetscCall(PetscOptionsSetValue(NULL, "-ts_type", ode ? "rk" : "cn"));
+    if (ode) PetscCall(PetscOptionsSetValue(NULL, "-ts_rk_type", "tsit5"));
     PetscCall(PetscOptionsSetValue(NULL, "-ts_adapt_type", "none"));
   }
   PetscCall(MbsDesignGetSizes(d, NULL, &nnodes, NULL));

@@ -9,6 +9,7 @@ typedef enum {
   MBS_ORDER_DOMAIN_ANGLE
 } MbsOrderDomain;
 PETSC_INTERN const char *const MbsOrderDomains[];
+PETSC_INTERN PetscErrorCode    MbsModelAllDifferential(MbsModel, PetscBool *);
 
 /* Spectrum and order options shared by the commands (fourier.c) */
 typedef struct {

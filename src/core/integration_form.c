@@ -26,7 +26,8 @@ typedef struct {
   PetscInt   n, *pivots;      /* MbsDenseLUFactor(): 3n */
 } MbsExplicitForm;
 
-static PetscErrorCode MbsModelAllDifferential(MbsModel model, PetscBool *all)
+/* whether every component of model is differential (an ODE), or some are algebraic (a DAE) */
+PetscErrorCode MbsModelAllDifferential(MbsModel model, PetscBool *all)
 {
   const PetscBool *differential;
 

@@ -1948,7 +1948,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   PetscFunctionBeginUser;
   /* D_j below is exact for a joint's point too (test_jacobians -second); what design lacks is dS_j(t0)/dF_0 of the
      extended start (sensitivity.c), which misses the row r share -s_q dv'/dF_0 of dlambda(t0)/dp_j */
-  for (PetscInt e = 0; e < desc->nelement && model->input.type == MBS_INPUT_NODAL; e++) {
+  for (PetscInt e = 0; e < desc->nelement && d->joint_geometry && model->input.type == MBS_INPUT_NODAL; e++) {
     const MbsElement *el = &desc->element[e];
 
     for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)

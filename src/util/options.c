@@ -8,19 +8,15 @@
 #include <libgen.h>
 #include <sys/stat.h>
 
-static PetscErrorCode MbsOptionsArrayHelp_Private(PetscOptionItems *, const char[], const char[], const char[], PetscInt, const PetscReal[], const PetscInt[], PetscBool *);
-
 static PetscErrorCode MbsOptionsRealArrayRead_Private(PetscOptionItems *PetscOptionsObject, const char name[], const char text[], const char man[], PetscInt n, PetscReal read[], PetscReal values[], PetscBool *set)
 {
   PetscInt  count = n + 1;
-  PetscBool given, muted;
+  PetscBool given;
 
   PetscFunctionBeginUser;
   PetscCall(PetscArraycpy(read, values, n));
   read[n] = 0;
-  PetscCall(MbsOptionsArrayHelp_Private(PetscOptionsObject, name, text, man, n, values, NULL, &muted));
-  PetscCall(PetscOptionsRealArray(name, text, man, read, &count, &given));
-  if (muted) PetscCall(MbsHelpMute(PETSC_FALSE));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, name, text, man, n, read, &count, &given));
   if (given) {
     PetscCheck(count == n, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "Option %s needs exactly %" PetscInt_FMT " values, got %s%" PetscInt_FMT " (%s)", name, n, count > n ? "more than " : "", count > n ? n : count, text);
     for (PetscInt i = 0; i < n; i++) PetscCheck(!PetscIsInfOrNanReal(read[i]), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "Option %s: value %" PetscInt_FMT " is %g, not a finite number", name, i + 1, (double)read[i]);

@@ -21,16 +21,6 @@
 */
 #include "models/elements/elementimpl.h"
 
-/* P_b - P_a of its points el->vector */
-static void PointDifference(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
-{
-  MbsVectorMap pa, pb;
-
-  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
-  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
-  MbsMapDifference(&pb, &pa, d);
-}
-
 /*@C
   MbsBushingRows - A bushing's translation rows a_i.(P_b - P_a) (its first three, or a bushing_force sensor's one) at
   its points' current place el->vector (geometry.c). Not collective.
@@ -39,7 +29,7 @@ void MbsBushingRows(MbsDescription desc, MbsElement *el)
 {
   MbsVectorMap d;
 
-  PointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < PetscMin(3, el->nrow); i++) el->row[i].b[0] = d;
 }
 
@@ -78,7 +68,7 @@ PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsE
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
   PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
-  PointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 3; i++) {
     PetscReal e[3], ci[3];
 

@@ -357,7 +357,7 @@ PETSC_INTERN PetscBool MbsGeometryFirst(const MbsElement *, PetscInt);
 PETSC_INTERN PetscBool MbsGeometryPointDerivative(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsVectorMap *);
 PETSC_INTERN PetscBool MbsGeometryDifferenceDerivative(MbsDescription, const MbsElement *, PetscInt, MbsVectorMap *);
 PETSC_INTERN void      MbsGeometrySensorP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, const PetscReal[3], PetscReal[]);
-PETSC_INTERN void      MbsJointPointDifference(MbsDescription, const MbsElement *, MbsVectorMap *);
+PETSC_INTERN void      MbsElementPointDifference(MbsDescription, const MbsElement *, MbsVectorMap *);
 PETSC_INTERN void      MbsJointPointsMoved(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool MbsJointRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
 

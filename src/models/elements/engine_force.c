@@ -35,18 +35,20 @@ static void EngineForceMaps(MbsDescription desc, const MbsElement *el, MbsVector
 static PetscErrorCode EngineForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   MbsVectorMap A, B;
+  PetscReal    Bq[3], s;
 
   PetscFunctionBeginUser;
   EngineForceMaps(desc, el, &A, &B);
   PetscCall(MbsFollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
-  for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
+  if (!el->ngeometry || !Jp) PetscFunctionReturn(0);
+  MbsMapEval(desc, &B, q, PETSC_TRUE, Bq);
+  s = MbsEngineOrderValue(desc, el, t, NULL);
+  for (PetscInt n = 0; n < el->ngeometry; n++) {
     MbsVectorMap G;
-    PetscReal    Bq[3];
 
     if (!MbsGeometryFirst(el, n)) continue;
     MbsGeometryPointDerivative(desc, el, 0, el->geometry[n].param, &G);
-    MbsMapEval(desc, &B, q, PETSC_TRUE, Bq);
-    MbsMapAddTranspose(desc, &G, -MbsEngineOrderValue(desc, el, t, NULL), Bq, Jp + el->geometry[n].param * ld, 1);
+    MbsMapAddTranspose(desc, &G, -s, Bq, Jp + el->geometry[n].param * ld, 1);
   }
   PetscFunctionReturn(0);
 }

@@ -116,10 +116,10 @@ void MbsGeometrySensorP(MbsDescription desc, const MbsElement *el, const PetscRe
 }
 
 /*@C
-  MbsJointPointDifference - The map P_b - P_a of a joint's points el->vector[0], el->vector[1] (body coordinates). Not
-  collective.
+  MbsElementPointDifference - The map P_b - P_a of an element's points el->vector[0], el->vector[1] (body coordinates):
+  a joint's, a bushing's, a spring-damper's, a relative displacement's. Not collective.
 @*/
-void MbsJointPointDifference(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
+void MbsElementPointDifference(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
 {
   MbsVectorMap pa, pb;
 
@@ -136,7 +136,7 @@ void MbsJointPointsMoved(MbsDescription desc, MbsElement *el)
 {
   MbsVectorMap d;
 
-  MbsJointPointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   for (PetscInt r = 0; r < el->npoint_row; r++) el->row[r].b[0] = d;
 }
 

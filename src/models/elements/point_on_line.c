@@ -14,7 +14,7 @@ void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal axis[
 
   MbsDescriptionLocalDirection(desc, el->body[0], axis, da);
   MbsPerpendicular(da, n[0], n[1]);
-  MbsJointPointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 2; i++) {
     MbsVectorMap normal;
 

@@ -16,7 +16,7 @@ static PetscErrorCode PointOnPlaneRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscCall(MbsYAMLReadUnitVector(reader, node, "normal", normal));
   MbsDescriptionLocalDirection(desc, el->body[0], normal, na);
   MbsMapDirection(desc, el->body[0], na, &n);
-  MbsJointPointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   MbsBilinearProduct(&n, &d, 1, MbsElementNewRow(el));
   el->npoint_row = 1;
   PetscFunctionReturn(0);

@@ -26,12 +26,10 @@ static PetscReal InitialValue(MbsDescription desc, const MbsVectorMap *e, const 
 /* Its row e.(P_b - P_a) - y0 at its points el->vector (read, and again when they move: geometry.c) */
 static void RelativeDisplacementRows(MbsDescription desc, MbsElement *el)
 {
-  MbsVectorMap pa, pb, d;
+  MbsVectorMap d;
   MbsBilinear *row = &el->row[0];
 
-  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
-  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
-  MbsMapDifference(&pb, &pa, &d);
+  MbsElementPointDifference(desc, el, &d);
   row->b[0] = d;
   row->c    = -InitialValue(desc, &row->a[0], &d);
 }
@@ -56,16 +54,17 @@ static PetscErrorCode RelativeDisplacementRead(MbsYAMLReader *reader, void *node
 static PetscErrorCode RelativeDisplacementSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   const MbsVectorMap *e = &el->row[0].a[0];
+  PetscReal           eq[3];
 
   PetscFunctionBeginUser;
+  MbsMapEval(desc, e, q, PETSC_TRUE, eq);
   for (PetscInt n = 0; n < el->ngeometry; n++) {
     PetscInt     j = el->geometry[n].param;
     MbsVectorMap G;
-    PetscReal    eq[3], g[3];
+    PetscReal    g[3];
 
     if (!MbsGeometryFirst(el, n)) continue;
     MbsGeometryDifferenceDerivative(desc, el, j, &G);
-    MbsMapEval(desc, e, q, PETSC_TRUE, eq);
     MbsMapEval(desc, &G, q, PETSC_TRUE, g);
     dydp[j] += eq[0] * g[0] + eq[1] * g[1] + eq[2] * g[2] - InitialValue(desc, e, &G);
   }

@@ -11,7 +11,7 @@ void MbsJointPointRows(MbsDescription desc, MbsElement *el)
 {
   MbsVectorMap d;
 
-  MbsJointPointDifference(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   for (PetscInt k = 0; k < 3; k++) {
     MbsVectorMap e;
     PetscReal    unit[3] = {0, 0, 0};

@@ -21,15 +21,6 @@
 */
 #include "models/elements/elementimpl.h"
 
-static void SpringDamperMap(MbsDescription desc, const MbsElement *el, MbsVectorMap *d)
-{
-  MbsVectorMap pa, pb;
-
-  MbsMapPoint(desc, el->body[0], el->vector[0], &pa);
-  MbsMapPoint(desc, el->body[1], el->vector[1], &pb);
-  MbsMapDifference(&pb, &pa, d);
-}
-
 static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
@@ -42,7 +33,7 @@ static PetscErrorCode SpringDamperRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N", "m", PETSC_TRUE, 1, el, 0, NULL));
   PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N", "m", PETSC_FALSE, 1, el, 1, NULL));
   PetscCall(MbsYAMLReadValues(reader, node, "free_length", "m", PETSC_FALSE, 1, &el->value[2], &nlength));
-  SpringDamperMap(desc, el, &d);
+  MbsElementPointDifference(desc, el, &d);
   MbsMapInitial(desc, &d, x);
   length = PetscSqrtReal(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
   if (!(length > 0)) PetscCall(MbsYAMLError(reader, node, "its two points coincide at the initial pose: a spring_damper needs a direction (use a bushing for a zero-length spring)"));
@@ -56,7 +47,7 @@ static PetscErrorCode SpringDamperAxis(MbsDescription desc, const MbsElement *el
   PetscReal d[3];
 
   PetscFunctionBeginUser;
-  SpringDamperMap(desc, el, D);
+  MbsElementPointDifference(desc, el, D);
   MbsMapEval(desc, D, q, PETSC_TRUE, d);
   MbsMapEval(desc, D, w, PETSC_FALSE, dw);
   *L = PetscSqrtReal(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
