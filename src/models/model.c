@@ -1387,36 +1387,55 @@ static PetscInt MbsFrequencyFormPart_Private(PetscInt n, PetscInt nc, PetscInt k
   return k < n ? 3 : 4 + (k - n) / (nc * n);
 }
 
-/*@C
-  MbsModelLinearizeDerivative - The derivative by p_i of the frequency form of the linearisation: dM/dp_i, dC/dp_i,
-  dK/dp_i of the dynamic stiffness (MbsModelLinearizeFrequency(), n x n each), then those of the load and output rows
-  (MbsModelLinearizeFrequencyIO() of the force element load: B (n), Cq, Cv, Ca (nchannel x n each)), into dL (3 n^2 + n
-  + 3 nchannel n). The linearisations of models in natural coordinates are polynomials of degree 1 or 2 in each
-  parameter alone: affine in masses, moments, stiffnesses, damping constants, modal damping, the coefficients of
-  polynomial, table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows);
-  quadratic in a bushing's point (its stiffness acts through the point's lever twice). For either,
-  (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0).
-  Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) does not vanish (to 1e-9 of the part's largest
-  entry), the same quotient with s / 2 must agree with it (to 1e-9 of that entry, times s): a parameter that enters
-  beyond second order (the velocity scale of a friction law) is refused. Not collective.
-@*/
-PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], PetscInt i, PetscReal dL[])
+/* The central quotient (L(p_i + h) - L(p_i - h)) / (2 h) of the frequency form into D (size), L scratch (2 size) */
+static PetscErrorCode MbsModelLinearizeQuotient_Private(MbsModel model, const char load[], PetscInt n, PetscInt nc, PetscInt i, PetscReal h, PetscInt size, PetscReal L[], PetscReal D[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + h, L));
+  PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - h, L + size));
+  for (PetscInt k = 0; k < size; k++) D[k] = (L[k] - L[size + k]) / (2 * h);
+  PetscFunctionReturn(0);
+}
+
+/* The largest |s (a_k - b_k)| of each part of the frequency form into gap (7), infinite where one is not finite */
+static void MbsFrequencyFormGap_Private(PetscInt n, PetscInt nc, PetscInt size, PetscReal s, const PetscReal a[], const PetscReal b[], PetscReal gap[7])
+{
+  for (PetscInt k = 0; k < size; k++) {
+    PetscInt  which = MbsFrequencyFormPart_Private(n, nc, k);
+    PetscReal value = s * (a[k] - b[k]);
+
+    gap[which] = PetscIsInfOrNanReal(value) ? PETSC_INFINITY : PetscMax(gap[which], PetscAbsReal(value));
+  }
+}
+
+/* The end of a derivative of the linearisation: its scratch freed, the model's continuation along p_i ended */
+static PetscErrorCode MbsModelLinearizeAlongEnd_Private(MbsModel model, PetscReal *work)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree(work));
+  if (model->ops.linearize_along) PetscCall(model->ops.linearize_along(model, -1));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const char load[], PetscInt i, PetscReal dL[], PetscReal **work)
 {
   PetscInt   n, nc, size;
-  PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L;
-  PetscReal  curvature[7] = {0}, scale[7] = {0}, cubic[7] = {0};
-  PetscBool  affine      = PETSC_TRUE;
+  PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4;
+  PetscReal  curvature[7] = {0}, scale[7] = {0}, cubic[7] = {0}, quintic[7] = {0};
+  PetscBool  affine = PETSC_TRUE, quadratic = PETSC_TRUE, finite = PETSC_TRUE, quartic = PETSC_TRUE;
   const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
 
   PetscFunctionBeginUser;
-  PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
   PetscCall(MbsModelFrequencySize_Private(model, &n));
   PetscCall(MbsModelGetNumChannels(model, &nc));
   size = 3 * n * n + n + 3 * nc * n;
-  PetscCall(PetscMalloc1(2 * size, &L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L), PetscFree(L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size), PetscFree(L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL), PetscFree(L));
+  PetscCall(PetscMalloc1(4 * size, work));
+  L  = *work;
+  D2 = L + 2 * size;
+  D4 = D2 + size;
+  PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L));
+  PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size));
+  PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL));
   for (PetscInt k = 0; k < size; k++) {
     PetscInt  which  = MbsFrequencyFormPart_Private(n, nc, k);
     PetscReal second = L[k] - 2 * dL[k] + L[size + k];
@@ -1426,20 +1445,57 @@ PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], Pe
     dL[k]            = (L[k] - L[size + k]) / (2 * s);
   }
   for (PetscInt w = 0; w < 7; w++) affine = (PetscBool)(affine && curvature[w] <= 1e-9 * scale[w]);
-  if (!affine) { /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
-    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s / 2, L), PetscFree(L));
-    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s / 2, L + size), PetscFree(L));
-    for (PetscInt k = 0; k < size; k++) {
-      PetscInt  which = MbsFrequencyFormPart_Private(n, nc, k);
-      PetscReal third = s * ((L[k] - L[size + k]) / s - dL[k]);
-
-      cubic[which] = PetscIsInfOrNanReal(third) ? PETSC_INFINITY : PetscMax(cubic[which], PetscAbsReal(third));
-    }
+  if (affine) PetscFunctionReturn(0);
+  /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
+  PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 2, size, L, D2));
+  MbsFrequencyFormGap_Private(n, nc, size, s, D2, dL, cubic);
+  for (PetscInt w = 0; w < 7; w++) {
+    quadratic = (PetscBool)(quadratic && cubic[w] <= 1e-9 * scale[w]);
+    finite    = (PetscBool)(finite && !PetscIsInfOrNanReal(cubic[w]));
   }
-  PetscCall(PetscFree(L));
+  if (!quadratic && finite) {
+    /* D(h) = dL/dp_i + c3 h^2 + c5 h^4: up to degree 4 (a basis and multipliers continued along p_i, linearize_along),
+       (4 D(h/2) - D(h)) / 3 is exact at every h, so at h = s and s/2 */
+    PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 4, size, L, D4));
+    for (PetscInt k = 0; k < size; k++) {
+      PetscReal at_s = (4 * D2[k] - dL[k]) / 3;
+
+      dL[k] = (4 * D4[k] - D2[k]) / 3;
+      D4[k] = at_s;
+    }
+    MbsFrequencyFormGap_Private(n, nc, size, s, D4, dL, quintic);
+    for (PetscInt w = 0; w < 7; w++) quartic = (PetscBool)(quartic && quintic[w] <= 1e-9 * scale[w]);
+  }
   for (PetscInt w = 0; w < 7; w++)
-    PetscCheck(cubic[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, and not quadratically (its central quotients at steps %g and %g differ by %g, the part's largest entry / step is %g, at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
+    PetscCheck(quadratic || (finite && quartic) || cubic[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (its central quotients at steps %g and %g differ by %g, the part's largest entry / step is %g, at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
                model->param_info[i].name, model->type, what[w], (double)s, (double)(s / 2), (double)(cubic[w] / s), (double)(scale[w] / s), model->param_info[i].name, (double)model->p[i]);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelLinearizeDerivative - The derivative by p_i of the frequency form of the linearisation: dM/dp_i, dC/dp_i,
+  dK/dp_i of the dynamic stiffness (MbsModelLinearizeFrequency(), n x n each), then those of the load and output rows
+  (MbsModelLinearizeFrequencyIO() of the force element load: B (n), Cq, Cv, Ca (nchannel x n each)), into dL (3 n^2 + n
+  + 3 nchannel n). The linearisations of models in natural coordinates are polynomials of low degree in each parameter
+  alone: affine in masses, moments, stiffnesses, damping constants, modal damping, the coefficients of polynomial,
+  table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows); quadratic in a
+  bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in a joint's point, whose
+  free-motion basis and static multipliers the model continues along p_i (ops.linearize_along, for the time of this
+  call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
+  finite-difference estimate; s = |p_i| (1 at 0). Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) does
+  not vanish (to 1e-9 of the part's largest entry), the same quotient with s / 2 must agree with it (to 1e-9 of that
+  entry, times s), or else their Richardson extrapolation (4 D(s/2) - D(s)) / 3, exact to degree 4, must agree with
+  the one from s/2 and s/4: a parameter that enters otherwise (the velocity scale of a friction law) is refused. Not
+  collective.
+@*/
+PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], PetscInt i, PetscReal dL[])
+{
+  PetscReal *work = NULL;
+
+  PetscFunctionBeginUser;
+  PetscCheck(model->ops.linearize, model->comm, PETSC_ERR_SUP, "Model %s has no linearisation", model->type);
+  if (model->ops.linearize_along) PetscCall(model->ops.linearize_along(model, i));
+  MbsCallCleanup(MbsModelLinearizeDerivative_Private(model, load, i, dL, &work), MbsModelLinearizeAlongEnd_Private(model, work));
   PetscFunctionReturn(0);
 }
 

@@ -80,7 +80,11 @@ typedef struct {
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
-  MbsElement            *input_element;  /* the force with input: true, which the model's nodal input drives, or NULL */
+  /* the linearisation continued along p_along (DescribedLinearizeAlong()), while along_N is set: N(p0), dN/dp (nq x m
+     each), the static multipliers lambda(p0) and dlambda/dp (nc each) at p_along = along_p0 */
+  PetscInt    along;
+  PetscReal   along_p0, *along_N, *along_dN, *along_lambda, *along_dlambda;
+  MbsElement *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
   /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
      non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
      row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
@@ -2184,6 +2188,7 @@ static PetscErrorCode Project(PetscInt nq, PetscInt m, const PetscReal N[], cons
   N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
   work). Unless a joint's point is a parameter (which moves Phi_q), N is computed once and kept: its SVD is most of the
   work of a linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
+  While the linearisation is continued along a joint's point (DescribedLinearizeAlong()), N(p0) + (p - p0) dN/dp.
 */
 static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
 {
@@ -2193,6 +2198,10 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
   PetscFunctionBeginUser;
   if (d->free_motions) {
     PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
+    PetscFunctionReturn(0);
+  }
+  if (d->along_N) {
+    for (PetscInt k = 0; k < nq * model->nq; k++) N[k] = d->along_N[k] + (model->p[d->along] - d->along_p0) * d->along_dN[k];
     PetscFunctionReturn(0);
   }
   PetscCall(PetscArrayzero(G, nc * nq));
@@ -2206,33 +2215,48 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[], PetscReal *work)
+/* (G G^T) X = B in place for nrhs right sides B (nc x nrhs), G (nc x nq) of full rank */
+static PetscErrorCode NormalSolve(MbsModel model, PetscInt nc, PetscInt nq, const PetscReal G[], PetscInt nrhs, PetscReal B[])
 {
-  Described     *d    = (Described *)model->data;
-  MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
-  PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *A = Kf + nq * nq, *lambda = A + nc * nc, *state = lambda + nc;
-  PetscReal      unbalanced = 0, scale = 0;
-  PetscInt       offset[5]         = {0, nq, 0, -1, -1}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf; the internal states held */
-  Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
+  PetscReal *A;
+  PetscInt  *pivots, zero_pivot;
 
   PetscFunctionBeginUser;
-  InitialPose(desc, q, v);
-  PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, q, state);                                                                              /* at rest, the dampers relaxed */
-  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, state, R, NULL, &damping_stiffness, NULL, offset)); /* R = -f at rest, without excitation */
-  PetscCall(AddMass(d, model->p, 1, &mass, 0));
-  ConstraintJacobian(model, q, G);
-  /* static lambda: (G G^T) lambda = G f = -G R */
-  for (PetscInt r = 0; r < nc; r++) {
-    lambda[r] = 0;
-    for (PetscInt i = 0; i < nq; i++) lambda[r] -= MBS_IJ(G, r, i, nc) * R[i];
+  PetscCall(PetscMalloc2(nc * nc, &A, 3 * nc, &pivots));
+  for (PetscInt r = 0; r < nc; r++)
     for (PetscInt c = 0; c < nc; c++) {
       MBS_IJ(A, r, c, nc) = 0;
       for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, r, c, nc) += MBS_IJ(G, r, i, nc) * MBS_IJ(G, c, i, nc);
     }
+  zero_pivot = MbsDenseLUFactor(nc, A, pivots);
+  if (zero_pivot < 0) MbsDenseLUSolve(nc, A, pivots, nrhs, B);
+  PetscCall(PetscFree2(A, pivots));
+  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the constraint Jacobian at the initial pose has lost its full rank at these parameters (zero pivot in row %" PetscInt_FMT " of Phi_q Phi_q^T): a joint is redundant there",
+             Description(model)->file, zero_pivot);
+  PetscFunctionReturn(0);
+}
+
+/*
+  The static equilibrium at the pose q at rest (v = 0) with the internal states s: R = -f without excitation (nq),
+  G = Phi_q (nc x nq) and the multipliers lambda (nc) of Phi_q^T lambda = -R (least squares: (G G^T) lambda = -G R),
+  refused unless R + G^T lambda vanishes; -df/dq, -df/dv into J and -df/dp into Jp (each may be NULL; AddForces()).
+*/
+static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], const PetscReal v[], const PetscReal s[], Sink *J, Sink *Jp, const PetscInt offset[5], PetscReal R[], PetscReal G[], PetscReal lambda[])
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc;
+  PetscReal      unbalanced = 0, scale = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(R, nq));
+  PetscCall(PetscArrayzero(G, nc * nq));
+  PetscCall(AddForces((Described *)model->data, PETSC_FALSE, model->t0, q, v, s, R, NULL, J, Jp, offset));
+  ConstraintJacobian(model, q, G);
+  for (PetscInt r = 0; r < nc; r++) {
+    lambda[r] = 0;
+    for (PetscInt i = 0; i < nq; i++) lambda[r] -= MBS_IJ(G, r, i, nc) * R[i];
   }
-  if (nc) PetscCall(MbsDenseSolve_Private(model, nc, A, lambda));
+  if (nc) PetscCall(NormalSolve(model, nc, nq, G, 1, lambda));
   for (PetscInt i = 0; i < nq; i++) {
     PetscReal residual = R[i];
 
@@ -2242,6 +2266,25 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   }
   PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing: start at rest in equilibrium",
              desc->file, (double)unbalanced);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[], PetscReal *work)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
+  PetscReal     *q = work, *v = q + nq, *R = v + nq, *G = R + nq, *VT = G + nc * nq, *s = VT + nq * nq, *N = s + nq + nc, *Mf = N + nq * m, *Cf = Mf + nq * nq, *Kf = Cf + nq * nq, *lambda = Kf + nq * nq, *state = lambda + nc;
+  PetscInt       offset[5]         = {0, nq, 0, -1, -1}; /* -df/dq into Kf, -df/dv into Cf: Kf follows Cf; the internal states held */
+  Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, q, v);
+  PetscCall(PetscArrayzero(v, nq));
+  StatesInitial(d, q, state); /* at rest, the dampers relaxed */
+  PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
+  PetscCall(AddMass(d, model->p, 1, &mass, 0));
+  for (PetscInt r = 0; r < nc && d->along_N; r++) lambda[r] = d->along_lambda[r] + (model->p[d->along] - d->along_p0) * d->along_dlambda[r];
   for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   PetscCall(FreeMotions(model, q, G, s, VT, N));
   PetscCall(Project(nq, m, N, Mf, M));
@@ -2256,7 +2299,7 @@ static PetscErrorCode DescribedLinearize(MbsModel model, PetscReal M[], PetscRea
   PetscReal *work;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc1(3 * nq + 2 * nc * nq + 4 * nq * nq + nq * m + 2 * nc + nc * nc + nq + ((Described *)model->data)->desc->ns, &work));
+  PetscCall(PetscCalloc1(3 * nq + nc * nq + 4 * nq * nq + nq * m + 2 * nc + nq + ((Described *)model->data)->desc->ns, &work));
   MbsCallCleanup(DescribedLinearize_Private(model, M, C, K, work), PetscFree(work));
   PetscFunctionReturn(0);
 }
@@ -2396,6 +2439,112 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
   PetscCall(PetscFree(work));
   MbsCallUndo(ierr, PetscFree2(*A, *B)); /* a caller may go on after a failure */
   *size = N;
+  PetscFunctionReturn(0);
+}
+
+/*
+  The linearisation continued along p_j, a parameter that moves a joint's point (MbsModelLinearizeDerivative()). The
+  free motions N(p), an SVD basis of the null space of G(p) = Phi_q(q0; p), are no smooth function of p: the SVD picks
+  any orthonormal basis of that space, and may flip or rotate it between nearby p. What the frequency response (and
+  eigen) reads of the linearisation does not depend on that choice: with N -> N T (T invertible), M, C, K -> T^T (.) T,
+  B -> T^T B, the output rows -> (.) T, and the first-order form's rows of y' = w by T^-1, which leaves
+  c^T N (N^T Z N)^-1 N^T b, the response, unchanged. So any smooth basis through N0 = N(p0) gives its exact derivative
+  at p0. We take the projection of N0 onto the null space at p, N(p) = P(p) N0, P = I - G^T (G G^T)^-1 G (a basis
+  near p0; orthonormalising it changes nothing to first order, as N0^T dP N0 = 0). With G affine in p_j (the rows are,
+  RowP: dG/dp_j = G_p), dP N0 = -G^T (G G^T)^-1 G_p N0, the term P G_p^T (G G^T)^-1 G N0 vanishing as G N0 = 0:
+
+    dN/dp_j = -G^T (G G^T)^-1 G_p N0.
+
+  The static multipliers lambda(p) of (G G^T) lambda = -G R, R = -f at rest, move with G and R (R_p: a parameter that
+  moves a force element too):
+
+    (G G^T) dlambda/dp_j = -G_p (R + G^T lambda) - G (R_p + G_p^T lambda).
+
+  Until the call with j < 0, FreeMotions() gives N0 + (p_j - p0) dN/dp_j and DescribedLinearize() weighs the rows'
+  Hessians with lambda0 + (p_j - p0) dlambda/dp_j (the equilibrium at p itself still checked): the same value and first
+  derivative at p0 as the smooth basis and the true multipliers, and, with the rows and their Hessians affine in p_j
+  and the forces at most quadratic in it, a polynomial of degree 4 or less in p_j, whose derivative
+  MbsModelLinearizeDerivative()'s differences take exactly. A parameter that moves no joint's point needs none of this.
+*/
+static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j, PetscReal *work, PetscReal N[], PetscReal dN[], PetscReal lambda[], PetscReal dlambda[], PetscBool *moves)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, np = model->np, offset[5] = {0, nq, 0, -1, -1};
+  PetscReal     *q = work, *v = q + nq, *state = v + nq, *R = state + desc->ns, *Rp = R + nq, *G = Rp + nq * np, *Gp = G + nc * nq, *sv = Gp + nc * nq, *VT = sv + nq + nc, *y = VT + nq * nq, *residual = y + nc * m;
+  Sink           forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, q, v);
+  PetscCall(PetscArrayzero(v, nq));
+  StatesInitial(d, q, state);
+  for (PetscInt r = 0; r < nc; r++) {
+    MbsBilinear drow;
+
+    if (!RowP(d, desc, r, j, &drow)) continue;
+    MbsBilinearAddGradient(desc, &drow, q, 1, Gp + r, nc);
+    *moves = PETSC_TRUE;
+  }
+  if (!*moves) PetscFunctionReturn(0);
+  PetscCall(FreeMotions(model, q, G, sv, VT, N));
+  PetscCall(StaticEquilibrium(model, q, v, state, NULL, &forces_p, offset, R, G, lambda));
+  for (PetscInt b = 0; b < desc->nbody; b++)
+    for (PetscInt k = 0; k < 3 && desc->body[b].mass.param == j; k++) Rp[desc->body[b].offset + k + j * nq] -= desc->gravity[k];
+  /* dN = -G^T (G G^T)^-1 (G_p N0) */
+  for (PetscInt c = 0; c < m; c++)
+    for (PetscInt r = 0; r < nc; r++) {
+      MBS_IJ(y, r, c, nc) = 0;
+      for (PetscInt i = 0; i < nq; i++) MBS_IJ(y, r, c, nc) += MBS_IJ(Gp, r, i, nc) * MBS_IJ(N, i, c, nq);
+    }
+  PetscCall(NormalSolve(model, nc, nq, G, m, y));
+  for (PetscInt c = 0; c < m; c++)
+    for (PetscInt i = 0; i < nq; i++) {
+      MBS_IJ(dN, i, c, nq) = 0;
+      for (PetscInt r = 0; r < nc; r++) MBS_IJ(dN, i, c, nq) -= MBS_IJ(G, r, i, nc) * MBS_IJ(y, r, c, nc);
+    }
+  /* dlambda: residual = R + G^T lambda, Rp's column j += G_p^T lambda */
+  for (PetscInt i = 0; i < nq; i++) {
+    residual[i] = R[i];
+    for (PetscInt r = 0; r < nc; r++) {
+      residual[i] += MBS_IJ(G, r, i, nc) * lambda[r];
+      Rp[i + j * nq] += MBS_IJ(Gp, r, i, nc) * lambda[r];
+    }
+  }
+  for (PetscInt r = 0; r < nc; r++) {
+    dlambda[r] = 0;
+    for (PetscInt i = 0; i < nq; i++) dlambda[r] -= MBS_IJ(Gp, r, i, nc) * residual[i] + MBS_IJ(G, r, i, nc) * Rp[i + j * nq];
+  }
+  PetscCall(NormalSolve(model, nc, nq, G, 1, dlambda));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
+  PetscReal     *work, *N, *dN, *lambda, *dlambda;
+  PetscBool      moves = PETSC_FALSE;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda)); /* FreeMotions() continues no more */
+  if (j < 0) PetscFunctionReturn(0);
+  PetscCall(PetscCalloc1(4 * nq + desc->ns + nq * model->np + 3 * nc * nq + nc + nq * nq + nc * m, &work));
+  PetscCall(PetscMalloc4(nq * m, &N, nq * m, &dN, nc, &lambda, nc, &dlambda));
+  ierr = DescribedLinearizeAlong_Private(model, j, work, N, dN, lambda, dlambda, &moves);
+  PetscCall(PetscFree(work));
+  if (ierr || !moves) {
+    PetscCall(PetscFree4(N, dN, lambda, dlambda));
+    PetscCall(ierr);
+    PetscFunctionReturn(0);
+  }
+  d->along         = j;
+  d->along_p0      = model->p[j];
+  d->along_N       = N;
+  d->along_dN      = dN;
+  d->along_lambda  = lambda;
+  d->along_dlambda = dlambda;
   PetscFunctionReturn(0);
 }
 
@@ -2606,6 +2755,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree(d->free_motions));
+  PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda));
   PetscCall(PetscFree4(d->hess_start, d->grad_start, d->rate_start, d->value0));
   PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
   PetscCall(PetscFree2(d->grad_i, d->grad0));
@@ -2876,5 +3026,6 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
+  if (d->joint_geometry) model->ops.linearize_along = DescribedLinearizeAlong;
   PetscFunctionReturn(0);
 }

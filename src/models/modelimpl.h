@@ -62,6 +62,10 @@ typedef struct {
      load (NULL: the first excitation; its name into used) per unit of its size, and per output channel c the rows of
      y_c = Cq x + Cv x' + Ca x'' about the operating point (nchannel x nq each, row c at c nq); NULL: no frequency response */
   PetscErrorCode (*linearize_io)(MbsModel, const char[], const char **, PetscReal[], PetscReal[], PetscReal[], PetscReal[]);
+  /* i >= 0: the linearisations (linearize, linearize_first_order, linearize_io) until the call with i < 0 continue
+     those at the current parameters smoothly along p_i, as polynomials of degree 4 or less in p_i whose derivative at
+     the current p_i is that of the linearisation (MbsModelLinearizeDerivative()); NULL: they are such already */
+  PetscErrorCode (*linearize_along)(MbsModel, PetscInt);
   /* T (nz x nq, column-major, caller frees): the linearisation's coordinates mapped to body coordinates z, and what
      z holds (a string, caller frees); NULL: the model's own coordinates are reported */
   PetscErrorCode (*mode_coordinates)(MbsModel, PetscInt *, PetscReal **, char **);
