@@ -32,7 +32,8 @@
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
   M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
   internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
-  form of DescribedLinearizeFirstOrder.
+  form of DescribedLinearizeFirstOrder. The frequency response's derivative by a joint's point continues N and lambda along
+  the point (DescribedLinearizeAlong): N, an SVD basis, is no smooth function of p.
 */
 #include "models/elements/elementimpl.h"
 
@@ -2530,7 +2531,7 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
   PetscFunctionBeginUser;
   PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda)); /* FreeMotions() continues no more */
   if (j < 0) PetscFunctionReturn(0);
-  PetscCall(PetscCalloc1(4 * nq + desc->ns + nq * model->np + 3 * nc * nq + nc + nq * nq + nc * m, &work));
+  PetscCall(PetscCalloc1(5 * nq + desc->ns + nq * model->np + 2 * nc * nq + nc + nq * nq + nc * m, &work));
   PetscCall(PetscMalloc4(nq * m, &N, nq * m, &dN, nc, &lambda, nc, &dlambda));
   ierr = DescribedLinearizeAlong_Private(model, j, work, N, dN, lambda, dlambda, &moves);
   PetscCall(PetscFree(work));
