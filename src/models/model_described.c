@@ -79,6 +79,7 @@ typedef struct {
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
+  PetscReal             *free_motions_p; /* with joint_geometry: the parameters it was computed at */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
   /* the linearisation continued along p_along (DescribedLinearizeAlong()), while along_N is set: N(p0), dN/dp (nq x m
@@ -2189,20 +2190,24 @@ static PetscErrorCode Project(PetscInt nq, PetscInt m, const PetscReal N[], cons
   N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
   work). Unless a joint's point is a parameter (which moves Phi_q), N is computed once and kept: its SVD is most of the
   work of a linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
-  While the linearisation is continued along a joint's point (DescribedLinearizeAlong()), N(p0) + (p - p0) dN/dp.
+  When a joint's point is a parameter, N is kept with the parameters it was computed at and reused at the same ones: the
+  frequency response at p0 and the continuation from it (DescribedLinearizeAlong()) must see the same basis N0 of the
+  null space, not merely the same space; while the linearisation is continued, N(p0) + (p - p0) dN/dp.
 */
 static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
 {
   Described *d  = (Described *)model->data;
   PetscInt   nq = NQ(model), nc = NC(model);
+  PetscBool  same = PETSC_TRUE;
 
   PetscFunctionBeginUser;
-  if (d->free_motions) {
-    PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
-    PetscFunctionReturn(0);
-  }
   if (d->along_N) {
     for (PetscInt k = 0; k < nq * model->nq; k++) N[k] = d->along_N[k] + (model->p[d->along] - d->along_p0) * d->along_dN[k];
+    PetscFunctionReturn(0);
+  }
+  if (d->free_motions && d->joint_geometry) PetscCall(PetscArraycmp(d->free_motions_p, model->p, model->np, &same));
+  if (d->free_motions && same) {
+    PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
     PetscFunctionReturn(0);
   }
   PetscCall(PetscArrayzero(G, nc * nq));
@@ -2210,9 +2215,9 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
   if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
   for (PetscInt j = 0; j < model->nq; j++)
     for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
-  if (d->joint_geometry) PetscFunctionReturn(0);
-  PetscCall(PetscMalloc1(nq * model->nq, &d->free_motions));
+  if (!d->free_motions) PetscCall(PetscMalloc2(nq * model->nq, &d->free_motions, model->np, &d->free_motions_p));
   PetscCall(PetscArraycpy(d->free_motions, N, nq * model->nq));
+  PetscCall(PetscArraycpy(d->free_motions_p, model->p, model->np));
   PetscFunctionReturn(0);
 }
 
@@ -2755,7 +2760,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
-  PetscCall(PetscFree(d->free_motions));
+  PetscCall(PetscFree2(d->free_motions, d->free_motions_p));
   PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda));
   PetscCall(PetscFree4(d->hess_start, d->grad_start, d->rate_start, d->value0));
   PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
