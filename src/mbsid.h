@@ -84,6 +84,10 @@ PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscR
 PETSC_EXTERN PetscErrorCode MbsModelEnergyFamilies(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlSensor(MbsModel, const char[]);
+PETSC_EXTERN PetscErrorCode MbsModelGetControlSensor(MbsModel, const char **, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelControlSensor(MbsModel, PetscReal, const PetscReal[], PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsModelControlGainUnits(MbsModel, size_t, char[], char[], char[]);
 PETSC_EXTERN PetscErrorCode MbsModelSetNodalInput(MbsModel, PetscInt, const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelSetSineInput(MbsModel, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsModelClearInput(MbsModel);

@@ -137,7 +137,8 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
   PetscReal         *time, *y0, *gain, *matrix, *rhs, *du, *increment;
   const PetscReal   *params;
   const char *const *names;
-  char               text[64];
+  const char        *sensor, *unit;
+  char               text[64], kp[80], ki[80], kd[80], gain_units[256];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc5(n, &time, n, &y0, n * 3, &gain, n * 9, &matrix, n * 3, &rhs));
@@ -153,10 +154,13 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
       increment[3 * i + k] = run->results[i].increment[k];
     }
   }
+  PetscCall(MbsModelGetControlSensor(model, &sensor, &unit));
+  PetscCall(MbsModelControlGainUnits(model, sizeof(kp), kp, ki, kd));
+  PetscCall(PetscSNPrintf(gain_units, sizeof(gain_units), "Kp [%s], Ki [%s], Kd [%s]", kp, ki, kd));
   PetscCall(MbsH5WriterOpen(output, &writer));
   PetscCall(MbsH5WriteReals(&writer, "/perturbation/time", 1, &n, time, "s"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/y0", 1, &n, y0, model->output_unit));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/gains", 2, dims_gain, gain, ngain == 3 ? "Kp [N/m], Ki [N/(m s)], Kd [N s/m]" : "gain of the method"));
+  PetscCall(MbsH5WriteReals(&writer, "/perturbation/y0", 1, &n, y0, unit));
+  PetscCall(MbsH5WriteReals(&writer, "/perturbation/gains", 2, dims_gain, gain, ngain == 3 ? gain_units : "gain of the method"));
   if (ngain == 3) {
     PetscCall(MbsH5WriteReals(&writer, "/perturbation/matrix", 3, dims_matrix, matrix, "rows [dy_j, (y0 + dy_j/2) dt_j, dy_j/dt_j] of (49)"));
     PetscCall(MbsH5WriteReals(&writer, "/perturbation/rhs", 2, dims_rhs, rhs, "du_j [N]"));
@@ -165,12 +169,13 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
     PetscCall(MbsH5WriteReals(&writer, "/perturbation/increment", 2, dims_rhs, increment, "input increment of the formula; double derivation: ydd_j, dy_j2, dydot_j"));
   }
   PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/t", 1, &run->nsample, run->t, "s"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/y", 1, &run->nsample, run->y, model->output_unit));
+  PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/y", 1, &run->nsample, run->y, unit));
   PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/u", 1, &run->nsample, run->u, "N"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/reference/y", 1, &reference->nsample, reference->y, model->output_unit));
+  PetscCall(MbsH5WriteReals(&writer, "/perturbation/reference/y", 1, &reference->nsample, reference->y, unit));
   PetscCall(MbsH5WriteReals(&writer, "/perturbation/reference/u", 1, &reference->nsample, reference->u, "N"));
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "method", MbsPerturbMethods[run->settings.method]));
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "plant", plant == MBS_PLANT_MODEL ? model->type : "prescribed motion"));
+  if (plant == MBS_PLANT_MODEL) PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "controller_sensor", sensor));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)run->dt_sample));
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "controller_dt", text));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)run->settings.dt));
@@ -236,7 +241,8 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   MbsPlantType   plant     = MBS_PLANT_MODEL;
   PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES] = {0};
   PetscInt       noutput_times              = MBS_MAX_PERTURB_TIMES;
-  char           output[PETSC_MAX_PATH_LEN] = "perturb.h5";
+  char           output[PETSC_MAX_PATH_LEN] = "perturb.h5", sensor[256] = "";
+  const char    *sensor_name, *sensor_unit;
   PetscBool      help, view_system = PETSC_FALSE, same, times_set, output_times_set;
   PetscMPIInt    rank;
 
@@ -260,6 +266,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   MbsOptionsBegin(comm, NULL, "mbsid perturb: gains of a black-box controller by perturbation", "perturb");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-perturb_plant", "The loop: the model (its output to its force), or a prescribed motion", "", MbsPlantTypes, (PetscEnum)plant, (PetscEnum *)&plant, NULL));
+  PetscCall(PetscOptionsString("-controller_sensor", "The output channel (sensor) of the model that the controller reads (default: the model's output)", "", sensor, sensor, sizeof(sensor), NULL));
   PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-prescribed_motion", "Prescribed motion r = A sin(2 pi f t): A [m], f [Hz]", "", 2, motion, NULL));
   PetscCall(PetscOptionsReal("-controller_dt", "Sample period dt_sim of the controller [s]", "", run->dt_sample, &run->dt_sample, NULL));
   PetscCall(PetscOptionsEnum("-perturb_method", "Estimator (spec section 4)", "", MbsPerturbMethods, (PetscEnum)run->settings.method, (PetscEnum *)&run->settings.method, NULL));
@@ -288,12 +295,16 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   run->settings.dy = dy < 0 ? run->settings.dt : dy;
   PetscCheck(run->settings.dy > 0 && run->settings.dy < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "-perturb_dy must be positive, got %g", (double)run->settings.dy);
   PetscCall(MbsPerturbCheckTimes_Private(model, "-perturb_times", run->dt_sample, run->ntimes, run->times));
+  PetscCheck(!sensor[0] || plant == MBS_PLANT_MODEL, comm, PETSC_ERR_ARG_INCOMP, "-controller_sensor %s: the controller reads a sensor of the model only with -perturb_plant model; a prescribed motion is its own input", sensor);
+  PetscCall(MbsModelSetControlSensor(model, sensor));
+  PetscCall(MbsModelGetControlSensor(model, &sensor_name, &sensor_unit));
   PetscCall(MbsPerturbCheckTimes_Private(model, "-print_output_times", run->dt_sample, noutput_times, output_times));
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
   PetscCall(MbsControllerView(run->controller, PETSC_VIEWER_STDOUT_(comm)));
   if (plant == MBS_PLANT_MODEL)
-    PetscCall(PetscPrintf(comm, "Plant: model %s, its output %s fed back to its force coordinate, sampled every %g s on [%g, %g] s\n", model->type, model->output_name, (double)run->dt_sample, (double)model->t0, (double)model->tf));
+    PetscCall(PetscPrintf(comm, "Plant: model %s, its %s %s [%s] fed back to its force coordinate, sampled every %g s on [%g, %g] s\n", model->type, sensor[0] ? "channel" : "output", sensor_name, sensor_unit, (double)run->dt_sample, (double)model->t0,
+                          (double)model->tf));
   else PetscCall(PetscPrintf(comm, "Plant: prescribed motion r = %g sin(2 pi %g t), sampled every %g s on [%g, %g] s\n", (double)motion[0], (double)motion[1], (double)run->dt_sample, (double)model->t0, (double)model->tf));
   PetscCall(MbsPerturbPass_Private(model, plant, motion, run, PETSC_TRUE));
   reference->controller = run->controller;

@@ -1,7 +1,7 @@
 /*
-  Simulation with a sampled controller in the loop: at the samples t_n = t0 + n dt_s the plant's output y(t_n) goes to
-  a sampler (the controller), whose force u_n is held on [t_n, t_{n+1}) (zero-order hold; the model's excitation
-  becomes F(t) - u_n). The integrator's steps must land on the samples, so the method runs on fixed steps that divide
+  Simulation with a sampled controller in the loop: at the samples t_n = t0 + n dt_s the plant's output y(t_n) (or the
+  channel of MbsModelSetControlSensor()) goes to a sampler (the controller), whose force u_n is held on [t_n, t_{n+1})
+  (zero-order hold; the model's excitation becomes F(t) - u_n). The integrator's steps must land on the samples, so the method runs on fixed steps that divide
   dt_s; each sample restarts the step, so that no stage value of the old force is reused (FSAL Runge-Kutta pairs).
   The samples are placed by counting steps, m of them per sample, and the integrator's time is set to t_n there:
   a sum of 10^5 floating steps of 0.01 s is off by more than 1e-9 dt_s (91.72 s, sample 9172), which a comparison
@@ -24,7 +24,7 @@ static PetscErrorCode MbsClosedLoopSample_Private(MbsClosedLoop *loop, PetscReal
   PetscReal y, force;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelOutput(loop->model, t, u, &y, NULL));
+  PetscCall(MbsModelControlSensor(loop->model, t, u, &y));
   PetscCall(loop->sampler(loop->model, loop->next, loop->model->t0 + loop->next * loop->dt_sample, y, &force, loop->ctx));
   PetscCall(MbsModelSetControlForce(loop->model, force));
   loop->next++;

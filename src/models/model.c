@@ -130,6 +130,7 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   PetscCall(PetscCalloc2(nq, &model->q0, nq, &model->v0));
   model->force_coordinate = -1;
   model->control_force    = 0;
+  model->control_channel  = -1;
   model->jacobian_lag     = 1;
   PetscFunctionReturn(0);
 }
@@ -918,9 +919,9 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 }
 
 /*@C
-  MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output to its force
-  coordinate (a model file's force with input: true), held until the next call (the actuator pushes back: the
-  excitation becomes F(t) - u). Not collective.
+  MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output (or the channel
+  of MbsModelSetControlSensor()) to its force coordinate (a model file's force with input: true), held until the next
+  call (the actuator pushes back: the excitation becomes F(t) - u). Not collective.
 @*/
 PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
 {
@@ -930,13 +931,76 @@ PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsModelSetControlSensor - The output channel a controller in the loop reads (-controller_sensor): any sensor of a
+  model file, or NULL or "" for the model's output. An unknown name is an error that names the option, the model file
+  and the model's channels. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsModelSetControlSensor(MbsModel model, const char name[])
+{
+  char source[PETSC_MAX_PATH_LEN + 128];
+
+  PetscFunctionBeginUser;
+  model->control_channel = -1;
+  if (!name || !name[0]) PetscFunctionReturn(0);
+  if (model->model_file[0]) PetscCall(PetscSNPrintf(source, sizeof(source), "Option -controller_sensor %s, model file '%s'", name, model->model_file));
+  else PetscCall(PetscSNPrintf(source, sizeof(source), "Option -controller_sensor %s", name));
+  PetscCall(MbsModelFindChannel(model, name, source, &model->control_channel));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetControlSensor - Name and unit (either may be NULL) of the channel a controller in the loop reads. Not
+  collective.
+@*/
+PetscErrorCode MbsModelGetControlSensor(MbsModel model, const char **name, const char **unit)
+{
+  PetscFunctionBeginUser;
+  if (model->control_channel >= 0) PetscCall(MbsModelGetChannelInfo(model, model->control_channel, name, unit));
+  else {
+    if (name) *name = model->output_name;
+    if (unit) *unit = model->output_unit;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelControlSensor - The value y(U) at t of the channel a controller in the loop reads. Not collective.
+@*/
+PetscErrorCode MbsModelControlSensor(MbsModel model, PetscReal t, const PetscReal u[], PetscReal *y)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelChannelValues(model, 1, &model->control_channel, t, u, y));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelControlGainUnits - The units of K_p, K_i, K_d of a PID with output u [N] on the channel it reads (N/m,
+  N/(m s), N s/m on a position), each into a buffer of len characters. Not collective.
+@*/
+PetscErrorCode MbsModelControlGainUnits(MbsModel model, size_t len, char kp[], char ki[], char kd[])
+{
+  const char *unit;
+  char        y[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetControlSensor(model, NULL, &unit));
+  PetscCall(PetscSNPrintf(y, sizeof(y), strpbrk(unit, "/ ") ? "(%s)" : "%s", unit)); /* m/s: N/(m/s), not N/m/s */
+  PetscCall(PetscSNPrintf(kp, len, "N/%s", y));
+  PetscCall(PetscSNPrintf(ki, len, "N/(%s s)", y));
+  PetscCall(PetscSNPrintf(kd, len, "N s/%s", y));
+  PetscFunctionReturn(0);
+}
+
 /* The closed loop's input b (nq) and output rows s_q, s_v (nq each) of the linearisation: the force coordinate's unit
-   vector and dy/dU of an ODE model at rest, or a model file's force with input: true and its output channel's rows
-   (MbsModelLinearizeIO()), which must not read accelerations (the derivative term would need the third derivative) */
+   vector and dy/dU of an ODE model at rest, or a model file's force with input: true and the rows of the channel the
+   controller reads (MbsModelLinearizeIO()), which must not read accelerations (the derivative term would need the
+   third derivative) */
 static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[], PetscReal sq[], PetscReal sv[])
 {
-  PetscInt   m = model->nq, a = model->force_coordinate, nchannel, c = 0;
-  PetscReal *B, *Cq, *Cv, *Ca, y, acceleration = 0;
+  PetscInt    m = model->nq, a = model->force_coordinate, nchannel, c = 0;
+  PetscReal  *B, *Cq, *Cv, *Ca, y, acceleration = 0;
+  const char *sensor;
 
   PetscFunctionBeginUser;
   if (a >= 0) {
@@ -953,13 +1017,14 @@ static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[]
     PetscCall(PetscFree2(u, dydu));
     PetscFunctionReturn(0);
   }
+  PetscCall(MbsModelGetControlSensor(model, &sensor, NULL));
   PetscCall(MbsModelGetNumChannels(model, &nchannel));
   for (PetscInt k = 0; k < nchannel; k++) {
-    const char *name, *unit;
+    const char *name;
     PetscBool   same;
 
-    PetscCall(MbsModelGetChannelInfo(model, k, &name, &unit));
-    PetscCall(PetscStrcmp(name, model->output_name, &same));
+    PetscCall(MbsModelGetChannelInfo(model, k, &name, NULL));
+    PetscCall(PetscStrcmp(name, sensor, &same));
     if (same) c = k;
   }
   PetscCall(MbsModelLinearizeIO(model, model->input_name, NULL, &B, &Cq, &Cv, &Ca));
@@ -970,7 +1035,7 @@ static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[]
     acceleration += PetscAbsReal(Ca[c * m + j]);
   }
   PetscCall(PetscFree4(B, Cq, Cv, Ca));
-  PetscCheck(acceleration == 0, model->comm, PETSC_ERR_SUP, "Model %s: its output %s reads accelerations, which a controller's derivative term would differentiate once more; close the loop on a position or velocity", model->type, model->output_name);
+  PetscCheck(acceleration == 0, model->comm, PETSC_ERR_SUP, "Model %s: the channel %s the controller reads measures accelerations, which a controller's derivative term would differentiate once more; close the loop on a position or velocity", model->type, sensor);
   PetscFunctionReturn(0);
 }
 

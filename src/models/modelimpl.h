@@ -138,6 +138,7 @@ struct _p_MbsModel {
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
   const char             *input_name;                   /* that force element's name (a controller closes the loop on it), or NULL */
   PetscReal               control_force;                /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
+  PetscInt                control_channel;              /* the output channel that controller reads (-controller_sensor), -1: the output */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
