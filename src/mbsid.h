@@ -315,6 +315,7 @@ PETSC_EXTERN PetscErrorCode MbsControllerCreate(MPI_Comm, MbsController *);
 PETSC_EXTERN PetscErrorCode MbsControllerLoad(MbsController, const char[], const char[]);
 PETSC_EXTERN PetscErrorCode MbsControllerSetFromOptions(MbsController, const char[]);
 PETSC_EXTERN PetscErrorCode MbsControllerGetSensor(MbsController, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlLoop(MbsModel, PetscInt, MbsController, PetscViewer);
 PETSC_EXTERN PetscErrorCode MbsControllerSetParams(MbsController, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsControllerGetParams(MbsController, PetscInt *, const PetscReal **, const char *const **);
 PETSC_EXTERN PetscErrorCode MbsControllerInit(MbsController, PetscReal, PetscReal, PetscReal *);

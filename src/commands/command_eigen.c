@@ -83,21 +83,15 @@ static PetscErrorCode MbsEigenAddLoop_Private(MPI_Comm comm, MbsEigenCommand *ec
 /* Loop l's sensor, its gains (estimated unless given) and what it reads and drives, printed */
 static PetscErrorCode MbsEigenLoopSetUp_Private(MPI_Comm comm, MbsEigenCommand *ec, PetscInt l, PetscReal dt_sample, PetscReal delta)
 {
-  MbsModel    model = ec->model;
-  PetscReal  *gain  = ec->gain + 3 * l;
-  const char *sensor, *name, *force;
-  char        option[320], prefix[160], kp[80], ki[80], kd[80];
+  MbsModel   model = ec->model;
+  PetscReal *gain  = ec->gain + 3 * l;
+  char       prefix[160], kp[80], ki[80], kd[80];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsControllerGetSensor(ec->controller[l], &sensor));
-  PetscCall(MbsModelGetControlInput(model, ec->input[l], &force));
-  PetscCall(MbsModelControlOptionsPrefix(model, ec->input[l], sizeof(prefix), prefix));
-  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_sensor", prefix));
-  PetscCall(MbsModelSetControlSensor(model, ec->input[l], option, sensor));
-  PetscCall(MbsModelGetControlSensor(model, ec->input[l], &name, NULL));
-  PetscCall(MbsModelControlGainUnits(model, ec->input[l], sizeof(kp), kp, ki, kd));
   PetscCall(MbsControllerView(ec->controller[l], PETSC_VIEWER_STDOUT_(comm)));
-  PetscCall(PetscPrintf(comm, "The controller reads the %s %s and drives %s%s\n", sensor[0] ? "channel" : "output", name, force ? "force " : "the force input", force ? force : ""));
+  PetscCall(MbsModelSetControlLoop(model, ec->input[l], ec->controller[l], PETSC_VIEWER_STDOUT_(comm)));
+  PetscCall(MbsModelControlOptionsPrefix(model, ec->input[l], sizeof(prefix), prefix));
+  PetscCall(MbsModelControlGainUnits(model, ec->input[l], sizeof(kp), kp, ki, kd));
   if (!ec->given[l]) {
     PetscCall(MbsEigenEstimateGains_Private(model, ec->controller[l], dt_sample, delta, gain));
     PetscCall(PetscPrintf(comm, "Gains estimated by perturbation at t0 = %g s from rest (dt_sim %g s, delta %g):\n", (double)model->t0, (double)dt_sample, (double)delta));

@@ -310,23 +310,6 @@ static PetscErrorCode MbsPerturbAddLoop_Private(MPI_Comm comm, MbsPerturbCommand
   PetscFunctionReturn(0);
 }
 
-/* Loop l's sensor (its controller's -controller_sensor, or -F_controller_sensor of force F), and the line that says so */
-static PetscErrorCode MbsPerturbLoopSensor_Private(MPI_Comm comm, MbsModel model, const MbsPerturbPass *pass, PetscInt l, PetscBool view)
-{
-  const char *sensor, *name, *unit, *force;
-  char        option[320], prefix[160];
-
-  PetscFunctionBeginUser;
-  PetscCall(MbsControllerGetSensor(pass->run[l]->controller, &sensor));
-  PetscCall(MbsModelGetControlInput(model, pass->input[l], &force));
-  PetscCall(MbsModelControlOptionsPrefix(model, pass->input[l], sizeof(prefix), prefix));
-  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_sensor", prefix));
-  PetscCall(MbsModelSetControlSensor(model, pass->input[l], option, sensor));
-  PetscCall(MbsModelGetControlSensor(model, pass->input[l], &name, &unit));
-  if (view) PetscCall(PetscPrintf(comm, "  controller %s reads the %s %s [%s] and drives %s%s\n", pass->run[l]->controller->symbol, sensor[0] ? "channel" : "output", name, unit, force ? "force " : "the force coordinate", force ? force : ""));
-  PetscFunctionReturn(0);
-}
-
 static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc)
 {
   MbsModel        model;
@@ -420,7 +403,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   for (PetscInt l = 0; l < pass->nloop; l++) PetscCall(MbsControllerView(pass->run[l]->controller, PETSC_VIEWER_STDOUT_(comm)));
   if (plant == MBS_PLANT_MODEL) {
     PetscCall(PetscPrintf(comm, "Plant: model %s in the loop of %" PetscInt_FMT " controller%s, sampled every %g s on [%g, %g] s:\n", model->type, pass->nloop, pass->nloop > 1 ? "s" : "", (double)run->dt_sample, (double)model->t0, (double)model->tf));
-    for (PetscInt l = 0; l < pass->nloop; l++) PetscCall(MbsPerturbLoopSensor_Private(comm, model, pass, l, PETSC_TRUE));
+    for (PetscInt l = 0; l < pass->nloop; l++) PetscCall(MbsModelSetControlLoop(model, pass->input[l], pass->run[l]->controller, PETSC_VIEWER_STDOUT_(comm)));
   } else PetscCall(PetscPrintf(comm, "Plant: prescribed motion r = %g sin(2 pi %g t), sampled every %g s on [%g, %g] s\n", (double)motion[0], (double)motion[1], (double)run->dt_sample, (double)model->t0, (double)model->tf));
   PetscCall(MbsPerturbPass_Private(model, plant, motion, pass, PETSC_TRUE));
   PetscCall(MbsPerturbPass_Private(model, plant, motion, reference, PETSC_FALSE));

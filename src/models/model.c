@@ -8,6 +8,7 @@
   own initial state.
 */
 #include "models/modelimpl.h"
+#include "controllers/controllerimpl.h"
 
 static PetscFunctionList MbsModelList              = NULL;
 static PetscBool         MbsModelRegisterAllCalled = PETSC_FALSE;
@@ -995,6 +996,27 @@ PetscErrorCode MbsModelSetControlSensor(MbsModel model, PetscInt k, const char o
   if (model->model_file[0]) PetscCall(PetscSNPrintf(source, sizeof(source), "Option %s %s, model file '%s'", option, name, model->model_file));
   else PetscCall(PetscSNPrintf(source, sizeof(source), "Option %s %s", option, name));
   PetscCall(MbsModelFindChannel(model, name, source, &model->control_channel[k]));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetControlLoop - Closes the loop on force input k with the controller: its sensor is the channel that the
+  controller's -controller_sensor names (-FORCE_controller_sensor for a further force, MbsModelControlOptionsPrefix()).
+  With a viewer, says which channel it reads and which force it drives. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsModelSetControlLoop(MbsModel model, PetscInt k, MbsController controller, PetscViewer viewer)
+{
+  const char *sensor, *name, *unit, *force;
+  char        option[320], prefix[160];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsControllerGetSensor(controller, &sensor));
+  PetscCall(MbsModelGetControlInput(model, k, &force));
+  PetscCall(MbsModelControlOptionsPrefix(model, k, sizeof(prefix), prefix));
+  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_sensor", prefix));
+  PetscCall(MbsModelSetControlSensor(model, k, option, sensor));
+  PetscCall(MbsModelGetControlSensor(model, k, &name, &unit));
+  if (viewer) PetscCall(PetscViewerASCIIPrintf(viewer, "  controller %s reads the %s %s [%s] and drives %s%s\n", controller->symbol, sensor[0] ? "channel" : "output", name, unit, force ? "force " : "the force coordinate", force ? force : ""));
   PetscFunctionReturn(0);
 }
 
