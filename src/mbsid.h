@@ -158,7 +158,8 @@ typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const P
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSimulateHelp(MbsModel);
 PETSC_EXTERN PetscErrorCode MbsCheckFixedStepCount(MbsModel, PetscReal);
-/* A sampled controller in the loop: for loop l, given its sensor y at sample n (time t), the force u held until the next sample */
+/* A sampled controller in the loop: for loop l, given its sensor y at sample n (time t), the force u held until the
+   next sample */
 typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscInt, PetscReal, PetscReal, PetscReal *, void *);
 PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, PetscInt, const PetscInt[], MbsSampleFn, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);

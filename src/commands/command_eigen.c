@@ -5,8 +5,10 @@
   With -controller, the closed-loop modal problem of ../shared/models/pid_sdof.md, section 6: the controller closes the
   loop from the model's output (or the channel -controller_sensor names) to its force coordinate; its gains K_p, K_i,
   K_d are estimated by the PID perturbation at t0 from the static equilibrium (init(t0, 0), sample period
-  -controller_dt), or given with -controller_gains. The report has the open loop, the closed loop of Eq. (9) without the integral state, and with it as an extra coordinate
-  (/eigen/open_loop, /eigen/closed_loop, /eigen/closed_loop_integral).
+  -controller_dt), or given with -controller_gains. A further force with input: true of a model file closes its own
+  loop with -FORCE_controller (-FORCE_controller_sensor, -FORCE_controller_gains, ...). The report has the open loop,
+  the closed loop of Eq. (9) without the integral states, and with them as extra coordinates (/eigen/open_loop,
+  /eigen/closed_loop, /eigen/closed_loop_integral).
 */
 #include "commands/commandimpl.h"
 
@@ -100,7 +102,8 @@ static PetscErrorCode MbsEigenLoopSetUp_Private(MPI_Comm comm, MbsEigenCommand *
   PetscFunctionReturn(0);
 }
 
-/* /eigen/controller_gains: K_p, K_i, K_d of the one loop (3), or of each loop (nloop x 3), with their sensors and forces */
+/* /eigen/controller_gains: K_p, K_i, K_d of the one loop (3), or of each loop (nloop x 3), with their sensors and
+   forces */
 static PetscErrorCode MbsEigenWriteGains_Private(MbsH5Writer *writer, const MbsEigenCommand *ec)
 {
   PetscInt    dims[2] = {ec->nloop, 3};

@@ -1,13 +1,16 @@
 /*
   mbsid perturb: gains of a black-box controller estimated by perturbation (../shared/models/pid_sdof.md, sections 4
-  and 5) while it runs in a loop. The plant is the model with the controller closing the loop from its output to its
-  force coordinate (-perturb_plant model, pid_sdof by default), or a prescribed motion r(t) = A sin(2 pi f t)
-  (-perturb_plant prescribed -prescribed_motion A,f; A = 0 is the static equilibrium of T3), sampled every
-  -controller_dt seconds. At each of -perturb_times the estimator perturbs the controller and restores it.
+  and 5) while it runs in a loop. The plant is the model with the controller closing the loop from its output (or the
+  channel of -controller_sensor) to its force coordinate (-perturb_plant model, pid_sdof by default), or a prescribed
+  motion r(t) = A sin(2 pi f t) (-perturb_plant prescribed -prescribed_motion A,f; A = 0 is the static equilibrium of
+  T3), sampled every -controller_dt seconds. A further force with input: true of a model file gets its own controller
+  in the same loop with -FORCE_controller (-FORCE_controller_sensor, ...). At each of -perturb_times the estimator
+  perturbs every controller and restores it.
 
   The run is made twice, with the perturbations and without: the controller outputs and plant outputs of the two must
   agree bit for bit, or the command fails (a perturbation that left a trace in the controller). Results in -o under
-  /perturbation: the estimates, the sampled signals of both runs, the controller and the settings.
+  /perturbation (a further controller's under /perturbation/loops/FORCE): the estimates, the sampled signals of both
+  runs, the controller and the settings.
 */
 #include "commands/commandimpl.h"
 #include "controllers/controllerimpl.h"
@@ -214,7 +217,8 @@ static PetscErrorCode MbsPerturbWriteLoop_Private(MbsH5Writer *writer, const cha
   PetscFunctionReturn(0);
 }
 
-/* The first loop under /perturbation, every further one (a second force with input: true) under /perturbation/loops/FORCE */
+/* The first loop under /perturbation, every further one (a further force with input: true) under
+   /perturbation/loops/FORCE */
 static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[], MbsModel model, const MbsPerturbPass *pass, const MbsPerturbPass *reference, MbsPlantType plant)
 {
   const MbsPerturbRun *run = pass->run[0];
@@ -331,7 +335,7 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   PetscCall(MbsPerturbAddLoop_Private(comm, pc, 0, NULL));
   PetscCall(MbsModelGetNumControlInputs(model, &ninput));
-  for (PetscInt k = 1; k < ninput; k++) { /* a further force with input: true gets a controller with -FORCE_controller */
+  for (PetscInt k = 1; k < ninput; k++) { /* a further force with input: true: a controller with -FORCE_controller */
     char      prefix[160];
     PetscBool set;
 

@@ -15,9 +15,10 @@ struct _p_MbsController {
   const mbs_controller_plugin *plugin;
   PetscReal                   *params;
   void                        *state;
-  PetscReal                    output;      /* u of the last init or step: the u0 of a perturbation */
-  PetscBool                    started;     /* init was called */
-  char                         sensor[256]; /* the model's channel it reads (-controller_sensor), "": the output */
+  PetscReal                    output;  /* u of the last init or step: the u0 of a perturbation */
+  PetscBool                    started; /* init was called */
+  /* the model's channel it reads (-controller_sensor), "": the output */
+  char sensor[256];
 };
 
 /* The built-in controllers, the same code as the plug-in library (test_controllers.c) */

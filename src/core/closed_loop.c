@@ -2,8 +2,9 @@
   Simulation with sampled controllers in the loop: at the samples t_n = t0 + n dt_s each loop's sensor y(t_n) (the
   model's output, or the channel of MbsModelSetControlSensor()) goes to a sampler (its controller), whose force u_n is
   held on [t_n, t_{n+1}) (zero-order hold; the loop's force input becomes F(t) - u_n). All loops share the samples and
-  read the same state, so their order does not matter. The integrator's steps must land on the samples, so the method runs on fixed steps that divide
-  dt_s; each sample restarts the step, so that no stage value of the old force is reused (FSAL Runge-Kutta pairs).
+  read the same state, so their order does not matter. The integrator's steps must land on the samples, so the method
+  runs on fixed steps that divide dt_s; each sample restarts the step, so that no stage value of the old force is
+  reused (FSAL Runge-Kutta pairs).
   The samples are placed by counting steps, m of them per sample, and the integrator's time is set to t_n there:
   a sum of 10^5 floating steps of 0.01 s is off by more than 1e-9 dt_s (91.72 s, sample 9172), which a comparison
   of times would take for a step that passed the sample.

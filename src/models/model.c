@@ -939,7 +939,7 @@ PetscErrorCode MbsModelGetControlInput(MbsModel model, PetscInt k, const char **
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumControlInputs(model, &n));
-  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_SUP, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
   *name = model->force_coordinate >= 0 ? NULL : model->control_input[k];
   PetscFunctionReturn(0);
 }

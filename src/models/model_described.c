@@ -77,11 +77,12 @@ typedef struct {
   PetscReal             *channel_work;            /* DescribedChannels()'s scratch (ChannelWorkGet()), NULL until its first call */
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
-  PetscReal             *free_motions;                     /* N of FreeMotions(), once computed */
-  PetscBool              rheonomic;                        /* a row moves with time (a prescribed motion, elements/prescribed.c) */
-  PetscBool              joint_geometry;                   /* a joint's point is a parameter: its rows, their Hessians and N move with p */
-  MbsElement            *input_element;                    /* the (first) force with input: true, which the model's nodal input drives, or NULL */
-  MbsElement            *control_element[MBS_MAX_CONTROL]; /* every force with input: true, each a controller's (model->control_input) */
+  PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
+  PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
+  MbsElement            *input_element;  /* the (first) force with input: true, which a nodal input drives */
+  /* every force with input: true, each driven by its controller in the loop (model->control_input) */
+  MbsElement *control_element[MBS_MAX_CONTROL];
   /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
      non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
      row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list

@@ -125,29 +125,32 @@ struct _p_MbsModel {
   const MbsParameterInfo *param_info; /* np entries, static in the model file */
   PetscReal              *p;          /* current parameter values */
   const char             *output_name, *output_unit;
-  PetscInt                nchannel;                         /* output channels of ops.channel_output; 0: one, the output */
-  const char            **channel_name, **channel_unit;     /* nchannel each, owned by the model file's data */
-  PetscReal               t0, tf, dt;                       /* default time span and step [s] */
-  PetscReal               dt_max;                           /* step cap for adaptive integration [s], 0: none */
-  PetscReal               analysis_dt_max;                  /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
-  PetscBool              *differential;                     /* n flags, PETSC_FALSE for algebraic components of a DAE */
-  PetscBool               constant_mass;                    /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
-  const char             *ode_form_option;                  /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
-  PetscReal              *q0, *v0;                          /* nq initial coordinates and rates of an ODE model */
-  PetscInt                force_coordinate;                 /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
-  PetscBool               nodal_input;                      /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
-  const char             *input_name;                       /* that force element's name (the first with input: true), or NULL */
-  PetscInt                ncontrol;                         /* a model file's forces with input: true, each a controller's in the loop */
-  const char             *control_input[MBS_MAX_CONTROL];   /* their names, in the file's order */
-  PetscReal               control_force[MBS_MAX_CONTROL];   /* u [N] of each force input's controller, held between its samples: F(t) - u */
-  PetscInt                control_channel[MBS_MAX_CONTROL]; /* the output channel that controller reads (-controller_sensor), -1: the output */
-  PetscBool               sparse_jacobian;                  /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
-  PetscReal              *jacobian_work;                    /* n x n dense Jacobian the model writes into, for the sparse path */
-  PetscInt                jacobian_lag;                     /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
-  PetscInt                newton_predictor;                 /* degree of the polynomial through past states that starts each Newton solve, 0: the last state (simulate.c) */
-  PetscReal              *form_work;                        /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
-  PetscInt               *form_pivots;                      /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
-  PetscReal              *channel_work;                     /* n + np: one channel's dy/dU and dy/dp, for a model without ops.channels */
+  PetscInt                nchannel;                     /* output channels of ops.channel_output; 0: one, the output */
+  const char            **channel_name, **channel_unit; /* nchannel each, owned by the model file's data */
+  PetscReal               t0, tf, dt;                   /* default time span and step [s] */
+  PetscReal               dt_max;                       /* step cap for adaptive integration [s], 0: none */
+  PetscReal               analysis_dt_max;              /* step cap of the analysed frequencies, below the Nyquist step of the highest (set by the cost) [s], 0: none */
+  PetscBool              *differential;                 /* n flags, PETSC_FALSE for algebraic components of a DAE */
+  PetscBool               constant_mass;                /* dF/dU' does not depend on U: integrated as it is (integration_form.c) */
+  const char             *ode_form_option;              /* a DAE's option for its ODE form, which explicit methods take (NULL: none) */
+  PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
+  PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
+  PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
+  const char             *input_name;                   /* the first such element's name, or NULL */
+  PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
+  PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
+  PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
+  PetscInt                newton_predictor;             /* degree of the polynomial through past states that starts each Newton solve, 0: the last state (simulate.c) */
+  PetscReal              *form_work;                    /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
+  PetscInt               *form_pivots;                  /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
+  PetscReal              *channel_work;                 /* n + np: one channel's dy/dU and dy/dp, for a model without ops.channels */
+  /* a controller in the loop on each force input (MbsModelGetNumControlInputs()): the force coordinate, or a model
+     file's forces with input: true (ncontrol, their names); each one's force u [N], held between its samples (that
+     force becomes F(t) - u), and the output channel it reads (-controller_sensor; -1: the output) */
+  PetscInt    ncontrol;
+  const char *control_input[MBS_MAX_CONTROL];
+  PetscReal   control_force[MBS_MAX_CONTROL];
+  PetscInt    control_channel[MBS_MAX_CONTROL];
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
   PetscInt   nfrozen;
