@@ -2799,7 +2799,6 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     if (d->input_element) continue;
     d->input_element   = el;
     model->nodal_input = PETSC_TRUE;
-    model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(DescribedSupportSetUp(d));

@@ -136,7 +136,6 @@ struct _p_MbsModel {
   PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
   PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
-  const char             *input_name;                   /* the first such element's name, or NULL */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
