@@ -83,13 +83,21 @@ PETSC_EXTERN PetscErrorCode MbsFrequencyResponseGradient(MbsModel, const char[],
 PETSC_EXTERN PetscErrorCode MbsModelModeCoordinates(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelEnergyFamilies(MbsModel, PetscInt *, PetscReal **, char **);
 PETSC_EXTERN PetscErrorCode MbsModelExcitation(MbsModel, PetscReal, PetscReal *);
-PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscReal);
+#define MBS_MAX_CONTROL 8 /* force inputs of a model that controllers in the loop drive */
+PETSC_EXTERN PetscErrorCode MbsModelGetNumControlInputs(MbsModel, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelGetControlInput(MbsModel, PetscInt, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelControlOptionsPrefix(MbsModel, PetscInt, size_t, char[]);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlForce(MbsModel, PetscInt, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlSensor(MbsModel, PetscInt, const char[], const char[]);
+PETSC_EXTERN PetscErrorCode MbsModelGetControlSensor(MbsModel, PetscInt, const char **, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelControlSensor(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal *);
+PETSC_EXTERN PetscErrorCode MbsModelControlGainUnits(MbsModel, PetscInt, size_t, char[], char[], char[]);
 PETSC_EXTERN PetscErrorCode MbsModelSetNodalInput(MbsModel, PetscInt, const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelSetSineInput(MbsModel, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsModelClearInput(MbsModel);
 PETSC_EXTERN PetscErrorCode MbsInputRead(const char[], PetscReal, PetscReal, PetscInt *, PetscReal **, PetscReal **);
 PETSC_EXTERN PetscErrorCode MbsModelCreateSensitivity(MbsModel, PetscInt, const PetscInt[], MbsModel *);
-PETSC_EXTERN PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel, const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
+PETSC_EXTERN PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel, PetscInt, const PetscInt[], const PetscReal[], PetscBool, PetscInt *, PetscReal **, PetscReal **, PetscReal **);
 
 /*
   Forward simulation of one experiment. The output is kept twice: at the accepted step points (for files and
@@ -150,9 +158,10 @@ typedef PetscErrorCode (*MbsStateMonitor)(MbsModel, PetscInt, PetscReal, const P
 PETSC_EXTERN PetscErrorCode MbsSimulate(MbsModel, const char[], MbsStateMonitor, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSimulateHelp(MbsModel);
 PETSC_EXTERN PetscErrorCode MbsCheckFixedStepCount(MbsModel, PetscReal);
-/* A sampled controller in the loop: given the output y at sample n (time t), the force u held until the next sample */
-typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscReal, PetscReal, PetscReal *, void *);
-PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, MbsSampleFn, void *, MbsSignal *);
+/* A sampled controller in the loop: for loop l, given its sensor y at sample n (time t), the force u held until the
+   next sample */
+typedef PetscErrorCode (*MbsSampleFn)(MbsModel, PetscInt, PetscInt, PetscReal, PetscReal, PetscReal *, void *);
+PETSC_EXTERN PetscErrorCode MbsSimulateClosedLoop(MbsModel, const char[], PetscReal, PetscInt, const PetscInt[], MbsSampleFn, void *, MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalCheck(MbsModel, const MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalDestroy(MbsSignal *);
 PETSC_EXTERN PetscErrorCode MbsSignalGetChannel(const MbsSignal *, PetscInt, MbsSignal *);
@@ -305,7 +314,9 @@ typedef struct {
 
 PETSC_EXTERN PetscErrorCode MbsControllerCreate(MPI_Comm, MbsController *);
 PETSC_EXTERN PetscErrorCode MbsControllerLoad(MbsController, const char[], const char[]);
-PETSC_EXTERN PetscErrorCode MbsControllerSetFromOptions(MbsController);
+PETSC_EXTERN PetscErrorCode MbsControllerSetFromOptions(MbsController, const char[]);
+PETSC_EXTERN PetscErrorCode MbsControllerGetSensor(MbsController, const char **);
+PETSC_EXTERN PetscErrorCode MbsModelSetControlLoop(MbsModel, PetscInt, MbsController, PetscViewer);
 PETSC_EXTERN PetscErrorCode MbsControllerSetParams(MbsController, PetscInt, const PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsControllerGetParams(MbsController, PetscInt *, const PetscReal **, const char *const **);
 PETSC_EXTERN PetscErrorCode MbsControllerInit(MbsController, PetscReal, PetscReal, PetscReal *);

@@ -307,8 +307,9 @@ static PetscErrorCode CheckClosedLoop(MbsTest *test, const PetscReal gains[3], c
     PetscReal      *M, *C, *K;
     const char     *kind    = integral == 0 ? "open loop" : integral == 1 ? "closed loop, Eq. (9)" : "closed loop, integral coordinate";
     const PetscReal zero[3] = {0, 0, 0};
+    const PetscInt  input   = 0;
 
-    PetscCall(MbsModelLinearizeClosedLoop(model, integral ? gains : zero, (PetscBool)(integral == 2), &nq, &M, &C, &K));
+    PetscCall(MbsModelLinearizeClosedLoop(model, 1, &input, integral ? gains : zero, (PetscBool)(integral == 2), &nq, &M, &C, &K));
     if (integral == 2) {
       const PetscReal Ms[4] = {m, 0, 0, 0}, Cs[4] = {c + gains[2], 0, 0, 1}, Ks[4] = {k + gains[0], -1, gains[1], 0}; /* column-major */
       PetscBool       same = (PetscBool)(nq == 2);
@@ -349,7 +350,7 @@ typedef struct {
   PetscReal          u[1001], y[1001];
 } Loop;
 
-static PetscErrorCode LoopSample(MbsModel model, PetscInt n, PetscReal t, PetscReal y, PetscReal *u, void *ctx)
+static PetscErrorCode LoopSample(MbsModel model, PetscInt l, PetscInt n, PetscReal t, PetscReal y, PetscReal *u, void *ctx)
 {
   Loop *loop = (Loop *)ctx;
 
@@ -371,6 +372,7 @@ static PetscErrorCode LoopSample(MbsModel model, PetscInt n, PetscReal t, PetscR
 static PetscErrorCode CheckInTheLoop(MbsTest *test, const Source *source)
 {
   const PetscReal gains[3] = {100, 20, 6};
+  const PetscInt  input    = 0;
   MbsModel        model;
   Loop           *loop[2];
   PetscBool       same;
@@ -388,7 +390,7 @@ static PetscErrorCode CheckInTheLoop(MbsTest *test, const Source *source)
     loop[pass]->settings = (MbsPerturbSettings){MBS_PERTURB_PID, 1e-3, 1e-3, 1, 1, PETSC_FALSE};
     loop[pass]->perturb  = (PetscBool)(pass == 0);
     PetscCall(Load(source, "pid", 3, gains, &loop[pass]->controller));
-    PetscCall(MbsSimulateClosedLoop(model, NULL, 0.01, LoopSample, loop[pass], &signal));
+    PetscCall(MbsSimulateClosedLoop(model, NULL, 0.01, 1, &input, LoopSample, loop[pass], &signal));
     PetscCall(MbsSignalDestroy(&signal));
     PetscCall(MbsControllerDestroy(&loop[pass]->controller));
   }

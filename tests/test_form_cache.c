@@ -100,9 +100,9 @@ int main(int argc, char **argv)
   PetscCall(CheckRate(&test, model, t0, u0, "another F_0 of the nodal input"));
   PetscCall(MbsModelClearInput(model));
   PetscCall(CheckRate(&test, model, t0, u0, "clearing the input"));
-  PetscCall(MbsModelSetControlForce(model, 0.5));
+  PetscCall(MbsModelSetControlForce(model, 0, 0.5));
   PetscCall(CheckRate(&test, model, t0, u0, "a controller's force"));
-  PetscCall(MbsModelSetControlForce(model, 0));
+  PetscCall(MbsModelSetControlForce(model, 0, 0));
 
   /* the sensitivity-extended model keeps the nodal forces as parameters: a sine in the base model leaves them alone */
   PetscCall(MbsModelSetNodalInput(model, 5, tn, Fn));

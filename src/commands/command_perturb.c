@@ -1,13 +1,16 @@
 /*
   mbsid perturb: gains of a black-box controller estimated by perturbation (../shared/models/pid_sdof.md, sections 4
-  and 5) while it runs in a loop. The plant is the model with the controller closing the loop from its output to its
-  force coordinate (-perturb_plant model, pid_sdof by default), or a prescribed motion r(t) = A sin(2 pi f t)
-  (-perturb_plant prescribed -prescribed_motion A,f; A = 0 is the static equilibrium of T3), sampled every
-  -controller_dt seconds. At each of -perturb_times the estimator perturbs the controller and restores it.
+  and 5) while it runs in a loop. The plant is the model with the controller closing the loop from its output (or the
+  channel of -controller_sensor) to its force coordinate (-perturb_plant model, pid_sdof by default), or a prescribed
+  motion r(t) = A sin(2 pi f t) (-perturb_plant prescribed -prescribed_motion A,f; A = 0 is the static equilibrium of
+  T3), sampled every -controller_dt seconds. A further force with input: true of a model file gets its own controller
+  in the same loop with -FORCE_controller (-FORCE_controller_sensor, ...). At each of -perturb_times the estimator
+  perturbs every controller and restores it.
 
   The run is made twice, with the perturbations and without: the controller outputs and plant outputs of the two must
   agree bit for bit, or the command fails (a perturbation that left a trace in the controller). Results in -o under
-  /perturbation: the estimates, the sampled signals of both runs, the controller and the settings.
+  /perturbation (a further controller's under /perturbation/loops/FORCE): the estimates, the sampled signals of both
+  runs, the controller and the settings.
 */
 #include "commands/commandimpl.h"
 #include "controllers/controllerimpl.h"
@@ -22,6 +25,7 @@ static const char *const MbsPlantTypes[] = {"model", "prescribed", "MbsPlantType
 
 typedef struct {
   MbsController      controller;
+  PetscInt           input; /* the force input the controller drives */
   MbsPerturbSettings settings;
   PetscReal          dt_sample;
   PetscInt           ntimes, next_time;
@@ -33,10 +37,17 @@ typedef struct {
   MbsPerturbResult   results[MBS_MAX_PERTURB_TIMES];
 } MbsPerturbRun;
 
-/* The sampler of the loop: the controller's init or step, then a perturbation where one is due */
-static PetscErrorCode MbsPerturbSample(MbsModel model, PetscInt n, PetscReal t, PetscReal y, PetscReal *u, void *ctx)
+/* One pass: a run per loop (controller) */
+typedef struct {
+  PetscInt       nloop;
+  PetscInt       input[MBS_MAX_CONTROL];
+  MbsPerturbRun *run[MBS_MAX_CONTROL];
+} MbsPerturbPass;
+
+/* The sampler of loop l: its controller's init or step, then a perturbation where one is due */
+static PetscErrorCode MbsPerturbSample(MbsModel model, PetscInt l, PetscInt n, PetscReal t, PetscReal y, PetscReal *u, void *ctx)
 {
-  MbsPerturbRun *run = (MbsPerturbRun *)ctx;
+  MbsPerturbRun *run = ((MbsPerturbPass *)ctx)->run[l];
 
   PetscFunctionBeginUser;
   if (n == 0) PetscCall(MbsControllerInit(run->controller, t, y, u));
@@ -58,19 +69,23 @@ static PetscErrorCode MbsPerturbSample(MbsModel model, PetscInt n, PetscReal t, 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant, const PetscReal motion[2], MbsPerturbRun *run, PetscBool perturb)
+static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant, const PetscReal motion[2], MbsPerturbPass *pass, PetscBool perturb)
 {
+  MbsPerturbRun *run = pass->run[0];
+
   PetscFunctionBeginUser;
-  run->perturb   = perturb;
-  run->nsample   = 0;
-  run->next_time = 0;
-  run->nresult   = 0;
+  for (PetscInt l = 0; l < pass->nloop; l++) {
+    pass->run[l]->perturb   = perturb;
+    pass->run[l]->nsample   = 0;
+    pass->run[l]->next_time = 0;
+    pass->run[l]->nresult   = 0;
+  }
   if (plant == MBS_PLANT_MODEL) {
     MbsSignal         signal;
     TSConvergedReason reason;
     PetscReal         t_end;
 
-    PetscCall(MbsSimulateClosedLoop(model, NULL, run->dt_sample, MbsPerturbSample, run, &signal));
+    PetscCall(MbsSimulateClosedLoop(model, NULL, run->dt_sample, pass->nloop, pass->input, MbsPerturbSample, pass, &signal));
     reason = signal.reason;
     t_end  = signal.t_end;
     PetscCall(MbsSignalDestroy(&signal));
@@ -82,10 +97,10 @@ static PetscErrorCode MbsPerturbPass_Private(MbsModel model, MbsPlantType plant,
     for (PetscInt n = 0; n <= samples; n++) {
       PetscReal t = model->t0 + n * run->dt_sample, u;
 
-      PetscCall(MbsPerturbSample(model, n, t, motion[0] * PetscSinReal(2 * PETSC_PI * motion[1] * t), &u, run));
+      PetscCall(MbsPerturbSample(model, 0, n, t, motion[0] * PetscSinReal(2 * PETSC_PI * motion[1] * t), &u, pass));
     }
   }
-  PetscCheck(run->next_time == run->ntimes || !perturb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Perturbation time %g s was not reached", (double)run->times[run->next_time]);
+  for (PetscInt l = 0; l < pass->nloop; l++) PetscCheck(pass->run[l]->next_time == run->ntimes || !perturb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Perturbation time %g s was not reached", (double)run->times[pass->run[l]->next_time]);
   PetscFunctionReturn(0);
 }
 
@@ -129,15 +144,26 @@ static PetscErrorCode MbsPerturbView_Private(MPI_Comm comm, const MbsPerturbRun 
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[], MbsModel model, MbsPerturbRun *run, const MbsPerturbRun *reference, MbsPlantType plant)
+static PetscErrorCode MbsPerturbWriteReals_Private(MbsH5Writer *writer, const char group[], const char name[], PetscInt rank, const PetscInt dims[], const PetscReal data[], const char units[])
 {
-  MbsH5Writer        writer;
+  char path[PETSC_MAX_PATH_LEN];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(path, sizeof(path), "%s/%s", group, name));
+  PetscCall(MbsH5WriteReals(writer, path, rank, dims, data, units));
+  PetscFunctionReturn(0);
+}
+
+/* One loop's estimates, samples and controller under group */
+static PetscErrorCode MbsPerturbWriteLoop_Private(MbsH5Writer *writer, const char group[], MbsModel model, const MbsPerturbRun *run, const MbsPerturbRun *reference, MbsPlantType plant)
+{
   PetscInt           n = run->nresult, ngain = run->settings.method == MBS_PERTURB_PID ? 3 : 1, nparam;
   PetscInt           dims_gain[2] = {n, ngain}, dims_matrix[3] = {n, 3, 3}, dims_rhs[2] = {n, 3};
   PetscReal         *time, *y0, *gain, *matrix, *rhs, *du, *increment;
   const PetscReal   *params;
   const char *const *names;
-  char               text[64];
+  const char        *sensor, *unit, *force;
+  char               text[64], kp[80], ki[80], kd[80], gain_units[256];
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc5(n, &time, n, &y0, n * 3, &gain, n * 9, &matrix, n * 3, &rhs));
@@ -153,22 +179,62 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
       increment[3 * i + k] = run->results[i].increment[k];
     }
   }
-  PetscCall(MbsH5WriterOpen(output, &writer));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/time", 1, &n, time, "s"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/y0", 1, &n, y0, model->output_unit));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/gains", 2, dims_gain, gain, ngain == 3 ? "Kp [N/m], Ki [N/(m s)], Kd [N s/m]" : "gain of the method"));
+  PetscCall(MbsModelGetControlSensor(model, run->input, &sensor, &unit));
+  PetscCall(MbsModelControlGainUnits(model, run->input, sizeof(kp), kp, ki, kd));
+  PetscCall(PetscSNPrintf(gain_units, sizeof(gain_units), "Kp [%s], Ki [%s], Kd [%s]", kp, ki, kd));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "time", 1, &n, time, "s"));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "y0", 1, &n, y0, unit));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "gains", 2, dims_gain, gain, ngain == 3 ? gain_units : "gain of the method"));
   if (ngain == 3) {
-    PetscCall(MbsH5WriteReals(&writer, "/perturbation/matrix", 3, dims_matrix, matrix, "rows [dy_j, (y0 + dy_j/2) dt_j, dy_j/dt_j] of (49)"));
-    PetscCall(MbsH5WriteReals(&writer, "/perturbation/rhs", 2, dims_rhs, rhs, "du_j [N]"));
+    PetscCall(MbsPerturbWriteReals_Private(writer, group, "matrix", 3, dims_matrix, matrix, "rows [dy_j, (y0 + dy_j/2) dt_j, dy_j/dt_j] of (49)"));
+    PetscCall(MbsPerturbWriteReals_Private(writer, group, "rhs", 2, dims_rhs, rhs, "du_j [N]"));
   } else {
-    PetscCall(MbsH5WriteReals(&writer, "/perturbation/du", 1, &n, du, "N"));
-    PetscCall(MbsH5WriteReals(&writer, "/perturbation/increment", 2, dims_rhs, increment, "input increment of the formula; double derivation: ydd_j, dy_j2, dydot_j"));
+    PetscCall(MbsPerturbWriteReals_Private(writer, group, "du", 1, &n, du, "N"));
+    PetscCall(MbsPerturbWriteReals_Private(writer, group, "increment", 2, dims_rhs, increment, "input increment of the formula; double derivation: ydd_j, dy_j2, dydot_j"));
   }
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/t", 1, &run->nsample, run->t, "s"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/y", 1, &run->nsample, run->y, model->output_unit));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/signal/u", 1, &run->nsample, run->u, "N"));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/reference/y", 1, &reference->nsample, reference->y, model->output_unit));
-  PetscCall(MbsH5WriteReals(&writer, "/perturbation/reference/u", 1, &reference->nsample, reference->u, "N"));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "signal/t", 1, &run->nsample, run->t, "s"));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "signal/y", 1, &run->nsample, run->y, unit));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "signal/u", 1, &run->nsample, run->u, "N"));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "reference/y", 1, &reference->nsample, reference->y, unit));
+  PetscCall(MbsPerturbWriteReals_Private(writer, group, "reference/u", 1, &reference->nsample, reference->u, "N"));
+  PetscCall(PetscFree5(time, y0, gain, matrix, rhs));
+  PetscCall(PetscFree2(du, increment));
+  if (plant == MBS_PLANT_MODEL) {
+    PetscCall(MbsH5WriteAttribute(writer, group, "controller_sensor", sensor));
+    PetscCall(MbsModelGetControlInput(model, run->input, &force));
+    if (force) PetscCall(MbsH5WriteAttribute(writer, group, "controller_force", force));
+  }
+  PetscCall(MbsH5WriteAttribute(writer, group, "controller", run->controller->symbol));
+  PetscCall(MbsH5WriteAttribute(writer, group, "controller_source", run->controller->source));
+  PetscCall(MbsControllerGetParams(run->controller, &nparam, &params, &names));
+  for (PetscInt i = 0; i < nparam; i++) {
+    char name[80];
+
+    PetscCall(PetscSNPrintf(name, sizeof(name), "controller_%s", names[i]));
+    PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)params[i]));
+    PetscCall(MbsH5WriteAttribute(writer, group, name, text));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The first loop under /perturbation, every further one (a further force with input: true) under
+   /perturbation/loops/FORCE */
+static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[], MbsModel model, const MbsPerturbPass *pass, const MbsPerturbPass *reference, MbsPlantType plant)
+{
+  const MbsPerturbRun *run = pass->run[0];
+  MbsH5Writer          writer;
+  char                 text[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsH5WriterOpen(output, &writer));
+  for (PetscInt l = 0; l < pass->nloop; l++) {
+    const char *force;
+    char        group[PETSC_MAX_PATH_LEN] = "/perturbation";
+
+    PetscCall(MbsModelGetControlInput(model, pass->input[l], &force));
+    if (l) PetscCall(PetscSNPrintf(group, sizeof(group), "/perturbation/loops/%s", force));
+    PetscCall(MbsPerturbWriteLoop_Private(&writer, group, model, pass->run[l], reference->run[l], plant));
+  }
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "method", MbsPerturbMethods[run->settings.method]));
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "plant", plant == MBS_PLANT_MODEL ? model->type : "prescribed motion"));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)run->dt_sample));
@@ -177,21 +243,9 @@ static PetscErrorCode MbsPerturbWrite_Private(MPI_Comm comm, const char output[]
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "dt_1", text));
   PetscCall(PetscSNPrintf(text, sizeof(text), "%" PetscInt_FMT, run->settings.substeps));
   PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "substeps", text));
-  PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "controller", run->controller->symbol));
-  PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", "controller_source", run->controller->source));
-  PetscCall(MbsControllerGetParams(run->controller, &nparam, &params, &names));
-  for (PetscInt i = 0; i < nparam; i++) {
-    char name[80];
-
-    PetscCall(PetscSNPrintf(name, sizeof(name), "controller_%s", names[i]));
-    PetscCall(PetscSNPrintf(text, sizeof(text), "%.17g", (double)params[i]));
-    PetscCall(MbsH5WriteAttribute(&writer, "/perturbation", name, text));
-  }
   PetscCall(MbsModelWriteIdentity(model, &writer, "/"));
   PetscCall(MbsH5WriteProvenance(&writer, comm));
   PetscCall(MbsH5WriterClose(&writer));
-  PetscCall(PetscFree5(time, y0, gain, matrix, rhs));
-  PetscCall(PetscFree2(du, increment));
   PetscFunctionReturn(0);
 }
 
@@ -209,72 +263,110 @@ static PetscErrorCode MbsPerturbCheckRanks_Private(MPI_Comm comm, const MbsPertu
   PetscFunctionReturn(0);
 }
 
+/* The run with perturbations against the run without, bit for bit, and across ranks */
+static PetscErrorCode MbsPerturbCheckRun_Private(MPI_Comm comm, const MbsPerturbRun *run, const MbsPerturbRun *reference)
+{
+  PetscBool same = (PetscBool)(run->nsample == reference->nsample);
+
+  PetscFunctionBeginUser;
+  if (same) PetscCall(PetscArraycmp(run->u, reference->u, run->nsample, &same));
+  if (same) PetscCall(PetscArraycmp(run->y, reference->y, run->nsample, &same));
+  PetscCheck(same, comm, PETSC_ERR_PLIB, "Controller %s: the run with perturbations differs from the run without; the controller's state does not hold every internal variable (save/restore)", run->controller->symbol);
+  PetscCall(MbsPerturbCheckRanks_Private(comm, run));
+  PetscFunctionReturn(0);
+}
+
 typedef struct {
   MbsModel       model;
-  MbsPerturbRun *run, *reference; /* the passes with and without perturbations; they share the controller */
+  MbsPerturbPass pass[2]; /* with and without perturbations; loop l's controller (pass 0's) serves both */
 } MbsPerturbCommand;
 
 static PetscErrorCode MbsPerturbCommandDestroy_Private(MbsPerturbCommand *pc)
 {
   PetscFunctionBeginUser;
-  for (MbsPerturbRun *pass = pc->run; pass; pass = pass == pc->run ? pc->reference : NULL) {
-    PetscCall(PetscFree(pass->t));
-    PetscCall(PetscFree(pass->y));
-    PetscCall(PetscFree(pass->u));
-  }
-  if (pc->run) PetscCall(MbsControllerDestroy(&pc->run->controller));
+  for (PetscInt p = 0; p < 2; p++)
+    for (PetscInt l = 0; l < pc->pass[p].nloop; l++) {
+      MbsPerturbRun *run = pc->pass[p].run[l];
+
+      PetscCall(PetscFree(run->t));
+      PetscCall(PetscFree(run->y));
+      PetscCall(PetscFree(run->u));
+      if (p == 0) PetscCall(MbsControllerDestroy(&run->controller));
+      PetscCall(PetscFree(pc->pass[p].run[l]));
+    }
   PetscCall(MbsModelDestroy(&pc->model));
-  PetscCall(PetscFree(pc->run));
-  PetscCall(PetscFree(pc->reference));
+  PetscFunctionReturn(0);
+}
+
+/* A loop on force input k, its controller read with the options prefix (NULL: -controller, ...) */
+static PetscErrorCode MbsPerturbAddLoop_Private(MPI_Comm comm, MbsPerturbCommand *pc, PetscInt k, const char prefix[])
+{
+  PetscInt l = pc->pass[0].nloop;
+
+  PetscFunctionBeginUser;
+  for (PetscInt p = 0; p < 2; p++) {
+    PetscCall(PetscNew(&pc->pass[p].run[l]));
+    pc->pass[p].input[l] = k;
+    pc->pass[p].nloop    = l + 1;
+  }
+  PetscCall(MbsControllerCreate(comm, &pc->pass[0].run[l]->controller));
+  PetscCall(MbsControllerSetFromOptions(pc->pass[0].run[l]->controller, prefix));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc)
 {
-  MbsModel       model;
-  MbsPerturbRun *run, *reference;
-  MbsPlantType   plant     = MBS_PLANT_MODEL;
-  PetscReal      motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES] = {0};
-  PetscInt       noutput_times              = MBS_MAX_PERTURB_TIMES;
-  char           output[PETSC_MAX_PATH_LEN] = "perturb.h5";
-  PetscBool      help, view_system = PETSC_FALSE, same, times_set, output_times_set;
-  PetscMPIInt    rank;
+  MbsModel        model;
+  MbsPerturbRun  *run;
+  MbsPerturbPass *pass = &pc->pass[0], *reference = &pc->pass[1];
+  MbsPlantType    plant     = MBS_PLANT_MODEL;
+  PetscReal       motion[2] = {0, 1}, delta = 0.1, dy = -1, output_times[MBS_MAX_PERTURB_TIMES] = {0};
+  PetscInt        noutput_times              = MBS_MAX_PERTURB_TIMES, ninput;
+  char            output[PETSC_MAX_PATH_LEN] = "perturb.h5";
+  const char     *sensor;
+  PetscBool       help, view_system = PETSC_FALSE, times_set, output_times_set;
+  PetscMPIInt     rank;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscNew(&pc->run));
-  PetscCall(PetscNew(&pc->reference));
-  run                    = pc->run;
-  reference              = pc->reference;
+  PetscCall(MbsModelCreate(comm, &pc->model));
+  model = pc->model;
+  PetscCall(MbsModelSetType(model, "pid_sdof"));
+  PetscCall(MbsModelSetFromOptions(model));
+  PetscCall(PetscOptionsHasHelp(NULL, &help));
+  PetscCall(MbsPerturbAddLoop_Private(comm, pc, 0, NULL));
+  PetscCall(MbsModelGetNumControlInputs(model, &ninput));
+  for (PetscInt k = 1; k < ninput; k++) { /* a further force with input: true: a controller with -FORCE_controller */
+    char      prefix[160];
+    PetscBool set;
+
+    PetscCall(MbsModelControlOptionsPrefix(model, k, sizeof(prefix), prefix));
+    PetscCall(PetscOptionsHasName(NULL, prefix, "-controller", &set));
+    if (set || help) PetscCall(MbsPerturbAddLoop_Private(comm, pc, k, prefix));
+  }
+  run                    = pass->run[0];
   run->dt_sample         = 0.01;
   run->settings.method   = MBS_PERTURB_PID;
   run->settings.j        = 1;
   run->settings.substeps = 1;
   run->ntimes            = MBS_MAX_PERTURB_TIMES;
   run->times[0]          = 0;
-  PetscCall(MbsModelCreate(comm, &pc->model));
-  model = pc->model;
-  PetscCall(MbsModelSetType(model, "pid_sdof"));
-  PetscCall(MbsModelSetFromOptions(model));
-  PetscCall(MbsControllerCreate(comm, &run->controller));
-  PetscCall(MbsControllerSetFromOptions(run->controller));
   MbsOptionsBegin(comm, NULL, "mbsid perturb: gains of a black-box controller by perturbation", "perturb");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-perturb_plant", "The loop: the model (its output to its force), or a prescribed motion", "", MbsPlantTypes, (PetscEnum)plant, (PetscEnum *)&plant, NULL));
   PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-prescribed_motion", "Prescribed motion r = A sin(2 pi f t): A [m], f [Hz]", "", 2, motion, NULL));
-  PetscCall(PetscOptionsReal("-controller_dt", "Sample period dt_sim of the controller [s]", "", run->dt_sample, &run->dt_sample, NULL));
+  PetscCall(PetscOptionsReal("-controller_dt", "Sample period dt_sim of the controllers [s]", "", run->dt_sample, &run->dt_sample, NULL));
   PetscCall(PetscOptionsEnum("-perturb_method", "Estimator (spec section 4)", "", MbsPerturbMethods, (PetscEnum)run->settings.method, (PetscEnum *)&run->settings.method, NULL));
   PetscCall(PetscOptionsReal("-perturb_delta", "delta: dt_1 = delta dt_sim (Eq. 50)", "", delta, &delta, NULL));
   PetscCall(PetscOptionsReal("-perturb_dy", "dy_1, the input step of perturbation 1 (default: numerically dt_1, Eq. 50)", "", dy, &dy, NULL));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_j", "Perturbation j of a single-gain estimator (dt_j = j dt_1)", &run->settings.j, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", &run->settings.substeps, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsBool("-perturb_separate", "PID: each perturbation after its own flat step of dt_j (the protocol of separate simulations)", "", run->settings.separate, &run->settings.separate, NULL));
-  PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controller", "", run->times, &run->ntimes, &times_set));
-  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controller's output u (default: none)", "", output_times, &noutput_times, &output_times_set));
+  PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controllers", "", run->times, &run->ntimes, &times_set));
+  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controllers' outputs u (default: none)", "", output_times, &noutput_times, &output_times_set));
   PetscCall(PetscOptionsBool("-perturb_view_system", "PID: print the system (49) of each estimate", "", view_system, &view_system, NULL));
   MbsOptionsEnd();
   if (!times_set) run->ntimes = 1; /* t0 */
   if (!output_times_set) noutput_times = 0;
-  PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscCall(MbsSimulateHelp(model));
     PetscFunctionReturn(0);
@@ -289,30 +381,52 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCheck(run->settings.dy > 0 && run->settings.dy < PETSC_INFINITY, comm, PETSC_ERR_ARG_OUTOFRANGE, "-perturb_dy must be positive, got %g", (double)run->settings.dy);
   PetscCall(MbsPerturbCheckTimes_Private(model, "-perturb_times", run->dt_sample, run->ntimes, run->times));
   PetscCall(MbsPerturbCheckTimes_Private(model, "-print_output_times", run->dt_sample, noutput_times, output_times));
+  PetscCall(MbsControllerGetSensor(run->controller, &sensor));
+  PetscCheck(!sensor[0] || plant == MBS_PLANT_MODEL, comm, PETSC_ERR_ARG_INCOMP, "-controller_sensor %s: the controller reads a sensor of the model only with -perturb_plant model; a prescribed motion is its own input", sensor);
+  if (pass->nloop > 1) {
+    const char *force;
+
+    PetscCall(MbsModelGetControlInput(model, pass->input[1], &force));
+    PetscCheck(plant == MBS_PLANT_MODEL, comm, PETSC_ERR_ARG_INCOMP, "-%s_controller: a further controller runs only in the loop of the model (-perturb_plant model), not on a prescribed motion", force);
+  }
+  for (PetscInt p = 0; p < 2; p++) /* every loop of both passes samples and perturbs as the first loop's options say */
+    for (PetscInt l = 0; l < pass->nloop; l++) {
+      MbsPerturbRun *r = pc->pass[p].run[l];
+      MbsController  c = pass->run[l]->controller;
+
+      if (r == run) continue;
+      *r            = *run;
+      r->controller = c;
+    }
+  for (PetscInt l = 0; l < pass->nloop; l++) {
+    pass->run[l]->input      = pass->input[l];
+    reference->run[l]->input = pass->input[l];
+  }
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 
-  PetscCall(MbsControllerView(run->controller, PETSC_VIEWER_STDOUT_(comm)));
-  if (plant == MBS_PLANT_MODEL)
-    PetscCall(PetscPrintf(comm, "Plant: model %s, its output %s fed back to its force coordinate, sampled every %g s on [%g, %g] s\n", model->type, model->output_name, (double)run->dt_sample, (double)model->t0, (double)model->tf));
-  else PetscCall(PetscPrintf(comm, "Plant: prescribed motion r = %g sin(2 pi %g t), sampled every %g s on [%g, %g] s\n", (double)motion[0], (double)motion[1], (double)run->dt_sample, (double)model->t0, (double)model->tf));
-  PetscCall(MbsPerturbPass_Private(model, plant, motion, run, PETSC_TRUE));
-  reference->controller = run->controller;
-  reference->dt_sample  = run->dt_sample;
+  for (PetscInt l = 0; l < pass->nloop; l++) PetscCall(MbsControllerView(pass->run[l]->controller, PETSC_VIEWER_STDOUT_(comm)));
+  if (plant == MBS_PLANT_MODEL) {
+    PetscCall(PetscPrintf(comm, "Plant: model %s in the loop of %" PetscInt_FMT " controller%s, sampled every %g s on [%g, %g] s:\n", model->type, pass->nloop, pass->nloop > 1 ? "s" : "", (double)run->dt_sample, (double)model->t0, (double)model->tf));
+    for (PetscInt l = 0; l < pass->nloop; l++) PetscCall(MbsModelSetControlLoop(model, pass->input[l], pass->run[l]->controller, PETSC_VIEWER_STDOUT_(comm)));
+  } else PetscCall(PetscPrintf(comm, "Plant: prescribed motion r = %g sin(2 pi %g t), sampled every %g s on [%g, %g] s\n", (double)motion[0], (double)motion[1], (double)run->dt_sample, (double)model->t0, (double)model->tf));
+  PetscCall(MbsPerturbPass_Private(model, plant, motion, pass, PETSC_TRUE));
   PetscCall(MbsPerturbPass_Private(model, plant, motion, reference, PETSC_FALSE));
-  same = (PetscBool)(run->nsample == reference->nsample);
-  if (same) PetscCall(PetscArraycmp(run->u, reference->u, run->nsample, &same));
-  if (same) PetscCall(PetscArraycmp(run->y, reference->y, run->nsample, &same));
-  PetscCheck(same, comm, PETSC_ERR_PLIB, "Controller %s: the run with perturbations differs from the run without; the controller's state does not hold every internal variable (save/restore)", run->controller->symbol);
-  PetscCall(MbsPerturbCheckRanks_Private(comm, run));
-  PetscCall(MbsPerturbView_Private(comm, run, view_system));
-  for (PetscInt i = 0; i < noutput_times; i++) {
-    PetscInt n = (PetscInt)round((output_times[i] - model->t0) / run->dt_sample);
+  for (PetscInt l = 0; l < pass->nloop; l++) {
+    const char *force;
 
-    PetscCall(PetscPrintf(comm, "u(%g s) = %.17e N\n", (double)output_times[i], (double)run->u[n]));
+    PetscCall(MbsPerturbCheckRun_Private(comm, pass->run[l], reference->run[l]));
+    PetscCall(MbsModelGetControlInput(model, pass->input[l], &force));
+    if (pass->nloop > 1) PetscCall(PetscPrintf(comm, "Controller %s on force %s:\n", pass->run[l]->controller->symbol, force));
+    PetscCall(MbsPerturbView_Private(comm, pass->run[l], view_system));
+    for (PetscInt i = 0; i < noutput_times; i++) {
+      PetscInt n = (PetscInt)round((output_times[i] - model->t0) / run->dt_sample);
+
+      PetscCall(PetscPrintf(comm, "u%s%s(%g s) = %.17e N\n", l ? "_" : "", l ? force : "", (double)output_times[i], (double)pass->run[l]->u[n]));
+    }
   }
   PetscCall(PetscPrintf(comm, "The run with %" PetscInt_FMT " perturbations and the run without agree bit for bit (%" PetscInt_FMT " samples of u and y)\n", run->nresult, run->nsample));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
-  if (rank == 0) PetscCall(MbsPerturbWrite_Private(comm, output, model, run, reference, plant));
+  if (rank == 0) PetscCall(MbsPerturbWrite_Private(comm, output, model, pass, reference, plant));
   PetscCallMPI(MPI_Barrier(comm));
   PetscCall(PetscPrintf(comm, "Wrote %s\n", output));
   PetscFunctionReturn(0);
@@ -320,9 +434,10 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
 
 PetscErrorCode MbsCommandPerturb(MPI_Comm comm)
 {
-  MbsPerturbCommand pc = {NULL, NULL, NULL};
+  MbsPerturbCommand pc;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscMemzero(&pc, sizeof(pc)));
   MbsCallCleanup(MbsPerturbRun_Private(comm, &pc), MbsPerturbCommandDestroy_Private(&pc));
   PetscFunctionReturn(0);
 }

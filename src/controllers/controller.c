@@ -162,17 +162,21 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
 }
 
 /*@C
-  MbsControllerSetFromOptions - -controller NAME|PATH, -controller_symbol PREFIX, -controller_params v1,...,vn. Collective.
+  MbsControllerSetFromOptions - -controller NAME|PATH, -controller_symbol PREFIX, -controller_params v1,...,vn and
+  -controller_sensor NAME (the model's channel it reads, MbsControllerGetSensor()), each after the options prefix
+  (NULL: none; a second controller's, e.g. "F2_": -F2_controller). Collective.
 @*/
-PetscErrorCode MbsControllerSetFromOptions(MbsController c)
+PetscErrorCode MbsControllerSetFromOptions(MbsController c, const char options_prefix[])
 {
-  char source[PETSC_MAX_PATH_LEN] = "pid", prefix[128] = "pid", text[512] = "";
+  char source[PETSC_MAX_PATH_LEN] = "pid", prefix[128] = "pid", text[512] = "", option[160];
 
   PetscFunctionBeginUser;
-  MbsOptionsBegin(c->comm, NULL, "Black-box controller", "controller");
+  MbsOptionsBegin(c->comm, options_prefix, "Black-box controller", "controller");
   PetscCall(PetscOptionsString("-controller", "Built-in controller (pid pid_switch integrator1 integrator2 integrator3 derivative1 derivative2) or path of a shared library", "", source, source, sizeof(source), NULL));
   PetscCall(PetscOptionsString("-controller_symbol", "Prefix of the library's entry function <prefix>_controller", "", prefix, prefix, sizeof(prefix), NULL));
-  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, "-controller", source, PETSC_FALSE, NULL));
+  PetscCall(PetscOptionsString("-controller_sensor", "The output channel (sensor) of the model that the controller reads (default: the model's output)", "", c->sensor, c->sensor, sizeof(c->sensor), NULL));
+  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller", options_prefix ? options_prefix : ""));
+  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, option, source, PETSC_FALSE, NULL));
   PetscCall(MbsControllerLoad(c, source, prefix));
   for (int i = 0; i < c->plugin->nparams; i++) {
     char value[64];
@@ -182,6 +186,17 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c)
   }
   if (c->plugin->nparams) PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-controller_params", text, "", c->plugin->nparams, c->params, NULL));
   MbsOptionsEnd();
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsControllerGetSensor - The name of the model's channel the controller reads (-controller_sensor), "" for the model's
+  output. Not collective.
+@*/
+PetscErrorCode MbsControllerGetSensor(MbsController c, const char **sensor)
+{
+  PetscFunctionBeginUser;
+  *sensor = c->sensor;
   PetscFunctionReturn(0);
 }
 

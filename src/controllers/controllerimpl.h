@@ -17,6 +17,8 @@ struct _p_MbsController {
   void                        *state;
   PetscReal                    output;  /* u of the last init or step: the u0 of a perturbation */
   PetscBool                    started; /* init was called */
+  /* the model's channel it reads (-controller_sensor), "": the output */
+  char sensor[256];
 };
 
 /* The built-in controllers, the same code as the plug-in library (test_controllers.c) */

@@ -1,8 +1,10 @@
 /*
-  Simulation with a sampled controller in the loop: at the samples t_n = t0 + n dt_s the plant's output y(t_n) goes to
-  a sampler (the controller), whose force u_n is held on [t_n, t_{n+1}) (zero-order hold; the model's excitation
-  becomes F(t) - u_n). The integrator's steps must land on the samples, so the method runs on fixed steps that divide
-  dt_s; each sample restarts the step, so that no stage value of the old force is reused (FSAL Runge-Kutta pairs).
+  Simulation with sampled controllers in the loop: at the samples t_n = t0 + n dt_s each loop's sensor y(t_n) (the
+  model's output, or the channel of MbsModelSetControlSensor()) goes to a sampler (its controller), whose force u_n is
+  held on [t_n, t_{n+1}) (zero-order hold; the loop's force input becomes F(t) - u_n). All loops share the samples and
+  read the same state, so their order does not matter. The integrator's steps must land on the samples, so the method
+  runs on fixed steps that divide dt_s; each sample restarts the step, so that no stage value of the old force is
+  reused (FSAL Runge-Kutta pairs).
   The samples are placed by counting steps, m of them per sample, and the integrator's time is set to t_n there:
   a sum of 10^5 floating steps of 0.01 s is off by more than 1e-9 dt_s (91.72 s, sample 9172), which a comparison
   of times would take for a step that passed the sample.
@@ -10,23 +12,27 @@
 #include "core/coreimpl.h"
 
 typedef struct {
-  MbsModel    model;
-  PetscReal   dt_sample;
-  PetscInt    next;             /* index of the next sample */
-  PetscInt    steps_per_sample; /* m, 0 until the first step gives the step size */
-  PetscInt    steps;            /* steps since the last sample */
-  MbsSampleFn sampler;
-  void       *ctx;
+  MbsModel        model;
+  PetscReal       dt_sample;
+  PetscInt        next;             /* index of the next sample */
+  PetscInt        steps_per_sample; /* m, 0 until the first step gives the step size */
+  PetscInt        steps;            /* steps since the last sample */
+  PetscInt        nloop;
+  const PetscInt *input; /* the force input of each loop */
+  MbsSampleFn     sampler;
+  void           *ctx;
 } MbsClosedLoop;
 
 static PetscErrorCode MbsClosedLoopSample_Private(MbsClosedLoop *loop, PetscReal t, const PetscReal u[])
 {
-  PetscReal y, force;
+  PetscReal y[MBS_MAX_CONTROL], force;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelOutput(loop->model, t, u, &y, NULL));
-  PetscCall(loop->sampler(loop->model, loop->next, loop->model->t0 + loop->next * loop->dt_sample, y, &force, loop->ctx));
-  PetscCall(MbsModelSetControlForce(loop->model, force));
+  for (PetscInt l = 0; l < loop->nloop; l++) PetscCall(MbsModelControlSensor(loop->model, loop->input[l], t, u, &y[l]));
+  for (PetscInt l = 0; l < loop->nloop; l++) {
+    PetscCall(loop->sampler(loop->model, l, loop->next, loop->model->t0 + loop->next * loop->dt_sample, y[l], &force, loop->ctx));
+    PetscCall(MbsModelSetControlForce(loop->model, loop->input[l], force));
+  }
   loop->next++;
   PetscFunctionReturn(0);
 }
@@ -88,22 +94,34 @@ static PetscErrorCode MbsClosedLoopStart_Private(MbsClosedLoop *loop, PetscReal 
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsSimulateClosedLoop - Simulates the model with the sampler closing the loop every dt_sample seconds from t0 on;
-  the first sample is the initial state's output. Not collective.
-@*/
-PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscReal dt_sample, MbsSampleFn sampler, void *ctx, MbsSignal *signal)
+/* No force left from an earlier run, nor after this one */
+static PetscErrorCode MbsClosedLoopZeroForces_Private(MbsModel model, PetscInt nloop, const PetscInt input[])
 {
-  MbsClosedLoop loop = {model, dt_sample, 0, 0, 0, sampler, ctx};
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < nloop; l++) PetscCall(MbsModelSetControlForce(model, input[l], 0));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsSimulateClosedLoop - Simulates the model with nloop loops closed every dt_sample seconds from t0 on, loop l by
+  sampler(model, l, ...) on force input input[l] (MbsModelGetNumControlInputs(), each at most once); the first sample
+  is the initial state's. Not collective.
+@*/
+PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscReal dt_sample, PetscInt nloop, const PetscInt input[], MbsSampleFn sampler, void *ctx, MbsSignal *signal)
+{
+  MbsClosedLoop loop = {model, dt_sample, 0, 0, 0, nloop, input, sampler, ctx};
   PetscReal    *u, *udot;
 
   PetscFunctionBeginUser;
+  PetscCheck(nloop >= 1 && nloop <= MBS_MAX_CONTROL, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "A closed loop needs 1 to %d controllers, got %" PetscInt_FMT, MBS_MAX_CONTROL, nloop);
+  for (PetscInt l = 0; l < nloop; l++)
+    for (PetscInt k = 0; k < l; k++) PetscCheck(input[k] != input[l], model->comm, PETSC_ERR_ARG_WRONG, "Loops %" PetscInt_FMT " and %" PetscInt_FMT " drive the same force input %" PetscInt_FMT, k, l, input[l]);
   PetscCheck(dt_sample > 0 && dt_sample <= model->tf - model->t0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "The controller's sample period %g s must be positive and within the simulated interval [%g, %g] s (-controller_dt)", (double)dt_sample,
              (double)model->t0, (double)model->tf);
-  PetscCall(MbsModelSetControlForce(model, 0));
+  PetscCall(MbsClosedLoopZeroForces_Private(model, nloop, input));
   PetscCall(PetscMalloc2(model->n, &u, model->n, &udot));
   MbsCallCleanup(MbsClosedLoopStart_Private(&loop, u, udot), PetscFree2(u, udot));
   PetscCall(MbsSimulate_Private(model, prefix, MbsClosedLoopSetUp, &loop, NULL, NULL, signal, NULL));
-  PetscCall(MbsModelSetControlForce(model, 0));
+  PetscCall(MbsClosedLoopZeroForces_Private(model, nloop, input));
   PetscFunctionReturn(0);
 }

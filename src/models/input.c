@@ -12,6 +12,22 @@
 */
 #include "models/modelimpl.h"
 
+/* A nodal or sine input drives one force: a model file's forces with input: true, when there are several, are each a
+   controller's in the loop */
+static PetscErrorCode MbsModelCheckOneInput_Private(MbsModel model, const char what[])
+{
+  char names[512] = "";
+
+  PetscFunctionBeginUser;
+  if (model->ncontrol <= 1) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < model->ncontrol; k++) {
+    PetscCall(PetscStrlcat(names, k ? ", " : "", sizeof(names)));
+    PetscCall(PetscStrlcat(names, model->control_input[k], sizeof(names)));
+  }
+  SETERRQ(model->comm, PETSC_ERR_SUP, "Model file '%s' has %" PetscInt_FMT " forces with input: true (%s): %s drives one, so keep input: true on one force; with several, each is driven by its controller in the loop (mbsid perturb, eigen -controller)",
+          model->model_file, model->ncontrol, names, what);
+}
+
 /*@C
   MbsModelSetNodalInput - Drives the model's force coordinate with the piecewise-linear interpolant of F[k] at the
   strictly increasing times t[k] that cover the model's time span (n >= 2). Not collective.
@@ -20,6 +36,7 @@ PetscErrorCode MbsModelSetNodalInput(MbsModel model, PetscInt n, const PetscReal
 {
   PetscFunctionBeginUser;
   PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a nodal input", model->type);
+  PetscCall(MbsModelCheckOneInput_Private(model, "a nodal input (-input_file, design)"));
   PetscCheck(n >= 2, model->comm, PETSC_ERR_ARG_SIZ, "A nodal input needs at least 2 nodes, got %" PetscInt_FMT, n);
   for (PetscInt k = 0; k < n; k++)
     PetscCheck(!PetscIsInfOrNanReal(F[k]) && !PetscIsInfOrNanReal(t[k]), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Nodal input: node %" PetscInt_FMT " (t = %g s) has force %g: not a finite number", k, (double)t[k], (double)F[k]);
@@ -44,6 +61,7 @@ PetscErrorCode MbsModelSetSineInput(MbsModel model, PetscReal amplitude)
 {
   PetscFunctionBeginUser;
   PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input to drive with a sine", model->type);
+  PetscCall(MbsModelCheckOneInput_Private(model, "a sine input"));
   model->input.type      = MBS_INPUT_SINE;
   model->input.amplitude = amplitude;
   model->input.t0        = model->t0;

@@ -8,6 +8,7 @@
   own initial state.
 */
 #include "models/modelimpl.h"
+#include "controllers/controllerimpl.h"
 
 static PetscFunctionList MbsModelList              = NULL;
 static PetscBool         MbsModelRegisterAllCalled = PETSC_FALSE;
@@ -129,8 +130,8 @@ PetscErrorCode MbsModelSetUp_Private(MbsModel model, PetscInt n, PetscInt nq, Pe
   for (PetscInt i = 0; i < n; i++) model->differential[i] = PETSC_TRUE;
   PetscCall(PetscCalloc2(nq, &model->q0, nq, &model->v0));
   model->force_coordinate = -1;
-  model->control_force    = 0;
-  model->jacobian_lag     = 1;
+  for (PetscInt k = 0; k < MBS_MAX_CONTROL; k++) model->control_channel[k] = -1;
+  model->jacobian_lag = 1;
   PetscFunctionReturn(0);
 }
 
@@ -913,30 +914,167 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
   *force = 0;
   if (model->input.type != MBS_INPUT_MODEL) PetscCall(MbsModelInputForce(model, t, force));
   else if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
-  *force -= model->control_force;
+  *force -= model->control_force[0];
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsModelSetControlForce - The force u [N] of a controller that closes the loop from the model's output to its force
-  coordinate (a model file's force with input: true), held until the next call (the actuator pushes back: the
-  excitation becomes F(t) - u). Not collective.
+  MbsModelGetNumControlInputs - The force inputs a controller in the loop can drive: the force coordinate of a model
+  written in C, or each force with input: true of a model file, in the file's order. Not collective.
 @*/
-PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscReal u)
+PetscErrorCode MbsModelGetNumControlInputs(MbsModel model, PetscInt *n)
 {
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0 || model->nodal_input, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
-  model->control_force = u;
+  *n = model->force_coordinate >= 0 ? 1 : model->ncontrol;
   PetscFunctionReturn(0);
 }
 
-/* The closed loop's input b (nq) and output rows s_q, s_v (nq each) of the linearisation: the force coordinate's unit
-   vector and dy/dU of an ODE model at rest, or a model file's force with input: true and its output channel's rows
-   (MbsModelLinearizeIO()), which must not read accelerations (the derivative term would need the third derivative) */
-static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[], PetscReal sq[], PetscReal sv[])
+/*@C
+  MbsModelGetControlInput - The name of force input k (a model file's force element; NULL for a force coordinate). Not
+  collective.
+@*/
+PetscErrorCode MbsModelGetControlInput(MbsModel model, PetscInt k, const char **name)
 {
-  PetscInt   m = model->nq, a = model->force_coordinate, nchannel, c = 0;
-  PetscReal *B, *Cq, *Cv, *Ca, y, acceleration = 0;
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumControlInputs(model, &n));
+  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  *name = model->force_coordinate >= 0 ? NULL : model->control_input[k];
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelControlOptionsPrefix - The options prefix of the controller of force input k, into prefix (len characters):
+  "" for the first (-controller, -controller_sensor, ...), "FORCE_" for a further force with input: true
+  (-FORCE_controller, -FORCE_controller_sensor, ...). Not collective.
+@*/
+PetscErrorCode MbsModelControlOptionsPrefix(MbsModel model, PetscInt k, size_t len, char prefix[])
+{
+  const char *force;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetControlInput(model, k, &force));
+  if (k) PetscCall(PetscSNPrintf(prefix, len, "%s_", force));
+  else prefix[0] = 0;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetControlForce - The force u [N] of the controller that closes the loop on force input k (the force
+  coordinate, or a model file's force with input: true) from the model's output or the channel of
+  MbsModelSetControlSensor(), held until the next call (the actuator pushes back: that force becomes F(t) - u). Not
+  collective.
+@*/
+PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscInt k, PetscReal u)
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumControlInputs(model, &n));
+  PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
+  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  model->control_force[k] = u;
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetControlSensor - The output channel that the controller of force input k reads (option, e.g.
+  -controller_sensor): any sensor of a model file, or NULL or "" for the model's output. An unknown name is an error
+  that names the option, the model file and the model's channels. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsModelSetControlSensor(MbsModel model, PetscInt k, const char option[], const char name[])
+{
+  char     source[PETSC_MAX_PATH_LEN + 256];
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumControlInputs(model, &n));
+  PetscCheck(k >= 0 && k < PetscMax(n, 1), model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  model->control_channel[k] = -1;
+  if (!name || !name[0]) PetscFunctionReturn(0);
+  if (model->model_file[0]) PetscCall(PetscSNPrintf(source, sizeof(source), "Option %s %s, model file '%s'", option, name, model->model_file));
+  else PetscCall(PetscSNPrintf(source, sizeof(source), "Option %s %s", option, name));
+  PetscCall(MbsModelFindChannel(model, name, source, &model->control_channel[k]));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelSetControlLoop - Closes the loop on force input k with the controller: its sensor is the channel that the
+  controller's -controller_sensor names (-FORCE_controller_sensor for a further force, MbsModelControlOptionsPrefix()).
+  With a viewer, says which channel it reads and which force it drives. Collective on the model's communicator.
+@*/
+PetscErrorCode MbsModelSetControlLoop(MbsModel model, PetscInt k, MbsController controller, PetscViewer viewer)
+{
+  const char *sensor, *name, *unit, *force;
+  char        option[320], prefix[160];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsControllerGetSensor(controller, &sensor));
+  PetscCall(MbsModelGetControlInput(model, k, &force));
+  PetscCall(MbsModelControlOptionsPrefix(model, k, sizeof(prefix), prefix));
+  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_sensor", prefix));
+  PetscCall(MbsModelSetControlSensor(model, k, option, sensor));
+  PetscCall(MbsModelGetControlSensor(model, k, &name, &unit));
+  if (viewer) PetscCall(PetscViewerASCIIPrintf(viewer, "  controller %s reads the %s %s [%s] and drives %s%s\n", controller->symbol, sensor[0] ? "channel" : "output", name, unit, force ? "force " : "the force coordinate", force ? force : ""));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetControlSensor - Name and unit (either may be NULL) of the channel that the controller of force input k
+  reads. Not collective.
+@*/
+PetscErrorCode MbsModelGetControlSensor(MbsModel model, PetscInt k, const char **name, const char **unit)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(k >= 0 && k < MBS_MAX_CONTROL, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Force input %" PetscInt_FMT " of model %s is out of range", k, model->type);
+  if (model->control_channel[k] >= 0) PetscCall(MbsModelGetChannelInfo(model, model->control_channel[k], name, unit));
+  else {
+    if (name) *name = model->output_name;
+    if (unit) *unit = model->output_unit;
+  }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelControlSensor - The value y(U) at t of the channel that the controller of force input k reads. Not
+  collective.
+@*/
+PetscErrorCode MbsModelControlSensor(MbsModel model, PetscInt k, PetscReal t, const PetscReal u[], PetscReal *y)
+{
+  PetscFunctionBeginUser;
+  PetscCheck(k >= 0 && k < MBS_MAX_CONTROL, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Force input %" PetscInt_FMT " of model %s is out of range", k, model->type);
+  PetscCall(MbsModelChannelValues(model, 1, &model->control_channel[k], t, u, y));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelControlGainUnits - The units of K_p, K_i, K_d of a PID with output u [N] on the channel that the controller
+  of force input k reads (N/m, N/(m s), N s/m on a position), each into a buffer of len characters. Not collective.
+@*/
+PetscErrorCode MbsModelControlGainUnits(MbsModel model, PetscInt k, size_t len, char kp[], char ki[], char kd[])
+{
+  const char *unit;
+  char        y[64];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetControlSensor(model, k, NULL, &unit));
+  PetscCall(PetscSNPrintf(y, sizeof(y), strpbrk(unit, "/ ") ? "(%s)" : "%s", unit)); /* m/s: N/(m/s), not N/m/s */
+  PetscCall(PetscSNPrintf(kp, len, "N/%s", y));
+  PetscCall(PetscSNPrintf(ki, len, "N/(%s s)", y));
+  PetscCall(PetscSNPrintf(kd, len, "N s/%s", y));
+  PetscFunctionReturn(0);
+}
+
+/* The input b (nq) and output rows s_q, s_v (nq each) of the linearisation of the loop on force input k: the force
+   coordinate's unit vector and dy/dU of an ODE model at rest, or a model file's force with input: true and the rows of
+   the channel its controller reads (MbsModelLinearizeIO()), which must not read accelerations (the derivative term
+   would need the third derivative) */
+static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscInt k, PetscReal b[], PetscReal sq[], PetscReal sv[])
+{
+  PetscInt    m = model->nq, a = model->force_coordinate, c = model->control_channel[k];
+  PetscReal  *B, *Cq, *Cv, *Ca, y, acceleration = 0;
+  const char *sensor;
 
   PetscFunctionBeginUser;
   if (a >= 0) {
@@ -953,16 +1091,9 @@ static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[]
     PetscCall(PetscFree2(u, dydu));
     PetscFunctionReturn(0);
   }
-  PetscCall(MbsModelGetNumChannels(model, &nchannel));
-  for (PetscInt k = 0; k < nchannel; k++) {
-    const char *name, *unit;
-    PetscBool   same;
-
-    PetscCall(MbsModelGetChannelInfo(model, k, &name, &unit));
-    PetscCall(PetscStrcmp(name, model->output_name, &same));
-    if (same) c = k;
-  }
-  PetscCall(MbsModelLinearizeIO(model, model->input_name, NULL, &B, &Cq, &Cv, &Ca));
+  PetscCall(MbsModelGetControlSensor(model, k, &sensor, NULL));
+  if (c < 0) PetscCall(MbsModelFindChannel(model, sensor, "The model's output", &c));
+  PetscCall(MbsModelLinearizeIO(model, model->control_input[k], NULL, &B, &Cq, &Cv, &Ca));
   for (PetscInt j = 0; j < m; j++) {
     b[j]  = B[j];
     sq[j] = Cq[c * m + j];
@@ -970,46 +1101,59 @@ static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscReal b[]
     acceleration += PetscAbsReal(Ca[c * m + j]);
   }
   PetscCall(PetscFree4(B, Cq, Cv, Ca));
-  PetscCheck(acceleration == 0, model->comm, PETSC_ERR_SUP, "Model %s: its output %s reads accelerations, which a controller's derivative term would differentiate once more; close the loop on a position or velocity", model->type, model->output_name);
+  PetscCheck(acceleration == 0, model->comm, PETSC_ERR_SUP, "Model %s: the channel %s the controller reads measures accelerations, which a controller's derivative term would differentiate once more; close the loop on a position or velocity", model->type, sensor);
   PetscFunctionReturn(0);
 }
 
 /*@C
-  MbsModelLinearizeClosedLoop - M, C, K (nq x nq, or nq + 1 with the integral coordinate; caller frees with PetscFree3)
-  of the linearisation with a PID of gains K_p, K_i, K_d closing the loop from the output y = s_q q + s_v q' to the
-  input b, the force coordinate e_a or a model file's force with input: true (pid_sdof.md, section 6, Eq. 9):
+  MbsModelLinearizeClosedLoop - M, C, K (nq x nq, or nq + nloop with the integral coordinates; caller frees with
+  PetscFree3) of the linearisation with nloop PIDs, the one of gains K_p, K_i, K_d = gain[3 l .. 3 l + 2] closing the
+  loop from its sensor y_l = s_q q + s_v q' to force input b = input[l] (the force coordinate e_a or a model file's
+  force with input: true; pid_sdof.md, section 6, Eq. 9), each adding its rank-one terms:
 
-    (M + K_d b s_v^T) q'' + (C + K_p b s_v^T + K_d b s_q^T) q' + (K + K_p b s_q^T) q [+ K_i b z] = 0
+    (M + K_d b s_v^T) q'' + (C + K_p b s_v^T + K_d b s_q^T) q' + (K + K_p b s_q^T) q [+ K_i b z_l] = 0
 
-  With integral, the state of the integral term is the extra coordinate z = int y dt, z' - s_q q - s_v q' = 0, a row
-  without mass (one infinite eigenvalue). Not collective.
+  With integral, the state of each integral term is an extra coordinate z_l = int y_l dt, z_l' - s_q q - s_v q' = 0, a
+  row without mass (one infinite eigenvalue each). Not collective.
 @*/
-PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, const PetscReal gain[], PetscBool integral, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
+PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, PetscInt nloop, const PetscInt input[], const PetscReal gain[], PetscBool integral, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
 {
-  PetscInt   m = model->nq, size = m + (integral ? 1 : 0);
+  PetscInt   m = model->nq, size = m + (integral ? nloop : 0), n;
   PetscReal *M0, *C0, *K0, *b, *sq, *sv;
 
   PetscFunctionBeginUser;
-  PetscCheck(model->force_coordinate >= 0 || model->input_name, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
-  PetscCall(PetscMalloc3(m, &b, m, &sq, m, &sv));
-  MbsCallUndo(MbsModelClosedLoopIO_Private(model, b, sq, sv), PetscFree3(b, sq, sv));
-  MbsCallUndo(MbsModelLinearize(model, &m, &M0, &C0, &K0), PetscFree3(b, sq, sv));
+  PetscCall(MbsModelGetNumControlInputs(model, &n));
+  PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
+  for (PetscInt l = 0; l < nloop; l++) PetscCheck(input[l] >= 0 && input[l] < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, input[l]);
+  PetscCall(MbsModelLinearize(model, &m, &M0, &C0, &K0));
   PetscCall(PetscCalloc3(size * size, M, size * size, C, size * size, K));
   for (PetscInt i = 0; i < m; i++)
     for (PetscInt j = 0; j < m; j++) {
-      MBS_IJ(*M, i, j, size) = MBS_IJ(M0, i, j, m) + gain[2] * b[i] * sv[j];
-      MBS_IJ(*C, i, j, size) = MBS_IJ(C0, i, j, m) + gain[0] * b[i] * sv[j] + gain[2] * b[i] * sq[j];
-      MBS_IJ(*K, i, j, size) = MBS_IJ(K0, i, j, m) + gain[0] * b[i] * sq[j];
+      MBS_IJ(*M, i, j, size) = MBS_IJ(M0, i, j, m);
+      MBS_IJ(*C, i, j, size) = MBS_IJ(C0, i, j, m);
+      MBS_IJ(*K, i, j, size) = MBS_IJ(K0, i, j, m);
     }
-  for (PetscInt j = 0; j < m && integral; j++) {
-    MBS_IJ(*K, m, j, size) = -sq[j];
-    MBS_IJ(*C, m, j, size) = -sv[j];
-    MBS_IJ(*K, j, m, size) = gain[1] * b[j];
+  PetscCall(PetscFree3(M0, C0, K0));
+  PetscCall(PetscMalloc3(m, &b, m, &sq, m, &sv));
+  for (PetscInt l = 0; l < nloop; l++) {
+    const PetscReal *g = gain + 3 * l;
+
+    MbsCallUndo(MbsModelClosedLoopIO_Private(model, input[l], b, sq, sv), (PetscFree3(b, sq, sv), PetscFree3(*M, *C, *K)));
+    for (PetscInt i = 0; i < m; i++)
+      for (PetscInt j = 0; j < m; j++) {
+        MBS_IJ(*M, i, j, size) += g[2] * b[i] * sv[j];
+        MBS_IJ(*C, i, j, size) += g[0] * b[i] * sv[j] + g[2] * b[i] * sq[j];
+        MBS_IJ(*K, i, j, size) += g[0] * b[i] * sq[j];
+      }
+    for (PetscInt j = 0; j < m && integral; j++) {
+      MBS_IJ(*K, m + l, j, size) = -sq[j];
+      MBS_IJ(*C, m + l, j, size) = -sv[j];
+      MBS_IJ(*K, j, m + l, size) = g[1] * b[j];
+    }
+    if (integral) MBS_IJ(*C, m + l, m + l, size) = 1;
   }
-  if (integral) MBS_IJ(*C, m, m, size) = 1;
   *nq = size;
   PetscCall(PetscFree3(b, sq, sv));
-  PetscCall(PetscFree3(M0, C0, K0));
   PetscFunctionReturn(0);
 }
 

@@ -86,7 +86,9 @@ typedef struct {
      each), the static multipliers lambda(p0) and dlambda/dp (nc each) at p_along = along_p0 */
   PetscInt    along;
   PetscReal   along_p0, *along_N, *along_dN, *along_lambda, *along_dlambda;
-  MbsElement *input_element; /* the force with input: true, which the model's nodal input drives, or NULL */
+  MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
+  /* every force with input: true, each driven by its controller in the loop (model->control_input) */
+  MbsElement *control_element[MBS_MAX_CONTROL];
   /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
      non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
      row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
@@ -302,10 +304,8 @@ static MbsDescription Description(MbsModel model)
   for (PetscInt e = 0; e < desc->nelement; e++)                                                                          /* points that are parameters */
     if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->value0) /* the rows are compiled */
       for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
-  if (d->input_element) {
-    d->input_element->input   = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
-    d->input_element->control = model->control_force;
-  }
+  if (d->input_element) d->input_element->input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+  for (PetscInt k = 0; k < model->ncontrol; k++) d->control_element[k]->control = model->control_force[k];
   if (d->view_body && d->view_stale) {
     PetscReal *work = d->view.work;
 
@@ -1894,7 +1894,7 @@ static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const
   el->control = 0;
   ierr        = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
   el->input   = input;
-  el->control = model->control_force;
+  el->control = model->control_force[0];
   PetscCall(ierr);
   for (PetscInt i = 0; i < view->nq; i++) B[nq + d->global[i]] -= lF[i];
   PetscFunctionReturn(0);
@@ -2949,11 +2949,12 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     MbsElement *el = &desc->element[e];
 
     if (!el->takes_input) continue;
-    PetscCheck(!d->input_element, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", element '%s': a second force with input: true (the first is '%s'); -input_file drives one", desc->file, el->line, el->name,
-               d->input_element->name);
+    PetscCheck(model->ncontrol < MBS_MAX_CONTROL, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': more than %d forces with input: true", desc->file, el->line, el->name, MBS_MAX_CONTROL);
+    d->control_element[model->ncontrol]     = el;
+    model->control_input[model->ncontrol++] = el->name;
+    if (d->input_element) continue;
     d->input_element   = el;
     model->nodal_input = PETSC_TRUE;
-    model->input_name  = el->name;
   }
   PetscCall(DescribedViewSetUp(d));
   PetscCall(DescribedSupportSetUp(d));

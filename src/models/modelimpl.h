@@ -140,8 +140,6 @@ struct _p_MbsModel {
   PetscReal              *q0, *v0;                      /* nq initial coordinates and rates of an ODE model */
   PetscInt                force_coordinate;             /* the coordinate the excitation force acts on, where a controller closes the loop (-1: none) */
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
-  const char             *input_name;                   /* that force element's name (a controller closes the loop on it), or NULL */
-  PetscReal               control_force;                /* u [N] of a controller in the loop, held between its samples: the excitation is F(t) - u */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
@@ -149,6 +147,13 @@ struct _p_MbsModel {
   PetscReal              *form_work;                    /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;                  /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   PetscReal              *channel_work;                 /* n + np: one channel's dy/dU and dy/dp, for a model without ops.channels */
+  /* a controller in the loop on each force input (MbsModelGetNumControlInputs()): the force coordinate, or a model
+     file's forces with input: true (ncontrol, their names); each one's force u [N], held between its samples (that
+     force becomes F(t) - u), and the output channel it reads (-controller_sensor; -1: the output) */
+  PetscInt    ncontrol;
+  const char *control_input[MBS_MAX_CONTROL];
+  PetscReal   control_force[MBS_MAX_CONTROL];
+  PetscInt    control_channel[MBS_MAX_CONTROL];
   /* steps frozen for a gradient check: the next simulation records its step points, later ones replay them (simulate.c) */
   PetscBool  freeze_steps;
   PetscInt   nfrozen;
