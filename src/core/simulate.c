@@ -46,13 +46,14 @@ typedef struct {
 */
 #define MBS_PREDICTOR_MAX_ORDER 4
 typedef struct {
-  TS        ts;
-  PetscInt  order; /* degree of the polynomial: 0 (PETSc's start, U_n) .. MBS_PREDICTOR_MAX_ORDER */
-  PetscReal c;
-  PetscInt  nheld;
-  PetscReal t[MBS_PREDICTOR_MAX_ORDER + 1]; /* the states held, the latest first */
-  Vec       U[MBS_PREDICTOR_MAX_ORDER + 1];
-  Vec       moved, work; /* U_n minus the start of the last solve; scratch */
+  TS               ts;
+  PetscInt         order; /* degree of the polynomial: 0 (PETSc's start, U_n) .. MBS_PREDICTOR_MAX_ORDER */
+  PetscReal        c;
+  PetscInt         nheld, nkeep; /* nkeep: order + 2 with algebraic components (the alternating term), else order + 1 */
+  PetscReal        t[MBS_PREDICTOR_MAX_ORDER + 2]; /* the states held, the latest first */
+  Vec              U[MBS_PREDICTOR_MAX_ORDER + 2];
+  Vec              moved, work;  /* U_n minus the start of the last solve; scratch */
+  const PetscBool *differential; /* the model's; NULL: an ODE */
 } MbsNewtonPredictor;
 
 /* Newton on a Jacobian lagged across iterations converges linearly, by a factor theta per iteration: the error a step
@@ -764,10 +765,58 @@ static PetscErrorCode MbsNewtonPredictorDestroy_Private(void *ctx)
   MbsNewtonPredictor *pred = (MbsNewtonPredictor *)ctx;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i <= MBS_PREDICTOR_MAX_ORDER; i++) PetscCall(VecDestroy(&pred->U[i]));
+  for (PetscInt i = 0; i < pred->nkeep; i++) PetscCall(VecDestroy(&pred->U[i]));
   PetscCall(VecDestroy(&pred->moved));
   PetscCall(VecDestroy(&pred->work));
   PetscCall(PetscFree(pred));
+  PetscFunctionReturn(0);
+}
+
+/* w: Lagrange's basis of the n times t at s */
+static void MbsLagrangeWeights_Private(PetscInt n, const PetscReal t[], PetscReal s, PetscReal w[])
+{
+  for (PetscInt i = 0; i < n; i++) {
+    w[i] = 1;
+    for (PetscInt j = 0; j < n; j++)
+      if (j != i) w[i] *= (s - t[j]) / (t[i] - t[j]);
+  }
+}
+
+/*
+  The algebraic components of a DAE (the multipliers of a model file) take the polynomial plus an alternating term
+  c (-1)^n, from one more state: a theta method with theta = 1/2 does not damp a component of them that alternates in
+  sign from step to step (CN solves only for the mean of a multiplier over a step), and every Newton error left in
+  them stays in it. On the chain (CN, 2.5 ms) the parabola through the multipliers mu missed by 5e-7 to 1e-6, the
+  largest error of the start; the weights are a mix of the polynomials through the latest order + 1 states and through
+  the order + 1 before the latest, both exact on polynomials, mixed to be exact on (-1)^n as well.
+*/
+static PetscErrorCode MbsNewtonPredictAlternating_Private(MbsNewtonPredictor *pred, PetscReal s, const PetscReal latest[], Vec X)
+{
+  const PetscInt     m = pred->order + 1;
+  PetscReal          before[MBS_PREDICTOR_MAX_ORDER + 1], weight[MBS_PREDICTOR_MAX_ORDER + 2], alt_latest = 0, alt_before = 0, mix;
+  const PetscScalar *u[MBS_PREDICTOR_MAX_ORDER + 2];
+  PetscScalar       *x;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  MbsLagrangeWeights_Private(m, pred->t + 1, s, before);
+  for (PetscInt i = 0; i < m; i++) { /* each on (-1)^i, held state i (the latest: 0); the step's value is -1 */
+    alt_latest += (i % 2 ? -1 : 1) * latest[i];
+    alt_before += (i % 2 ? 1 : -1) * before[i];
+  }
+  if (PetscAbsReal(alt_latest - alt_before) < PETSC_SMALL) PetscFunctionReturn(0); /* steps too uneven to tell the two apart */
+  mix = (-1 - alt_before) / (alt_latest - alt_before);
+  for (PetscInt i = 0; i <= m; i++) weight[i] = (i < m ? mix * latest[i] : 0) + (i > 0 ? (1 - mix) * before[i - 1] : 0);
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArray(X, &x));
+  for (PetscInt i = 0; i <= m; i++) PetscCall(VecGetArrayRead(pred->U[i], &u[i]));
+  for (PetscInt k = 0; k < n; k++) {
+    if (pred->differential[k]) continue;
+    x[k] = 0;
+    for (PetscInt i = 0; i <= m; i++) x[k] += weight[i] * u[i][k];
+  }
+  for (PetscInt i = 0; i <= m; i++) PetscCall(VecRestoreArrayRead(pred->U[i], &u[i]));
+  PetscCall(VecRestoreArray(X, &x));
   PetscFunctionReturn(0);
 }
 
@@ -775,6 +824,7 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
 {
   MbsNewtonPredictor *pred = (MbsNewtonPredictor *)ctx;
   PetscReal           t, h, s, weight[MBS_PREDICTOR_MAX_ORDER + 1];
+  PetscInt            npoly;
   Vec                 U, oldest;
 
   PetscFunctionBeginUser;
@@ -789,35 +839,34 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
     }
     pred->U[--pred->nheld] = oldest;
   }
-  oldest = pred->U[pred->order];
-  for (PetscInt i = pred->order; i > 0; i--) {
+  oldest = pred->U[pred->nkeep - 1];
+  for (PetscInt i = pred->nkeep - 1; i > 0; i--) {
     pred->t[i] = pred->t[i - 1];
     pred->U[i] = pred->U[i - 1];
   }
   pred->t[0] = t;
   pred->U[0] = oldest;
   PetscCall(VecCopy(U, pred->U[0]));
-  pred->nheld = PetscMin(pred->nheld + 1, pred->order + 1);
+  pred->nheld = PetscMin(pred->nheld + 1, pred->nkeep);
+  npoly       = PetscMin(pred->nheld, pred->order + 1);
   s           = t + pred->c * h;
-  for (PetscInt i = 0; i < pred->nheld; i++) { /* Lagrange's basis at s */
-    weight[i] = 1;
-    for (PetscInt j = 0; j < pred->nheld; j++)
-      if (j != i) weight[i] *= (s - pred->t[j]) / (pred->t[i] - pred->t[j]);
-  }
+  MbsLagrangeWeights_Private(npoly, pred->t, s, weight);
   PetscCall(VecSet(X, 0));
-  PetscCall(VecMAXPY(X, pred->nheld, weight, pred->U));
+  PetscCall(VecMAXPY(X, npoly, weight, pred->U));
+  if (pred->differential && pred->order > 0 && pred->nheld == pred->order + 2) PetscCall(MbsNewtonPredictAlternating_Private(pred, s, weight, X));
   PetscCall(VecWAXPY(pred->moved, -1, X, U));
   PetscFunctionReturn(0);
 }
 
 /* Puts the predictor of the given order on the SNES of a theta method (other methods keep PETSc's start); U: like the states */
-static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt order, MbsNewtonPredictor **predictor)
+static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt order, const PetscBool differential[], MbsNewtonPredictor **predictor)
 {
   MbsNewtonPredictor *pred;
   PetscContainer      container;
   SNES                snes;
-  PetscBool           theta, endpoint;
+  PetscBool           theta, endpoint, algebraic = PETSC_FALSE;
   PetscReal           value;
+  PetscInt            n;
 
   PetscFunctionBeginUser;
   *predictor = NULL;
@@ -829,13 +878,18 @@ static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt ord
   pred->ts    = ts;
   pred->order = order;
   pred->c     = endpoint ? 1 : value;
+  PetscCall(VecGetLocalSize(U, &n));
+  for (PetscInt k = 0; k < n && differential; k++) algebraic = (PetscBool)(algebraic || !differential[k]);
+  /* only theta = 1/2 leaves the alternating component undamped (other thetas damp it by (1 - theta)/theta a step) */
+  pred->differential = algebraic && value == 0.5 ? differential : NULL;
+  pred->nkeep        = order + (pred->differential ? 2 : 1);
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, pred));
   PetscCall(PetscContainerSetUserDestroy(container, MbsNewtonPredictorDestroy_Private));
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(PetscObjectCompose((PetscObject)snes, "MbsNewtonPredictor", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  for (PetscInt i = 0; i <= order; i++) PetscCall(VecDuplicate(U, &pred->U[i]));
+  for (PetscInt i = 0; i < pred->nkeep; i++) PetscCall(VecDuplicate(U, &pred->U[i]));
   PetscCall(VecDuplicate(U, &pred->moved));
   PetscCall(VecDuplicate(U, &pred->work));
   PetscCall(SNESSetComputeInitialGuess(snes, MbsNewtonPredict, pred));
@@ -1030,7 +1084,12 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   /* SNES's own step test, which fresh Jacobians take, stops as soon as a step falls below 1e-8 |x|, assuming it came from
      far: a predicted start meets it at once and leaves that step's square as the error (on maxwell_rotation with beuler
      the central differences of two solves moved by 6e-11 of the sensitivity). Only the lagged test guards the error */
-  if (lag > 1) PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, &o->newton.predictor));
+  if (lag > 1) {
+    const PetscBool *differential;
+
+    PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+    PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, differential, &o->newton.predictor));
+  }
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
