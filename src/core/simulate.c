@@ -66,6 +66,8 @@ typedef struct {
   PetscReal           f_start;   /* |F| at U_n, where PETSc starts, estimated when a predictor starts elsewhere (else 0) */
   MbsNewtonPredictor *predictor; /* NULL: PETSc's start */
   PetscInt            lag;       /* SNES's schedule: a fresh Jacobian every lag iterations, across steps */
+  TS                  ts;
+  const PetscBool    *differential; /* the model's, NULL: no algebraic component (MbsLaggedNewtonScaledNorms_Private) */
 } MbsLaggedNewton;
 
 typedef struct {
@@ -932,6 +934,40 @@ static PetscErrorCode MbsLaggedNewtonStartResidual_Private(SNES snes, MbsLaggedN
   PetscFunctionReturn(0);
 }
 
+/*
+  The norms of the iterate and the step that the lagged test takes, with the algebraic components (the multipliers of a
+  model file) scaled by the step h, as RADAU5 scales its index-2 components in its error and Newton tests (Hairer and
+  Wanner, Solving ODEs II, VI.8): their errors reach the differential components only times h. Unscaled, the
+  multipliers' error decided alone: on the chain the first iteration leaves an error of 1e-8 in them that the next
+  removes to 1e-12, while the differential components are at 1e-13, so that |dx| contracted by 0.1 to 0.5 and the
+  test asked for a third iteration that changed the coordinates by 2e-15.
+*/
+static PetscErrorCode MbsLaggedNewtonScaledNorms_Private(SNES snes, MbsLaggedNewton *newton, PetscReal *xnorm, PetscReal *snorm)
+{
+  Vec                X, Y;
+  const PetscScalar *x, *y;
+  PetscReal          h, xx = 0, yy = 0, w;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetTimeStep(newton->ts, &h));
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(SNESGetSolutionUpdate(snes, &Y));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayRead(Y, &y));
+  for (PetscInt k = 0; k < n; k++) {
+    w = newton->differential[k] ? 1 : h;
+    xx += w * w * PetscRealPart(x[k] * PetscConj(x[k]));
+    yy += w * w * PetscRealPart(y[k] * PetscConj(y[k]));
+  }
+  PetscCall(VecRestoreArrayRead(Y, &y));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  *xnorm = PetscSqrtReal(xx);
+  *snorm = PetscSqrtReal(yy);
+  PetscFunctionReturn(0);
+}
+
 /* SNES's tests, but their verdict "converged" on the step or the residual holds after a lagged iteration only if the
    error left (MbsLaggedNewton) is below MBS_LAGGED_NEWTON_ERROR |x|. On the chain the residual test alone stopped at
    |F| = 1e-13 after steps of 5e-6 contracting by 2.5e-3: an error of 1e-8 */
@@ -945,6 +981,7 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   PetscFunctionBeginUser;
   PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
   PetscCall(SNESGetDivergenceTolerance(snes, &divtol));
+  if (it > 0 && newton->differential) PetscCall(MbsLaggedNewtonScaledNorms_Private(snes, newton, &xnorm, &snorm));
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0) {
     newton->last_step = 0;
@@ -1029,7 +1066,8 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   if (lag > 1) { /* a fresh Jacobian at least every lag iterations, across steps, and sooner on a poor contraction */
-    SNESLineSearch linesearch;
+    SNESLineSearch   linesearch;
+    const PetscBool *differential;
 
     PetscCall(SNESSetLagJacobian(snes, lag));
     PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
@@ -1040,6 +1078,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(SNESGetLineSearch(snes, &linesearch));
     PetscCall(SNESLineSearchSetType(linesearch, SNESLINESEARCHBASIC));
     o->newton.theta = 0.5; /* unknown before the first solve's second iteration: assume a slow contraction */
+    o->newton.ts    = ts;
+    PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+    for (PetscInt k = 0; k < model->n && differential; k++)
+      if (!differential[k]) o->newton.differential = differential;
     PetscCall(SNESSetConvergenceTest(snes, MbsSNESConvergedLagged, &o->newton, NULL));
   }
   if (sparse) {
@@ -1084,12 +1126,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   /* SNES's own step test, which fresh Jacobians take, stops as soon as a step falls below 1e-8 |x|, assuming it came from
      far: a predicted start meets it at once and leaves that step's square as the error (on maxwell_rotation with beuler
      the central differences of two solves moved by 6e-11 of the sensitivity). Only the lagged test guards the error */
-  if (lag > 1) {
-    const PetscBool *differential;
-
-    PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
-    PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, differential, &o->newton.predictor));
-  }
+  if (lag > 1) PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, o->newton.differential, &o->newton.predictor));
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));
