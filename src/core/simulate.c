@@ -49,7 +49,7 @@ typedef struct {
   TS               ts;
   PetscInt         order; /* degree of the polynomial: 0 (PETSc's start, U_n) .. MBS_PREDICTOR_MAX_ORDER */
   PetscReal        c;
-  PetscInt         nheld, nkeep; /* nkeep: order + 2 with algebraic components (the alternating term), else order + 1 */
+  PetscInt         nheld, nkeep;                   /* nkeep: order + 2 with algebraic components (the alternating term), else order + 1 */
   PetscReal        t[MBS_PREDICTOR_MAX_ORDER + 2]; /* the states held, the latest first */
   Vec              U[MBS_PREDICTOR_MAX_ORDER + 2];
   Vec              moved, work;  /* U_n minus the start of the last solve; scratch */
@@ -246,7 +246,7 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
-  PetscCall(MbsModelGetJacobianSettings(model, &sparse, NULL, NULL));
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, NULL, NULL, NULL));
   if (sparse) {
     MbsSparseJacobian *sj;
     PetscBool          shifted;
@@ -786,11 +786,12 @@ static void MbsLagrangeWeights_Private(PetscInt n, const PetscReal t[], PetscRea
 
 /*
   The algebraic components of a DAE (the multipliers of a model file) take the polynomial plus an alternating term
-  c (-1)^n, from one more state: a theta method with theta = 1/2 does not damp a component of them that alternates in
-  sign from step to step (CN solves only for the mean of a multiplier over a step), and every Newton error left in
-  them stays in it. On the chain (CN, 2.5 ms) the parabola through the multipliers mu missed by 5e-7 to 1e-6, the
-  largest error of the start; the weights are a mix of the polynomials through the latest order + 1 states and through
-  the order + 1 before the latest, both exact on polynomials, mixed to be exact on (-1)^n as well.
+  a (-1)^n, from one more state: a theta method with theta = 1/2 does not damp a component of them that alternates in
+  sign from step to step (it solves only for their mean over a step), and every Newton error left in them stays in it.
+  On the chain (CN, 2.5 ms) the parabola through the multipliers mu missed by 5e-7 to 1e-6, the largest error of the
+  start. The weights mix the polynomials through the latest order + 1 states and through the order + 1 before the
+  latest, both exact on polynomials, to be exact on (-1)^n as well: (-1)^n is 1 at the latest state, -1 at the next
+  and 0 at the midpoint between them, so 1 - 2c at the stage.
 */
 static PetscErrorCode MbsNewtonPredictAlternating_Private(MbsNewtonPredictor *pred, PetscReal s, const PetscReal latest[], Vec X)
 {
@@ -802,12 +803,12 @@ static PetscErrorCode MbsNewtonPredictAlternating_Private(MbsNewtonPredictor *pr
 
   PetscFunctionBeginUser;
   MbsLagrangeWeights_Private(m, pred->t + 1, s, before);
-  for (PetscInt i = 0; i < m; i++) { /* each on (-1)^i, held state i (the latest: 0); the step's value is -1 */
+  for (PetscInt i = 0; i < m; i++) { /* each on (-1)^i at held state i (the latest: 0) */
     alt_latest += (i % 2 ? -1 : 1) * latest[i];
     alt_before += (i % 2 ? 1 : -1) * before[i];
   }
   if (PetscAbsReal(alt_latest - alt_before) < PETSC_SMALL) PetscFunctionReturn(0); /* steps too uneven to tell the two apart */
-  mix = (-1 - alt_before) / (alt_latest - alt_before);
+  mix = (1 - 2 * pred->c - alt_before) / (alt_latest - alt_before);
   for (PetscInt i = 0; i <= m; i++) weight[i] = (i < m ? mix * latest[i] : 0) + (i > 0 ? (1 - mix) * before[i - 1] : 0);
   PetscCall(VecGetLocalSize(X, &n));
   PetscCall(VecGetArray(X, &x));
@@ -860,15 +861,15 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
   PetscFunctionReturn(0);
 }
 
-/* Puts the predictor of the given order on the SNES of a theta method (other methods keep PETSc's start); U: like the states */
+/* Puts the predictor of the given order on the SNES of a theta method (other methods keep PETSc's start); U: like the
+   states; differential: the components' kinds when the algebraic ones are multipliers (MbsLaggedNewton), else NULL */
 static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt order, const PetscBool differential[], MbsNewtonPredictor **predictor)
 {
   MbsNewtonPredictor *pred;
   PetscContainer      container;
   SNES                snes;
-  PetscBool           theta, endpoint, algebraic = PETSC_FALSE;
+  PetscBool           theta, endpoint;
   PetscReal           value;
-  PetscInt            n;
 
   PetscFunctionBeginUser;
   *predictor = NULL;
@@ -880,10 +881,8 @@ static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt ord
   pred->ts    = ts;
   pred->order = order;
   pred->c     = endpoint ? 1 : value;
-  PetscCall(VecGetLocalSize(U, &n));
-  for (PetscInt k = 0; k < n && differential; k++) algebraic = (PetscBool)(algebraic || !differential[k]);
   /* only theta = 1/2 leaves the alternating component undamped (other thetas damp it by (1 - theta)/theta a step) */
-  pred->differential = algebraic && value == 0.5 ? differential : NULL;
+  pred->differential = value == 0.5 ? differential : NULL;
   pred->nkeep        = order + (pred->differential ? 2 : 1);
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, pred));
@@ -1017,12 +1016,12 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscScalar     *u, *udot;
   char             type[64] = TSCN;
   TSType           chosen;
-  PetscBool        explicit_form, refused, sparse;
+  PetscBool        explicit_form, refused, sparse, multipliers;
   PetscInt         lag, predictor, nsample, nfrozen;
   const PetscReal *sample_t, *frozen_t;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag, &predictor));
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag, &predictor, &multipliers));
   PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
   PetscCall(MbsModelGetFrozenSteps(model, &nfrozen, &frozen_t));
   /* the method decides the form the TS sees, so it is read before the TS is configured */
@@ -1080,7 +1079,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     o->newton.theta = 0.5; /* unknown before the first solve's second iteration: assume a slow contraction */
     o->newton.ts    = ts;
     PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
-    for (PetscInt k = 0; k < model->n && differential; k++)
+    for (PetscInt k = 0; k < model->n && differential && multipliers; k++)
       if (!differential[k]) o->newton.differential = differential;
     PetscCall(SNESSetConvergenceTest(snes, MbsSNESConvergedLagged, &o->newton, NULL));
   }
