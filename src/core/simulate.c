@@ -53,7 +53,7 @@ typedef struct {
   PetscReal        t[MBS_PREDICTOR_MAX_ORDER + 2]; /* the states held, the latest first */
   Vec              U[MBS_PREDICTOR_MAX_ORDER + 2];
   Vec              moved, work;  /* U_n minus the start of the last solve; scratch */
-  const PetscBool *differential; /* the model's; NULL: an ODE */
+  const PetscBool *differential; /* the kinds of the components, with an alternating term for the algebraic ones; NULL: none */
 } MbsNewtonPredictor;
 
 /* Newton on a Jacobian lagged across iterations converges linearly, by a factor theta per iteration: the error a step
