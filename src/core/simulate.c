@@ -46,13 +46,14 @@ typedef struct {
 */
 #define MBS_PREDICTOR_MAX_ORDER 4
 typedef struct {
-  TS        ts;
-  PetscInt  order; /* degree of the polynomial: 0 (PETSc's start, U_n) .. MBS_PREDICTOR_MAX_ORDER */
-  PetscReal c;
-  PetscInt  nheld;
-  PetscReal t[MBS_PREDICTOR_MAX_ORDER + 1]; /* the states held, the latest first */
-  Vec       U[MBS_PREDICTOR_MAX_ORDER + 1];
-  Vec       moved, work; /* U_n minus the start of the last solve; scratch */
+  TS               ts;
+  PetscInt         order; /* degree of the polynomial: 0 (PETSc's start, U_n) .. MBS_PREDICTOR_MAX_ORDER */
+  PetscReal        c;
+  PetscInt         nheld, nkeep;                   /* nkeep: order + 2 with algebraic components (the alternating term), else order + 1 */
+  PetscReal        t[MBS_PREDICTOR_MAX_ORDER + 2]; /* the states held, the latest first */
+  Vec              U[MBS_PREDICTOR_MAX_ORDER + 2];
+  Vec              moved, work;  /* U_n minus the start of the last solve; scratch */
+  const PetscBool *differential; /* the kinds of the components, with an alternating term for the algebraic ones; NULL: none */
 } MbsNewtonPredictor;
 
 /* Newton on a Jacobian lagged across iterations converges linearly, by a factor theta per iteration: the error a step
@@ -65,6 +66,8 @@ typedef struct {
   PetscReal           f_start;   /* |F| at U_n, where PETSc starts, estimated when a predictor starts elsewhere (else 0) */
   MbsNewtonPredictor *predictor; /* NULL: PETSc's start */
   PetscInt            lag;       /* SNES's schedule: a fresh Jacobian every lag iterations, across steps */
+  TS                  ts;
+  const PetscBool    *differential; /* the model's, NULL: no algebraic component (MbsLaggedNewtonScaledNorms_Private) */
 } MbsLaggedNewton;
 
 typedef struct {
@@ -243,7 +246,7 @@ static PetscErrorCode MbsIJacobian(TS ts, PetscReal t, Vec U, Vec Udot, PetscRea
   PetscFunctionBeginUser;
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayRead(Udot, &udot));
-  PetscCall(MbsModelGetJacobianSettings(model, &sparse, NULL, NULL));
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, NULL, NULL, NULL));
   if (sparse) {
     MbsSparseJacobian *sj;
     PetscBool          shifted;
@@ -764,10 +767,59 @@ static PetscErrorCode MbsNewtonPredictorDestroy_Private(void *ctx)
   MbsNewtonPredictor *pred = (MbsNewtonPredictor *)ctx;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i <= MBS_PREDICTOR_MAX_ORDER; i++) PetscCall(VecDestroy(&pred->U[i]));
+  for (PetscInt i = 0; i < pred->nkeep; i++) PetscCall(VecDestroy(&pred->U[i]));
   PetscCall(VecDestroy(&pred->moved));
   PetscCall(VecDestroy(&pred->work));
   PetscCall(PetscFree(pred));
+  PetscFunctionReturn(0);
+}
+
+/* w: Lagrange's basis of the n times t at s */
+static void MbsLagrangeWeights_Private(PetscInt n, const PetscReal t[], PetscReal s, PetscReal w[])
+{
+  for (PetscInt i = 0; i < n; i++) {
+    w[i] = 1;
+    for (PetscInt j = 0; j < n; j++)
+      if (j != i) w[i] *= (s - t[j]) / (t[i] - t[j]);
+  }
+}
+
+/*
+  The algebraic components of a DAE (the multipliers of a model file) take the polynomial plus an alternating term
+  a (-1)^n, from one more state: a theta method with theta = 1/2 does not damp a component of them that alternates in
+  sign from step to step (it solves only for their mean over a step), and every Newton error left in them stays in it.
+  On the chain (CN, 2.5 ms) the parabola through the multipliers mu missed by 5e-7 to 1e-6, the largest error of the
+  start. The weights mix the polynomials through the latest order + 1 states and through the order + 1 before the
+  latest, both exact on polynomials, to be exact on (-1)^n as well: (-1)^n is 1 at the latest state, -1 at the next
+  and 0 at the midpoint between them, so 1 - 2c at the stage.
+*/
+static PetscErrorCode MbsNewtonPredictAlternating_Private(MbsNewtonPredictor *pred, PetscReal s, const PetscReal latest[], Vec X)
+{
+  const PetscInt     m = pred->order + 1;
+  PetscReal          before[MBS_PREDICTOR_MAX_ORDER + 1], weight[MBS_PREDICTOR_MAX_ORDER + 2], alt_latest = 0, alt_before = 0, mix;
+  const PetscScalar *u[MBS_PREDICTOR_MAX_ORDER + 2];
+  PetscScalar       *x;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  MbsLagrangeWeights_Private(m, pred->t + 1, s, before);
+  for (PetscInt i = 0; i < m; i++) { /* each on (-1)^i at held state i (the latest: 0) */
+    alt_latest += (i % 2 ? -1 : 1) * latest[i];
+    alt_before += (i % 2 ? 1 : -1) * before[i];
+  }
+  if (PetscAbsReal(alt_latest - alt_before) < PETSC_SMALL) PetscFunctionReturn(0); /* steps too uneven to tell the two apart */
+  mix = (1 - 2 * pred->c - alt_before) / (alt_latest - alt_before);
+  for (PetscInt i = 0; i <= m; i++) weight[i] = (i < m ? mix * latest[i] : 0) + (i > 0 ? (1 - mix) * before[i - 1] : 0);
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArray(X, &x));
+  for (PetscInt i = 0; i <= m; i++) PetscCall(VecGetArrayRead(pred->U[i], &u[i]));
+  for (PetscInt k = 0; k < n; k++) {
+    if (pred->differential[k]) continue;
+    x[k] = 0;
+    for (PetscInt i = 0; i <= m; i++) x[k] += weight[i] * u[i][k];
+  }
+  for (PetscInt i = 0; i <= m; i++) PetscCall(VecRestoreArrayRead(pred->U[i], &u[i]));
+  PetscCall(VecRestoreArray(X, &x));
   PetscFunctionReturn(0);
 }
 
@@ -775,6 +827,7 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
 {
   MbsNewtonPredictor *pred = (MbsNewtonPredictor *)ctx;
   PetscReal           t, h, s, weight[MBS_PREDICTOR_MAX_ORDER + 1];
+  PetscInt            npoly;
   Vec                 U, oldest;
 
   PetscFunctionBeginUser;
@@ -789,29 +842,28 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
     }
     pred->U[--pred->nheld] = oldest;
   }
-  oldest = pred->U[pred->order];
-  for (PetscInt i = pred->order; i > 0; i--) {
+  oldest = pred->U[pred->nkeep - 1];
+  for (PetscInt i = pred->nkeep - 1; i > 0; i--) {
     pred->t[i] = pred->t[i - 1];
     pred->U[i] = pred->U[i - 1];
   }
   pred->t[0] = t;
   pred->U[0] = oldest;
   PetscCall(VecCopy(U, pred->U[0]));
-  pred->nheld = PetscMin(pred->nheld + 1, pred->order + 1);
+  pred->nheld = PetscMin(pred->nheld + 1, pred->nkeep);
+  npoly       = PetscMin(pred->nheld, pred->order + 1);
   s           = t + pred->c * h;
-  for (PetscInt i = 0; i < pred->nheld; i++) { /* Lagrange's basis at s */
-    weight[i] = 1;
-    for (PetscInt j = 0; j < pred->nheld; j++)
-      if (j != i) weight[i] *= (s - pred->t[j]) / (pred->t[i] - pred->t[j]);
-  }
+  MbsLagrangeWeights_Private(npoly, pred->t, s, weight);
   PetscCall(VecSet(X, 0));
-  PetscCall(VecMAXPY(X, pred->nheld, weight, pred->U));
+  PetscCall(VecMAXPY(X, npoly, weight, pred->U));
+  if (pred->differential && pred->order > 0 && pred->nheld == pred->order + 2) PetscCall(MbsNewtonPredictAlternating_Private(pred, s, weight, X));
   PetscCall(VecWAXPY(pred->moved, -1, X, U));
   PetscFunctionReturn(0);
 }
 
-/* Puts the predictor of the given order on the SNES of a theta method (other methods keep PETSc's start); U: like the states */
-static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt order, MbsNewtonPredictor **predictor)
+/* Puts the predictor of the given order on the SNES of a theta method (other methods keep PETSc's start); U: like the
+   states; differential: the components' kinds when the algebraic ones are multipliers (MbsLaggedNewton), else NULL */
+static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt order, const PetscBool differential[], MbsNewtonPredictor **predictor)
 {
   MbsNewtonPredictor *pred;
   PetscContainer      container;
@@ -829,13 +881,16 @@ static PetscErrorCode MbsNewtonPredictorSetUp_Private(TS ts, Vec U, PetscInt ord
   pred->ts    = ts;
   pred->order = order;
   pred->c     = endpoint ? 1 : value;
+  /* only theta = 1/2 leaves the alternating component undamped (other thetas damp it by (1 - theta)/theta a step) */
+  pred->differential = value == 0.5 ? differential : NULL;
+  pred->nkeep        = order + (pred->differential ? 2 : 1);
   PetscCall(PetscContainerCreate(PETSC_COMM_SELF, &container));
   PetscCall(PetscContainerSetPointer(container, pred));
   PetscCall(PetscContainerSetUserDestroy(container, MbsNewtonPredictorDestroy_Private));
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(PetscObjectCompose((PetscObject)snes, "MbsNewtonPredictor", (PetscObject)container));
   PetscCall(PetscContainerDestroy(&container));
-  for (PetscInt i = 0; i <= order; i++) PetscCall(VecDuplicate(U, &pred->U[i]));
+  for (PetscInt i = 0; i < pred->nkeep; i++) PetscCall(VecDuplicate(U, &pred->U[i]));
   PetscCall(VecDuplicate(U, &pred->moved));
   PetscCall(VecDuplicate(U, &pred->work));
   PetscCall(SNESSetComputeInitialGuess(snes, MbsNewtonPredict, pred));
@@ -878,6 +933,40 @@ static PetscErrorCode MbsLaggedNewtonStartResidual_Private(SNES snes, MbsLaggedN
   PetscFunctionReturn(0);
 }
 
+/*
+  The norms of the iterate and the step that the lagged test takes, with the algebraic components (the multipliers of a
+  model file) scaled by the step h, as RADAU5 scales its index-2 components in its error and Newton tests (Hairer and
+  Wanner, Solving ODEs II, VI.8): their errors reach the differential components only times h. Unscaled, the
+  multipliers' error decided alone: on the chain the first iteration leaves an error of 1e-8 in them that the next
+  removes to 1e-12, while the differential components are at 1e-13, so that |dx| contracted by 0.1 to 0.5 and the
+  test asked for a third iteration that changed the coordinates by 2e-15.
+*/
+static PetscErrorCode MbsLaggedNewtonScaledNorms_Private(SNES snes, MbsLaggedNewton *newton, PetscReal *xnorm, PetscReal *snorm)
+{
+  Vec                X, Y;
+  const PetscScalar *x, *y;
+  PetscReal          h, xx = 0, yy = 0, w;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(TSGetTimeStep(newton->ts, &h));
+  PetscCall(SNESGetSolution(snes, &X));
+  PetscCall(SNESGetSolutionUpdate(snes, &Y));
+  PetscCall(VecGetLocalSize(X, &n));
+  PetscCall(VecGetArrayRead(X, &x));
+  PetscCall(VecGetArrayRead(Y, &y));
+  for (PetscInt k = 0; k < n; k++) {
+    w = newton->differential[k] ? 1 : h;
+    xx += w * w * PetscRealPart(x[k] * PetscConj(x[k]));
+    yy += w * w * PetscRealPart(y[k] * PetscConj(y[k]));
+  }
+  PetscCall(VecRestoreArrayRead(Y, &y));
+  PetscCall(VecRestoreArrayRead(X, &x));
+  *xnorm = PetscSqrtReal(xx);
+  *snorm = PetscSqrtReal(yy);
+  PetscFunctionReturn(0);
+}
+
 /* SNES's tests, but their verdict "converged" on the step or the residual holds after a lagged iteration only if the
    error left (MbsLaggedNewton) is below MBS_LAGGED_NEWTON_ERROR |x|. On the chain the residual test alone stopped at
    |F| = 1e-13 after steps of 5e-6 contracting by 2.5e-3: an error of 1e-8 */
@@ -891,6 +980,7 @@ static PetscErrorCode MbsSNESConvergedLagged(SNES snes, PetscInt it, PetscReal x
   PetscFunctionBeginUser;
   PetscCall(SNESGetTolerances(snes, NULL, &rtol, NULL, NULL, NULL));
   PetscCall(SNESGetDivergenceTolerance(snes, &divtol));
+  if (it > 0 && newton->differential) PetscCall(MbsLaggedNewtonScaledNorms_Private(snes, newton, &xnorm, &snorm));
   PetscCall(SNESConvergedDefault(snes, it, xnorm, snorm, fnorm, reason, NULL));
   if (it == 0) {
     newton->last_step = 0;
@@ -926,12 +1016,12 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscScalar     *u, *udot;
   char             type[64] = TSCN;
   TSType           chosen;
-  PetscBool        explicit_form, refused, sparse;
+  PetscBool        explicit_form, refused, sparse, multipliers;
   PetscInt         lag, predictor, nsample, nfrozen;
   const PetscReal *sample_t, *frozen_t;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag, &predictor));
+  PetscCall(MbsModelGetJacobianSettings(model, &sparse, &lag, &predictor, &multipliers));
   PetscCall(MbsModelGetSampleTimes(model, &nsample, &sample_t, NULL));
   PetscCall(MbsModelGetFrozenSteps(model, &nfrozen, &frozen_t));
   /* the method decides the form the TS sees, so it is read before the TS is configured */
@@ -975,7 +1065,8 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscCall(TSGetSNES(ts, &snes));
   PetscCall(SNESSetTolerances(snes, 1e-20, 1e-12, PETSC_DEFAULT, PETSC_DEFAULT, PETSC_DEFAULT));
   if (lag > 1) { /* a fresh Jacobian at least every lag iterations, across steps, and sooner on a poor contraction */
-    SNESLineSearch linesearch;
+    SNESLineSearch   linesearch;
+    const PetscBool *differential;
 
     PetscCall(SNESSetLagJacobian(snes, lag));
     PetscCall(SNESSetLagJacobianPersists(snes, PETSC_TRUE));
@@ -986,6 +1077,10 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(SNESGetLineSearch(snes, &linesearch));
     PetscCall(SNESLineSearchSetType(linesearch, SNESLINESEARCHBASIC));
     o->newton.theta = 0.5; /* unknown before the first solve's second iteration: assume a slow contraction */
+    o->newton.ts    = ts;
+    PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
+    for (PetscInt k = 0; k < model->n && differential && multipliers; k++)
+      if (!differential[k]) o->newton.differential = differential;
     PetscCall(SNESSetConvergenceTest(snes, MbsSNESConvergedLagged, &o->newton, NULL));
   }
   if (sparse) {
@@ -1030,7 +1125,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   /* SNES's own step test, which fresh Jacobians take, stops as soon as a step falls below 1e-8 |x|, assuming it came from
      far: a predicted start meets it at once and leaves that step's square as the error (on maxwell_rotation with beuler
      the central differences of two solves moved by 6e-11 of the sensitivity). Only the lagged test guards the error */
-  if (lag > 1) PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, &o->newton.predictor));
+  if (lag > 1) PetscCall(MbsNewtonPredictorSetUp_Private(ts, U, predictor, o->newton.differential, &o->newton.predictor));
 
   refused = MbsSolveRefused(model, NULL, 0);
   if (!refused) PetscCall(TSSolve(ts, U));

@@ -234,9 +234,10 @@ PetscErrorCode MbsModelCreate_Linearized(MbsModel model)
   model->channel_name = base->channel_name;
   model->channel_unit = base->channel_unit;
   MbsModelInheritOutputAndSpan_Private(model, base);
-  model->jacobian_lag     = base->jacobian_lag;
-  model->newton_predictor = base->newton_predictor;
-  model->constant_mass    = PETSC_TRUE;
+  model->jacobian_lag       = base->jacobian_lag;
+  model->newton_predictor   = base->newton_predictor;
+  model->newton_multipliers = base->newton_multipliers;
+  model->constant_mass      = PETSC_TRUE;
   PetscCall(PetscStrncpy(model->model_file, base->model_file, sizeof(model->model_file)));
   model->model_file_checksum = base->model_file_checksum;
   model->ops.residual        = LinearizedResidual;

@@ -255,6 +255,8 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(PetscOptionsInt("-newton_predictor", "Newton of an implicit theta method (cn, theta, beuler) with a lagged Jacobian (-jacobian_lag > 1) starts each step from the polynomial of this degree through the last accepted states, extrapolated (0: from the last state, PETSc's start; at most 4; default: the model's)", "MbsSimulate",
                             model->newton_predictor, &model->newton_predictor, NULL));
   PetscCheck(model->newton_predictor >= 0 && model->newton_predictor <= 4, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-newton_predictor %" PetscInt_FMT ": give a degree from 0 (start from the last state) to 4", model->newton_predictor);
+  PetscCall(PetscOptionsBool("-newton_multipliers", "Newton with a lagged Jacobian (-jacobian_lag > 1) treats the algebraic components of a DAE (the multipliers of a model file) as multipliers: their predictor (-newton_predictor) takes a term alternating from step to step (cn, theta 0.5), and its stopping test counts their errors times the step (default: the model's)", "MbsSimulate",
+                             model->newton_multipliers, &model->newton_multipliers, NULL));
   if (!model->ops.initial_state) {
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_q", "Initial coordinates, one per coordinate of the model [m or rad] (default: all 0)", "MbsModelInitialState", model->nq, model->q0, NULL));
     PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-initial_v", "Initial rates, one per coordinate of the model [m/s or rad/s] (default: all 0)", "MbsModelInitialState", model->nq, model->v0, NULL));
@@ -393,14 +395,16 @@ PetscErrorCode MbsModelGetStepCaps(MbsModel model, PetscReal *dt_max, PetscReal 
 /*
   MbsModelGetJacobianSettings - Whether the integrator assembles the Jacobian sparse (-jacobian_sparse), and how many
   Newton iterations a forward solve keeps it (-jacobian_lag), and the degree of the extrapolation that starts each Newton
-  solve (-newton_predictor); any may be NULL. Not collective.
+  solve (-newton_predictor), and whether that Newton treats the algebraic components as multipliers (-newton_multipliers);
+  any may be NULL. Not collective.
 */
-PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, PetscInt *lag, PetscInt *predictor)
+PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, PetscInt *lag, PetscInt *predictor, PetscBool *multipliers)
 {
   PetscFunctionBeginUser;
   if (sparse) *sparse = model->sparse_jacobian;
   if (lag) *lag = model->jacobian_lag;
   if (predictor) *predictor = model->newton_predictor;
+  if (multipliers) *multipliers = model->newton_multipliers;
   PetscFunctionReturn(0);
 }
 

@@ -2968,9 +2968,12 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
      last three states (a lagged Newton contracts linearly, so every digit its start has right saves iterations) and
      with a fresh Jacobian also when an iteration contracts by less than half (simulate.c), at most every 20th: per
      step 3.1 iterations and 0.19 Jacobians, against 4.0 and 0.80 from the last state every 5th (CPU 0.070 s against
-     0.121 s) */
-  model->jacobian_lag     = 20;
-  model->newton_predictor = 2;
+     0.121 s). Since the multipliers take an alternating term in the predictor and their errors count times h in the
+     test (simulate.c), the quartic through the last five states (six for the multipliers) takes 2.0 iterations and 0.10
+     Jacobians per step, the parabola 2.8 and 0.14 */
+  model->jacobian_lag       = 20;
+  model->newton_predictor   = 4;
+  model->newton_multipliers = PETSC_TRUE;
   /* a flexible body's modal stiffness acts on coordinates without mass of their own (flexible.c): with Jacobians 5
      iterations old, Newton stagnates at |F| ~ 5e-5 on the swinging beam of inputs/models/flexible/pendulum.yaml at
      t = 0.076 s whatever the step; with fresh ones it keeps the constraints to 2e-14 over 2 s (test_drift) */

@@ -144,6 +144,7 @@ struct _p_MbsModel {
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
   PetscInt                newton_predictor;             /* degree of the polynomial through past states that starts each Newton solve, 0: the last state (simulate.c) */
+  PetscBool               newton_multipliers;           /* that lagged Newton predicts the algebraic components with an alternating term and tests their errors times h (simulate.c) */
   PetscReal              *form_work;                    /* the explicit form's factored E, rate and scratch, and the (t, F(t), U, p) they belong to (integration_form.c) */
   PetscInt               *form_pivots;                  /* its pivots and the row ranges of its factors, 3n (MbsDenseLUFactor) */
   PetscReal              *channel_work;                 /* n + np: one channel's dy/dU and dy/dp, for a model without ops.channels */
@@ -180,7 +181,7 @@ PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
 PETSC_INTERN PetscErrorCode MbsModelGetSampleTimes(MbsModel, PetscInt *, const PetscReal **, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelGetFrozenSteps(MbsModel, PetscInt *, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetStepCaps(MbsModel, PetscReal *, PetscReal *);
-PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *, PetscInt *);
+PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianWork(MbsModel, PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetDifferentialInfo(MbsModel, const PetscBool **, PetscBool *, const char **);
 PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal **);
