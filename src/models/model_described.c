@@ -90,8 +90,6 @@ typedef struct {
   PointKey               residual_point;          /* at this point */
   PetscReal             *dense_u, *dense_udot;    /* the dense Jacobian's dF/dU and dF/dU' (DescribedJacobian()), */
   PointKey               dense_point;             /* at this point */
-  PetscReal             *dense_p;                 /* the dense dF/dp (DescribedJacobianP()), */
-  PointKey               dense_p_point;           /* at this point */
   PetscInt              *column;                  /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;     /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
   PetscInt              *support_start, *support; /* the coordinates of its view where element e's Jq, Jv can be non-zero: support[support_start[e] ..) */
@@ -324,7 +322,7 @@ static MbsDescription Description(MbsModel model)
   if (d->input_element) {
     const MbsInput *input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
 
-    if (input != d->input_element->input) d->jacobian_p.point.set = d->dense_p_point.set = PETSC_FALSE; /* dF/dp has its law's derivatives only without an input */
+    if (input != d->input_element->input) d->jacobian_p.point.set = PETSC_FALSE; /* dF/dp has its law's derivatives only without an input */
     d->input_element->input   = input;
     d->input_element->control = model->control_force;
   }
@@ -1061,7 +1059,7 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
   PetscBool  held;
 
   PetscFunctionBeginUser;
-  (void)Description(model); /* first: it may change what the point's key holds */
+  (void)Description(model); /* first: the geometry follows p */
   PetscCall(PointKeyHolds(model, &d->dense_point, t, U, NULL, &held));
   if (!held) {
     Sink sink;
@@ -1121,8 +1119,8 @@ static PetscErrorCode AddJointRowsP(Described *d, const PetscReal U[], Sink *sin
   PetscFunctionReturn(0);
 }
 
-/* Whether dF/dp's columns (column NULL: all; else those of column[j] >= 0) read U' (AssembleP()): in the internal
-   states' rows, and at a mass or a moment of inertia */
+/* Whether dF/dp's columns of the parameters j with column[j] >= 0 read U' (AssembleP()): in the internal states' rows,
+   and at a mass or a moment of inertia */
 static PetscBool ReadsRate(MbsDescription desc, const PetscInt column[])
 {
   PetscBool rate = (PetscBool)(desc->ns > 0);
@@ -1130,8 +1128,8 @@ static PetscBool ReadsRate(MbsDescription desc, const PetscInt column[])
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
 
-    rate = (PetscBool)(rate || (body->mass.param >= 0 && (!column || column[body->mass.param] >= 0)));
-    for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) rate = (PetscBool)(rate || (body->moment[m].param >= 0 && (!column || column[body->moment[m].param] >= 0)));
+    rate = (PetscBool)(rate || (body->mass.param >= 0 && column[body->mass.param] >= 0));
+    for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) rate = (PetscBool)(rate || (body->moment[m].param >= 0 && column[body->moment[m].param] >= 0));
   }
   return rate;
 }
@@ -1194,27 +1192,12 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
   PetscFunctionReturn(0);
 }
 
-/* dF/dp dense (Jp zeroed by the caller), kept at its point as the sparse one's (SparseForm) */
 static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
 {
-  Described *d    = (Described *)model->data;
-  PetscInt   size = model->n * model->np;
-  PetscBool  held;
+  Sink sink = {.type = SINK_DENSE, .dense = Jp, .ld = model->n};
 
   PetscFunctionBeginUser;
-  (void)Description(model); /* first: an input that came or went empties the cache */
-  PetscCall(PointKeyHolds(model, &d->dense_p_point, t, U, Udot, &held));
-  if (!held) {
-    Sink sink = {.type = SINK_DENSE, .ld = model->n};
-
-    d->dense_p_point.set = PETSC_FALSE;
-    if (!d->dense_p) PetscCall(PetscMalloc1(size, &d->dense_p));
-    PetscCall(PetscArrayzero(d->dense_p, size));
-    sink.dense = d->dense_p;
-    PetscCall(AssembleP(model, t, U, Udot, &sink));
-    PetscCall(PointKeySet(model, &d->dense_p_point, t, U, Udot));
-  }
-  PetscCall(PetscArraycpy(Jp, d->dense_p, size));
+  PetscCall(AssembleP(model, t, U, Udot, &sink));
   PetscFunctionReturn(0);
 }
 
@@ -2722,7 +2705,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
   d->view_stale = PETSC_TRUE;
   /* the speed may have changed */
-  d->jacobian.point.set = d->jacobian_p.point.set = d->residual_point.set = d->dense_point.set = d->dense_p_point.set = PETSC_FALSE;
+  d->jacobian.point.set = d->jacobian_p.point.set = d->residual_point.set = d->dense_point.set = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",
                              "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
                              "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
@@ -2756,8 +2739,6 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->residual_point.key));
   PetscCall(PetscFree2(d->dense_u, d->dense_udot));
   PetscCall(PetscFree(d->dense_point.key));
-  PetscCall(PetscFree(d->dense_p));
-  PetscCall(PetscFree(d->dense_p_point.key));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
@@ -2963,8 +2944,6 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
   PetscCall(PetscMalloc1(model->n, &d->residual_u));
   PetscCall(PointKeyCreate(model, &d->residual_point));
   PetscCall(PointKeyCreate(model, &d->dense_point));
-  PetscCall(PointKeyCreate(model, &d->dense_p_point));
-  d->dense_p_point.rate = ReadsRate(desc, NULL);
   PetscCall(PointKeyCreate(model, &d->jacobian.point));
   PetscCall(PointKeyCreate(model, &d->jacobian_p.point));
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
