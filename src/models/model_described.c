@@ -40,17 +40,33 @@
 #define MBS_VIEW_BODIES 2 /* an element acts on at most two bodies */
 
 /*
+  The point (t, U, p, and with rate U') at which a cache of the model was filled (key: t, U, p, U'; set false: empty).
+  A cache serves only the same values of all it read: what else it reads of the description changes only in setup and
+  with the options (DescribedSetFromOptions() empties every cache), or is left out of it (the excitations and the
+  internal states' rows of the residual, DescribedResidual()), or empties it (an input that comes or goes takes the
+  derivatives of its force's law out of dF/dp or puts them back, Description(); the controller's force in the loop is
+  no parameter's).
+*/
+typedef struct {
+  PetscReal *key;
+  PetscBool  set, rate;
+} PointKey;
+
+/*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
   writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a model with accelerometers), with
-  the CSR ia, ja of its places and the (t, U, p) of the state (key, set): the accelerometers' b^T dR_v/dU at that state
-  reads it (an adjoint step of CN assembles the Jacobian at the node where the cost's density is asked for next).
+  the CSR ia, ja of its places and its point: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
+  of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps its values (nnz of
+  them) in cached at its point: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at
+  the step's difference quotient, on which it depends only through the mass and inertia parameters and the internal
+  states (point.rate, DescribedJacobianPCreate()).
 */
 typedef struct {
   PetscBool  wrt_p;
-  PetscInt  *slot, nslot;
+  PetscInt  *slot, nslot, nnz;
   PetscInt  *ia, *ja;
-  PetscReal *values0, *key;
-  PetscBool  set;
+  PetscReal *values0, *cached;
+  PointKey   point;
 } SparseForm;
 
 typedef struct {
@@ -71,6 +87,10 @@ typedef struct {
   PetscReal             *local;                   /* scratch on the view's coordinates: 7 vectors, 3 nlocal^2 blocks, nlocal x np */
   PetscInt              *index;                   /* 4 nlocal: rows and columns of a block, and of its part (SinkAddSupport()) */
   SparseForm             jacobian, jacobian_p;    /* the sparse Jacobian and dF/dp of the identified parameters (SparseCreate) */
+  PetscReal             *residual_u;              /* the residual's part of (t, U) alone (DescribedResidual()), */
+  PointKey               residual_point;          /* at this point */
+  PetscReal             *dense_u, *dense_udot;    /* the dense Jacobian's dF/dU and dF/dU' (DescribedJacobian()), */
+  PointKey               dense_point;             /* at this point */
   PetscInt              *column;                  /* the column of each parameter in dF/dp's, -1: not identified */
   PetscInt              *param_start, *param;     /* the parameters element e's Jp may touch: param[param_start[e] .. param_start[e + 1]) */
   PetscInt              *support_start, *support; /* the coordinates of its view where element e's Jq, Jv can be non-zero: support[support_start[e] ..) */
@@ -118,6 +138,7 @@ typedef enum {
 typedef struct {
   SinkType         type;
   PetscReal       *dense;
+  PetscReal       *dense_shifted; /* DENSE (may be NULL): takes what scales with the shift (shifted set) instead of dense */
   PetscInt         ld;
   Mat              mat;
   PetscScalar     *values;
@@ -174,10 +195,12 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
         if (!mask || mask[i + j * m] != 0) PetscCall(MatSetValue(sink->mat, rows[i], col, block[i + j * m], ADD_VALUES));
     }
     break;
-  case SINK_DENSE:
+  case SINK_DENSE: {
+    PetscReal *dense = sink->shifted && sink->dense_shifted ? sink->dense_shifted : sink->dense;
+
     for (PetscInt j = 0; j < k; j++)
-      for (PetscInt i = 0; i < m; i++) sink->dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
-    break;
+      for (PetscInt i = 0; i < m; i++) dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
+  } break;
   case SINK_SLOTS:
     if (SinkAddsOnly(sink)) {
       for (PetscInt c = 0; c < m * k; c++) {
@@ -235,7 +258,7 @@ static PetscErrorCode SinkAddEntries(Sink *sink, PetscInt count, const PetscInt 
       if (column >= 0) PetscCall(MatSetValue(sink->mat, row[c], column, value[c], ADD_VALUES));
       break;
     case SINK_DENSE:
-      sink->dense[row[c] + col[c] * sink->ld] += value[c];
+      (sink->shifted && sink->dense_shifted ? sink->dense_shifted : sink->dense)[row[c] + col[c] * sink->ld] += value[c];
       break;
     case SINK_SLOTS:
       sink->cursor++;
@@ -304,7 +327,12 @@ static MbsDescription Description(MbsModel model)
   for (PetscInt e = 0; e < desc->nelement; e++)                                                                          /* points that are parameters */
     if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->value0) /* the rows are compiled */
       for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
-  if (d->input_element) d->input_element->input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+  if (d->input_element) {
+    const MbsInput *input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
+
+    if (input != d->input_element->input) d->jacobian_p.point.set = PETSC_FALSE; /* dF/dp has its law's derivatives only without an input */
+    d->input_element->input = input;
+  }
   for (PetscInt k = 0; k < model->ncontrol; k++) d->control_element[k]->control = model->control_force[k];
   if (d->view_body && d->view_stale) {
     PetscReal *work = d->view.work;
@@ -316,6 +344,40 @@ static MbsDescription Description(MbsModel model)
   }
   d->view.p = desc->p;
   return desc;
+}
+
+static PetscErrorCode PointKeyCreate(MbsModel model, PointKey *point)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscMalloc1(1 + 2 * model->n + model->np, &point->key));
+  point->set = point->rate = PETSC_FALSE;
+  PetscFunctionReturn(0);
+}
+
+/* Whether the cache of point was filled at (t, U, U') and the model's parameters (U' read only with point->rate) */
+static PetscErrorCode PointKeyHolds(MbsModel model, const PointKey *point, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscBool *holds)
+{
+  PetscInt n = model->n, np = model->np;
+
+  PetscFunctionBeginUser;
+  *holds = (PetscBool)(point->set && point->key[0] == t);
+  if (*holds) PetscCall(PetscArraycmp(point->key + 1, U, n, holds));
+  if (*holds) PetscCall(PetscArraycmp(point->key + 1 + n, model->p, np, holds));
+  if (*holds && point->rate) PetscCall(PetscArraycmp(point->key + 1 + n + np, Udot, n, holds));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PointKeySet(MbsModel model, PointKey *point, PetscReal t, const PetscReal U[], const PetscReal Udot[])
+{
+  PetscInt n = model->n, np = model->np;
+
+  PetscFunctionBeginUser;
+  point->key[0] = t;
+  PetscCall(PetscArraycpy(point->key + 1, U, n));
+  PetscCall(PetscArraycpy(point->key + 1 + n, model->p, np));
+  if (point->rate) PetscCall(PetscArraycpy(point->key + 1 + n + np, Udot, n));
+  point->set = PETSC_TRUE;
+  PetscFunctionReturn(0);
 }
 
 /* The bodies (not the ground) element el acts on */
@@ -654,23 +716,31 @@ static PetscErrorCode SinkAddSupport(Described *d, PetscInt e, Sink *sink, Petsc
   PetscFunctionReturn(0);
 }
 
+/* Which forces AddForces() adds: those of the state (gravity, the flexible bodies', the force elements'), the
+   excitations (of time), or both */
+typedef enum {
+  FORCES_STATE      = 1,
+  FORCES_EXCITATION = 2,
+  FORCES_ALL        = 3
+} ForceSet;
+
 /*
   -f of gravity, of the flexible bodies' elasticity and damping (each on its body's coordinates) and of the force
-  elements (with excitation or without), each element on its own coordinates (View()); gravity on a flexible body's
+  elements, and of the excitations (set), each element on its own coordinates (View()); gravity on a flexible body's
   slot s is int c_s dm g, row 0 of its slot mass:
   -f into F (nq, may be NULL; with rows_of, only the rows of the bodies it marks are complete); -df/dq and -df/dv into J (may be NULL) at the rows offset[0] + coordinate and the
   columns offset[1] + coordinate and offset[2] + coordinate, -df/ds of the state elements at the columns offset[3] +
   state (offset[3] < 0: none; s the internal states); -df/dp into Jp (may be NULL) at the rows offset[0] + coordinate
   and the parameter's column.
 */
-static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[5])
+static PetscErrorCode AddForces(Described *d, ForceSet set, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[5])
 {
   MbsDescription desc = d->desc;
   PetscInt       L = d->nlocal, *rows = d->index, *cols = d->index + L;
   PetscReal     *lF = d->local + 3 * L, *lJq = d->local + 7 * L, *lJv = lJq + L * L, *lJp = lJv + 2 * L * L;
 
   PetscFunctionBeginUser;
-  for (PetscInt b = 0; b < desc->nbody; b++) {
+  for (PetscInt b = 0; b < desc->nbody && (set & FORCES_STATE); b++) {
     const MbsBody *body  = &desc->body[b];
     PetscBool      force = (PetscBool)(F && Marked(rows_of, 1, &b)), jac = SinkWants(J, 1, &b), jacp = (PetscBool)(SinkWants(Jp, 1, &b) && body->flexible && body->flexible->damping.param >= 0);
     PetscInt       nq, param = body->flexible ? body->flexible->damping.param : -1;
@@ -702,7 +772,7 @@ static PetscErrorCode AddForces(Described *d, PetscBool excitation, PetscReal t,
     MbsDescription    view;
     PetscReal        *lq, *lv;
 
-    if (!(el->ops->kind == MBS_ELEMENT_FORCE || (excitation && el->ops->kind == MBS_ELEMENT_EXCITATION)) || !(force || jac || jacp)) continue;
+    if (!((el->ops->kind == MBS_ELEMENT_FORCE && (set & FORCES_STATE)) || (el->ops->kind == MBS_ELEMENT_EXCITATION && (set & FORCES_EXCITATION))) || !(force || jac || jacp)) continue;
     if (el->nstate) {
       PetscCall(AddStateElement(d, e, PETSC_FALSE, t, q, v, s, NULL, 0, force ? F : NULL, J, Jp, offset));
       continue;
@@ -737,18 +807,19 @@ static void RowEvaluate(Described *d, PetscInt r, const PetscReal q[], const Pet
   for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1] && v; e++) rate[d->hess_at[e]] += d->hess[e] * v[d->hess_j[e]];
 }
 
-static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
+/* The part of the residual at (t, U) that the excitations, U' and the internal states' rows leave: -v, -f of the
+   state, Phi_q^T mu, Phi_q^T lambda, Phi_q v - d' and Phi - d (into F, zeroed here) */
+static PetscErrorCode ResidualOfState(MbsModel model, PetscReal t, const PetscReal U[], PetscReal F[])
 {
   Described       *d    = (Described *)model->data;
-  MbsDescription   desc = Description(model);
+  MbsDescription   desc = d->desc;
   PetscInt         nq = desc->nq, nc = desc->nc;
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc;
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < nq; i++) F[i] = Udot[i] - v[i];
-  AddMassTimes(desc, model->p, Udot + nq, F + nq);
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
-  PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
+  PetscCall(PetscArrayzero(F, model->n));
+  for (PetscInt i = 0; i < nq; i++) F[i] = -v[i];
+  PetscCall(AddForces(d, FORCES_STATE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     const PetscInt  *at = d->grad_i + d->grad_start[r];
     const PetscReal *g0 = d->grad0 + d->grad_start[r], *g = d->row_grad;
@@ -764,6 +835,35 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
     F[2 * nq + r]      = rate - RowMotion(d, r, t, 1, NULL);
     F[2 * nq + nc + r] = d->value0[r] + value / 2 - RowMotion(d, r, t, 0, NULL);
   }
+  PetscFunctionReturn(0);
+}
+
+/*
+  F = (that of ResidualOfState()) + (q' and M v') - f of the excitations, and the internal states' rows R(q, v, s, s').
+  A step of CN asks for F(t_n, U_n, 0), its affine term, where the last Newton iteration of the step before ended:
+  the part of (t, U) alone is kept from the last call and serves it (the excitations, which an input or a controller
+  in the loop moves at the same point, and the states' rows are evaluated at every call).
+*/
+static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         nq = desc->nq, nc = desc->nc;
+  const PetscReal *q = U, *v = U + nq, *s = U + 2 * nq + 2 * nc;
+  PetscBool        held;
+
+  PetscFunctionBeginUser;
+  PetscCall(PointKeyHolds(model, &d->residual_point, t, U, NULL, &held));
+  if (!held) {
+    d->residual_point.set = PETSC_FALSE; /* until it is in */
+    PetscCall(ResidualOfState(model, t, U, d->residual_u));
+    PetscCall(PointKeySet(model, &d->residual_point, t, U, NULL));
+  }
+  PetscCall(PetscArraycpy(F, d->residual_u, model->n));
+  for (PetscInt i = 0; i < nq; i++) F[i] += Udot[i];
+  AddMassTimes(desc, model->p, Udot + nq, F + nq);
+  PetscCall(AddForces(d, FORCES_EXCITATION, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
+  PetscCall(AddStates(d, t, q, v, s, Udot + 2 * nq + 2 * nc, 0, F + 2 * nq + 2 * nc, NULL, NULL, NULL));
   PetscFunctionReturn(0);
 }
 
@@ -936,7 +1036,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   sink->shifted = PETSC_TRUE;
   PetscCall(AddMass(d, model->p, shift, sink, nq));
   sink->shifted = PETSC_FALSE;
-  PetscCall(AddForces(d, PETSC_TRUE, t, q, v, s, NULL, NULL, sink, NULL, offset));
+  PetscCall(AddForces(d, FORCES_ALL, t, q, v, s, NULL, NULL, sink, NULL, offset));
   PetscCall(AddStates(d, t, q, v, s, NULL, shift, NULL, sink, NULL, offset)); /* the state rows are affine in s': J does not depend on it */
   for (PetscInt r = 0; r < nc; r++) {
     PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
@@ -955,12 +1055,32 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   PetscFunctionReturn(0);
 }
 
+/*
+  The dense Jacobian (J zeroed by the caller) from its parts dF/dU and dF/dU' (assembled at shift 1, so that dF/dU'
+  comes exact), both kept at their point: an adjoint step of CN asks for it at both ends, so at every node twice, with
+  two shifts (the sparse one's integrator shifts it itself, simulate.c)
+*/
 static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
 {
-  Sink sink = {.type = SINK_DENSE, .dense = J, .ld = model->n};
+  Described *d  = (Described *)model->data;
+  PetscInt   nn = model->n * model->n;
+  PetscBool  held;
 
   PetscFunctionBeginUser;
-  PetscCall(Assemble(model, t, U, shift, &sink));
+  (void)Description(model); /* first: the geometry follows p */
+  PetscCall(PointKeyHolds(model, &d->dense_point, t, U, NULL, &held));
+  if (!held) {
+    Sink sink;
+
+    d->dense_point.set = PETSC_FALSE;
+    if (!d->dense_u) PetscCall(PetscMalloc2(nn, &d->dense_u, nn, &d->dense_udot));
+    PetscCall(PetscArrayzero(d->dense_u, nn));
+    PetscCall(PetscArrayzero(d->dense_udot, nn));
+    sink = (Sink){.type = SINK_DENSE, .dense = d->dense_u, .dense_shifted = d->dense_udot, .ld = model->n};
+    PetscCall(Assemble(model, t, U, 1, &sink));
+    PetscCall(PointKeySet(model, &d->dense_point, t, U, NULL));
+  }
+  for (PetscInt i = 0; i < nn; i++) J[i] += d->dense_u[i] + shift * d->dense_udot[i];
   PetscFunctionReturn(0);
 }
 
@@ -1007,6 +1127,21 @@ static PetscErrorCode AddJointRowsP(Described *d, const PetscReal U[], Sink *sin
   PetscFunctionReturn(0);
 }
 
+/* Whether dF/dp's columns of the parameters j with column[j] >= 0 read U' (AssembleP()): in the internal states' rows,
+   and at a mass or a moment of inertia */
+static PetscBool ReadsRate(MbsDescription desc, const PetscInt column[])
+{
+  PetscBool rate = (PetscBool)(desc->ns > 0);
+
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+
+    rate = (PetscBool)(rate || (body->mass.param >= 0 && column[body->mass.param] >= 0));
+    for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) rate = (PetscBool)(rate || (body->moment[m].param >= 0 && column[body->moment[m].param] >= 0));
+  }
+  return rate;
+}
+
 /* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m, the force
    elements' (and flexible bodies') -df/dp, the joints' rows that follow their points (AddJointRowsP), and -d'_p, -d_p
    of the prescribed motions in their rows Phi_q v - d', Phi - d (no product reads those rows) */
@@ -1043,7 +1178,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
       PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
     }
   }
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + offset[3], NULL, NULL, NULL, sink, offset));
+  PetscCall(AddForces(d, FORCES_ALL, t, U, U + nq, U + offset[3], NULL, NULL, NULL, sink, offset));
   PetscCall(AddStates(d, t, U, U + nq, U + offset[3], Udot + offset[3], 0, NULL, NULL, sink, offset));
   PetscCall(AddJointRowsP(d, U, sink));
   for (PetscInt e = 0; e < desc->nelement && sink->type != SINK_PRODUCT; e++) {
@@ -1083,36 +1218,28 @@ static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal 
   PetscFunctionReturn(0);
 }
 
-/* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values */
+/* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values, or its values
+   kept at the same point (SparseForm) */
 static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
 {
-  Sink     sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
-  PetscInt n = model->n, np = model->np;
+  Sink      sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
+  PetscBool held = PETSC_FALSE;
 
   PetscFunctionBeginUser;
-  form->set = PETSC_FALSE;
-  if (form->values0) PetscCall(PetscArrayzero(form->values0, form->ia[n]));
+  (void)Description(model); /* first: an input that came or went empties dF/dp's cache */
+  if (form->cached) PetscCall(PointKeyHolds(model, &form->point, t, U, Udot, &held));
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
-  PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
+  if (held) PetscCall(PetscArraycpy(sink.values, form->cached, form->nnz));
+  else {
+    form->point.set = PETSC_FALSE;
+    if (form->values0) PetscCall(PetscArrayzero(form->values0, form->nnz));
+    PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
+    if (form->cached) PetscCall(PetscArraycpy(form->cached, sink.values, form->nnz));
+  }
   PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
+  if (held) PetscFunctionReturn(0);
   PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
-  if (!form->values0) PetscFunctionReturn(0);
-  form->key[0] = t;
-  PetscCall(PetscArraycpy(form->key + 1, U, n));
-  PetscCall(PetscArraycpy(form->key + 1 + n, model->p, np));
-  form->set = PETSC_TRUE;
-  PetscFunctionReturn(0);
-}
-
-/* Whether form holds dF/dU (shift 0) of the state (t, U) at the model's parameters (SparseForm) */
-static PetscErrorCode SparseHolds(MbsModel model, const SparseForm *form, PetscReal t, const PetscReal U[], PetscBool *holds)
-{
-  PetscInt n = model->n;
-
-  PetscFunctionBeginUser;
-  *holds = (PetscBool)(form->set && form->key[0] == t);
-  if (*holds) PetscCall(PetscArraycmp(form->key + 1, U, n, holds));
-  if (*holds) PetscCall(PetscArraycmp(form->key + 1 + n, model->p, model->np, holds));
+  if (form->values0 || form->cached) PetscCall(PointKeySet(model, &form->point, t, U, Udot));
   PetscFunctionReturn(0);
 }
 
@@ -1148,17 +1275,20 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
+  form->nnz       = sink.ia[nrow];
+  form->point.set = PETSC_FALSE;
+  PetscCall(PetscFree(form->cached));
+  if (form->wrt_p) PetscCall(PetscMalloc1(form->nnz, &form->cached));
   if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers read (DescribedChannels()) */
     PetscBool accelerometer = PETSC_FALSE;
 
     for (PetscInt e = 0; e < d->desc->nelement; e++) accelerometer = (PetscBool)(accelerometer || d->desc->element[e].ops->acceleration);
-    PetscCall(PetscFree3(form->ia, form->ja, form->key));
+    PetscCall(PetscFree2(form->ia, form->ja));
     PetscCall(PetscFree(form->values0));
-    PetscCall(PetscMalloc3(nrow + 1, &form->ia, sink.ia[nrow], &form->ja, 1 + model->n + model->np, &form->key));
-    if (accelerometer) PetscCall(PetscMalloc1(sink.ia[nrow], &form->values0));
+    PetscCall(PetscMalloc2(nrow + 1, &form->ia, form->nnz, &form->ja));
+    if (accelerometer) PetscCall(PetscMalloc1(form->nnz, &form->values0));
     PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
-    PetscCall(PetscArraycpy(form->ja, sink.ja, sink.ia[nrow]));
-    form->set = PETSC_FALSE;
+    PetscCall(PetscArraycpy(form->ja, sink.ja, form->nnz));
   }
   PetscCall(MatRestoreRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscFunctionReturn(0);
@@ -1214,6 +1344,7 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
   for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
+  d->jacobian_p.point.rate = ReadsRate(desc, d->column);
   PetscCall(PetscCalloc1(model->n, &U));
   for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
   MbsCallUndo(SparseCreate(model, &d->jacobian_p, U, nid, Jp), PetscFree(U));
@@ -1258,7 +1389,7 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(R, nq));
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, U + nq, U + 2 * nq + 2 * nc, R, used, NULL, NULL, NULL));
+  PetscCall(AddForces(d, FORCES_ALL, t, U, U + nq, U + 2 * nq + 2 * nc, R, used, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
     PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b);
 
@@ -1345,7 +1476,7 @@ static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const 
   PetscCall(PetscArrayzero(work->G, nc * nq));
   PetscCall(AugmentedMatrix(model, U, work->A, work->G));
   PetscCall(PetscArrayzero(work->z, m));
-  PetscCall(AddForces(d, PETSC_TRUE, t, U, v, U + 2 * nq + 2 * nc, work->z, NULL, NULL, NULL, NULL));
+  PetscCall(AddForces(d, FORCES_ALL, t, U, v, U + 2 * nq + 2 * nc, work->z, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) work->z[i] = -work->z[i];
   /* s_q(v) v has the constants' terms of s_q(0) v besides v^T s_qq v (U' is zero here) */
   for (PetscInt r = 0; r < nc; r++) work->z[nq + r] = MbsBilinearRate(desc, d->row[r], work->Udot, v) - MbsBilinearRate(desc, d->row[r], v, v) + RowMotion(d, r, t, 2, NULL);
@@ -1475,7 +1606,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(SolveMass(desc, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu) PetscCall(SparseHolds(model, &d->jacobian, t, U, &held));
+  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held));
   if (held) { /* b^T dR_v/dU from the Jacobian assembled at this state */
     const SparseForm *J = &d->jacobian;
 
@@ -1688,7 +1819,7 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   StatesInitial(d, U, U + 2 * m); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscArrayzero(b, m));
-  PetscCall(AddForces(d, PETSC_TRUE, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL));
+  PetscCall(AddForces(d, FORCES_ALL, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL));
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq) + RowMotion(d, r, t0, 2, NULL);
@@ -2256,7 +2387,7 @@ static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], con
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(R, nq));
   PetscCall(PetscArrayzero(G, nc * nq));
-  PetscCall(AddForces((Described *)model->data, PETSC_FALSE, model->t0, q, v, s, R, NULL, J, Jp, offset));
+  PetscCall(AddForces((Described *)model->data, FORCES_STATE, model->t0, q, v, s, R, NULL, J, Jp, offset));
   ConstraintJacobian(model, q, G);
   for (PetscInt r = 0; r < nc; r++) {
     lambda[r] = 0;
@@ -2402,7 +2533,7 @@ static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, Petsc
   PetscCall(PetscArrayzero(v, nq));
   StatesInitial(d, q, s);
   PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
-  PetscCall(AddForces(d, PETSC_FALSE, model->t0, q, v, s, NULL, NULL, &rates, NULL, offset));
+  PetscCall(AddForces(d, FORCES_STATE, model->t0, q, v, s, NULL, NULL, &rates, NULL, offset));
   PetscCall(AddStates(d, model->t0, q, v, s, NULL, 0, NULL, &rates, NULL, offset));
   PetscCall(AddStates(d, model->t0, q, v, s, NULL, 1, NULL, &shifted, NULL, offset));
   for (PetscInt i = 0; i < m; i++) {
@@ -2729,8 +2860,9 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
-  d->jacobian.set = PETSC_FALSE; /* the speed may have changed */
-  d->view_stale   = PETSC_TRUE;
+  d->view_stale = PETSC_TRUE;
+  /* the speed may have changed */
+  d->jacobian.point.set = d->jacobian_p.point.set = d->residual_point.set = d->dense_point.set = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",
                              "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
                              "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
@@ -2754,9 +2886,16 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->param));
   PetscCall(PetscFree2(d->support_start, d->support));
   PetscCall(PetscFree(d->jacobian.slot));
-  PetscCall(PetscFree3(d->jacobian.ia, d->jacobian.ja, d->jacobian.key));
+  PetscCall(PetscFree2(d->jacobian.ia, d->jacobian.ja));
   PetscCall(PetscFree(d->jacobian.values0));
+  PetscCall(PetscFree(d->jacobian.point.key));
   PetscCall(PetscFree(d->jacobian_p.slot));
+  PetscCall(PetscFree(d->jacobian_p.cached));
+  PetscCall(PetscFree(d->jacobian_p.point.key));
+  PetscCall(PetscFree(d->residual_u));
+  PetscCall(PetscFree(d->residual_point.key));
+  PetscCall(PetscFree2(d->dense_u, d->dense_udot));
+  PetscCall(PetscFree(d->dense_point.key));
   PetscCall(PetscFree(d->column));
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
@@ -2961,6 +3100,11 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
   PetscCall(RowPatternsSetUp(d));
   PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
   for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;
+  PetscCall(PetscMalloc1(model->n, &d->residual_u));
+  PetscCall(PointKeyCreate(model, &d->residual_point));
+  PetscCall(PointKeyCreate(model, &d->dense_point));
+  PetscCall(PointKeyCreate(model, &d->jacobian.point));
+  PetscCall(PointKeyCreate(model, &d->jacobian_p.point));
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
      iteration takes 1176 factorisations instead of 5628. Newton then converges linearly, and stops only when the error
      its contraction leaves is at rounding (simulate.c): the chain's forward 0.44 s CPU against 1.06 s with fresh
