@@ -1763,8 +1763,17 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
       PetscCall(PetscArraycpy(w->q_accepted, q, nq));
       PetscCall(PetscArraycpy(w->nu_accepted, w->nu, nc));
     } else ds /= 2;
-    PetscCheck(ds >= 1e-3, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Model file '%s': no pose satisfies the joints at the current parameters near the pose of the file's values (the nearest pose followed from the file's values stopped %g of the way to them); the parameters moved the joints too far from the file's pose",
-               desc->file, (double)s);
+    if (ds < 1e-3) {
+      char at[256] = "", one[96];
+
+      for (PetscInt k = 0; k < np; k++) {
+        if (w->p[k] == model->param_info[k].value) continue;
+        PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)w->p[k], (double)model->param_info[k].value));
+        PetscCall(PetscStrlcat(at, one, sizeof(at)));
+      }
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
+              desc->file, at, (double)s);
+    }
   }
   PetscFunctionReturn(0);
 }
