@@ -4,7 +4,8 @@ static const char help[] = "Checks that a model described in a file keeps its co
   The GGL form of model_described.c holds Phi(q) = 0 and Phi_q v = 0 as algebraic rows at every step; without the
   stabilising multiplier mu the index-2 form would drift off Phi(q) = 0. Over the model's run the largest |Phi(q)|
   (orthonormality of every rigid body's axes and every joint) must stay below -position_tol and |Phi_q v| below
-  -velocity_tol, both set from the nonlinear solver's tolerance; the largest |mu| is reported. The rows are the
+  -velocity_tol, both set from the nonlinear solver's tolerance, and at t0 (the consistent start, which a joint moved
+  by its parameters projects onto the joints) both below -start_tol; the largest |mu| is reported. The rows are the
   residual's last 2 nc, which do not depend on U'. With n = 2 nq + 2 nc states and nq - nc free coordinates (the
   model's linearisation size), nc = (n/2 - (nq - nc)) / 2.
 */
@@ -14,6 +15,7 @@ typedef struct {
   PetscInt   nq, nc;
   PetscReal *udot, *f;
   PetscReal  position, velocity, mu;
+  PetscReal  start[2]; /* |Phi(q)|, |Phi_q v| at the first step (t0): the consistent start */
 } DriftMonitor;
 
 static PetscErrorCode MonitorDrift(MbsModel model, PetscInt step, PetscReal t, const PetscReal u[], void *ctx)
@@ -26,6 +28,9 @@ static PetscErrorCode MonitorDrift(MbsModel model, PetscInt step, PetscReal t, c
     mon->velocity = PetscMax(mon->velocity, PetscAbsReal(mon->f[2 * mon->nq + r]));
     mon->position = PetscMax(mon->position, PetscAbsReal(mon->f[2 * mon->nq + mon->nc + r]));
     mon->mu       = PetscMax(mon->mu, PetscAbsReal(u[2 * mon->nq + mon->nc + r]));
+    if (step) continue;
+    mon->start[0] = PetscMax(mon->start[0], PetscAbsReal(mon->f[2 * mon->nq + mon->nc + r]));
+    mon->start[1] = PetscMax(mon->start[1], PetscAbsReal(mon->f[2 * mon->nq + r]));
   }
   PetscFunctionReturn(0);
 }
@@ -35,15 +40,18 @@ int main(int argc, char **argv)
   MbsModel     model;
   MbsSignal    signal;
   MbsTest      test = {0, 0};
-  DriftMonitor mon  = {0, 0, NULL, NULL, 0, 0, 0};
-  PetscInt     n, free;
-  PetscReal    position_tol = 1e-10, velocity_tol = 1e-10;
-  char         line[128];
+  DriftMonitor mon  = {
+     0, 0, NULL, NULL, 0, 0, 0, {0, 0}
+  };
+  PetscInt  n, free;
+  PetscReal position_tol = 1e-10, velocity_tol = 1e-10, start_tol = 1e-12;
+  char      line[128];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Drift test", "");
   PetscCall(PetscOptionsReal("-position_tol", "Largest |Phi(q)| allowed", "", position_tol, &position_tol, NULL));
   PetscCall(PetscOptionsReal("-velocity_tol", "Largest |Phi_q v| allowed", "", velocity_tol, &velocity_tol, NULL));
+  PetscCall(PetscOptionsReal("-start_tol", "Largest |Phi(q)| and |Phi_q v| allowed at t0 (the consistent start)", "", start_tol, &start_tol, NULL));
   PetscOptionsEnd();
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
@@ -55,6 +63,8 @@ int main(int argc, char **argv)
   PetscCall(PetscSNPrintf(line, sizeof(line), "max |Phi(q)| of %" PetscInt_FMT " constraints over %" PetscInt_FMT " steps", mon.nc, signal.steps));
   PetscCall(MbsTestClose(&test, line, mon.position, 0, 0, position_tol));
   PetscCall(MbsTestClose(&test, "max |Phi_q v|", mon.velocity, 0, 0, velocity_tol));
+  PetscCall(MbsTestClose(&test, "max |Phi(q)| at t0", mon.start[0], 0, 0, start_tol));
+  PetscCall(MbsTestClose(&test, "max |Phi_q v| at t0", mon.start[1], 0, 0, start_tol));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "     max |mu| of the GGL stabilisation %.3e (the drift of the trapezoidal rule it absorbs)\n", (double)mon.mu));
   PetscCall(MbsTestFinish(&test));
   PetscCall(PetscFree2(mon.udot, mon.f));

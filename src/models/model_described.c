@@ -101,7 +101,8 @@ typedef struct {
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
   PetscReal             *free_motions_p; /* with joint_geometry: the parameters it was computed at */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
-  PetscBool              joint_geometry; /* a joint's point is a parameter: its rows, their Hessians and N move with p */
+  PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
+  PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
   /* the linearisation continued along p_along (DescribedLinearizeAlong()), while along_N is set: N(p0), dN/dp (nq x m
      each), the static multipliers lambda(p0) and dlambda/dp (nc each) at p_along = along_p0 */
   PetscInt    along;
@@ -380,6 +381,13 @@ static PetscErrorCode PointKeySet(MbsModel model, PointKey *point, PetscReal t, 
   PetscFunctionReturn(0);
 }
 
+/* np scratch of the model (the part of d->local that holds nlocal x np): MbsParameterScratch() is a view's, placed
+   after 3 nq^2 + 4 nq of the view's nq, and lies beyond desc->work for the model's nq */
+static PetscReal *ParameterScratch(Described *d)
+{
+  return d->local + 7 * d->nlocal + 3 * d->nlocal * d->nlocal;
+}
+
 /* The bodies (not the ground) element el acts on */
 static PetscInt ElementBodies(const MbsElement *el, PetscInt b[MBS_VIEW_BODIES])
 {
@@ -411,15 +419,15 @@ static PetscReal RowMotion(Described *d, PetscInt r, PetscReal t, PetscInt order
   return 0;
 }
 
-/* dPhi_r/dp_j of constraint row r (a joint's row that follows its point, MbsJointRowP) into drow, on desc or a view of
-   the row's bodies; false when p_j does not move the row */
+/* dPhi_r/dp_j of constraint row r (a joint's row that follows its points or length: its type's row_p, or MbsJointRowP)
+   into drow, on desc or a view of the row's bodies; false when p_j does not move the row */
 static PetscBool RowP(Described *d, MbsDescription desc, PetscInt r, PetscInt j, MbsBilinear *drow)
 {
   const MbsElement *el = d->row_owner[r] >= 0 ? &d->desc->element[d->row_owner[r]] : NULL;
 
   drow->nproduct = 0;
   if (!el || el->ops->kind != MBS_ELEMENT_CONSTRAINT) return PETSC_FALSE;
-  return MbsJointRowP(desc, el, r - el->first_row, j, drow);
+  return (el->row_p ? el->row_p : MbsJointRowP)(desc, el, r - el->first_row, j, drow);
 }
 
 /* The parameters constraint row r's element may depend on, d->param[*k0 .. *k1) (none for a body's row) */
@@ -1102,7 +1110,7 @@ static PetscErrorCode AddJointRowsP(Described *d, const PetscReal U[], Sink *sin
     PetscReal     *lq, *lv;
 
     RowParameters(d, r, &k0, &k1);
-    if (d->row_owner[r] < 0 || !desc->element[d->row_owner[r]].npoint_row || !SinkWants(sink, nb, b)) continue;
+    if (d->row_owner[r] < 0 || k0 == k1 || !SinkWants(sink, nb, b)) continue;
     view = View(d, nb, b, q, v, &lq, &lv);
     m    = view->nq;
     for (PetscInt k = k0; k < k1; k++) {
@@ -1183,7 +1191,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
   PetscCall(AddJointRowsP(d, U, sink));
   for (PetscInt e = 0; e < desc->nelement && sink->type != SINK_PRODUCT; e++) {
     const MbsElement *el   = &desc->element[e];
-    PetscReal        *dddp = MbsParameterScratch(desc), value;
+    PetscReal        *dddp = ParameterScratch(d), value;
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
 
     if (!el->motion || !SinkWants(sink, nb, b)) continue;
@@ -1509,7 +1517,7 @@ static PetscErrorCode AugmentedChain(MbsModel model, PetscReal t, const PetscRea
     MbsBilinearAddRateGradient(desc, d->row[r], v, -2 * eta[r], dydu + nq, 1);
   }
   for (PetscInt r = 0; r < nc && dydp && d->rheonomic; r++) { /* eta^T d''_p of the accelerations' rows */
-    PetscReal *dddp = MbsParameterScratch(desc);
+    PetscReal *dddp = ParameterScratch(d);
 
     RowMotion(d, r, t, 2, dddp);
     for (PetscInt k = 0; k < model->np; k++) dydp[k] += eta[r] * dddp[k];
@@ -1770,9 +1778,171 @@ static PetscErrorCode StatesInitialRates(Described *d, PetscReal t0, const Petsc
 }
 
 /*
-  The initial velocities of a model with prescribed motions: the rows Phi(q0) = d(t0) must hold at the start t0 (d is
-  zero at the file's t0), and the file's velocities v_f get the impulse that changes them least in the kinetic metric
-  so that Phi_q v = d'(t0): [M Phi_q^T; Phi_q 0] [v - v_f; iota] = [0; d'(t0) - Phi_q v_f] (A factored).
+  The start of a model whose constraint rows move with its parameters (a joint's point_a or point_b, a distance's length:
+  RowP). The file's pose q_f satisfies the joints at the file's values (DescribedCheck); at other p the start is the
+  consistent pose nearest it in the kinetic metric,
+
+    min (q - q_f)^T M (q - q_f) / 2  subject to  Phi(q, p) = 0,
+
+  by Newton's method on its KKT system M (q - q_f) + Phi_q^T nu = 0, Phi(q, p) = 0 from (q_f, 0) (ProjectPose), with the exact matrix
+  K = [M + sum_r nu_r Phi_r,qq, Phi_q^T; Phi_q, 0] (the rows' Hessians are constant). The kinetic metric, not the
+  Euclidean one of the natural coordinates: those mix positions [m] with the components of unit axes [1], so a
+  Euclidean nearest pose would change with the unit of length and weigh a body's position against its orientation
+  arbitrarily; M weighs every coordinate in kg m^2, is the metric of the velocities' projection (ImposeMotion) and makes
+  the start the one a body reaches with the least kinetic energy of the motion to it. A joint's point in ground
+  coordinates keeps Phi(q_f, p) = 0: q = q_f for every p.
+*/
+typedef struct {
+  PetscReal *K, *r, *nu, *qf, *vf, *diff;  /* K (m x m, factored at the solution), residual or step (m), nu (nc), q_f, v_f, q - q_f */
+  PetscReal *q_accepted, *nu_accepted, *p; /* the continuation's last solution (nq, nc) and the parameters asked for (np) */
+  PetscInt  *pivots;
+} StartWork;
+
+static PetscErrorCode StartWorkCreate(MbsModel model, StartWork *w)
+{
+  PetscInt nq = NQ(model), nc = NC(model), m = nq + nc;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc7(m * m, &w->K, m, &w->r, nc, &w->nu, nq, &w->qf, nq, &w->vf, nq, &w->diff, 3 * m, &w->pivots));
+  PetscCall(PetscCalloc3(nq, &w->q_accepted, nc, &w->nu_accepted, model->np, &w->p));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode StartWorkDestroy(StartWork *w)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree7(w->K, w->r, w->nu, w->qf, w->vf, w->diff, w->pivots));
+  PetscCall(PetscFree3(w->q_accepted, w->nu_accepted, w->p));
+  PetscFunctionReturn(0);
+}
+
+/* K and the KKT residual r at (q, w->nu) and the model's current parameters */
+static PetscErrorCode ProjectionSystem(MbsModel model, const PetscReal q[], StartWork *w)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
+  Sink           sink = {.type = SINK_DENSE, .dense = w->K, .ld = m};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(w->K, m * m));
+  PetscCall(PetscArrayzero(w->r, m));
+  PetscCall(AddMass(d, model->p, 1, &sink, 0));
+  for (PetscInt i = 0; i < nq; i++) w->diff[i] = q[i] - w->qf[i];
+  AddMassTimes(desc, model->p, w->diff, w->r);
+  for (PetscInt r = 0; r < nc; r++) {
+    MbsBilinearAddHessian(desc, d->row[r], w->nu[r], w->K, m);
+    MbsBilinearAddGradient(desc, d->row[r], q, 1, w->K + nq + r, m);
+    MbsBilinearAddGradient(desc, d->row[r], q, 1, w->K + (nq + r) * m, 1);
+    MbsBilinearAddGradient(desc, d->row[r], q, w->nu[r], w->r, 1);
+    w->r[nq + r] = MbsBilinearValue(desc, d->row[r], q);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* Newton's method on the KKT system at the model's current parameters from (q, w->nu); converged: its last step is
+   below 1e-14 of the pose's scale (it converges quadratically: the last step bounds the error), and K is factored at
+   the solution */
+static PetscErrorCode ProjectionNewton(MbsModel model, PetscReal q[], StartWork *w, PetscReal qscale, PetscBool *converged)
+{
+  PetscInt  nq = NQ(model), nc = NC(model), m = nq + nc;
+  PetscReal step = PETSC_MAX_REAL;
+
+  PetscFunctionBeginUser;
+  *converged = PETSC_FALSE;
+  for (PetscInt it = 0; it <= 20; it++) {
+    PetscCall(ProjectionSystem(model, q, w));
+    if (MbsDenseLUFactor(m, w->K, w->pivots) >= 0) PetscFunctionReturn(0); /* singular: the joints cannot hold near q */
+    if (step <= 1e-14 * qscale) {
+      *converged = PETSC_TRUE;
+      PetscFunctionReturn(0);
+    }
+    for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
+    MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
+    step = 0;
+    for (PetscInt i = 0; i < nq; i++) {
+      q[i] += w->r[i];
+      step = PetscMax(step, PetscAbsReal(w->r[i]));
+    }
+    for (PetscInt r = 0; r < nc; r++) w->nu[r] += w->r[nq + r];
+    if (!(step < 10 * qscale)) PetscFunctionReturn(0); /* diverging (or not a number) */
+  }
+  PetscFunctionReturn(0);
+}
+
+/* q: the start pose at the current parameters p, from the file's (w->qf, w->vf set here); w->nu its multipliers, w->K
+   factored there. Newton's method from q_f converges when p is near the file's values p_f; farther, the parameters
+   follow p_f + s (p - p_f) from s = 0 to 1, each step's solution the next one's start, the steps halved where Newton
+   fails and doubled where it converges. */
+static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWork *w)
+{
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, nc = desc->nc, np = model->np;
+  PetscReal      qscale = 1, s = 0, ds = 1;
+  PetscBool      converged;
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, w->qf, w->vf);
+  for (PetscInt i = 0; i < nq; i++) qscale = PetscMax(qscale, PetscAbsReal(w->qf[i]));
+  PetscCall(PetscArraycpy(w->q_accepted, w->qf, nq));
+  PetscCall(PetscArrayzero(w->nu_accepted, nc));
+  while (s < 1) {
+    PetscReal next = PetscMin(1, s + ds);
+
+    for (PetscInt j = 0; j < np; j++) model->p[j] = model->param_info[j].value + next * (w->p[j] - model->param_info[j].value);
+    if (next == 1) PetscCall(PetscArraycpy(model->p, w->p, np)); /* exactly */
+    PetscCall(PetscArraycpy(q, w->q_accepted, nq));
+    PetscCall(PetscArraycpy(w->nu, w->nu_accepted, nc));
+    PetscCall(ProjectionNewton(model, q, w, qscale, &converged));
+    if (converged) {
+      s = next;
+      ds *= 2;
+      PetscCall(PetscArraycpy(w->q_accepted, q, nq));
+      PetscCall(PetscArraycpy(w->nu_accepted, w->nu, nc));
+    } else ds /= 2;
+    if (ds < 1e-3) {
+      char at[256] = "", one[96];
+
+      for (PetscInt k = 0; k < np; k++) {
+        if (w->p[k] == model->param_info[k].value) continue;
+        PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)w->p[k], (double)model->param_info[k].value));
+        PetscCall(PetscStrlcat(at, one, sizeof(at)));
+      }
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
+              desc->file, at, (double)s);
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode ProjectPose(MbsModel model, PetscReal q[], StartWork *w)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(w->p, model->p, model->np));
+  MbsCallCleanup(ProjectPose_Private(model, q, w), PetscArraycpy(model->p, w->p, model->np));
+  PetscFunctionReturn(0);
+}
+
+/* The start pose and velocities at the current parameters before the velocities' projection: the file's, the pose
+   moved by ProjectPose when a parameter moves the joints */
+static PetscErrorCode StartPose(MbsModel model, PetscReal q[], PetscReal v[])
+{
+  Described *d = (Described *)model->data;
+  StartWork  w;
+
+  PetscFunctionBeginUser;
+  InitialPose(Description(model), q, v);
+  if (!d->moves_pose) PetscFunctionReturn(0);
+  PetscCall(StartWorkCreate(model, &w));
+  MbsCallCleanup(ProjectPose(model, q, &w), StartWorkDestroy(&w));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The initial velocities of a model with prescribed motions or joints that move with the parameters: the rows
+  Phi(q0) = d(t0) must hold at the start t0 (d is zero at the file's t0), and the file's velocities v_f get the impulse
+  that changes them least in the kinetic metric so that Phi_q v = d'(t0): [M Phi_q^T; Phi_q 0] [v - v_f; iota] =
+  [0; d'(t0) - Phi_q v_f] (A factored); iota into b + nq.
 */
 static PetscErrorCode ImposeMotion(MbsModel model, PetscReal t0, const PetscReal A[], const PetscInt pivots[], PetscReal U[], PetscReal b[])
 {
@@ -1801,7 +1971,8 @@ static PetscErrorCode ImposeMotion(MbsModel model, PetscReal t0, const PetscReal
 }
 
 /*
-  Consistent U(t0), U'(t0): the file's pose and velocity (with prescribed motions: ImposeMotion), mu = 0, the internal
+  Consistent U(t0), U'(t0): the file's pose and velocity (moved onto joints that move with p: StartPose; with those or
+  prescribed motions the velocities projected: ImposeMotion), mu = 0, the internal
   states s(t0) of the elements (StatesInitial) and their rates, and (v', lambda) of the index-1 system [M Phi_q^T; Phi_q 0] [v'; lambda] = [f; -(Phi_q v)_q v + d''(t0)].
 */
 static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[], PetscReal A[], PetscReal b[], PetscReal G[], PetscReal zero[], PetscInt pivots[])
@@ -1811,11 +1982,11 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
 
   PetscFunctionBeginUser;
-  InitialPose(desc, U, U + nq);
+  PetscCall(StartPose(model, U, U + nq));
   PetscCall(AugmentedMatrix(model, U, A, G));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular (zero pivot in column %" PetscInt_FMT ")", desc->file, zero_pivot);
-  if (d->rheonomic) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
+  if (d->rheonomic || d->joint_geometry) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
   StatesInitial(d, U, U + 2 * m); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscArrayzero(b, m));
@@ -1845,56 +2016,111 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 }
 
 /*
-  dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) and, through the
-  impulse's kinetic metric, the masses (ImposeMotion, dv = v(t0) - v_file):
-  A [dv/dp; .] = [-M_p dv; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
-  A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
-                         = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
-  A joint whose point moves with p_j (RowP: dPhi_r/dp_j = s, bilinear, zero with its rate at the start, which
-  DescribedCheck ensures) adds s_q^T lambda_r to the rows v of dF/dp and -s_q v' - v^T s_qq v to row r's right side.
+  dU(t0)/dp. The pose q0 moves with p_j only where the joints do (StartPose): the KKT system of the projection,
+  differentiated (implicit function theorem, K factored at the solution),
+    K [dq/dp_j; dnu/dp_j] = -[M_j (q - q_f) + sum_r nu_r grad s_r; s_r(q)],   s_r = dPhi_r/dp_j (RowP, bilinear).
+  The velocities v0 = v_f + the impulse of ImposeMotion move with the prescribed motions' d'(t0), the masses (its
+  kinetic metric) and the moving Phi_q (dPhi_r,q = Phi_r,qq dq + grad s_r):
+    A [dv/dp_j; .] = [-M_j (v - v_f) - sum_r iota_r dPhi_r,q; d'_p(t0) - dPhi_q v],   A = [M Phi_q^T; Phi_q 0].
+  lambda(t0) through the index-1 system, differentiated:
+    A [dv'/dp; dlambda/dp] = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp - (rows v of dF/dq) dq/dp;
+                              -2 (Phi_r,qq v)^T dv/dp - (Phi_r,qq v')^T dq/dp + d''_p(t0) - s_r,q v' - v^T s_r,qq v]
+  at U(t0), U'(t0), where the rows v of dF/dp hold s_q^T lambda_r of a moving joint (AddJointRowsP) and those of dF/dq
+  sum_r lambda_r Phi_r,qq. Internal states, which start from the pose, are refused with such joints (DescribedSetUp).
 */
-static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], PetscReal work[])
+typedef struct {
+  PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np */
+} StartDerivativeWork;
+
+/* dPhi_r,q along dq plus grad s_r (s_r = dPhi_r/dp_j, when p_j moves row r) at q into g (nq); whether it is non-zero */
+static PetscBool RowGradientP(Described *d, PetscInt r, PetscInt j, const PetscReal q[], const PetscReal dq[], PetscReal g[])
 {
-  Described     *d    = (Described *)model->data;
-  MbsDescription desc = Description(model);
-  PetscInt       n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
-  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m, *qf = h + nq, *vf = qf + nq; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq), the file's pose and velocities (nq, nq) */
+  MbsDescription desc = d->desc;
+  MbsBilinear    drow;
+  PetscBool      moved = (PetscBool)(d->joint_geometry && RowP(d, desc, r, j, &drow));
+
+  for (PetscInt i = 0; i < desc->nq; i++) g[i] = 0;
+  if (d->moves_pose) MbsBilinearAddRateGradient(desc, d->row[r], dq, 1, g, 1);
+  if (moved) MbsBilinearAddGradient(desc, &drow, q, 1, g, 1);
+  return (PetscBool)(moved || d->moves_pose);
+}
+
+static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], StartDerivativeWork *x, StartWork *w)
+{
+  Described       *d    = (Described *)model->data;
+  MbsDescription   desc = Description(model);
+  PetscInt         n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry);
+  const PetscReal *q = U, *v = U + nq;
 
   PetscFunctionBeginUser;
+  if (d->moves_pose) PetscCall(ProjectPose(model, x->h, w)); /* nu and K at the start pose U (x->h: scratch) */
   PetscCall(AugmentedMatrix(model, U, A, G));
   PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
-  if (d->rheonomic) {
-    InitialPose(desc, qf, vf);
-    for (PetscInt i = 0; i < nq; i++) vf[i] = U[nq + i] - vf[i]; /* the impulse's change of the velocities */
+  if (moving) {
+    InitialPose(desc, w->qf, w->vf);
+    for (PetscInt i = 0; i < m; i++) x->impulse[i] = 0; /* iota of ImposeMotion, again */
+    for (PetscInt r = 0; r < nc; r++) x->impulse[nq + r] = RowMotion(d, r, t0, 1, NULL) - MbsBilinearRate(desc, d->row[r], q, w->vf);
+    MbsDenseLUSolve(m, A, pivots, 1, x->impulse);
+    for (PetscInt r = 0; r < nc; r++) x->iota[r] = x->impulse[nq + r];
+    for (PetscInt i = 0; i < nq; i++) x->vdiff[i] = v[i] - w->vf[i];
     PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
     for (PetscInt r = 0; r < nc; r++) {
-      RowMotion(d, r, t0, 1, MbsParameterScratch(desc));
-      for (PetscInt j = 0; j < np; j++) rate[r + j * nc] = MbsParameterScratch(desc)[j];
-      RowMotion(d, r, t0, 2, MbsParameterScratch(desc));
-      for (PetscInt j = 0; j < np; j++) accel[r + j * nc] = MbsParameterScratch(desc)[j];
+      RowMotion(d, r, t0, 1, x->dddp);
+      for (PetscInt j = 0; j < np; j++) x->rate[r + j * nc] = x->dddp[j];
+      RowMotion(d, r, t0, 2, x->dddp);
+      for (PetscInt j = 0; j < np; j++) x->accel[r + j * nc] = x->dddp[j];
     }
   }
   for (PetscInt j = 0; j < np; j++) {
     PetscReal *column = dUdp + j * n + nq; /* scratch: rows nq .. nq + m - 1 of column j, then moved to lambda */
 
-    for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
-    if (d->rheonomic) {
-      for (PetscInt i = 0; i < m; i++) impulse[i] = i < nq ? 0 : rate[i - nq + j * nc];
-      AddMassDerivativeTimes(desc, j, vf, impulse);
-      for (PetscInt i = 0; i < nq; i++) impulse[i] = -impulse[i];
-      MbsDenseLUSolve(m, A, pivots, 1, impulse);
-      for (PetscInt i = 0; i < nq; i++) dv[i] = impulse[i];
-      for (PetscInt i = 0; i < nq; i++)
-        for (PetscInt k = 0; k < nq; k++) column[i] -= MBS_IJ(J, nq + i, nq + k, n) * dv[k];
+    for (PetscInt i = 0; i < nq; i++) x->dq[i] = x->dv[i] = 0;
+    if (d->moves_pose) { /* the pose */
+      for (PetscInt i = 0; i < m; i++) w->r[i] = 0;
+      AddMassDerivativeTimes(desc, j, w->diff, w->r);
+      for (PetscInt r = 0; r < nc; r++) {
+        MbsBilinear drow;
+
+        if (!RowP(d, desc, r, j, &drow)) continue;
+        MbsBilinearAddGradient(desc, &drow, q, w->nu[r], w->r, 1);
+        w->r[nq + r] = MbsBilinearValue(desc, &drow, q);
+      }
+      for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
+      MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
+      for (PetscInt i = 0; i < nq; i++) x->dq[i] = w->r[i];
+    }
+    if (moving) { /* the velocities */
+      for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
+      AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
+      for (PetscInt i = 0; i < nq; i++) x->impulse[i] = -x->impulse[i];
       for (PetscInt r = 0; r < nc; r++) {
         PetscReal dot = 0;
 
-        for (PetscInt i = 0; i < nq; i++) h[i] = 0;
-        MbsBilinearAddRateGradient(desc, d->row[r], U + nq, 1, h, 1);
-        for (PetscInt i = 0; i < nq; i++) dot += h[i] * dv[i];
-        column[nq + r] = -2 * dot + accel[r + j * nc];
+        if (!RowGradientP(d, r, j, q, x->dq, x->g)) continue;
+        for (PetscInt i = 0; i < nq; i++) {
+          x->impulse[i] -= x->iota[r] * x->g[i];
+          dot += x->g[i] * v[i];
+        }
+        x->impulse[nq + r] -= dot;
+      }
+      MbsDenseLUSolve(m, A, pivots, 1, x->impulse);
+      for (PetscInt i = 0; i < nq; i++) x->dv[i] = x->impulse[i];
+    }
+    for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
+    if (moving) {
+      for (PetscInt i = 0; i < nq; i++)
+        for (PetscInt k = 0; k < nq; k++) column[i] -= MBS_IJ(J, nq + i, nq + k, n) * x->dv[k] + MBS_IJ(J, nq + i, k, n) * x->dq[k];
+      for (PetscInt r = 0; r < nc; r++) {
+        PetscReal dot = 0;
+
+        for (PetscInt i = 0; i < nq; i++) x->h[i] = x->g[i] = 0;
+        MbsBilinearAddRateGradient(desc, d->row[r], v, 2, x->h, 1);
+        MbsBilinearAddRateGradient(desc, d->row[r], Udot + nq, 1, x->g, 1);
+        for (PetscInt i = 0; i < nq; i++) dot += x->h[i] * x->dv[i] + x->g[i] * x->dq[i];
+        column[nq + r] = -dot + x->accel[r + j * nc];
       }
     }
     for (PetscInt r = 0; r < nc && d->joint_geometry; r++) {
@@ -1902,28 +2128,44 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
       PetscReal   curvature = 0;
 
       if (!RowP(d, desc, r, j, &drow)) continue;
-      for (PetscInt i = 0; i < nq; i++) h[i] = 0;
-      MbsBilinearAddRateGradient(desc, &drow, U + nq, 1, h, 1);
-      for (PetscInt i = 0; i < nq; i++) curvature += h[i] * U[nq + i];
-      column[nq + r] -= MbsBilinearRate(desc, &drow, U, Udot + nq) + curvature;
+      for (PetscInt i = 0; i < nq; i++) x->h[i] = 0;
+      MbsBilinearAddRateGradient(desc, &drow, v, 1, x->h, 1);
+      for (PetscInt i = 0; i < nq; i++) curvature += x->h[i] * v[i];
+      column[nq + r] -= MbsBilinearRate(desc, &drow, q, Udot + nq) + curvature;
     }
     MbsDenseLUSolve(m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
-    for (PetscInt i = 0; i < nq; i++) column[i] = d->rheonomic ? dv[i] : 0;
+    for (PetscInt i = 0; i < nq; i++) {
+      dUdp[j * n + i] = x->dq[i];
+      column[i]       = x->dv[i];
+    }
   }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
-  Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic || d->joint_geometry ? 2 * nc * model->np + 4 * nq + m : 0;
-  PetscReal *A, *G, *Jp, *J, *work;
-  PetscInt  *pivots;
+  Described          *d  = (Described *)model->data;
+  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, np = model->np, nJ = d->rheonomic || d->joint_geometry ? n * n : 0;
+  PetscReal          *A, *G, *Jp, *J, *work;
+  PetscInt           *pivots;
+  StartDerivativeWork x;
+  StartWork           w;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * model->np, &Jp, 3 * m, &pivots, nJ, &J, nwork, &work));
-  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, work), PetscFree6(A, G, Jp, pivots, J, work));
+  PetscCall(StartWorkCreate(model, &w));
+  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * np, &Jp, 3 * m, &pivots, nJ, &J, 2 * nc * np + 5 * nq + m + nc + np, &work));
+  x.rate    = work;
+  x.accel   = x.rate + nc * np;
+  x.dq      = x.accel + nc * np;
+  x.dv      = x.dq + nq;
+  x.impulse = x.dv + nq;
+  x.h       = x.impulse + m;
+  x.g       = x.h + nq;
+  x.vdiff   = x.g + nq;
+  x.iota    = x.vdiff + nq;
+  x.dddp    = x.iota + nc;
+  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, &x, &w), (PetscErrorCode)(PetscFree6(A, G, Jp, pivots, J, work) | StartWorkDestroy(&w)));
   PetscFunctionReturn(0);
 }
 
@@ -2088,9 +2330,14 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   for (PetscInt e = 0; e < desc->nelement && d->joint_geometry && model->input.type == MBS_INPUT_NODAL; e++) {
     const MbsElement *el = &desc->element[e];
 
+    MbsBilinear drow;
+
     for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)
       PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
                  desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
+    for (PetscInt i = 0; i < el->nrow && el->row_p; i++) /* a distance's length */
+      PetscCheck(!RowP(d, desc, el->first_row + i, j, &drow), model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's rows; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
+                 desc->file, el->line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
   }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
@@ -2239,7 +2486,6 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   }
   for (PetscInt r = 0; r < nc; r++) {
     PetscReal phi = MbsBilinearValue(desc, d->row[r], q), rate = MbsBilinearRate(desc, d->row[r], q, v);
-    PetscInt  k0, k1;
 
     if (PetscAbsReal(phi) > 1e-9 * qscale) {
       PetscInt first = r;
@@ -2251,20 +2497,6 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
     if (PetscAbsReal(rate) > 1e-9 * vscale && !(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion)) { /* a prescribed motion sets its own (ImposeMotion) */
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial velocities violate its constraint (rate %g); give velocities the joint allows", owner, (double)rate);
-    }
-    /* a joint's point that is a parameter keeps Phi(q0, p) = 0; Phi_q(q0, p) v0 = 0 for every p needs the rate of
-       dPhi/dp to vanish too: v0 would depend on p otherwise, which initial_state_p does not give */
-    RowParameters(d, r, &k0, &k1);
-    for (PetscInt k = k0; k < k1; k++) {
-      MbsBilinear drow;
-
-      if (!RowP(d, desc, r, d->param[k], &drow)) continue;
-      rate = MbsBilinearRate(desc, &drow, q, v);
-      if (PetscAbsReal(rate) > 1e-9 * vscale) {
-        PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-        SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: its point holds the parameter '%s', but its bodies start turning relative to each other (the rate of its constraint changes by %g per m of '%s'), so the initial velocities would violate the joint at any other point; give both bodies the same angular_velocity, or keep the point fixed", owner,
-                desc->param_info[d->param[k]].name, (double)rate, desc->param_info[d->param[k]].name);
-      }
     }
   }
   for (PetscInt r = 0, rank = 0; r < nc;) {
@@ -2416,7 +2648,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
-  InitialPose(desc, q, v);
+  PetscCall(StartPose(model, q, v));
   PetscCall(PetscArrayzero(v, nq));
   StatesInitial(d, q, state); /* at rest, the dampers relaxed */
   PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
@@ -2476,7 +2708,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
              desc->element[found].name, desc->element[found].line, desc->element[found].type);
   *used = desc->element[found].name;
-  InitialPose(desc, U, U + nq);
+  PetscCall(StartPose(model, U, U + nq));
   PetscCall(PetscArrayzero(U + nq, nq));
   PetscCall(FreeMotions(model, U, G, s, VT, N));
   MbsMapPoint(desc, desc->element[found].body[0], desc->element[found].vector[0], &P);
@@ -2529,7 +2761,7 @@ static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, Petsc
 
   PetscFunctionBeginUser;
   PetscCall(DescribedLinearize(model, M, C, K));
-  InitialPose(desc, q, v);
+  PetscCall(StartPose(model, q, v));
   PetscCall(PetscArrayzero(v, nq));
   StatesInitial(d, q, s);
   PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
@@ -2623,6 +2855,10 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
     *moves = PETSC_TRUE;
   }
   if (!*moves) PetscFunctionReturn(0);
+  /* with a point_a, point_b or length as a parameter the start pose is projected (StartPose()) and moves with every
+     joint parameter, and the basis's and multipliers' derivatives would need dq0/dp */
+  PetscCheck(!d->moves_pose, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves a joint, and a joint's point_a, point_b or length among the parameters moves the start pose with it; the derivative of the frequency response would need the pose's derivative dq0/d%s, which -cost frf does not have yet: give the joints' points in ground coordinates (point: [...]) to identify them with -cost frf",
+             desc->file, model->param_info[j].name, model->param_info[j].name);
   PetscCall(FreeMotions(model, q, G, sv, VT, N));
   PetscCall(StaticEquilibrium(model, q, v, state, NULL, &forces_p, offset, R, G, lambda));
   for (PetscInt b = 0; b < desc->nbody; b++)
@@ -2698,7 +2934,7 @@ static PetscErrorCode DescribedModeCoordinates_Private(MbsModel model, PetscInt 
   PetscReal     *q = work, *v = q + nq, *G = v + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq;
 
   PetscFunctionBeginUser;
-  InitialPose(desc, q, v);
+  PetscCall(StartPose(model, q, v));
   PetscCall(FreeMotions(model, q, G, s, VT, N));
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
@@ -2789,7 +3025,7 @@ static PetscErrorCode DescribedEnergyFamilies_Private(MbsModel model, PetscInt n
   };
 
   PetscFunctionBeginUser;
-  InitialPose(desc, q, v);
+  PetscCall(StartPose(model, q, v));
   PetscCall(FreeMotions(model, q, G, s, VT, N));
   for (PetscInt j = 0; j < m; j++) AddMassTimes(desc, model->p, N + j * nq, MN + j * nq);
   for (PetscInt f = 0; f < nfamily; f++) {
@@ -3082,8 +3318,14 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
       d->row_owner[r] = e;
     }
     if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
-    if (desc->element[e].ngeometry) d->joint_geometry = PETSC_TRUE;
+    if (desc->element[e].ngeometry || desc->element[e].row_p) d->joint_geometry = PETSC_TRUE;
+    if (desc->element[e].row_p) d->moves_pose = PETSC_TRUE;
+    for (PetscInt g = 0; g < desc->element[e].ngeometry; g++)
+      if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
   }
+  for (PetscInt e = 0; e < desc->nelement && d->moves_pose; e++) /* their start pose moves with p, and so would their states' start */
+    PetscCheck(!desc->element[e].nstate, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): internal states start from the initial pose, which a joint's point or length that is a parameter moves; the derivative of their start is not available, so such a model cannot have them yet",
+               desc->file, desc->element[e].line, desc->element[e].name, desc->element[e].type);
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];
 

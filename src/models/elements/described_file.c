@@ -843,7 +843,8 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
 }
 
 /* Points with parameters (ReadPoint) only where the element's type differentiates them (MbsElementType.geometric), and
-   not on a flexible body (whose elements act on nodes) */
+   not on a flexible body (whose elements act on nodes). A joint's point_a or point_b moves the point on one body alone:
+   the model then starts from the consistent pose nearest the file's (model_described.c, ProjectPose) */
 static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
 {
   MbsDescription desc = reader->desc;
@@ -852,13 +853,8 @@ static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
   for (PetscInt n = 0; n < el->ngeometry; n++) {
     const MbsGeometry *g    = &el->geometry[n];
     PetscInt           body = el->body[g->point];
-    PetscBool          world;
 
-    PetscCall(PetscStrcmp(g->field, "point", &world));
-    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements and the point of a joint may (the geometry of the other types is not identifiable yet)",
-               desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
-    /* a body point of one body alone would leave the initial pose off the joint for p != p0 (doc/model-files.md, "Joint positions") */
-    PetscCheck(el->ops->kind != MBS_ELEMENT_CONSTRAINT || world, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in a joint (%s): it would move the point on one body alone, and the initial pose would violate the joint; give the joint's point in ground coordinates (point: [...]) to move it on both bodies",
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements and of the joints (distance and those with a point) may (the geometry of the other types is not identifiable yet)",
                desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
     PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
                desc->param_info[g->param].name, desc->body[body].name);

@@ -228,6 +228,10 @@ struct _MbsElement {
   PetscReal                 point0[2][3]; /* el->vector[0..1] at the file's values */
   PetscReal                 control;      /* the force u of a controller in the loop on that force, subtracted from its law */
   PetscInt                  npoint_row;   /* a joint's first rows a(q).(P_b - P_a), which follow its points (geometry.c) */
+  /* a constraint whose rows follow its points otherwise, or the parameters of its values (distance.c): dPhi_i/dp_j as a
+     bilinear scalar, false when p_j does not move row i; its type's rows callback then runs at every update
+     (MbsGeometryUpdate). NULL: MbsJointRowP */
+  PetscBool (*row_p)(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
   /* a force that depends on q and v only through its rows el->row (its read says so): its -df/dq and -df/dv vanish
      outside the coordinates they read (MbsBilinearMark), which the sparse Jacobian leaves out (model_described.c) */
   PetscBool row_forces;

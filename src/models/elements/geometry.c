@@ -29,14 +29,15 @@
 
 /*@C
   MbsGeometryUpdate - Moves el's points to the parameters desc->p and rebuilds the rows that depend on them; nothing
-  when no coordinate moved since the last call. Returns whether a point moved. Not collective.
+  when no coordinate moved since the last call (an element with row_p: its rows rebuilt at every call). Returns whether
+  a point or a row's constant moved. Not collective.
 @*/
 PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
 {
   PetscReal x[2][3];
   PetscBool moved = PETSC_FALSE;
 
-  if (!el->ngeometry) return PETSC_FALSE;
+  if (!el->ngeometry && !el->row_p) return PETSC_FALSE;
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt i = 0; i < 3; i++) x[k][i] = el->point0[k][i];
   for (PetscInt n = 0; n < el->ngeometry; n++) {
@@ -49,7 +50,13 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
       moved            = (PetscBool)(moved || x[k][i] != el->vector[k][i]);
       el->vector[k][i] = x[k][i];
     }
-  if (moved && el->ops->rows) el->ops->rows(desc, el);
+  if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
+    PetscReal c[6];
+
+    for (PetscInt r = 0; r < el->nrow; r++) c[r] = el->row[r].c;
+    el->ops->rows(desc, el);
+    for (PetscInt r = 0; r < el->nrow; r++) moved = (PetscBool)(moved || c[r] != el->row[r].c);
+  } else if (moved && el->ops->rows) el->ops->rows(desc, el);
   return moved;
 }
 
