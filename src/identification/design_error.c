@@ -27,11 +27,11 @@ PetscErrorCode MbsDesignErrorSettingsDefault(MbsDesign d, MbsDesignErrorSettings
   s->seed = 12345;
   PetscCall(PetscArraycpy(s->grid, spec->grid, 3 * PetscMin(d->nb, 2)));
   for (PetscInt j = 0; j < d->nb && j < 2; j++)
-    if (s->grid[3 * j + 2] < 1) { /* no grid in the spec: +-10 % in 11 points */
+    if (s->grid[3 * j + 2] < 1) { /* no grid in the spec: +-10 % in 11 points (a joint's point may be negative) */
       PetscReal b = p[d->b[j]];
 
-      s->grid[3 * j]     = 0.9 * b;
-      s->grid[3 * j + 1] = 1.1 * b;
+      s->grid[3 * j]     = PetscMin(0.9 * b, 1.1 * b);
+      s->grid[3 * j + 1] = PetscMax(0.9 * b, 1.1 * b);
       s->grid[3 * j + 2] = 11;
     }
   PetscFunctionReturn(0);

@@ -1709,19 +1709,21 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 
 /*
   dU(t0)/dp: the pose is the file's; the velocities depend on p through the prescribed motions' d'(t0) and, through the
-  impulse's kinetic metric, the masses (ImposeMotion, dv = v(t0) - v_file):
+  impulse's kinetic metric, the masses (ImposeMotion: A [dv; iota] = [0; d'(t0) - Phi_q v_file], dv = v(t0) - v_file):
   A [dv/dp; .] = [-M_p dv; d'_p(t0)], A = [M Phi_q^T; Phi_q 0]; lambda(t0) through the index-1 system, differentiated:
   A [dv'/dp; dlambda/dp] = [f_p - M_p v' + f_v dv/dp; -2 (Phi_r,qq v)^T dv/dp + d''_p(t0)]
                          = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp; ...] at U(t0), U'(t0).
-  A joint whose point moves with p_j (RowP: dPhi_r/dp_j = s, bilinear, zero with its rate at the start, which
-  DescribedCheck ensures) adds s_q^T lambda_r to the rows v of dF/dp and -s_q v' - v^T s_qq v to row r's right side.
+  A joint whose point moves with p_j (RowP: dPhi_r/dp_j = s, bilinear, zero at the start) adds s_q^T lambda_r to the
+  rows v of dF/dp and -s_q v' - v^T s_qq v to row r's right side. Without a prescribed motion the rate s_q v(t0) is
+  zero too (DescribedCheck); with one, the impulse may turn the joint's bodies relative to each other, and the joint
+  adds iota_r s_q^T to the impulse's -M_p dv and -s_q v(t0) to its row r.
 */
 static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], PetscReal work[])
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
-  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m, *qf = h + nq, *vf = qf + nq; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq), the file's pose and velocities (nq, nq) */
+  PetscReal     *rate = work, *accel = rate + nc * np, *dv = accel + nc * np, *impulse = dv + nq, *h = impulse + m, *qf = h + nq, *vf = qf + nq, *iota = vf + nq; /* d'_p, d''_p (nc x np), dv/dp_j (nq), m, Phi_r,qq v (nq), the file's pose and velocities (nq, nq), the impulse's [dv; iota] (m) */
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
@@ -1730,6 +1732,8 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
   if (d->rheonomic) {
     InitialPose(desc, qf, vf);
+    for (PetscInt i = 0; i < m; i++) iota[i] = i < nq ? 0 : RowMotion(d, i - nq, t0, 1, NULL) - MbsBilinearRate(desc, d->row[i - nq], qf, vf);
+    MbsDenseLUSolve(m, A, pivots, 1, iota);
     for (PetscInt i = 0; i < nq; i++) vf[i] = U[nq + i] - vf[i]; /* the impulse's change of the velocities */
     PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
     for (PetscInt r = 0; r < nc; r++) {
@@ -1746,7 +1750,14 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     if (d->rheonomic) {
       for (PetscInt i = 0; i < m; i++) impulse[i] = i < nq ? 0 : rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, vf, impulse);
-      for (PetscInt i = 0; i < nq; i++) impulse[i] = -impulse[i];
+      for (PetscInt r = 0; r < nc && d->joint_geometry; r++) {
+        MbsBilinear drow;
+
+        if (!RowP(d, desc, r, j, &drow)) continue;
+        MbsBilinearAddGradient(desc, &drow, U, iota[nq + r], impulse, 1);
+        impulse[nq + r] -= MbsBilinearRate(desc, &drow, U, U + nq);
+      }
+      for (PetscInt i = 0; i < nq; i++) impulse[i] = -impulse[i]; /* -(M_p dv + iota_r s_q^T) */
       MbsDenseLUSolve(m, A, pivots, 1, impulse);
       for (PetscInt i = 0; i < nq; i++) dv[i] = impulse[i];
       for (PetscInt i = 0; i < nq; i++)
@@ -1780,7 +1791,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic || d->joint_geometry ? 2 * nc * model->np + 4 * nq + m : 0;
+  PetscInt   nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, nJ = d->rheonomic ? n * n : 0, nwork = d->rheonomic || d->joint_geometry ? 2 * nc * model->np + 4 * nq + 2 * m : 0;
   PetscReal *A, *G, *Jp, *J, *work;
   PetscInt  *pivots;
 
@@ -1829,9 +1840,10 @@ static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const P
 }
 
 /*
-  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f alone
-  (r: dF/dtheta, zero in the other rows): the pose, velocities, mu and the internal states stay, and the index-1
-  system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; 0].
+  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f (r_v:
+  dF/dtheta there) and the time derivatives of the rows Phi_q v (r_c, rows 2 nq .. 2 nq + nc of r: the derivative by
+  theta of Phi_q v' + (Phi_q v)_q v - d'' at fixed v'), zero in the other rows: the pose, velocities, mu and the
+  internal states stay, and the index-1 system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; -r_c].
 */
 static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const PetscReal U[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[], PetscReal A[], PetscReal G[], PetscReal b[], PetscInt pivots[])
 {
@@ -1847,8 +1859,9 @@ static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const
   for (PetscInt c = 0; c < ncol; c++) {
     const PetscReal *rc = r + c * n;
 
-    for (PetscInt i = 0; i < n; i++) PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows alone, but row %" PetscInt_FMT " moves", desc->file, i);
-    for (PetscInt i = 0; i < m; i++) b[i] = i < nq ? -rc[nq + i] : 0;
+    for (PetscInt i = 0; i < n; i++)
+      PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq + nc), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows and the velocity constraints' rates alone, but row %" PetscInt_FMT " moves", desc->file, i);
+    for (PetscInt i = 0; i < m; i++) b[i] = -rc[nq + i];
     MbsDenseLUSolve(m, A, pivots, 1, b);
     for (PetscInt i = 0; i < nq; i++) dUdot[c * n + nq + i] = b[i];
     for (PetscInt k = 0; k < nc; k++) dU[c * n + 2 * nq + k] = b[nq + k];
@@ -1946,15 +1959,6 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
 
   PetscFunctionBeginUser;
-  /* D_j below is exact for a joint's point too (test_jacobians -second); what design lacks is dS_j(t0)/dF_0 of the
-     extended start (sensitivity.c), which misses the row r share -s_q dv'/dF_0 of dlambda(t0)/dp_j */
-  for (PetscInt e = 0; e < desc->nelement && d->joint_geometry && model->input.type == MBS_INPUT_NODAL; e++) {
-    const MbsElement *el = &desc->element[e];
-
-    for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)
-      PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
-                 desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
-  }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = nq + body->offset, m;
@@ -2116,9 +2120,10 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial velocities violate its constraint (rate %g); give velocities the joint allows", owner, (double)rate);
     }
     /* a joint's point that is a parameter keeps Phi(q0, p) = 0; Phi_q(q0, p) v0 = 0 for every p needs the rate of
-       dPhi/dp to vanish too: v0 would depend on p otherwise, which initial_state_p does not give */
+       dPhi/dp to vanish too: v0 would depend on p otherwise, which initial_state_p gives only where the start's
+       impulse sets v0 (a prescribed motion: ImposeMotion projects the file's velocities on every row, at every p) */
     RowParameters(d, r, &k0, &k1);
-    for (PetscInt k = k0; k < k1; k++) {
+    for (PetscInt k = k0; k < k1 && !d->rheonomic; k++) {
       MbsBilinear drow;
 
       if (!RowP(d, desc, r, d->param[k], &drow)) continue;

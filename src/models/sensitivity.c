@@ -208,9 +208,14 @@ static PetscErrorCode SensitivityInitialState(MbsModel ext, PetscReal t0, PetscR
   (ops.initial_state_tangent) and B its input direction (dF/dF_in = -B):
 
     dU(t0)/dF_in   = X = T(-B), and dU'(t0)/dF_in = X';
-    dS_j(t0)/dF_in = T(d/dF_in dF/db_j) = T(D_j X + (D_j^1 - D_j) X'),   S_j(t0) = dU(t0)/db_j = T(dF/db_j) + what no force moves,
+    dS_j(t0)/dF_in = T(r_j),   S_j(t0) = dU(t0)/db_j = T(dF/db_j) + what no force moves,
+    r_j = D_j X + (D_j^1 - D_j) X'  in the rows of differential components (d/dF_in dF/db_j; row i pairs with U_i),
+          D_j X'                    in the rows of algebraic components,
 
   D_j^s = d/dU (dF/db_j) + s d/dU' (dF/db_j) the base's second derivatives at S = S' = 0 and shift s (D_j = D_j^0).
+  An algebraic row of the sensitivity equations, (dF/dU S_j + dF/db_j)_a = 0, enters the start through its time
+  derivative, which holds U' through d/dU (dF/db_j)_a U': a joint whose point is b_j has s_q v' there (s = dPhi/db_j),
+  and v' moves with F_in. (Its other U' term, (d/dU (dF/dU S_j))_a U', is zero: S_j's pose starts at 0.)
   The S_j'(t0) follow from the sensitivity equations and are not part of the start the adjoint differentiates.
 */
 static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t0, const PetscReal z[], const PetscReal zdot[], PetscReal dZdP[], PetscReal X[], PetscReal r[], PetscReal Y[], PetscReal zero[])
@@ -233,7 +238,7 @@ static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t
     PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, zero, zero, sen->b[j], 1.0, sen->J1));
     for (PetscInt i = 0; i < n; i++) {
       r[i + j * n] = 0;
-      for (PetscInt c = 0; c < n; c++) r[i + j * n] += MBS_IJ(sen->J0, i, c, n) * X[c] + (MBS_IJ(sen->J1, i, c, n) - MBS_IJ(sen->J0, i, c, n)) * Xdot[c];
+      for (PetscInt c = 0; c < n; c++) r[i + j * n] += base->differential[i] ? MBS_IJ(sen->J0, i, c, n) * X[c] + (MBS_IJ(sen->J1, i, c, n) - MBS_IJ(sen->J0, i, c, n)) * Xdot[c] : MBS_IJ(sen->J0, i, c, n) * Xdot[c];
     }
   }
   PetscCall(base->ops.initial_state_tangent(base, t0, z, zdot, nb, r, Y, Ydot));
