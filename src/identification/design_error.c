@@ -27,11 +27,11 @@ PetscErrorCode MbsDesignErrorSettingsDefault(MbsDesign d, MbsDesignErrorSettings
   s->seed = 12345;
   PetscCall(PetscArraycpy(s->grid, spec->grid, 3 * PetscMin(d->nb, 2)));
   for (PetscInt j = 0; j < d->nb && j < 2; j++)
-    if (s->grid[3 * j + 2] < 1) { /* no grid in the spec: +-10 % in 11 points */
+    if (s->grid[3 * j + 2] < 1) { /* no grid in the spec: +-10 % in 11 points (a joint's point may be negative) */
       PetscReal b = p[d->b[j]];
 
-      s->grid[3 * j]     = 0.9 * b;
-      s->grid[3 * j + 1] = 1.1 * b;
+      s->grid[3 * j]     = PetscMin(0.9 * b, 1.1 * b);
+      s->grid[3 * j + 1] = PetscMax(0.9 * b, 1.1 * b);
       s->grid[3 * j + 2] = 11;
     }
   PetscFunctionReturn(0);
@@ -141,6 +141,9 @@ PetscErrorCode MbsDesignErrorCompute(MbsDesign d, const MbsDesignErrorSettings *
 
   PetscFunctionBeginUser;
   PetscCheck(nb <= 2, d->comm, PETSC_ERR_SUP, "E_RMS is evaluated for one or two parameters, the design has %" PetscInt_FMT, nb);
+  for (PetscInt j = 0; j < nb; j++)
+    PetscCheck(s->grid[3 * j + 2] == 1 || s->grid[3 * j + 1] > s->grid[3 * j], d->comm, PETSC_ERR_ARG_OUTOFRANGE, "-design_error_grid: the E_RMS grid of %s has %g points on [%g, %g], an empty range (the default b +-10 %% is empty at %s = 0, a joint's point on an axis); give its lo,hi,count or -design_error 0",
+               d->base->param_info[d->b[j]].name, (double)s->grid[3 * j + 2], (double)s->grid[3 * j], (double)s->grid[3 * j + 1], d->base->param_info[d->b[j]].name);
   PetscCall(MbsDesignErrorReset(e));
   ns = (PetscInt)PetscFloorReal(span / s->sample_dt + 1e-9) + 1;
   PetscCall(PetscMalloc5(ns, &samples.t, ns * d->ext->n, &samples.z, ns, &noise, ns, &y_true, ns, &ym));
@@ -210,7 +213,7 @@ PetscErrorCode MbsDesignErrorCompute(MbsDesign d, const MbsDesignErrorSettings *
       converged = PETSC_TRUE;
       for (PetscInt j = 0; j < nb; j++) {
         b[j] -= step[j];
-        if (PetscAbsReal(step[j]) >= 1e-10 * PetscAbsReal(b[j])) converged = PETSC_FALSE;
+        if (PetscAbsReal(step[j]) >= 1e-10 * PetscMax(PetscAbsReal(b[j]), s->grid[3 * j + 1] - s->grid[3 * j])) converged = PETSC_FALSE; /* b = 0: the grid's width */
       }
     }
     PetscCheck(converged, d->comm, PETSC_ERR_NOT_CONVERGED, "Newton's method for argmin E_RMS (sigma = %g) did not converge in 30 iterations", (double)s->noise[m]);

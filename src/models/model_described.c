@@ -2208,9 +2208,10 @@ static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const P
 }
 
 /*
-  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f alone
-  (r: dF/dtheta, zero in the other rows): the pose, velocities, mu and the internal states stay, and the index-1
-  system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; 0].
+  The tangent of the consistent start (ops.initial_state_tangent) for quantities that enter the rows M v' - f (r_v:
+  dF/dtheta there) and the time derivatives of the rows Phi_q v (r_c, rows 2 nq .. 2 nq + nc of r: the derivative by
+  theta of Phi_q v' + (Phi_q v)_q v - d'' at fixed v'), zero in the other rows: the pose, velocities, mu and the
+  internal states stay, and the index-1 system of DescribedInitialState gives A [dv'; dlambda] = [-r_v; -r_c].
 */
 static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const PetscReal U[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[], PetscReal A[], PetscReal G[], PetscReal b[], PetscInt pivots[])
 {
@@ -2226,8 +2227,9 @@ static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const
   for (PetscInt c = 0; c < ncol; c++) {
     const PetscReal *rc = r + c * n;
 
-    for (PetscInt i = 0; i < n; i++) PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows alone, but row %" PetscInt_FMT " moves", desc->file, i);
-    for (PetscInt i = 0; i < m; i++) b[i] = i < nq ? -rc[nq + i] : 0;
+    for (PetscInt i = 0; i < n; i++)
+      PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq + nc), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows and the velocity constraints' rates alone, but row %" PetscInt_FMT " moves", desc->file, i);
+    for (PetscInt i = 0; i < m; i++) b[i] = -rc[nq + i];
     MbsDenseLUSolve(m, A, pivots, 1, b);
     for (PetscInt i = 0; i < nq; i++) dUdot[c * n + nq + i] = b[i];
     for (PetscInt k = 0; k < nc; k++) dU[c * n + 2 * nq + k] = b[nq + k];
@@ -2325,20 +2327,6 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
   Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
 
   PetscFunctionBeginUser;
-  /* D_j below is exact for a joint's point too (test_jacobians -second); what design lacks is dS_j(t0)/dF_0 of the
-     extended start (sensitivity.c), which misses the row r share -s_q dv'/dF_0 of dlambda(t0)/dp_j */
-  for (PetscInt e = 0; e < desc->nelement && d->joint_geometry && model->input.type == MBS_INPUT_NODAL; e++) {
-    const MbsElement *el = &desc->element[e];
-
-    MbsBilinear drow;
-
-    for (PetscInt g = 0; g < el->ngeometry && el->ops->kind == MBS_ELEMENT_CONSTRAINT; g++)
-      PetscCheck(el->geometry[g].param != j, model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's point; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
-                 desc->file, el->geometry[g].line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
-    for (PetscInt i = 0; i < el->nrow && el->row_p; i++) /* a distance's length */
-      PetscCheck(!RowP(d, desc, el->first_row + i, j, &drow), model->comm, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' moves the joint's rows; the start of its sensitivity, dU(t0)/d%s, depends on the input force at t0 through the accelerations in the joint's rows, and that dependence is not provided; leave it out of the design's parameters",
-                 desc->file, el->line, el->name, el->type, desc->param_info[j].name, desc->param_info[j].name);
-  }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody *body = &desc->body[b];
     PetscInt       o    = nq + body->offset, m;

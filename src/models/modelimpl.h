@@ -44,10 +44,13 @@ typedef struct {
   /* dU(t0)/dp (n x np) of a DAE whose consistent initial state depends on the parameters (its algebraic components:
      the adjoint adds lambda(t0)^T dU(t0)/dp); NULL: U(t0) does not depend on p */
   PetscErrorCode (*initial_state_p)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]);
-  /* the tangent of the consistent start of a DAE for ncol quantities theta that enter its residual's force rows alone
-     (not its pose, velocities or motions: an input force, or dF/dp_j as it changes with them), at U(t0), U'(t0): r
-     (n x ncol) = dF/dtheta there, into dU = dU(t0)/dtheta and dUdot = dU'(t0)/dtheta (n x ncol each, all set; the
-     multipliers and accelerations move); NULL: a DAE whose start no force moves, or an ODE */
+  /* the tangent of the consistent start of a DAE for ncol quantities theta that enter its force rows and the hidden
+     constraints its start solves (not its pose, velocities or motions: an input force, or dF/dp_j as it changes with
+     them), at U(t0), U'(t0): r (n x ncol) holds, in the row of each differential component, dF/dtheta, and in the row
+     of each algebraic component whose time derivative the start solves (a GGL model's Phi_q v, differentiated:
+     Phi_q v' + ...), the derivative by theta of that time derivative at fixed U' (zero in the other rows); into
+     dU = dU(t0)/dtheta and dUdot = dU'(t0)/dtheta (n x ncol each, all set; the multipliers and accelerations move);
+     NULL: a DAE whose start no force moves, or an ODE */
   PetscErrorCode (*initial_state_tangent)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscInt, const PetscReal[], PetscReal[], PetscReal[]);
   /* B (n, set) with dF/dF_in = -B, F_in the force of the nodal input (input.c), at (t, U); NULL: the unit row of the
      force coordinate (nq + force_coordinate) */

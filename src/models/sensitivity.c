@@ -208,12 +208,19 @@ static PetscErrorCode SensitivityInitialState(MbsModel ext, PetscReal t0, PetscR
   (ops.initial_state_tangent) and B its input direction (dF/dF_in = -B):
 
     dU(t0)/dF_in   = X = T(-B), and dU'(t0)/dF_in = X';
-    dS_j(t0)/dF_in = T(d/dF_in dF/db_j) = T(D_j X + (D_j^1 - D_j) X'),   S_j(t0) = dU(t0)/db_j = T(dF/db_j) + what no force moves,
+    dS_j(t0)/dF_in = T(r_j),   S_j(t0) = dU(t0)/db_j = T(dF/db_j) + what no force moves,
+    r_j = D_j X + (D_j^1 - D_j) X'  in the rows of differential components (row i pairs with U_i),
+          D_j X'                    in the rows of algebraic components,
 
-  D_j^s = d/dU (dF/db_j) + s d/dU' (dF/db_j) the base's second derivatives at S = S' = 0 and shift s (D_j = D_j^0).
+  D_j^s = d/dU G_j + s d/dU' G_j, G_j = dF/dU S_j + dF/dU' S_j' + dF/db_j, the base's second derivatives along
+  S_j(t0), S_j'(t0) at shift s (D_j = D_j^0): the start of S_j solves G_j = 0 in the rows of differential components
+  and the time derivative of G_j in those of algebraic components (as the base's start solves the time derivative of
+  its velocity constraints), and X moves only the multipliers and accelerations in them. So the coefficients of the
+  S_j start move with F_in by D_j X and (D_j^1 - D_j) X' there, and by D_j X' in the time derivative of an algebraic
+  row, (d/dU G_j)_a U' (a joint whose point is b_j: (s_q + H_r Sq_j) v', s = dPhi_r/db_j, H_r its Hessian).
   The S_j'(t0) follow from the sensitivity equations and are not part of the start the adjoint differentiates.
 */
-static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t0, const PetscReal z[], const PetscReal zdot[], PetscReal dZdP[], PetscReal X[], PetscReal r[], PetscReal Y[], PetscReal zero[])
+static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t0, const PetscReal z[], const PetscReal zdot[], PetscReal dZdP[], PetscReal X[], PetscReal r[], PetscReal Y[])
 {
   MbsSensitivity *sen  = (MbsSensitivity *)ext->data;
   MbsModel        base = sen->base;
@@ -229,11 +236,11 @@ static PetscErrorCode SensitivityInitialStateP_Private(MbsModel ext, PetscReal t
   for (PetscInt j = 0; j < nb; j++) {
     PetscCall(PetscArrayzero(sen->J0, n * n));
     PetscCall(PetscArrayzero(sen->J1, n * n));
-    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, zero, zero, sen->b[j], 0.0, sen->J0));
-    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, zero, zero, sen->b[j], 1.0, sen->J1));
+    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, z + (1 + j) * n, zdot + (1 + j) * n, sen->b[j], 0.0, sen->J0));
+    PetscCall(base->ops.jacobian_sensitivity(base, t0, z, zdot, z + (1 + j) * n, zdot + (1 + j) * n, sen->b[j], 1.0, sen->J1));
     for (PetscInt i = 0; i < n; i++) {
       r[i + j * n] = 0;
-      for (PetscInt c = 0; c < n; c++) r[i + j * n] += MBS_IJ(sen->J0, i, c, n) * X[c] + (MBS_IJ(sen->J1, i, c, n) - MBS_IJ(sen->J0, i, c, n)) * Xdot[c];
+      for (PetscInt c = 0; c < n; c++) r[i + j * n] += base->differential[i] ? MBS_IJ(sen->J0, i, c, n) * X[c] + (MBS_IJ(sen->J1, i, c, n) - MBS_IJ(sen->J0, i, c, n)) * Xdot[c] : MBS_IJ(sen->J0, i, c, n) * Xdot[c];
     }
   }
   PetscCall(base->ops.initial_state_tangent(base, t0, z, zdot, nb, r, Y, Ydot));
@@ -251,11 +258,11 @@ static PetscErrorCode SensitivityInitialStateP(MbsModel ext, PetscReal t0, const
 {
   MbsSensitivity *sen = (MbsSensitivity *)ext->data;
   PetscInt        n = sen->base->n, nb = sen->nb;
-  PetscReal      *X, *r, *Y, *zero;
+  PetscReal      *X, *r, *Y;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscCalloc4(2 * n, &X, n * nb, &r, 2 * n * nb, &Y, n, &zero));
-  MbsCallCleanup(SensitivityInitialStateP_Private(ext, t0, z, zdot, dZdP, X, r, Y, zero), PetscFree4(X, r, Y, zero));
+  PetscCall(PetscCalloc3(2 * n, &X, n * nb, &r, 2 * n * nb, &Y));
+  MbsCallCleanup(SensitivityInitialStateP_Private(ext, t0, z, zdot, dZdP, X, r, Y), PetscFree3(X, r, Y));
   PetscFunctionReturn(0);
 }
 
