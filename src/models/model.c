@@ -79,6 +79,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   model->nsample = 0;
   PetscCall(MbsModelClearInput(model));
   PetscCall(PetscMemzero(&model->design, sizeof(model->design)));
+  model->speed        = NULL;
   model->nfrozen      = 0;
   model->freeze_steps = PETSC_FALSE;
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
@@ -470,6 +471,18 @@ PetscErrorCode MbsModelGetDesignSpec(MbsModel model, const MbsDesignSpec **spec)
 {
   PetscFunctionBeginUser;
   *spec = &model->design;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetSpeedProfile - The engine speed of a model that has one (engine4, spring_chain, a model file with
+  engine-order loads), as its options read it; NULL for a model without. The order analysis windows the model's own
+  speed rather than reading -ramp_rpm and the rest again. Not collective.
+*/
+PetscErrorCode MbsModelGetSpeedProfile(MbsModel model, const MbsSpeedProfile **speed)
+{
+  PetscFunctionBeginUser;
+  *speed = model->speed;
   PetscFunctionReturn(0);
 }
 

@@ -2574,6 +2574,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  model->speed    = desc->engine_order ? &desc->speed : NULL;
   d->jacobian.set = PETSC_FALSE; /* the speed may have changed */
   d->view_stale   = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",

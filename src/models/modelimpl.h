@@ -106,6 +106,15 @@ typedef struct {
   PetscReal   grid[6]; /* E_RMS grid: lo, hi, count per parameter */
 } MbsDesignSpec;
 
+/* Engine speed of an experiment: constant, a linear run-up, or a measured table (engine_speed.c) */
+typedef struct {
+  PetscReal  stationary_rpm; /* > 0: constant speed */
+  PetscReal  ramp_rpm[2], ramp_time[2];
+  char       table_path[PETSC_MAX_PATH_LEN];  /* the table's source, for messages */
+  PetscInt   ntable;                          /* > 0: the measured table replaces the ramp */
+  PetscReal *table_t, *table_rpm, *table_phi; /* rows: time [s], speed [rpm], crank angle [rad] */
+} MbsSpeedProfile;
+
 /* a step point within this fraction of the time span of a sample time is that sample */
 #define MBS_SAMPLE_RTOL 1e-9
 
@@ -155,6 +164,7 @@ struct _p_MbsModel {
   PetscReal         *sample_t, sample_dt;
   MbsInput           input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
   MbsDesignSpec      design; /* set by the models that have an input design problem */
+  const MbsSpeedProfile *speed; /* the engine speed of a model that has one, read by its options (the order analysis takes it); NULL: none */
   MbsModelOps        ops;
   void              *data;
   char               model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
@@ -178,6 +188,7 @@ PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal 
 PETSC_INTERN PetscErrorCode MbsModelHasOutputP(MbsModel, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelGetNodalInput(MbsModel, PetscInt *, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetDesignSpec(MbsModel, const MbsDesignSpec **);
+PETSC_INTERN PetscErrorCode MbsModelGetSpeedProfile(MbsModel, const MbsSpeedProfile **);
 PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
@@ -227,15 +238,6 @@ PETSC_INTERN PetscErrorCode MbsDesignInputCreate(MbsModel, MbsDesignInputType, P
 PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
-
-/* Engine speed of an experiment: constant, a linear run-up, or a measured table (engine_speed.c) */
-typedef struct {
-  PetscReal  stationary_rpm; /* > 0: constant speed */
-  PetscReal  ramp_rpm[2], ramp_time[2];
-  char       table_path[PETSC_MAX_PATH_LEN];  /* the table's source, for messages */
-  PetscInt   ntable;                          /* > 0: the measured table replaces the ramp */
-  PetscReal *table_t, *table_rpm, *table_phi; /* rows: time [s], speed [rpm], crank angle [rad] */
-} MbsSpeedProfile;
 
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetTable(MbsSpeedProfile *, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], const char[]);
