@@ -1409,15 +1409,19 @@ static PetscInt MbsFrequencyFormPart_Private(PetscInt n, PetscInt nc, PetscInt k
   polynomial, table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows);
   quadratic in a bushing's point (its stiffness acts through the point's lever twice). For either,
   (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a finite-difference estimate; s = |p_i| (1 at 0).
-  Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) does not vanish (to 1e-9 of the part's largest
-  entry), the same quotient with s / 2 must agree with it (to 1e-9 of that entry, times s): a parameter that enters
-  beyond second order (the velocity scale of a friction law) is refused. Not collective.
+  Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) of an entry exceeds its tolerance, the quotient with
+  s / 2 must agree with it entry by entry: a cubic term shifts the quotient by 3/4 of its share in s^2, so a difference
+  d of the two quotients times s is an error of 4/3 d / s in that entry's derivative. An entry's tolerance is 1e-9 of
+  its own change over the step, s |dL_k/dp_i|, plus 1e-13 of the largest entry of its part (M, C, K, the load row, the
+  position, velocity or acceleration rows): the rounding of entries summed from the part's elements, a few hundred
+  ulp of the largest. A parameter that enters beyond second order (the velocity scale of a friction law, the direction
+  of a spring-damper through its point) is refused, however small its element beside the others. Not collective.
 @*/
 PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], PetscInt i, PetscReal dL[])
 {
-  PetscInt   n, nc, size;
-  PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L;
-  PetscReal  curvature[7] = {0}, scale[7] = {0}, cubic[7] = {0};
+  PetscInt   n, nc, size, worst[7] = {0};
+  PetscReal  s       = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *change;
+  PetscReal  part[7] = {0}, excess[7] = {0};
   PetscBool  affine      = PETSC_TRUE;
   const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
 
@@ -1426,33 +1430,49 @@ PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], Pe
   PetscCall(MbsModelFrequencySize_Private(model, &n));
   PetscCall(MbsModelGetNumChannels(model, &nc));
   size = 3 * n * n + n + 3 * nc * n;
-  PetscCall(PetscMalloc1(2 * size, &L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L), PetscFree(L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size), PetscFree(L));
-  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL), PetscFree(L));
+  PetscCall(PetscMalloc2(2 * size, &L, size, &change));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L), PetscFree2(L, change));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size), PetscFree2(L, change));
+  MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL), PetscFree2(L, change));
+  for (PetscInt k = 0; k < size; k++) {
+    PetscInt which = MbsFrequencyFormPart_Private(n, nc, k);
+
+    part[which] = PetscMax(part[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
+  }
   for (PetscInt k = 0; k < size; k++) {
     PetscInt  which  = MbsFrequencyFormPart_Private(n, nc, k);
     PetscReal second = L[k] - 2 * dL[k] + L[size + k];
 
-    curvature[which] = PetscIsInfOrNanReal(second) ? PETSC_INFINITY : PetscMax(curvature[which], PetscAbsReal(second));
-    scale[which]     = PetscMax(scale[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
-    dL[k]            = (L[k] - L[size + k]) / (2 * s);
+    change[k] = PetscAbsReal(L[k] - L[size + k]) / 2;
+    dL[k]     = (L[k] - L[size + k]) / (2 * s);
+    affine    = (PetscBool)(affine && PetscAbsReal(second) <= 1e-9 * change[k] + 1e-13 * part[which]); /* NaN: not affine */
   }
-  for (PetscInt w = 0; w < 7; w++) affine = (PetscBool)(affine && curvature[w] <= 1e-9 * scale[w]);
   if (!affine) { /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
-    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s / 2, L), PetscFree(L));
-    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s / 2, L + size), PetscFree(L));
+    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s / 2, L), PetscFree2(L, change));
+    MbsCallUndo(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s / 2, L + size), PetscFree2(L, change));
     for (PetscInt k = 0; k < size; k++) {
       PetscInt  which = MbsFrequencyFormPart_Private(n, nc, k);
-      PetscReal third = s * ((L[k] - L[size + k]) / s - dL[k]);
+      PetscReal third = PetscAbsReal(L[k] - L[size + k] - s * dL[k]), over = third == 0 ? 0 : third / (1e-9 * change[k] + 1e-13 * part[which]);
 
-      cubic[which] = PetscIsInfOrNanReal(third) ? PETSC_INFINITY : PetscMax(cubic[which], PetscAbsReal(third));
+      if (!(over <= 1) && !(over <= excess[which])) { /* NaN or the part's worst so far */
+        excess[which] = PetscIsInfOrNanReal(over) ? PETSC_INFINITY : over;
+        worst[which]  = k;
+      }
     }
   }
-  PetscCall(PetscFree(L));
-  for (PetscInt w = 0; w < 7; w++)
-    PetscCheck(cubic[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, and not quadratically (its central quotients at steps %g and %g differ by %g, the part's largest entry / step is %g, at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
-               model->param_info[i].name, model->type, what[w], (double)s, (double)(s / 2), (double)(cubic[w] / s), (double)(scale[w] / s), model->param_info[i].name, (double)model->p[i]);
+  for (PetscInt w = 0; w < 7; w++) {
+    PetscReal third, moved;
+
+    if (excess[w] == 0) continue;
+    third = L[worst[w]] - L[size + worst[w]] - s * dL[worst[w]];
+    moved = change[worst[w]];
+    PetscCall(PetscFree2(L, change));
+    SETERRQ(model->comm, PETSC_ERR_SUP,
+            "Parameter %s of model %s enters the linearisation's %s nonlinearly, and not quadratically (at %s = %g, the central quotients at steps %g and %g of an entry that changes by %g over the step differ by %g, %g of that change; "
+            "tolerance 1e-9 of the change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
+            model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)s, (double)(s / 2), (double)moved, (double)(third / s), (double)(PetscAbsReal(third) / moved), (double)part[w]);
+  }
+  PetscCall(PetscFree2(L, change));
   PetscFunctionReturn(0);
 }
 
