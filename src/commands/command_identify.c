@@ -253,13 +253,32 @@ static PetscErrorCode MbsIdentifyResidualJacobian(Tao tao, Vec X, Mat J, Mat Jpr
   PetscFunctionReturn(0);
 }
 
+/* The history up to the saved iteration from the restart file's /iterations (data: J, gnorm, time, params; dims: theirs) */
+static PetscErrorCode MbsIdentifyRestoreHistory_Private(MbsIdentifyContext *ctx, const char restart[], const PetscReal state[], const PetscInt dims[], PetscReal *data[])
+{
+  PetscInt nid = ctx->nid, rows[4];
+  MPI_Comm comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  for (PetscInt i = 0; i < 4; i++) rows[i] = dims[2 * i];
+  PetscCheck(rows[0] == rows[1] && rows[1] == rows[2] && rows[2] == rows[3] && dims[7] == nid && rows[0] == (PetscInt)state[nid + MBS_LM_STATE_NITER] + 1, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /iterations holds %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " and %" PetscInt_FMT " x %" PetscInt_FMT " values, its state is of iteration %g of %" PetscInt_FMT " parameters (a damaged checkpoint?)", restart, rows[0], rows[1], rows[2], rows[3], dims[7], (double)state[nid + MBS_LM_STATE_NITER], nid);
+  ctx->nhist = ctx->nalloc = rows[0];
+  PetscCall(PetscMalloc4(ctx->nalloc, &ctx->hist_J, ctx->nalloc, &ctx->hist_gnorm, ctx->nalloc * nid, &ctx->hist_p, ctx->nalloc, &ctx->hist_time));
+  PetscCall(PetscArraycpy(ctx->hist_J, data[0], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_gnorm, data[1], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_time, data[2], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_p, data[3], ctx->nhist * nid));
+  PetscFunctionReturn(0);
+}
+
 /*
   A restart of mbslm: TAO's point, the method's state and the history up to the iteration the checkpoint saved; the
   solve continues from there without evaluating at that point again.
 */
 static PetscErrorCode MbsIdentifyRestoreLM_Private(MbsIdentifyContext *ctx, Tao tao)
 {
-  PetscInt         nid = ctx->nid, nstate, dims[2] = {0, 1}, rows[4];
+  PetscInt         nid = ctx->nid, nstate, dims[8] = {0, 1, 0, 1, 0, 1, 0, 1}, rank[4] = {1, 1, 1, 2};
   const PetscReal *state;
   PetscReal       *data[4];
   PetscScalar     *x;
@@ -277,18 +296,8 @@ static PetscErrorCode MbsIdentifyRestoreLM_Private(MbsIdentifyContext *ctx, Tao 
   PetscCall(VecRestoreArrayWrite(ctx->X, &x));
   PetscCall(TaoMbsLMSetState(tao, nid, state + nid));
   ctx->gnorm0_scaled = state[nid + MBS_LM_STATE_GNORM0];
-  for (PetscInt i = 0; i < 4; i++) {
-    PetscCall(MbsCheckpointReadRestart(ctx->ck, names[i], i < 3 ? 1 : 2, dims, &data[i]));
-    rows[i] = dims[0];
-  }
-  PetscCheck(rows[0] == rows[1] && rows[1] == rows[2] && rows[2] == rows[3] && dims[1] == nid && rows[0] == (PetscInt)state[nid + MBS_LM_STATE_NITER] + 1, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /iterations holds %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " and %" PetscInt_FMT " x %" PetscInt_FMT " values, its state is of iteration %g of %" PetscInt_FMT " parameters (a damaged checkpoint?)", restart, rows[0], rows[1], rows[2], rows[3], dims[1], (double)state[nid + MBS_LM_STATE_NITER], nid);
-  ctx->nhist = ctx->nalloc = dims[0];
-  PetscCall(PetscMalloc4(ctx->nalloc, &ctx->hist_J, ctx->nalloc, &ctx->hist_gnorm, ctx->nalloc * nid, &ctx->hist_p, ctx->nalloc, &ctx->hist_time));
-  PetscCall(PetscArraycpy(ctx->hist_J, data[0], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_gnorm, data[1], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_time, data[2], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_p, data[3], ctx->nhist * nid));
-  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(data[i]));
+  PetscCall(MbsCheckpointReadRestart(ctx->ck, 4, names, rank, dims, data));
+  MbsCallCleanup(MbsIdentifyRestoreHistory_Private(ctx, restart, state, dims, data), MbsCheckpointRestartFree(4, data));
   PetscCall(PetscPrintf(comm, "Restart from '%s': Levenberg-Marquardt continues after iteration %" PetscInt_FMT " (J %.6e, lambda %g) from its saved state, without solving there again\n", restart, ctx->nhist - 1, (double)ctx->hist_J[ctx->nhist - 1], (double)state[nid + MBS_LM_STATE_LAMBDA]));
   PetscFunctionReturn(0);
 }
