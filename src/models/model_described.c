@@ -384,6 +384,14 @@ static PetscInt *Shifted(Described *d, PetscInt nq, PetscInt offset, PetscInt ou
   return out;
 }
 
+/* out (9) += (A (x) I3) a (9): a rigid body's rotation rows of a 3 x 3 inertia A (Jbar or dJbar/dp) times a */
+static void AddInertiaTimes(const PetscReal A[9], const PetscReal a[9], PetscReal out[9])
+{
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++)
+      for (PetscInt k = 0; k < 3; k++) out[3 * i + k] += A[3 * i + j] * a[3 * j + k];
+}
+
 /* F_v += M a (a: accelerations, nq) */
 static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscReal a[], PetscReal F[])
 {
@@ -403,9 +411,7 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
     MbsBodyJbar(body, p, -1, Jbar);
-    for (PetscInt i = 0; i < 3; i++)
-      for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
+    AddInertiaTimes(Jbar, a + o + 3, F + o + 3);
   }
 }
 
@@ -423,9 +429,7 @@ static void AddMassDerivativeTimes(MbsDescription desc, PetscInt j, const PetscR
 
       if (body->moment[moment].param < 0 || body->moment[moment].param != j) continue;
       MbsBodyJbar(body, NULL, moment, dJ);
-      for (PetscInt r = 0; r < 3; r++)
-        for (PetscInt c = 0; c < 3; c++)
-          for (PetscInt k = 0; k < 3; k++) out[o + 3 + 3 * r + k] += dJ[3 * r + c] * a[o + 3 + 3 * c + k];
+      AddInertiaTimes(dJ, a + o + 3, out + o + 3);
     }
   }
 }
@@ -1011,16 +1015,12 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
       PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
     }
     for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) {
-      PetscReal dJ[9], value[9];
+      PetscReal dJ[9], value[9] = {0};
 
       if (body->moment[m].param < 0) continue;
       MbsBodyJbar(body, NULL, m, dJ);
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt k = 0; k < 3; k++) {
-          rows[3 * i + k]  = nq + body->offset + 3 + 3 * i + k;
-          value[3 * i + k] = 0;
-          for (PetscInt j = 0; j < 3; j++) value[3 * i + k] += dJ[3 * i + j] * a[3 * j + k];
-        }
+      AddInertiaTimes(dJ, a, value);
+      for (PetscInt r = 0; r < 9; r++) rows[r] = nq + body->offset + 3 + r;
       PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
     }
   }

@@ -217,6 +217,7 @@ PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParamete
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
 PETSC_INTERN void           MbsNodalHat(PetscInt, const PetscReal[], PetscReal, PetscInt *, PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscReal      MbsInputSine(const MbsInput *, PetscReal, PetscInt);
 PETSC_INTERN PetscErrorCode MbsModelInputDirection(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);
