@@ -160,15 +160,15 @@ struct _p_MbsModel {
   PetscReal *frozen_t;
   /* measured sample times inside (t0, tf) that every step sequence lands on (a cost compares there; simulate.c), and the
      fixed step between them (0: adaptive steps), set by each solve */
-  PetscInt           nsample;
-  PetscReal         *sample_t, sample_dt;
-  MbsInput           input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
-  MbsDesignSpec      design; /* set by the models that have an input design problem */
-  const MbsSpeedProfile *speed; /* the engine speed of a model that has one, read by its options (the order analysis takes it); NULL: none */
-  MbsModelOps        ops;
-  void              *data;
-  char               model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
-  unsigned long long model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
+  PetscInt               nsample;
+  PetscReal             *sample_t, sample_dt;
+  MbsInput               input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
+  MbsDesignSpec          design; /* set by the models that have an input design problem */
+  const MbsSpeedProfile *speed;  /* the engine speed of a model that has one, read by its options (the order analysis takes it); NULL: none */
+  MbsModelOps            ops;
+  void                  *data;
+  char                   model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
+  unsigned long long     model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
