@@ -134,7 +134,7 @@ typedef struct _p_MbsFourier *MbsFourier;
 PETSC_EXTERN PetscErrorCode MbsWindowRegisterAll(void);
 PETSC_EXTERN PetscErrorCode MbsFourierCreate(MbsFourier *);
 PETSC_EXTERN PetscErrorCode MbsFourierDestroy(MbsFourier *);
-PETSC_EXTERN PetscErrorCode MbsFourierSetFromOptions(MbsFourier, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode MbsFourierSetFromOptions(MbsFourier, MbsModel);
 PETSC_EXTERN PetscErrorCode MbsFourierAddHarmonics(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddCoefficient(MbsFourier, const char[], PetscReal, PetscReal, PetscReal);
 PETSC_EXTERN PetscErrorCode MbsFourierAddStationaryOrders(MbsFourier, const char[], PetscReal, PetscReal, PetscReal, PetscInt, const PetscReal[]);

@@ -39,7 +39,7 @@ static PetscErrorCode TestRoundTrip(MbsTest *test, const char path[])
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsFourierCreate(&fourier));
-  PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
+  PetscCall(MbsFourierSetFromOptions(fourier, model));
   PetscCall(MbsSimulate(model, NULL, NULL, NULL, &signal));
   PetscCall(MbsFourierComputeSignal(fourier, &signal));
   PetscCall(MbsFourierGetNumCoefficients(fourier, &ncoef));

@@ -32,11 +32,13 @@ static const char *const MbsScalings[] = {"linear", "log", "MbsScaling", "MBS_SC
 /* The least-squares form for Gauss-Newton methods (-tao_type mbslm or brgn): residuals and their Jacobian */
 typedef struct {
   PetscBool  on;
-  PetscInt   m;          /* residuals */
-  Vec        R;          /* sqrt(2 / J0) rho */
-  Mat        J;          /* dR/dx, m x nid dense */
-  PetscReal *x, *R_at_x; /* the point of the last Jacobian and its residuals, for the residual call that follows */
-  PetscReal *state;      /* mbslm's state for the checkpoint (TaoMbsLMGetState), NULL: not saved */
+  PetscInt   m;                 /* residuals */
+  Vec        R;                 /* sqrt(2 / J0) rho */
+  Mat        J;                 /* dR/dx, m x nid dense */
+  PetscReal *x, *R_at_x;        /* the point of the last Jacobian and its residuals, for the residual call that follows */
+  PetscReal *x_plain, *R_plain; /* the point of the last residual call and its residuals, of a plain solve */
+  PetscBool  plain_set;
+  PetscReal *state; /* mbslm's state for the checkpoint (TaoMbsLMGetState), NULL: not saved */
 } MbsIdentifyLeastSquares;
 
 typedef struct {
@@ -162,8 +164,11 @@ static PetscErrorCode MbsIdentifyHessian(Tao tao, Vec X, Mat H, Mat Hpre, void *
 /*
   The residuals TAO's least-squares methods see, R = sqrt(2 / J0) rho with J = rho^T rho (least_squares.c), so that
   1/2 |R|^2 = J / J0 is the scaled cost of the other methods, and dR/dx = sqrt(2 / J0) drho/dp dp/dx. A Jacobian's solve
-  gives the residuals too: they are kept for the residual call at the same point. A failed trial solve gives residuals
-  of 1e10 each, a failed step.
+  gives the residuals too: they are kept for the residual call at the same point. Where a residual call came first (the
+  trial step that mbslm then takes), its residuals stay those of the point: the solve with sensitivities refreshes the
+  Jacobian of every step, where a plain solve lags it, so their states differ within Newton's tolerance (3e-13 of J0 in
+  J on the 300-parameter ring), and the iteration's J is then the plain solve's, which the result's J repeats. A failed
+  trial solve gives residuals of 1e10 each, a failed step.
 */
 static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, Vec X, Vec R, Mat J)
 {
@@ -172,7 +177,7 @@ static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, V
   PetscReal                scale = PetscSqrtReal(2 / ctx->J0), *rho, *jac = NULL;
   const PetscScalar       *x;
   PetscScalar             *r;
-  PetscBool                ok, same = (PetscBool)(!J && ls->x);
+  PetscBool                ok, same = (PetscBool)(!J && ls->x), plain = (PetscBool)(J && ls->plain_set);
   MPI_Comm                 comm;
 
   PetscFunctionBeginUser;
@@ -180,9 +185,13 @@ static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, V
   PetscCall(VecGetArrayRead(X, &x));
   MbsToPhysical_Private(ctx, x, ctx->p);
   for (PetscInt k = 0; same && k < nid; k++) same = (PetscBool)(ls->x[k] == x[k]);
+  for (PetscInt k = 0; plain && k < nid; k++) plain = (PetscBool)(ls->x_plain[k] == x[k]);
   if (J) {
     if (!ls->x) PetscCall(PetscMalloc2(nid, &ls->x, ls->m, &ls->R_at_x));
     PetscCall(PetscArraycpy(ls->x, x, nid));
+  } else if (!same) {
+    if (!ls->x_plain) PetscCall(PetscMalloc2(nid, &ls->x_plain, ls->m, &ls->R_plain));
+    PetscCall(PetscArraycpy(ls->x_plain, x, nid));
   }
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(VecGetArrayWrite(R, &r));
@@ -196,6 +205,9 @@ static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, V
   PetscCheck(ok || !J, comm, PETSC_ERR_NOT_CONVERGED, "The forward solve with sensitivities failed at parameters whose plain solve succeeded");
   if (!ok) PetscCall(PetscPrintf(comm, "  forward solve failed, or its steps alias an analysed frequency, at trial parameters; a rejected step\n"));
   for (PetscInt i = 0; i < ls->m; i++) r[i] = ok ? scale * rho[i] : 1e10;
+  if (plain) PetscCall(PetscArraycpy(r, ls->R_plain, ls->m));
+  if (!J) PetscCall(PetscArraycpy(ls->R_plain, r, ls->m));
+  ls->plain_set = (PetscBool)(!J && ok);
   PetscCall(VecRestoreArrayWrite(R, &r));
   PetscCheck(!ok || m == ls->m, comm, PETSC_ERR_PLIB, "%" PetscInt_FMT " residuals, %" PetscInt_FMT " at the start", m, ls->m);
   if (J) {
@@ -241,13 +253,32 @@ static PetscErrorCode MbsIdentifyResidualJacobian(Tao tao, Vec X, Mat J, Mat Jpr
   PetscFunctionReturn(0);
 }
 
+/* The history up to the saved iteration from the restart file's /iterations (data: J, gnorm, time, params; dims: theirs) */
+static PetscErrorCode MbsIdentifyRestoreHistory_Private(MbsIdentifyContext *ctx, const char restart[], const PetscReal state[], const PetscInt dims[], PetscReal *data[])
+{
+  PetscInt nid = ctx->nid, rows[4];
+  MPI_Comm comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  for (PetscInt i = 0; i < 4; i++) rows[i] = dims[2 * i];
+  PetscCheck(rows[0] == rows[1] && rows[1] == rows[2] && rows[2] == rows[3] && dims[7] == nid && rows[0] == (PetscInt)state[nid + MBS_LM_STATE_NITER] + 1, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /iterations holds %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " and %" PetscInt_FMT " x %" PetscInt_FMT " values, its state is of iteration %g of %" PetscInt_FMT " parameters (a damaged checkpoint?)", restart, rows[0], rows[1], rows[2], rows[3], dims[7], (double)state[nid + MBS_LM_STATE_NITER], nid);
+  ctx->nhist = ctx->nalloc = rows[0];
+  PetscCall(PetscMalloc4(ctx->nalloc, &ctx->hist_J, ctx->nalloc, &ctx->hist_gnorm, ctx->nalloc * nid, &ctx->hist_p, ctx->nalloc, &ctx->hist_time));
+  PetscCall(PetscArraycpy(ctx->hist_J, data[0], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_gnorm, data[1], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_time, data[2], ctx->nhist));
+  PetscCall(PetscArraycpy(ctx->hist_p, data[3], ctx->nhist * nid));
+  PetscFunctionReturn(0);
+}
+
 /*
   A restart of mbslm: TAO's point, the method's state and the history up to the iteration the checkpoint saved; the
   solve continues from there without evaluating at that point again.
 */
 static PetscErrorCode MbsIdentifyRestoreLM_Private(MbsIdentifyContext *ctx, Tao tao)
 {
-  PetscInt         nid = ctx->nid, nstate, dims[2] = {0, 1}, rows[4];
+  PetscInt         nid = ctx->nid, nstate, dims[8] = {0, 1, 0, 1, 0, 1, 0, 1}, rank[4] = {1, 1, 1, 2};
   const PetscReal *state;
   PetscReal       *data[4];
   PetscScalar     *x;
@@ -265,18 +296,8 @@ static PetscErrorCode MbsIdentifyRestoreLM_Private(MbsIdentifyContext *ctx, Tao 
   PetscCall(VecRestoreArrayWrite(ctx->X, &x));
   PetscCall(TaoMbsLMSetState(tao, nid, state + nid));
   ctx->gnorm0_scaled = state[nid + MBS_LM_STATE_GNORM0];
-  for (PetscInt i = 0; i < 4; i++) {
-    PetscCall(MbsCheckpointReadRestart(ctx->ck, names[i], i < 3 ? 1 : 2, dims, &data[i]));
-    rows[i] = dims[0];
-  }
-  PetscCheck(rows[0] == rows[1] && rows[1] == rows[2] && rows[2] == rows[3] && dims[1] == nid && rows[0] == (PetscInt)state[nid + MBS_LM_STATE_NITER] + 1, comm, PETSC_ERR_FILE_UNEXPECTED, "Checkpoint '%s': /iterations holds %" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT " and %" PetscInt_FMT " x %" PetscInt_FMT " values, its state is of iteration %g of %" PetscInt_FMT " parameters (a damaged checkpoint?)", restart, rows[0], rows[1], rows[2], rows[3], dims[1], (double)state[nid + MBS_LM_STATE_NITER], nid);
-  ctx->nhist = ctx->nalloc = dims[0];
-  PetscCall(PetscMalloc4(ctx->nalloc, &ctx->hist_J, ctx->nalloc, &ctx->hist_gnorm, ctx->nalloc * nid, &ctx->hist_p, ctx->nalloc, &ctx->hist_time));
-  PetscCall(PetscArraycpy(ctx->hist_J, data[0], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_gnorm, data[1], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_time, data[2], ctx->nhist));
-  PetscCall(PetscArraycpy(ctx->hist_p, data[3], ctx->nhist * nid));
-  for (PetscInt i = 0; i < 4; i++) PetscCall(PetscFree(data[i]));
+  PetscCall(MbsCheckpointReadRestart(ctx->ck, 4, names, rank, dims, data));
+  MbsCallCleanup(MbsIdentifyRestoreHistory_Private(ctx, restart, state, dims, data), MbsCheckpointRestartFree(4, data));
   PetscCall(PetscPrintf(comm, "Restart from '%s': Levenberg-Marquardt continues after iteration %" PetscInt_FMT " (J %.6e, lambda %g) from its saved state, without solving there again\n", restart, ctx->nhist - 1, (double)ctx->hist_J[ctx->nhist - 1], (double)state[nid + MBS_LM_STATE_LAMBDA]));
   PetscFunctionReturn(0);
 }
@@ -550,6 +571,14 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   MbsToPhysical_Private(ctx, x, final);
   PetscCall(VecRestoreArrayRead(X, &x));
   PetscCall(MbsObjectiveEvaluate(obj, final, &J_final, NULL, &ok)); /* the experiments' J at the result */
+  /* the last iterate's J was TAO's f J0, of the same plain solve (mbslm: of its trial step) but summed otherwise, which
+     leaves a last bit: the result's J, the cost's own sum, is that number */
+  if (ok) {
+    PetscReal J_last = ctx->hist_J[ctx->nhist - 1];
+
+    PetscCall(PetscPrintf(comm, "J at the result, solved again: %.17g, the last iteration's to a relative %.1e\n", (double)J_final, (double)(J_final != 0 ? PetscAbsReal(J_final - J_last) / PetscAbsReal(J_final) : PetscAbsReal(J_last))));
+    ctx->hist_J[ctx->nhist - 1] = J_final;
+  }
   PetscCall(MbsObjectiveRecord(obj, 1, NULL));
   PetscCall(MbsObjectiveGetEvaluations(obj, &nevals));
   PetscCall(MbsCheckpointGetCounts(ctx->ck, NULL, &nreplay));
@@ -584,6 +613,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
   PetscFunctionBeginUser;
   PetscCall(PetscFree(ctx->final));
   PetscCall(PetscFree2(ctx->ls.x, ctx->ls.R_at_x));
+  PetscCall(PetscFree2(ctx->ls.x_plain, ctx->ls.R_plain));
   PetscCall(PetscFree(ctx->ls.state));
   PetscCall(VecDestroy(&ctx->ls.R));
   PetscCall(MatDestroy(&ctx->ls.J));

@@ -181,7 +181,7 @@ static PetscErrorCode MbsSweepModelCreate_Private(MPI_Comm comm, MbsSweep *sw, M
   PetscCall(MbsModelSetFromOptions(exp->model));
   exp->steps = (exp->model->tf - exp->model->t0) / exp->model->dt;
   PetscCall(MbsFourierCreate(&sw->fourier));
-  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model->t0, exp->model->tf));
+  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model));
   PetscCall(MbsFourierDestroy(&sw->fourier));
   PetscFunctionReturn(0);
 }
@@ -198,7 +198,7 @@ static PetscErrorCode MbsSweepPoint_Private(MPI_Comm comm, MbsSweep *sw, PetscIn
   PetscFunctionBeginUser;
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(MbsFourierCreate(&sw->fourier));
-  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model->t0, exp->model->tf));
+  PetscCall(MbsFourierSetFromOptions(sw->fourier, exp->model));
   PetscCall(MbsFourierGetOrderLayout(sw->fourier, &offset, &nspeed, &speed, &norder, &orders));
   PetscCheck(nspeed == 1, comm, PETSC_ERR_ARG_WRONG, "A sweep needs -orders to analyse at each speed");
   if (!table->order) {
@@ -410,7 +410,7 @@ static PetscErrorCode MbsSimulateRun_Private(MPI_Comm comm, MbsSimulation *sim)
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsFourierCreate(&sim->fourier));
   fourier = sim->fourier;
-  PetscCall(MbsFourierSetFromOptions(fourier, model->t0, model->tf));
+  PetscCall(MbsFourierSetFromOptions(fourier, model));
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
     PetscReal timeout;

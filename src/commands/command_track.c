@@ -285,7 +285,7 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
   if (!source_set && tacho[0]) source = MBS_SPEED_SOURCE_TACHO;
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) {
-    PetscCall(MbsFourierOptionsRead(0, 1, opts));
+    PetscCall(MbsFourierOptionsRead(0, 1, NULL, opts));
     PetscFunctionReturn(0);
   }
   PetscCheck(teeth >= 2 && missing >= 0 && missing <= teeth - 2, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tacho_teeth %" PetscInt_FMT " -tacho_missing %" PetscInt_FMT ": need at least 2 teeth, and at least 2 of them present", teeth, missing);
@@ -297,7 +297,7 @@ static PetscErrorCode MbsTrackRun_Private(MPI_Comm comm, MbsTrackCommand *tc)
     PetscCheck(channel[c].nsignal >= 2, comm, PETSC_ERR_ARG_WRONG, "Measurement file '%s' has no raw signal %s%s/signal/t, /signal/y to track", input, raw->nchannel ? "/channels/" : "", raw->nchannel ? channel[c].output : "");
   for (PetscInt c = 0; c < nchannel && !speed_channel; c++)
     if (channel[c].signal_speed) speed_channel = &channel[c];
-  PetscCall(MbsFourierOptionsRead(channel[0].t[0], channel[0].t[channel[0].nsignal - 1], opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
+  PetscCall(MbsFourierOptionsRead(channel[0].t[0], channel[0].t[channel[0].nsignal - 1], NULL, opts)); /* the ideal ramp spans the signal unless -ramp_time says otherwise */
   PetscCheck(!opts->speed.ntable, comm, PETSC_ERR_ARG_INCOMP, "mbsid track derives the speed from -speed_source; -speed_profile does not apply");
   PetscCall(MbsOptionsCheckUnused(comm, PETSC_FALSE));
 

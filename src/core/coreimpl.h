@@ -27,7 +27,7 @@ typedef struct {
   PetscReal       window_cycles;
 } MbsFourierOptions;
 
-PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, MbsFourierOptions *);
+PETSC_INTERN PetscErrorCode MbsFourierOptionsRead(PetscReal, PetscReal, const MbsSpeedProfile *, MbsFourierOptions *);
 PETSC_INTERN PetscErrorCode MbsFourierOptionsReset(MbsFourierOptions *);
 PETSC_INTERN PetscErrorCode MbsFourierAddOrders(MbsFourier, const char[], const MbsSpeedProfile *, MbsOrderDomain, PetscInt, const PetscReal[], PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsFourierOrderWindow(const MbsSpeedProfile *, MbsOrderDomain, PetscReal, PetscReal *, PetscReal *);

@@ -425,10 +425,12 @@ static PetscErrorCode MbsParseRange_Private(const char option[], const PetscReal
 }
 
 /*
-  MbsFourierOptionsRead - The spectrum and order options shared by the commands, for a signal on [t0, tf] [s].
-  Collective on PETSC_COMM_WORLD (options).
+  MbsFourierOptionsRead - The spectrum and order options shared by the commands, for a signal on [t0, tf] [s]. The
+  orders follow speed, the engine speed of the model (MbsModelGetSpeedProfile), which its options read; NULL: a model
+  without one, or none, and the options -ramp_rpm, -ramp_time, -stationary_rpm, -speed_profile are read here (ramp
+  times default t0, tf). Collective on PETSC_COMM_WORLD (options).
 */
-PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptions *opts)
+PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, const MbsSpeedProfile *speed, MbsFourierOptions *opts)
 {
   PetscInt  ninterval = 2, nband = 2;
   PetscBool set;
@@ -456,8 +458,9 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, MbsFourierOptio
   if (!set) opts->norder = 0;
   PetscCall(PetscOptionsRealArray("-speed_rpm", "Speeds of the order analysis [rpm]: simulate lo,hi,step; identify lo,hi selects the measured speeds (default: all)", "MbsFourierAddOrders", opts->speed_range, &opts->nspeed_range, &set));
   if (!set) opts->nspeed_range = 0;
-  /* the speed of the run-up that places the order windows: the same options as the engine's prescribed motion */
-  PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &opts->speed));
+  /* the speed of the run-up that places the order windows: the model's, whose options are the same, read once */
+  if (speed) PetscCall(MbsSpeedProfileCopy(speed, &opts->speed));
+  else PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &opts->speed));
   opts->domain = opts->speed.ntable ? MBS_ORDER_DOMAIN_ANGLE : MBS_ORDER_DOMAIN_TIME;
   PetscCall(PetscOptionsEnum("-order_domain", "Windows and kernels of the order analysis follow the time (a linear run-up) or the crank angle of the speed profile (default: angle with -speed_profile, else time)", "MbsFourierAddOrders", MbsOrderDomains,
                              (PetscEnum)opts->domain, (PetscEnum *)&opts->domain, NULL));
@@ -512,17 +515,20 @@ static PetscErrorCode MbsFourierAddFromOptions_Private(MbsFourier fourier, Petsc
 }
 
 /*@C
-  MbsFourierSetFromOptions - Adds the coefficients that the options ask for, for a signal on [t0, tf] [s]:
-  the harmonics of -spectrum_window over -spectrum_interval in -band_hz, and with -orders the engine
-  orders of a run-up at the speeds -speed_rpm lo,hi,step. Collective on PETSC_COMM_WORLD (options).
+  MbsFourierSetFromOptions - Adds the coefficients that the options ask for, for the model's output on its time span
+  [t0, tf] [s]: the harmonics of -spectrum_window over -spectrum_interval in -band_hz, and with -orders the engine
+  orders of the model's run-up (or that of the options) at the speeds -speed_rpm lo,hi,step. Collective on
+  PETSC_COMM_WORLD (options).
 @*/
-PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, PetscReal t0, PetscReal tf)
+PetscErrorCode MbsFourierSetFromOptions(MbsFourier fourier, MbsModel model)
 {
-  MbsFourierOptions opts;
+  MbsFourierOptions      opts;
+  const MbsSpeedProfile *speed;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsFourierOptionsRead(t0, tf, &opts));
-  MbsCallCleanup(MbsFourierAddFromOptions_Private(fourier, tf, &opts), MbsFourierOptionsReset(&opts));
+  PetscCall(MbsModelGetSpeedProfile(model, &speed));
+  PetscCall(MbsFourierOptionsRead(model->t0, model->tf, speed, &opts));
+  MbsCallCleanup(MbsFourierAddFromOptions_Private(fourier, model->tf, &opts), MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }
 

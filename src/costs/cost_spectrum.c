@@ -150,10 +150,12 @@ static PetscInt MbsMeasuredSpeedIndex_Private(const MbsMeasurement *meas, PetscR
 
 static PetscErrorCode MbsCostSetFromOptions_Spectrum(MbsCost cost)
 {
-  MbsCostSpectrum *ctx = (MbsCostSpectrum *)cost->data;
+  MbsCostSpectrum       *ctx = (MbsCostSpectrum *)cost->data;
+  const MbsSpeedProfile *speed;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsFourierOptionsRead(cost->model->t0, cost->model->tf, &ctx->opts));
+  PetscCall(MbsModelGetSpeedProfile(cost->model, &speed));
+  PetscCall(MbsFourierOptionsRead(cost->model->t0, cost->model->tf, speed, &ctx->opts));
   MbsOptionsBegin(cost->model->comm, NULL, "Spectrum cost", "MbsCost");
   PetscCall(PetscOptionsEnum("-cost_form", "squared: 1/4 sum (|X|^2 - |X_meas|^2)^2; amplitude: 1/2 sum (|X| - |X_meas|)^2; coefficients: 1/2 sum (A - a_meas)^2 + (B - b_meas)^2 (needs /spectrum/A,B or /orders/A,B)", "MbsCostSetFromOptions", MbsSpectrumForms,
                              (PetscEnum)ctx->form, (PetscEnum *)&ctx->form, NULL));

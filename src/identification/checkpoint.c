@@ -529,10 +529,28 @@ PetscErrorCode MbsCheckpointGetState(MbsCheckpoint ck, PetscInt *n, const PetscR
 }
 
 /*@C
-  MbsCheckpointReadRestart - A dataset of the restart file (rank 1 or 2, sizes in dims), allocated for the caller to
-  free. Not collective.
+  MbsCheckpointRestartFree - Frees n datasets read by MbsCheckpointReadRestart(). Not collective.
 @*/
-PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint ck, const char path[], PetscInt rank, PetscInt dims[], PetscReal **data)
+PetscErrorCode MbsCheckpointRestartFree(PetscInt n, PetscReal *data[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) PetscCall(PetscFree(data[i]));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode MbsCheckpointReadDatasets_Private(MbsCheckpoint ck, hid_t file, PetscInt n, const char *const path[], const PetscInt rank[], PetscInt dims[], PetscReal *data[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < n; i++) MbsCallUndo(MbsH5ReadReals(file, ck->restart, path[i], rank[i], dims + 2 * i, &data[i], NULL, NULL), MbsCheckpointRestartFree(i, data));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsCheckpointReadRestart - n datasets path[i] of the restart file, of rank rank[i] (1 or 2, sizes in dims[2 i],
+  dims[2 i + 1]), read in one opening of the file and allocated for the caller to free (none on an error). Not
+  collective.
+@*/
+PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint ck, PetscInt n, const char *const path[], const PetscInt rank[], PetscInt dims[], PetscReal *data[])
 {
   hid_t file;
 
@@ -540,7 +558,7 @@ PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint ck, const char path[], Pet
   H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
   file = H5Fopen(ck->restart, H5F_ACC_RDONLY, H5P_DEFAULT);
   PetscCheck(file >= 0, PETSC_COMM_SELF, PETSC_ERR_FILE_OPEN, "Cannot open the checkpoint '%s' (-restart) again", ck->restart);
-  MbsCallCleanup(MbsH5ReadReals(file, ck->restart, path, rank, dims, data, NULL, NULL), MbsCheckpointClose_Private(ck, file));
+  MbsCallCleanup(MbsCheckpointReadDatasets_Private(ck, file, n, path, rank, dims, data), MbsCheckpointClose_Private(ck, file));
   PetscFunctionReturn(0);
 }
 

@@ -177,9 +177,11 @@ static PetscErrorCode MbsSegmentsRead_Private(MPI_Comm comm, PetscInt K, const M
 
 /* The slowest decay of a free vibration of the model at the start parameters: the smallest -Re(lambda) of its
    linearisation over its oscillatory modes and its nonzero real eigenvalues (a rigid-body mode's motion is prescribed
-   by the run-up's speed) */
-static PetscErrorCode MbsWarmupSlowestMode_Private(MPI_Comm comm, MbsModel model, MbsEigenResult *eigen, MbsWarmup *warmup)
+   by the run-up's speed); and the order options, whose windows follow the model's run-up */
+static PetscErrorCode MbsWarmupSlowestMode_Private(MPI_Comm comm, MbsModel model, MbsEigenResult *eigen, MbsWarmup *warmup, MbsFourierOptions *opts)
 {
+  const MbsSpeedProfile *speed;
+
   PetscFunctionBeginUser;
   PetscCall(MbsModelSetFromOptions(model));
   PetscCall(MbsEigenCompute(model, NULL, eigen));
@@ -200,6 +202,8 @@ static PetscErrorCode MbsWarmupSlowestMode_Private(MPI_Comm comm, MbsModel model
     }
   PetscCall(PetscPrintf(comm, "Segments: the slowest mode of the linearisation at the start parameters (%g Hz) decays at %g 1/s; to -warmup_decay %g in %g s\n", (double)warmup->frequency, (double)warmup->sigma, (double)warmup->decay,
                         (double)(PetscLogReal(1 / warmup->decay) / warmup->sigma)));
+  PetscCall(MbsModelGetSpeedProfile(model, &speed));
+  PetscCall(MbsFourierOptionsRead(0, 1, speed, opts));
   PetscFunctionReturn(0);
 }
 
@@ -227,8 +231,7 @@ static PetscErrorCode MbsSegmentsCreate_Private(MPI_Comm comm, PetscInt K, MbsWa
   PetscCheck(path[0], comm, PETSC_ERR_ARG_WRONG, "-segments cuts the run-up of the measurement: give -measurement");
   PetscCall(PetscMemzero(&eigen, sizeof(eigen)));
   PetscCall(MbsModelCreate(comm, &model));
-  MbsCallCleanup(MbsWarmupSlowestMode_Private(comm, model, &eigen, warmup), MbsWarmupSlowestModeEnd_Private(&model, &eigen));
-  PetscCall(MbsFourierOptionsRead(0, 1, &opts));
+  MbsCallCleanup(MbsWarmupSlowestMode_Private(comm, model, &eigen, warmup, &opts), MbsWarmupSlowestModeEnd_Private(&model, &eigen));
   MbsCallCleanup(MbsSegmentsRead_Private(comm, K, warmup, all, path, &opts, n, nalloc, experiments), MbsFourierOptionsReset(&opts));
   PetscFunctionReturn(0);
 }

@@ -254,7 +254,8 @@ PETSC_INTERN PetscErrorCode MbsCheckpointReplay(MbsCheckpoint, const PetscScalar
 PETSC_INTERN PetscErrorCode MbsCheckpointStopIfRequested(MbsCheckpoint);
 PETSC_INTERN PetscErrorCode MbsCheckpointSetState(MbsCheckpoint, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointGetState(MbsCheckpoint, PetscInt *, const PetscReal **);
-PETSC_INTERN PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint, const char[], PetscInt, PetscInt[], PetscReal **);
+PETSC_INTERN PetscErrorCode MbsCheckpointReadRestart(MbsCheckpoint, PetscInt, const char *const[], const PetscInt[], PetscInt[], PetscReal *[]);
+PETSC_INTERN PetscErrorCode MbsCheckpointRestartFree(PetscInt, PetscReal *[]);
 PETSC_INTERN PetscErrorCode MbsCheckpointRecord(MbsCheckpoint, const PetscScalar[], PetscReal, const PetscReal[], PetscBool);
 PETSC_INTERN PetscErrorCode MbsCheckpointElapsed(MbsCheckpoint, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsCheckpointGetCounts(MbsCheckpoint, PetscInt *, PetscInt *);

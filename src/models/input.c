@@ -108,12 +108,23 @@ PetscErrorCode MbsModelInputHat(MbsModel model, PetscReal t, PetscInt *k, PetscR
   PetscFunctionReturn(0);
 }
 
+/*
+  MbsInputSine - The sine input A sin(w (t - t0)), w = 2 pi / (tf - t0), or its first or second time derivative (order 0,
+  1, 2) at t: the model's input force, and the law of a model file's force with input: true. Not collective.
+*/
+PetscReal MbsInputSine(const MbsInput *input, PetscReal t, PetscInt order)
+{
+  PetscReal omega = 2 * PETSC_PI / (input->tf - input->t0), x = omega * (t - input->t0), A = input->amplitude;
+
+  return order == 0 ? A * PetscSinReal(x) : order == 1 ? A * omega * PetscCosReal(x) : -A * omega * omega * PetscSinReal(x);
+}
+
 PetscErrorCode MbsModelInputForce(MbsModel model, PetscReal t, PetscReal *force)
 {
   const MbsInput *input = &model->input;
 
   PetscFunctionBeginUser;
-  if (input->type == MBS_INPUT_SINE) *force = input->amplitude * PetscSinReal(2 * PETSC_PI * (t - model->t0) / (model->tf - model->t0));
+  if (input->type == MBS_INPUT_SINE) *force = MbsInputSine(input, t, 0);
   else {
     PetscInt  k;
     PetscReal w[2];

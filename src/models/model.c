@@ -80,6 +80,7 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   model->nsample = 0;
   PetscCall(MbsModelClearInput(model));
   PetscCall(PetscMemzero(&model->design, sizeof(model->design)));
+  model->speed        = NULL;
   model->nfrozen      = 0;
   model->freeze_steps = PETSC_FALSE;
   PetscCall(PetscMemzero(&model->ops, sizeof(model->ops)));
@@ -475,6 +476,18 @@ PetscErrorCode MbsModelGetDesignSpec(MbsModel model, const MbsDesignSpec **spec)
 {
   PetscFunctionBeginUser;
   *spec = &model->design;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetSpeedProfile - The engine speed of a model that has one (engine4, spring_chain, a model file with
+  engine-order loads), as its options read it; NULL for a model without. The order analysis windows the model's own
+  speed rather than reading -ramp_rpm and the rest again. Not collective.
+*/
+PetscErrorCode MbsModelGetSpeedProfile(MbsModel model, const MbsSpeedProfile **speed)
+{
+  PetscFunctionBeginUser;
+  *speed = model->speed;
   PetscFunctionReturn(0);
 }
 
@@ -1545,15 +1558,27 @@ static PetscErrorCode MbsModelLinearizeQuotient_Private(MbsModel model, const ch
   PetscFunctionReturn(0);
 }
 
-/* The largest |s (a_k - b_k)| of each part of the frequency form into gap (7), infinite where one is not finite */
-static void MbsFrequencyFormGap_Private(PetscInt n, PetscInt nc, PetscInt size, PetscReal s, const PetscReal a[], const PetscReal b[], PetscReal gap[7])
+/* Whether every |gap_k| is within entry k's tolerance tol_k; otherwise, for each part w of the frequency form, its
+   worst entry's k (-1: none) and gap_k / tol_k (infinite where a gap is not finite) */
+static PetscBool MbsFrequencyFormWithin_Private(PetscInt n, PetscInt nc, PetscInt size, const PetscReal gap[], const PetscReal tol[], PetscInt worst[7], PetscReal excess[7])
 {
-  for (PetscInt k = 0; k < size; k++) {
-    PetscInt  which = MbsFrequencyFormPart_Private(n, nc, k);
-    PetscReal value = s * (a[k] - b[k]);
+  PetscBool within = PETSC_TRUE;
 
-    gap[which] = PetscIsInfOrNanReal(value) ? PETSC_INFINITY : PetscMax(gap[which], PetscAbsReal(value));
+  for (PetscInt w = 0; w < 7; w++) {
+    worst[w]  = -1;
+    excess[w] = 0;
   }
+  for (PetscInt k = 0; k < size; k++) {
+    PetscInt  w    = MbsFrequencyFormPart_Private(n, nc, k);
+    PetscReal over = gap[k] == 0 ? 0 : PetscAbsReal(gap[k]) / tol[k];
+
+    if (!(over <= 1) && !(over <= excess[w])) { /* NaN or the part's worst so far */
+      excess[w] = PetscIsInfOrNanReal(over) ? PETSC_INFINITY : over;
+      worst[w]  = k;
+      within    = PETSC_FALSE;
+    }
+  }
+  return within;
 }
 
 /* The end of a derivative of the linearisation: its scratch freed, the model's continuation along p_i ended */
@@ -1567,56 +1592,57 @@ static PetscErrorCode MbsModelLinearizeAlongEnd_Private(MbsModel model, PetscRea
 
 static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const char load[], PetscInt i, PetscReal dL[], PetscReal **work)
 {
-  PetscInt   n, nc, size;
-  PetscReal  s            = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4;
-  PetscReal  curvature[7] = {0}, scale[7] = {0}, cubic[7] = {0}, quintic[7] = {0};
-  PetscBool  affine = PETSC_TRUE, quadratic = PETSC_TRUE, finite = PETSC_TRUE, quartic = PETSC_TRUE;
+  PetscInt   n, nc, size, worst[7], w = 0;
+  PetscReal  s       = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4, *tol, *gap;
+  PetscReal  part[7] = {0}, excess[7];
+  PetscBool  within, finite = PETSC_TRUE;
   const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelFrequencySize_Private(model, &n));
   PetscCall(MbsModelGetNumChannels(model, &nc));
   size = 3 * n * n + n + 3 * nc * n;
-  PetscCall(PetscMalloc1(4 * size, work));
-  L  = *work;
-  D2 = L + 2 * size;
-  D4 = D2 + size;
+  PetscCall(PetscMalloc1(6 * size, work));
+  L   = *work;
+  D2  = L + 2 * size;
+  D4  = D2 + size;
+  tol = D4 + size;
+  gap = tol + size;
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L));
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size));
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL));
   for (PetscInt k = 0; k < size; k++) {
-    PetscInt  which  = MbsFrequencyFormPart_Private(n, nc, k);
-    PetscReal second = L[k] - 2 * dL[k] + L[size + k];
+    PetscInt which = MbsFrequencyFormPart_Private(n, nc, k);
 
-    curvature[which] = PetscIsInfOrNanReal(second) ? PETSC_INFINITY : PetscMax(curvature[which], PetscAbsReal(second));
-    scale[which]     = PetscMax(scale[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
-    dL[k]            = (L[k] - L[size + k]) / (2 * s);
+    part[which] = PetscMax(part[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
   }
-  for (PetscInt w = 0; w < 7; w++) affine = (PetscBool)(affine && curvature[w] <= 1e-9 * scale[w]);
-  if (affine) PetscFunctionReturn(0);
+  for (PetscInt k = 0; k < size; k++) {
+    tol[k] = 1e-9 * PetscAbsReal(L[k] - L[size + k]) / 2 + 1e-13 * part[MbsFrequencyFormPart_Private(n, nc, k)];
+    gap[k] = L[k] - 2 * dL[k] + L[size + k];
+    dL[k]  = (L[k] - L[size + k]) / (2 * s);
+  }
+  if (MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess)) PetscFunctionReturn(0); /* affine */
   /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
   PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 2, size, L, D2));
-  MbsFrequencyFormGap_Private(n, nc, size, s, D2, dL, cubic);
-  for (PetscInt w = 0; w < 7; w++) {
-    quadratic = (PetscBool)(quadratic && cubic[w] <= 1e-9 * scale[w]);
-    finite    = (PetscBool)(finite && !PetscIsInfOrNanReal(cubic[w]));
-  }
-  if (!quadratic && finite) {
+  for (PetscInt k = 0; k < size; k++) gap[k] = s * (D2[k] - dL[k]);
+  within = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
+  for (PetscInt v = 0; v < 7; v++) finite = (PetscBool)(finite && !PetscIsInfOrNanReal(excess[v]));
+  if (!within && finite) {
     /* D(h) = dL/dp_i + c3 h^2 + c5 h^4: up to degree 4 (a basis and multipliers continued along p_i, linearize_along),
        (4 D(h/2) - D(h)) / 3 is exact at every h, so at h = s and s/2 */
     PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 4, size, L, D4));
     for (PetscInt k = 0; k < size; k++) {
       PetscReal at_s = (4 * D2[k] - dL[k]) / 3;
 
-      dL[k] = (4 * D4[k] - D2[k]) / 3;
-      D4[k] = at_s;
+      dL[k]  = (4 * D4[k] - D2[k]) / 3;
+      gap[k] = s * (at_s - dL[k]);
     }
-    MbsFrequencyFormGap_Private(n, nc, size, s, D4, dL, quintic);
-    for (PetscInt w = 0; w < 7; w++) quartic = (PetscBool)(quartic && quintic[w] <= 1e-9 * scale[w]);
+    within = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
   }
-  for (PetscInt w = 0; w < 7; w++)
-    PetscCheck(quadratic || (finite && quartic) || cubic[w] <= 1e-9 * scale[w], model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (its central quotients at steps %g and %g differ by %g, the part's largest entry / step is %g, at %s = %g): the frequency response has no exact derivative for it; leave it out of -identify",
-               model->param_info[i].name, model->type, what[w], (double)s, (double)(s / 2), (double)(cubic[w] / s), (double)(scale[w] / s), model->param_info[i].name, (double)model->p[i]);
+  while (!within && worst[w] < 0) w++; /* the first part that fails */
+  PetscCheck(within, model->comm, PETSC_ERR_SUP,
+             "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, the derivative's estimates from steps %g and %g of an entry that changes by %g over the step differ by %g, %g times its tolerance, 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
+             model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)s, (double)(s / 2), (double)((tol[worst[w]] - 1e-13 * part[w]) / 1e-9), (double)(gap[worst[w]] / s), (double)excess[w], (double)part[w]);
   PetscFunctionReturn(0);
 }
 

@@ -178,61 +178,61 @@ static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* Entry (row, col) of the model into a sink that is not a product; a column of no parameter (column[col] < 0) into none */
+static PetscErrorCode SinkAddEntry(Sink *sink, PetscInt row, PetscInt col, PetscReal value)
+{
+  PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col] : col;
+
+  PetscFunctionBeginUser;
+  switch (sink->type) {
+  case SINK_MAT:
+    if (column >= 0) PetscCall(MatSetValue(sink->mat, row, column, value, ADD_VALUES));
+    break;
+  case SINK_DENSE:
+    (sink->shifted && sink->dense_shifted ? sink->dense_shifted : sink->dense)[row + col * sink->ld] += value;
+    break;
+  case SINK_SLOTS:
+    sink->cursor++;
+    if (!sink->record && *slot >= 0) sink->values[*slot] += value;
+    if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += value;
+    else if (sink->record && slot && column < 0) *slot = -1;
+    else if (sink->record && slot) PetscCall(SinkFind(sink, row, column, slot));
+    break;
+  case SINK_PRODUCT:
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "A product sums whole columns, not entries");
+  }
+  PetscFunctionReturn(0);
+}
+
 /*
   block (m x k, column-major, leading dimension m) into rows x cols of the sink; with mask (same layout, may be NULL)
   only the entries where mask is not zero. A mask is a constant of the model (a Hessian of constraint rows, the mass
   matrix), so every assembly skips the same entries: the sparse matrices hold no place for what is zero whatever the
-  state, and KLU's factors no fill from it.
+  state, and KLU's factors no fill from it. A dense sink takes the whole block, so that the sparse Jacobian's test
+  against it (CompareSparse) sees a masked entry that is not zero.
 */
 static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[], const PetscReal mask[])
 {
   PetscFunctionBeginUser;
-  switch (sink->type) {
-  case SINK_MAT:
-    for (PetscInt j = 0; j < k; j++) {
-      PetscInt col = sink->column ? sink->column[cols[j]] : cols[j];
-
-      for (PetscInt i = 0; i < m && col >= 0; i++)
-        if (!mask || mask[i + j * m] != 0) PetscCall(MatSetValue(sink->mat, rows[i], col, block[i + j * m], ADD_VALUES));
-    }
-    break;
-  case SINK_DENSE: {
-    PetscReal *dense = sink->shifted && sink->dense_shifted ? sink->dense_shifted : sink->dense;
-
-    for (PetscInt j = 0; j < k; j++)
-      for (PetscInt i = 0; i < m; i++) dense[rows[i] + cols[j] * sink->ld] += block[i + j * m];
-  } break;
-  case SINK_SLOTS:
-    if (SinkAddsOnly(sink)) {
-      for (PetscInt c = 0; c < m * k; c++) {
-        PetscInt slot;
-
-        if (mask && mask[c] == 0) continue;
-        slot = sink->slot[sink->cursor++];
-        if (slot >= 0) sink->values[slot] += block[c];
-      }
-      break;
-    }
-    for (PetscInt j = 0; j < k; j++)
-      for (PetscInt i = 0; i < m; i++) {
-        PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL;
-
-        if (mask && mask[i + j * m] == 0) continue;
-        sink->cursor++;
-        if (!sink->record && *slot >= 0) sink->values[*slot] += block[i + j * m];
-        if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += block[i + j * m];
-        else if (sink->record && slot && sink->column && sink->column[cols[j]] < 0) *slot = -1;
-        else if (sink->record && slot) PetscCall(SinkFind(sink, rows[i], sink->column ? sink->column[cols[j]] : cols[j], slot));
-      }
-    break;
-  case SINK_PRODUCT:
+  if (sink->type == SINK_PRODUCT) {
     for (PetscInt j = 0; j < k; j++) {
       PetscReal sum = 0;
 
       for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
       sink->product[cols[j]] += sum;
     }
-    break;
+  } else if (SinkAddsOnly(sink)) {
+    for (PetscInt c = 0; c < m * k; c++) {
+      PetscInt slot;
+
+      if (mask && mask[c] == 0) continue;
+      slot = sink->slot[sink->cursor++];
+      if (slot >= 0) sink->values[slot] += block[c];
+    }
+  } else {
+    for (PetscInt j = 0; j < k; j++)
+      for (PetscInt i = 0; i < m; i++)
+        if (!mask || mask[i + j * m] != 0 || sink->type == SINK_DENSE) PetscCall(SinkAddEntry(sink, rows[i], cols[j], block[i + j * m]));
   }
   PetscFunctionReturn(0);
 }
@@ -252,32 +252,17 @@ static PetscErrorCode SinkAddEntries(Sink *sink, PetscInt count, const PetscInt 
 {
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < count; c++) {
-    PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col[c]] : col[c];
+    PetscReal sum = 0;
 
-    switch (sink->type) {
-    case SINK_MAT:
-      if (column >= 0) PetscCall(MatSetValue(sink->mat, row[c], column, value[c], ADD_VALUES));
-      break;
-    case SINK_DENSE:
-      (sink->shifted && sink->dense_shifted ? sink->dense_shifted : sink->dense)[row[c] + col[c] * sink->ld] += value[c];
-      break;
-    case SINK_SLOTS:
-      sink->cursor++;
-      if (!sink->record && *slot >= 0) sink->values[*slot] += value[c];
-      if (!sink->record && *slot >= 0 && sink->values0 && !sink->shifted) sink->values0[*slot] += value[c];
-      else if (sink->record && slot && column < 0) *slot = -1;
-      else if (sink->record && slot) PetscCall(SinkFind(sink, row[c], column, slot));
-      break;
-    case SINK_PRODUCT: {
-      PetscReal sum = 0;
-
-      for (; c < count; c++) {
-        sum += sink->weight[row[c]] * value[c];
-        if (c + 1 == count || col[c + 1] != col[c]) break;
-      }
-      sink->product[col[c]] += sum;
-    } break;
+    if (sink->type != SINK_PRODUCT) {
+      PetscCall(SinkAddEntry(sink, row[c], col[c], value[c]));
+      continue;
     }
+    for (; c < count; c++) {
+      sum += sink->weight[row[c]] * value[c];
+      if (c + 1 == count || col[c + 1] != col[c]) break;
+    }
+    sink->product[col[c]] += sum;
   }
   PetscFunctionReturn(0);
 }
@@ -473,6 +458,14 @@ static PetscInt *Shifted(Described *d, PetscInt nq, PetscInt offset, PetscInt ou
   return out;
 }
 
+/* out (9) += (A (x) I3) a (9): a rigid body's rotation rows of a 3 x 3 inertia A (Jbar or dJbar/dp) times a */
+static void AddInertiaTimes(const PetscReal A[9], const PetscReal a[9], PetscReal out[9])
+{
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++)
+      for (PetscInt k = 0; k < 3; k++) out[3 * i + k] += A[3 * i + j] * a[3 * j + k];
+}
+
 /* F_v += M a (a: accelerations, nq) */
 static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscReal a[], PetscReal F[])
 {
@@ -492,9 +485,7 @@ static void AddMassTimes(MbsDescription desc, const PetscReal p[], const PetscRe
     for (PetscInt k = 0; k < 3; k++) F[o + k] += m * a[o + k];
     if (!body->rigid) continue;
     MbsBodyJbar(body, p, -1, Jbar);
-    for (PetscInt i = 0; i < 3; i++)
-      for (PetscInt j = 0; j < 3; j++)
-        for (PetscInt k = 0; k < 3; k++) F[o + 3 + 3 * i + k] += Jbar[3 * i + j] * a[o + 3 + 3 * j + k];
+    AddInertiaTimes(Jbar, a + o + 3, F + o + 3);
   }
 }
 
@@ -512,9 +503,7 @@ static void AddMassDerivativeTimes(MbsDescription desc, PetscInt j, const PetscR
 
       if (body->moment[moment].param < 0 || body->moment[moment].param != j) continue;
       MbsBodyJbar(body, NULL, moment, dJ);
-      for (PetscInt r = 0; r < 3; r++)
-        for (PetscInt c = 0; c < 3; c++)
-          for (PetscInt k = 0; k < 3; k++) out[o + 3 + 3 * r + k] += dJ[3 * r + c] * a[o + 3 + 3 * c + k];
+      AddInertiaTimes(dJ, a + o + 3, out + o + 3);
     }
   }
 }
@@ -1173,16 +1162,12 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
       PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
     }
     for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) {
-      PetscReal dJ[9], value[9];
+      PetscReal dJ[9], value[9] = {0};
 
       if (body->moment[m].param < 0) continue;
       MbsBodyJbar(body, NULL, m, dJ);
-      for (PetscInt i = 0; i < 3; i++)
-        for (PetscInt k = 0; k < 3; k++) {
-          rows[3 * i + k]  = nq + body->offset + 3 + 3 * i + k;
-          value[3 * i + k] = 0;
-          for (PetscInt j = 0; j < 3; j++) value[3 * i + k] += dJ[3 * i + j] * a[3 * j + k];
-        }
+      AddInertiaTimes(dJ, a, value);
+      for (PetscInt r = 0; r < 9; r++) rows[r] = nq + body->offset + 3 + r;
       PetscCall(SinkAdd(sink, 9, rows, 1, &body->moment[m].param, value));
     }
   }
@@ -3084,6 +3069,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
 
   PetscFunctionBeginUser;
   if (desc->engine_order) PetscCall(MbsSpeedProfileSetFromOptions(PetscOptionsObject, &desc->speed));
+  model->speed  = desc->engine_order ? &desc->speed : NULL;
   d->view_stale = PETSC_TRUE;
   /* the speed may have changed */
   d->jacobian.point.set = d->jacobian_p.point.set = d->residual_point.set = d->dense_point.set = PETSC_FALSE;

@@ -741,6 +741,7 @@ PetscErrorCode MbsModelCreate_Engine4(MbsModel model)
   e->speed.ramp_rpm[1]  = 6500;
   e->speed.ramp_time[0] = 1.0;
   e->speed.ramp_time[1] = 6.5;
+  model->speed          = &e->speed;
   e->modal_mean_inertia = PETSC_TRUE;
   PetscCall(PetscArraycpy(e->J_crank, J_crank, 6));
   for (PetscInt k = 0; k < 5; k++) {

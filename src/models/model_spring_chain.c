@@ -191,6 +191,7 @@ PetscErrorCode MbsModelCreate_SpringChain(MbsModel model)
   sc->speed.ramp_rpm[1]  = 3000;
   sc->speed.ramp_time[0] = 0;
   sc->speed.ramp_time[1] = 10;
+  model->speed           = &sc->speed;
   PetscCall(PetscMalloc2(np, &sc->info, np, &sc->names));
   for (PetscInt i = 0; i < n; i++) {
     PetscCall(PetscSNPrintf(sc->names[i], sizeof(sc->names[i]), "k%" PetscInt_FMT, i + 1));

@@ -113,6 +113,15 @@ typedef struct {
   PetscReal   grid[6]; /* E_RMS grid: lo, hi, count per parameter */
 } MbsDesignSpec;
 
+/* Engine speed of an experiment: constant, a linear run-up, or a measured table (engine_speed.c) */
+typedef struct {
+  PetscReal  stationary_rpm; /* > 0: constant speed */
+  PetscReal  ramp_rpm[2], ramp_time[2];
+  char       table_path[PETSC_MAX_PATH_LEN];  /* the table's source, for messages */
+  PetscInt   ntable;                          /* > 0: the measured table replaces the ramp */
+  PetscReal *table_t, *table_rpm, *table_phi; /* rows: time [s], speed [rpm], crank angle [rad] */
+} MbsSpeedProfile;
+
 /* a step point within this fraction of the time span of a sample time is that sample */
 #define MBS_SAMPLE_RTOL 1e-9
 
@@ -164,14 +173,15 @@ struct _p_MbsModel {
   PetscReal *frozen_t;
   /* measured sample times inside (t0, tf) that every step sequence lands on (a cost compares there; simulate.c), and the
      fixed step between them (0: adaptive steps), set by each solve */
-  PetscInt           nsample;
-  PetscReal         *sample_t, sample_dt;
-  MbsInput           input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
-  MbsDesignSpec      design; /* set by the models that have an input design problem */
-  MbsModelOps        ops;
-  void              *data;
-  char               model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
-  unsigned long long model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
+  PetscInt               nsample;
+  PetscReal             *sample_t, sample_dt;
+  MbsInput               input;  /* replaces ops.excitation unless MBS_INPUT_MODEL */
+  MbsDesignSpec          design; /* set by the models that have an input design problem */
+  const MbsSpeedProfile *speed;  /* the engine speed of a model that has one, read by its options (the order analysis takes it); NULL: none */
+  MbsModelOps            ops;
+  void                  *data;
+  char                   model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
+  unsigned long long     model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
@@ -191,6 +201,7 @@ PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal 
 PETSC_INTERN PetscErrorCode MbsModelHasOutputP(MbsModel, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelGetNodalInput(MbsModel, PetscInt *, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetDesignSpec(MbsModel, const MbsDesignSpec **);
+PETSC_INTERN PetscErrorCode MbsModelGetSpeedProfile(MbsModel, const MbsSpeedProfile **);
 PETSC_INTERN PetscErrorCode MbsModelRecordFrozenSteps(MbsModel, PetscInt, const PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelGetFormWork(MbsModel, PetscInt, PetscInt, PetscReal **, PetscInt **, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelSetUp_Private(MbsModel, PetscInt, PetscInt, PetscInt, const MbsParameterInfo[]);
@@ -219,6 +230,7 @@ PETSC_INTERN PetscErrorCode MbsTwoMassSetOps_Private(MbsModel, const MbsParamete
 PETSC_INTERN PetscErrorCode MbsModelInputHat(MbsModel, PetscReal, PetscInt *, PetscReal[]);
 PETSC_INTERN void           MbsNodalHat(PetscInt, const PetscReal[], PetscReal, PetscInt *, PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsModelInputForce(MbsModel, PetscReal, PetscReal *);
+PETSC_INTERN PetscReal      MbsInputSine(const MbsInput *, PetscReal, PetscInt);
 PETSC_INTERN PetscErrorCode MbsModelInputDirection(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsInputWrite(MbsH5Writer *, const char[], PetscInt, const PetscReal[], const PetscReal[]);
@@ -240,15 +252,6 @@ PETSC_INTERN PetscErrorCode MbsDesignInputCreate(MbsModel, MbsDesignInputType, P
 PETSC_INTERN PetscErrorCode MbsDesignInputForce(MbsModel, PetscReal, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsDesignInputSetFromOptions(MbsModel, PetscOptionItems *);
 PETSC_INTERN PetscErrorCode MbsDesignInputDestroy(MbsModel);
-
-/* Engine speed of an experiment: constant, a linear run-up, or a measured table (engine_speed.c) */
-typedef struct {
-  PetscReal  stationary_rpm; /* > 0: constant speed */
-  PetscReal  ramp_rpm[2], ramp_time[2];
-  char       table_path[PETSC_MAX_PATH_LEN];  /* the table's source, for messages */
-  PetscInt   ntable;                          /* > 0: the measured table replaces the ramp */
-  PetscReal *table_t, *table_rpm, *table_phi; /* rows: time [s], speed [rpm], crank angle [rad] */
-} MbsSpeedProfile;
 
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetFromOptions(PetscOptionItems *, MbsSpeedProfile *);
 PETSC_INTERN PetscErrorCode MbsSpeedProfileSetTable(MbsSpeedProfile *, PetscInt, const PetscReal[], const PetscReal[], const PetscReal[], const char[]);

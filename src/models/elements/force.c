@@ -207,13 +207,9 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
 {
   PetscReal s = 0, sweep[3] = {0, 0, 0}, w[3] = {1, 0, 0}; /* a sweep is one harmonic of frequency 0 whose angle adds the sweep's; w: the taper */
 
-  if (el->input && el->input->type == MBS_INPUT_SINE) { /* design's comparison input A sin(w (t - t0)) (input.c) */
-    PetscReal omega = 2 * PETSC_PI / (el->input->tf - el->input->t0), x = omega * (t - el->input->t0), A = el->input->amplitude;
-
-    return order == 0 ? A * PetscSinReal(x) : order == 1 ? A * omega * PetscCosReal(x) : -A * omega * omega * PetscSinReal(x);
-  }
-  if (el->input) return Nodal(el->input->n, el->input->t, el->input->F, t, order); /* -input_file (input: true) */
-  if (el->nnode) {                                                                 /* scale times the history's piecewise-linear interpolant */
+  if (el->input && el->input->type == MBS_INPUT_SINE) return MbsInputSine(el->input, t, order); /* design's comparison input */
+  if (el->input) return Nodal(el->input->n, el->input->t, el->input->F, t, order);              /* -input_file (input: true) */
+  if (el->nnode) {                                                                              /* scale times the history's piecewise-linear interpolant */
     const MbsValue *scale   = &el->harmonic[0][0];
     PetscReal       history = Nodal(el->nnode, el->node_t, el->node_F, t, order);
 
