@@ -447,7 +447,10 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
 /*
   PETSc 3.18's two-level checkpointing (-ts_trajectory_stride) counts fixed steps (adaptive ones, and the extra steps that
   end on measured samples between them, overrun its stack), and its recomputed Runge-Kutta steps give first-same-as-last
-  tableaus (tsit5) a wrong adjoint: all are refused.
+  tableaus (tsit5) a wrong adjoint: all are refused. So is a stride that does not divide the number of steps: without
+  revolve (max_cps_ram >= stride, or unset) its stack holds stride - 1 checkpoints, and the last, shorter stride leaves
+  one of its own there when the sweep loads the stride before it (1200 steps in strides of 7: "Maximum stack size (6)
+  exceeded", then a segfault); a stride longer than the run loads a stride never stored (dJ/dp 160 % off).
 */
 static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
 {
@@ -456,7 +459,7 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
   TSAdapt          adapt;
   PetscBool        stride, fixed, rk;
   PetscReal        dt;
-  PetscInt         nsample;
+  PetscInt         nsample, size = 0, nstep;
   const PetscReal *sample_t;
 
   PetscFunctionBeginUser;
@@ -475,6 +478,19 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
     PetscReal k = (sample_t[i] - model->t0) / dt;
 
     PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt, (double)sample_t[i]);
+  }
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-ts_trajectory_stride", &size, NULL));
+  nstep = (PetscInt)PetscCeilReal((model->tf - model->t0) / dt); /* as PETSc counts them */
+  if (size > 1 && nstep % size) {
+    PetscInt below = PetscMin(size, nstep), above = below; /* the divisors of nstep nearest the stride */
+    char     nearest[64];
+
+    while (nstep % below) below--;
+    while (nstep % above) above++;
+    if (below == above) PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "%" PetscInt_FMT, below));
+    else PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "%" PetscInt_FMT " or %" PetscInt_FMT, below, above));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride %" PetscInt_FMT " (two-level checkpointing) must divide the number of fixed steps, %" PetscInt_FMT " for -time_span [%g, %g] s in steps of -ts_dt %g s: PETSc 3.18 overruns its checkpoint stack on a shorter last stride. Give a stride that divides %" PetscInt_FMT " (e.g. %s), or a -time_span of a multiple of %" PetscInt_FMT " steps (-NAME_ts_trajectory_stride and -NAME_time_span set them for experiment NAME only)", size, nstep,
+            (double)model->t0, (double)model->tf, (double)dt, nstep, nearest, size);
   }
   PetscFunctionReturn(0);
 }

@@ -42,7 +42,8 @@ static PetscBool MbsIsOptionName(const char token[])
   return (PetscBool)(token[0] == '-' && ((token[1] >= 'a' && token[1] <= 'z') || (token[1] >= 'A' && token[1] <= 'Z') || token[1] == '_'));
 }
 
-/* The global options, then for every global option -<prefix>X its value as -X */
+/* The global options, then for every global option -<prefix>X its value as -X. -<prefix>X itself counts as used here:
+   an error inside the experiment lists the unused options of this database, where only -X can be a leftover */
 static PetscErrorCode MbsExperimentOptionsCreate_Private(const char all[], const MbsOptionList *list, const char prefix[], PetscOptions *options)
 {
   size_t len;
@@ -61,6 +62,7 @@ static PetscErrorCode MbsExperimentOptionsCreate_Private(const char all[], const
     if (!match) continue;
     PetscCall(PetscSNPrintf(name, sizeof(name), "-%s", list->argv[i] + 1 + len));
     PetscCall(PetscOptionsSetValue(*options, name, i + 1 < list->argc && !MbsIsOptionName(list->argv[i + 1]) ? list->argv[i + 1] : NULL));
+    PetscCall(PetscOptionsHasName(*options, NULL, list->argv[i], &match));
   }
   PetscFunctionReturn(0);
 }
@@ -412,9 +414,10 @@ static PetscErrorCode MbsExperimentMarkUsed_Private(MbsExperiment *exp)
     PetscBool used = PETSC_FALSE, match, flag;
 
     if (!MbsIsOptionName(list.argv[i])) continue;
-    PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + 1, &used)); /* takes the name without its dash */
     PetscCall(PetscStrncmp(list.argv[i] + 1, exp->name, len, &match));
-    if (!used && match && list.argv[i][len + 1] == '_') PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + len + 2, &used));
+    /* the name without its dash; -<name>_X, marked used at the creation, counts only when -X was used */
+    if (match && list.argv[i][len + 1] == '_') PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + len + 2, &used));
+    else PetscCall(PetscOptionsUsed(exp->options, list.argv[i] + 1, &used));
     if (used) PetscCall(PetscOptionsHasName(NULL, NULL, list.argv[i], &flag));
   }
   PetscCall(PetscStrToArrayDestroy(list.argc, list.argv));

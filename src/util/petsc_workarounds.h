@@ -20,7 +20,8 @@
    mbsid's step does not (gradcheck_rk_*): no return to PETSc's step on an older PETSc */
 #define MBS_PETSC_RK_ADJOINT_FORMS_JACOBIANS 1
 /* Two-level checkpointing (-ts_trajectory_stride) counts fixed steps: adaptive steps and steps added onto measured
-   samples overrun its stack, and its recomputed Runge-Kutta steps give tsit5 a wrong adjoint; refused (simulate.c) */
+   samples overrun its stack, and so does a stride that does not divide the number of steps (a segfault follows); its
+   recomputed Runge-Kutta steps give tsit5 a wrong adjoint; all refused (simulate.c; stride_not_dividing_steps_refused) */
 #define MBS_PETSC_STRIDE_FIXED_STEPS_ONLY 1
 /* The memory trajectory of a one-stage theta method (theta, beuler) keeps only the stage, and its adjoint works from
    a stale U_n+1 (dJ/dm of oscillator2 1e3 times off): the trajectory keeps step points (simulate.c;
