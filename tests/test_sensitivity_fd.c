@@ -9,7 +9,7 @@ static const char help[] = "Checks the forward sensitivities S(tf) = dU(tf)/dp_j
   oscillation of an index-2 system) to -rtol of max |S(tf)|, and the output's sensitivity dy/dU S at tf to -rtol of
   |dy/dU|_1 max |S(tf)| (the max over the components the output reads too): the differences' error is one of the
   state's scale (rounding eps |U| / h, the solves' tolerance), not of the output's, and that is the bound the state's
-  check gives the output (an output near zero, a cancellation of large terms, would else be held to its own size).
+  check gives the output (an output sensitivity small against the state's would else be held to its own size).
   A DAE (a described model) also starts from its S(t0) = dU(t0)/dp_j, the multipliers' share, and the S'(t0) of the
   sensitivity equations at t0, which must make the extended residual vanish at t0 (CheckStart). With -input_start the
   model is driven by a nodal input of three nodes, and dZ(t0)/dF_0 of the extended system (ops.initial_state_p,
