@@ -1100,13 +1100,18 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
     PetscCall(SNESSetConvergenceTest(snes, MbsSNESConvergedLagged, &o->newton, NULL));
   }
   if (sparse) {
-    KSP ksp;
-    PC  pc;
+    KSP       ksp;
+    PC        pc;
+    PetscBool petsc_klu;
 
     PetscCall(SNESGetKSP(snes, &ksp));
     PetscCall(KSPSetType(ksp, KSPPREONLY));
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(MbsPCSetKLURefactor(pc));
+    PetscCall(MbsModelGetPetscKLU(model, &petsc_klu));
+    if (petsc_klu) {
+      PetscCall(PCSetType(pc, PCLU));
+      PetscCall(PCFactorSetMatSolverType(pc, MATSOLVERKLU));
+    } else PetscCall(MbsPCSetKLURefactor(pc));
   }
   PetscCall(TSGetAdapt(ts, &adapt));
   if (MbsModelStepCap(model) > 0) PetscCall(TSAdaptSetStepLimits(adapt, PETSC_DEFAULT, MbsModelStepCap(model)));

@@ -250,6 +250,10 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
   PetscCall(MbsModelInputSetFromOptions(model, PetscOptionsObject));
   model->sparse_jacobian = (PetscBool)(model->n >= 64);
   PetscCall(PetscOptionsBool("-jacobian_sparse", "Assemble the integrator's Jacobian sparse (AIJ, factored by KLU) instead of dense (default: for 64 states or more)", "MbsSimulate", model->sparse_jacobian, &model->sparse_jacobian, NULL));
+  PetscCall(PetscOptionsBool("-jacobian_petsc_klu", "Factor the sparse Jacobian with PETSc's KLU interface (klu_factor with pivoting of every stored entry at every factorisation; the answers before 2026-11-28) instead of KLU with its pivots reused on the entries ever non-zero (src/core/klu_refactor.c)", "MbsSimulate",
+                             model->petsc_klu, &model->petsc_klu, NULL));
+  PetscCheck(!model->petsc_klu || model->sparse_jacobian, model->comm, PETSC_ERR_ARG_INCOMP, "-jacobian_petsc_klu chooses the LU of a sparse Jacobian, but model %s (%" PetscInt_FMT " states) assembles it dense: add -jacobian_sparse or drop -jacobian_petsc_klu",
+             model->type, model->n);
   PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian at least every this many iterations, counted across steps, and sooner when an iteration contracts by less than half (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
                             model->jacobian_lag, &model->jacobian_lag, NULL));
   PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
@@ -406,6 +410,17 @@ PetscErrorCode MbsModelGetJacobianSettings(MbsModel model, PetscBool *sparse, Pe
   if (lag) *lag = model->jacobian_lag;
   if (predictor) *predictor = model->newton_predictor;
   if (multipliers) *multipliers = model->newton_multipliers;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetPetscKLU - Whether the sparse Jacobian is factored by PETSc's KLU interface (-jacobian_petsc_klu) rather than
+  by core/klu_refactor.c. Not collective.
+*/
+PetscErrorCode MbsModelGetPetscKLU(MbsModel model, PetscBool *petsc_klu)
+{
+  PetscFunctionBeginUser;
+  *petsc_klu = model->petsc_klu;
   PetscFunctionReturn(0);
 }
 
