@@ -17,8 +17,9 @@
   the reference. A new non-zero pattern (MatGetNonzeroState) is analysed afresh (klu_analyze).
 
   As PETSc's interface does, the CSR arrays of the AIJ are handed to KLU as the compressed columns of A^T: A x = b is
-  klu_tsolve, A^T x = b (the adjoint's KSPSolveTranspose) klu_solve; no row scaling (Common.scale = 0, PETSc's choice),
-  KLU's other defaults (AMD ordering, BTF, pivot tolerance 0.001). -jacobian_petsc_klu (or -pc_type lu
+  klu_tsolve, A^T x = b (the adjoint's KSPSolveTranspose) klu_solve; no row scaling (Common.scale 0 for klu_factor,
+  PETSc's choice; -1 for klu_refactor, which then skips its O(nnz) check of the arrays klu_factor checked), KLU's
+  other defaults (AMD ordering, BTF, pivot tolerance 0.001). -jacobian_petsc_klu (or -pc_type lu
   -pc_factor_mat_solver_type klu, with the solve's prefix) chooses PETSc's interface instead.
 */
 #include "core/coreimpl.h"
@@ -78,6 +79,7 @@ static PetscErrorCode MbsKLUAnalyse_Private(MbsKLU *klu, PetscInt n, const Petsc
 static PetscErrorCode MbsKLUFactor_Private(MbsKLU *klu, PetscInt n)
 {
   PetscFunctionBeginUser;
+  klu->common.scale = -1; /* no scaling, and no check of the arrays, which the pivoting klu_factor checked (scale 0) */
   if (klu->numeric && klu_refactor(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common)) {
     PetscCheck(klu_rgrowth(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's pivot growth failed (status %d)", klu->common.status);
     if (klu->common.rgrowth >= MBS_KLU_GROWTH_DROP * klu->growth) {
@@ -86,7 +88,8 @@ static PetscErrorCode MbsKLUFactor_Private(MbsKLU *klu, PetscInt n)
     }
   }
   klu_free_numeric(&klu->numeric, &klu->common);
-  klu->numeric = klu_factor(klu->ia, klu->ja, klu->value, klu->symbolic, &klu->common);
+  klu->common.scale = 0;
+  klu->numeric      = klu_factor(klu->ia, klu->ja, klu->value, klu->symbolic, &klu->common);
   PetscCheck(klu->numeric, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "KLU's LU factorisation of the %" PetscInt_FMT " x %" PetscInt_FMT " Jacobian failed (status %d: singular?)", n, n, klu->common.status);
   PetscCheck(klu_rgrowth(klu->ia, klu->ja, klu->value, klu->symbolic, klu->numeric, &klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's pivot growth failed (status %d)", klu->common.status);
   klu->growth = klu->common.rgrowth;
@@ -188,7 +191,6 @@ PetscErrorCode MbsPCSetKLURefactor(PC pc)
   PetscFunctionBeginUser;
   PetscCall(PetscNew(&klu));
   PetscCheck(klu_defaults(&klu->common), PETSC_COMM_SELF, PETSC_ERR_LIB, "KLU's defaults failed");
-  klu->common.scale = 0;
   PetscCall(PCSetType(pc, PCSHELL));
   PetscCall(PCShellSetContext(pc, klu));
   PetscCall(PCShellSetName(pc, "KLU, pivots reused"));
