@@ -1,7 +1,7 @@
 static const char help[] = "Checks that a described model's cached dF/dp follows the input and the controller's force at one point.\n";
 
 /*
-  A described model keeps the sparse dF/dp of its last point (t, U, p, U'). A force with input: true whose point is a
+  A described model keeps the sparse dF/dp and the state part of its residual of its last point (t, U, p, U'). A force with input: true whose point is a
   parameter p_j has the column -(dP/dp_j)^T e (F(t) - u) in it: the input F(t) (a nodal input, design's sine) and the
   force u of a controller in the loop change it at the same point. Each change here is followed by dF/dp at the same
   (t, U, p, U') against central differences of the residual (which evaluates the input and u at every call) by p_j:
@@ -43,13 +43,33 @@ static PetscErrorCode CheckColumn(MbsTest *test, MbsModel model, Mat Jp, PetscIn
   PetscFunctionReturn(0);
 }
 
+/* F(t, U, U') of model, which has just evaluated F at (t, U, p) with another force, against fresh's (which never
+   evaluated it): equal bit for bit, as the residual's part kept at the point leaves the forces with input: true out */
+static PetscErrorCode CheckResidual(MbsTest *test, MbsModel model, MbsModel fresh, PetscReal t, const PetscReal u[], const PetscReal udot[], const char what[])
+{
+  PetscInt   n;
+  PetscReal *f, *g, err = 0;
+  char       label[128];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetSizes(model, &n, NULL, NULL));
+  PetscCall(PetscMalloc2(n, &f, n, &g));
+  PetscCall(MbsModelResidual(model, t, u, udot, f));
+  PetscCall(MbsModelResidual(fresh, t, u, udot, g));
+  for (PetscInt i = 0; i < n; i++) err = PetscMax(err, PetscAbsReal(f[i] - g[i]));
+  PetscCall(PetscSNPrintf(label, sizeof(label), "|F - F of a fresh model| after %s", what));
+  PetscCall(MbsTestClose(test, label, err, 0, 0, 0));
+  PetscCall(PetscFree2(f, g));
+  PetscFunctionReturn(0);
+}
+
 int main(int argc, char **argv)
 {
-  MbsModel  model;
+  MbsModel  model, fresh;
   Mat       Jp; /* one matrix for all: its dF/dp is kept from one call to the next */
   MbsTest   test = {0, 0};
   PetscInt  n, j;
-  PetscReal t0, tf, t, *u, *udot, tn[2], Fn[2];
+  PetscReal t0, tf, t, *u, *udot, *f, tn[2], Fn[2];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
@@ -59,7 +79,7 @@ int main(int argc, char **argv)
   PetscCall(MbsModelGetTimeSpan(model, &t0, &tf, NULL));
   PetscCall(MbsModelJacobianPCreate(model, 1, &j, &Jp));
   t = t0 + 0.3 * (tf - t0); /* where the sine does not vanish */
-  PetscCall(PetscCalloc2(n, &u, n, &udot));
+  PetscCall(PetscCalloc3(n, &u, n, &udot, n, &f));
   for (PetscInt i = 0; i < n; i++) u[i] = 0.01 * (i + 1); /* the block displaced, turned and moving */
   tn[0] = t0;
   tn[1] = tf;
@@ -81,7 +101,16 @@ int main(int argc, char **argv)
   PetscCall(MbsModelSetControlForce(model, 0, -2));
   PetscCall(CheckColumn(&test, model, Jp, j, t, u, udot, "a controller's force of -2 N"));
   PetscCall(MbsModelSetControlForce(model, 0, 0));
-  PetscCall(PetscFree2(u, udot));
+
+  /* the residual at one point with a controller's force held at 0, then at 0.7 N (a new sample at the same (t, U)) */
+  PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &fresh));
+  PetscCall(MbsModelSetFromOptions(fresh));
+  PetscCall(MbsModelResidual(model, t, u, udot, f));
+  PetscCall(MbsModelSetControlForce(model, 0, 0.7));
+  PetscCall(MbsModelSetControlForce(fresh, 0, 0.7));
+  PetscCall(CheckResidual(&test, model, fresh, t, u, udot, "a controller's new force"));
+  PetscCall(MbsModelDestroy(&fresh));
+  PetscCall(PetscFree3(u, udot, f));
   PetscCall(MatDestroy(&Jp));
   PetscCall(MbsModelDestroy(&model));
   PetscCall(MbsTestFinish(&test));
