@@ -44,8 +44,8 @@
   A cache serves only the same values of all it read: what else it reads of the description changes only in setup and
   with the options (DescribedSetFromOptions() empties every cache), or is left out of it (the excitations and the
   internal states' rows of the residual, DescribedResidual()), or empties it (an input that comes or goes takes the
-  derivatives of its force's law out of dF/dp or puts them back, Description(); the controller's force in the loop is
-  no parameter's).
+  derivatives of its force's law out of dF/dp or puts them back, Description(); the input's and the controller's
+  F(t) - u of a force with input: true, which dF/dp's columns of its point read, ControlSizesSame()).
 */
 typedef struct {
   PetscReal *key;
@@ -110,6 +110,7 @@ typedef struct {
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
   /* every force with input: true, each driven by its controller in the loop (model->control_input) */
   MbsElement *control_element[MBS_MAX_CONTROL];
+  PetscReal   control_size[MBS_MAX_CONTROL]; /* their F(t) - u where dF/dp was kept (ControlSizesSame()) */
   /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
      non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
      row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
@@ -1211,6 +1212,24 @@ static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal 
   PetscFunctionReturn(0);
 }
 
+/* Whether the sizes F(t) - u of the forces with input: true at t are those dF/dp was kept with, which its columns of
+   their points read (-(dP/dp_j)^T e (F(t) - u)) and the point's key does not hold: the input and the controller's force
+   change them at the same point; keeps the new ones */
+static PetscBool ControlSizesSame(MbsModel model, PetscReal t)
+{
+  Described *d    = (Described *)model->data;
+  PetscBool  same = PETSC_TRUE;
+
+  for (PetscInt k = 0; k < model->ncontrol; k++) {
+    const MbsElement *el   = d->control_element[k];
+    PetscReal         size = el->ops->law(d->desc, el, t, NULL);
+
+    same               = (PetscBool)(same && size == d->control_size[k]);
+    d->control_size[k] = size;
+  }
+  return same;
+}
+
 /* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values, or its values
    kept at the same point (SparseForm) */
 static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
@@ -1221,6 +1240,7 @@ static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal
   PetscFunctionBeginUser;
   (void)Description(model); /* first: an input that came or went empties dF/dp's cache */
   if (form->cached) PetscCall(PointKeyHolds(model, &form->point, t, U, Udot, &held));
+  if (form->cached) held = (PetscBool)(ControlSizesSame(model, t) && held);
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
   if (held) PetscCall(PetscArraycpy(sink.values, form->cached, form->nnz));
   else {
