@@ -92,7 +92,7 @@ static PetscErrorCode MbsFrfRun_Private(MPI_Comm comm, MbsFrfCommand *fc)
   PetscFunctionBeginUser;
   MbsOptionsBegin(comm, NULL, "mbsid frf: frequency response of the linearised model", "frf");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result and measurement file (HDF5): /frf/frequency_hz, /channels/NAME/frf/{real,imag}", output, sizeof(output)));
-  PetscCall(PetscOptionsRealArray("-frequencies", "Frequencies f_1 < f_2 < ... [Hz], > 0 (required)", "", f, &nf, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-frequencies", "Frequencies f_1 < f_2 < ... [Hz], > 0 (required)", "", 0, f, &nf, &set));
   PetscCall(PetscOptionsString("-frf_load", "Force element loaded with a unit force (default: the model's first excitation)", "", load, load, sizeof(load), NULL));
   PetscCall(PetscOptionsReal("-frf_noise", "sigma: complex Gaussian noise of standard deviation sigma max_j |H_c(f_j)| on each H_c(f_j) (0: none)", "", sigma, &sigma, NULL));
   PetscCall(PetscOptionsInt("-frf_seed", "Seed of the noise of -frf_noise", "", seed, &seed, NULL));
