@@ -227,7 +227,7 @@ PetscErrorCode MbsCommandBeam(MPI_Comm comm)
   PetscCall(PetscOptionsInt("-beam_elements", "Number of Euler-Bernoulli elements", "", beam.nelement, &beam.nelement, NULL));
   PetscCall(PetscOptionsInt("-beam_modes", "Number of elastic free-free modes kept", "", beam.nmode, &beam.nmode, NULL));
   beam.nattach = 16;
-  PetscCall(PetscOptionsIntArray("-beam_attachment_nodes", "Nodes (from 0) whose attachment modes of unit forces along x, y, z join the basis", "", beam.attach, &beam.nattach, NULL));
+  PetscCall(MbsOptionsIntArray(PetscOptionsObject, "-beam_attachment_nodes", "Nodes (from 0) whose attachment modes of unit forces along x, y, z join the basis", "", 0, beam.attach, &beam.nattach, NULL));
   MbsOptionsEnd();
   PetscCall(PetscOptionsHasHelp(NULL, &help));
   if (help) PetscFunctionReturn(0);

@@ -73,7 +73,7 @@ static PetscErrorCode MbsDesignRun_Private(MPI_Comm comm, MbsDesignCommand *dc)
   PetscCall(PetscOptionsReal("-design_gradcheck_step", "Step of the central differences, relative to F_max", "", step, &step, NULL));
   PetscCall(PetscOptionsReal("-design_gradcheck_rtol", "Largest relative error accepted", "", rtol, &rtol, NULL));
   PetscCall(PetscOptionsBool("-design_print_gradient", "Print dJ/du_k (scaled cost), dJ/dF_k and dTr/dF_k at the initial input", "", print_gradient, &print_gradient, NULL));
-  PetscCall(PetscOptionsRealArray("-design_print_states", "Times [s] at which to print the extended state z of the initial and sine inputs", "", print_times, &nprint, &times_set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-design_print_states", "Times [s] at which to print the extended state z of the initial and sine inputs", "", 0, print_times, &nprint, &times_set));
   PetscCall(PetscOptionsBool("-design_error", "Evaluate the identification error surface E_RMS of every input", "", error, &error, NULL));
   PetscCall(MbsDesignErrorSetFromOptions(d, PetscOptionsObject, &settings));
   MbsOptionsEnd();

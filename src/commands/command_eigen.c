@@ -70,7 +70,7 @@ static PetscErrorCode MbsEigenAddLoop_Private(MPI_Comm comm, MbsEigenCommand *ec
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_gains", prefix ? prefix : ""));
   MbsOptionsBegin(comm, prefix, "mbsid eigen: a controller in the loop", "eigen");
-  PetscCall(PetscOptionsRealArray("-controller_gains", "With -controller: K_p, K_i, K_d to use instead of the estimates", "", gain, &ngain, &ec->given[l]));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-controller_gains", "With -controller: K_p, K_i, K_d to use instead of the estimates", "", 0, gain, &ngain, &ec->given[l]));
   MbsOptionsEnd();
   PetscCheck(!ec->given[l] || ngain == 3, comm, PETSC_ERR_ARG_SIZ, "Option %s needs exactly 3 values (K_p, K_i, K_d), got %" PetscInt_FMT, option, ngain);
   for (PetscInt i = 0; ec->given[l] && i < 3; i++) PetscCheck(!PetscIsInfOrNanReal(gain[i]), comm, PETSC_ERR_ARG_OUTOFRANGE, "Option %s: value %" PetscInt_FMT " is %g, not a finite number", option, i + 1, (double)gain[i]);

@@ -656,7 +656,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx->scaling, (PetscEnum *)&ctx->scaling, NULL));
   nexpect = 2;
-  PetscCall(PetscOptionsRealArray("-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", 0, ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
   PetscCall(PetscOptionsBool("-confidence", "Standard deviations, correlations and 95 % intervals of the result (Gauss-Newton; 1 forward solve per experiment, 1 + 2 n with differences)", "MbsObjectiveConfidence", ctx->confidence, &ctx->confidence, NULL));
   PetscCall(

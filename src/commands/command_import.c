@@ -433,7 +433,7 @@ static PetscErrorCode MbsImportSetFromOptions_Private(MPI_Comm comm, MbsImport *
   PetscCall(PetscOptionsString("-units", "Unit of the values (signal, amplitudes): rad, mrad, urad, deg, m, mm, um, rad/s, deg/s, m/s, mm/s, rad/s^2, m/s^2", "", value_unit, value_unit, sizeof(value_unit), NULL));
   PetscCall(PetscOptionsString("-time_units", "Unit of times: s, ms, us", "", time_unit, time_unit, sizeof(time_unit), NULL));
   PetscCall(PetscOptionsString("-speed_units", "Unit of speeds: rpm, Hz (revolutions per second), rad/s", "", speed_unit, speed_unit, sizeof(speed_unit), NULL));
-  PetscCall(PetscOptionsRealArray("-orders", "Orders of the amplitude columns (default: the number each column's header name ends with)", "", im->orders, &norders, NULL));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-orders", "Orders of the amplitude columns (default: the number each column's header name ends with)", "", 0, im->orders, &norders, NULL));
   PetscCall(PetscOptionsStringArray("-phase_columns", "Phase columns, one per amplitude column (orders, spectrum): the coefficients a = X cos psi, b = -X sin psi", "", im->phase_columns, &nphase, NULL));
   PetscCall(PetscOptionsString("-phase_units", "Unit of phases: rad, deg", "", phase_unit, phase_unit, sizeof(phase_unit), NULL));
   PetscCall(PetscOptionsString("-angle_units", "Unit of the crank angle of a speed profile: rad, deg", "", angle_unit, angle_unit, sizeof(angle_unit), NULL));

@@ -361,8 +361,8 @@ static PetscErrorCode MbsPerturbRun_Private(MPI_Comm comm, MbsPerturbCommand *pc
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_j", "Perturbation j of a single-gain estimator (dt_j = j dt_1)", &run->settings.j, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(MbsOptionsIntRange(PetscOptionsObject, "-perturb_substeps", "Each perturbation step as n equal steps (partitioned perturbation)", &run->settings.substeps, PETSC_MIN_INT, PETSC_MAX_INT, NULL));
   PetscCall(PetscOptionsBool("-perturb_separate", "PID: each perturbation after its own flat step of dt_j (the protocol of separate simulations)", "", run->settings.separate, &run->settings.separate, NULL));
-  PetscCall(PetscOptionsRealArray("-perturb_times", "Times of the estimates [s], samples of the controllers", "", run->times, &run->ntimes, &times_set));
-  PetscCall(PetscOptionsRealArray("-print_output_times", "Sample times [s] at which to print the controllers' outputs u (default: none)", "", output_times, &noutput_times, &output_times_set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-perturb_times", "Times of the estimates [s], samples of the controllers", "", 1, run->times, &run->ntimes, &times_set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-print_output_times", "Sample times [s] at which to print the controllers' outputs u (default: none)", "", 0, output_times, &noutput_times, &output_times_set));
   PetscCall(PetscOptionsBool("-perturb_view_system", "PID: print the system (49) of each estimate", "", view_system, &view_system, NULL));
   MbsOptionsEnd();
   if (!times_set) run->ntimes = 1; /* t0 */

@@ -451,12 +451,13 @@ PetscErrorCode MbsFourierOptionsRead(PetscReal t0, PetscReal tf, const MbsSpeedP
   PetscCall(PetscOptionsFList("-spectrum_window", "Window of the spectrum", "MbsFourierAddHarmonics", MbsWindowList, opts->window, opts->window, sizeof(opts->window), NULL));
   PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-spectrum_interval", "Window t_l,t_u of the spectrum [s] (default: the simulated interval t0,tf)", "MbsFourierAddHarmonics", 2, opts->interval, &ninterval, &set));
   PetscCheck(!set || ninterval == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-spectrum_interval needs two values t_l,t_u [s]");
-  PetscCall(PetscOptionsRealArray("-band_hz", "Band of the spectrum, harmonics k/L (k >= 1) in lo,hi [Hz] (simulate: default 0,10; identify: default the measured range, or none with -orders)", "MbsFourierAddHarmonics", opts->band, &nband, &opts->band_set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-band_hz", "Band of the spectrum, harmonics k/L (k >= 1) in lo,hi [Hz] (simulate: default 0,10; identify: default the measured range, or none with -orders)", "MbsFourierAddHarmonics", 2, opts->band, &nband,
+                                &opts->band_set));
   PetscCheck(!opts->band_set || nband == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-band_hz needs two values lo,hi [Hz]");
   PetscCall(PetscOptionsReal("-window_gain", "Amplitude correction g_c of the Hann window", "MbsFourierSetWindowGain", opts->gain, &opts->gain, NULL));
-  PetscCall(PetscOptionsRealArray("-orders", "Engine orders to analyse, e.g. 2,4,6,8 (default: none)", "MbsFourierAddOrders", opts->order, &opts->norder, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-orders", "Engine orders to analyse, e.g. 2,4,6,8 (default: none)", "MbsFourierAddOrders", 0, opts->order, &opts->norder, &set));
   if (!set) opts->norder = 0;
-  PetscCall(PetscOptionsRealArray("-speed_rpm", "Speeds of the order analysis [rpm]: simulate lo,hi,step; identify lo,hi selects the measured speeds (default: all)", "MbsFourierAddOrders", opts->speed_range, &opts->nspeed_range, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-speed_rpm", "Speeds of the order analysis [rpm]: simulate lo,hi,step; identify lo,hi selects the measured speeds (default: all)", "MbsFourierAddOrders", 0, opts->speed_range, &opts->nspeed_range, &set));
   if (!set) opts->nspeed_range = 0;
   /* the speed of the run-up that places the order windows: the model's, whose options are the same, read once */
   if (speed) PetscCall(MbsSpeedProfileCopy(speed, &opts->speed));

@@ -37,7 +37,7 @@ static PetscErrorCode MbsCostSetFromOptions_Frf(MbsCost cost)
   ctx->block[1] = 1;
   MbsOptionsBegin(cost->model->comm, NULL, "Frequency-response cost", "MbsCost");
   PetscCall(PetscOptionsString("-frf_load", "Force element whose unit load the frequency response is of (default: the measurement's attribute 'load' of /frf/frequency_hz)", "MbsCostSetUp", ctx->load, ctx->load, sizeof(ctx->load), NULL));
-  PetscCall(PetscOptionsIntArray("-frf_block", "i,K: compare the i-th of K contiguous blocks of the measured frequencies (one experiment per block)", "MbsCostSetUp", ctx->block, &count, &set));
+  PetscCall(MbsOptionsIntArray(PetscOptionsObject, "-frf_block", "i,K: compare the i-th of K contiguous blocks of the measured frequencies (one experiment per block)", "MbsCostSetUp", 2, ctx->block, &count, &set));
   MbsOptionsEnd();
   PetscCheck(!set || (count == 2 && ctx->block[1] >= 1 && ctx->block[0] >= 0 && ctx->block[0] < ctx->block[1]), cost->model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-frf_block needs i,K with 0 <= i < K, got %" PetscInt_FMT " value(s) %" PetscInt_FMT ",%" PetscInt_FMT, count,
              ctx->block[0], count > 1 ? ctx->block[1] : 0);

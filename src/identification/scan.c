@@ -37,7 +37,7 @@ PetscErrorCode MbsScanCreate(MbsObjective obj, MbsScan *scan)
   PetscFunctionBeginUser;
   *scan = NULL;
   MbsOptionsBegin(obj->comm, NULL, "Cost scan", "MbsScan");
-  PetscCall(PetscOptionsRealArray("-scan_grid", "Grid lo1,hi1,n1,lo2,hi2,n2 of the two identified parameters (default: no scan)", "MbsScanRun", grid, &ngrid, &set));
+  PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-scan_grid", "Grid lo1,hi1,n1,lo2,hi2,n2 of the two identified parameters (default: no scan)", "MbsScanRun", 0, grid, &ngrid, &set));
   PetscCall(PetscOptionsBool("-scan_gradient", "Also the adjoint gradient at every grid point", "MbsScanRun", gradient, &gradient, NULL));
   MbsOptionsEnd();
   if (!set) PetscFunctionReturn(0);
