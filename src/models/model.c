@@ -937,8 +937,14 @@ PetscErrorCode MbsModelChannelsWeighted(MbsModel model, PetscInt nc, const Petsc
 }
 
 /*@C
-  MbsModelExcitation - The external force F(t) acting on the model [N], less the force u of a controller in the loop.
-  Not collective.
+  MbsModelExcitation - The external force F(t) acting on the model [N]; on a model written in C, less the force u of
+  the controller in the loop on its force coordinate (its one force input). Not collective.
+
+  A model file's forces with input: true (several, each with its own loop) take their controllers' forces in the
+  residual, on their own elements: F(t) here is the first excitation element's law and subtracts no loop's force, which
+  would belong to another element. No caller meets a model file with a loop closed on it: the explicit form
+  (integration_form.c) refuses a DAE, which every model file is (each body's orthonormality rows), and a linearized or
+  sensitivity-extended model asks its base, whose inputs no controller drives.
 @*/
 PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
 {
@@ -946,7 +952,7 @@ PetscErrorCode MbsModelExcitation(MbsModel model, PetscReal t, PetscReal *force)
   *force = 0;
   if (model->input.type != MBS_INPUT_MODEL) PetscCall(MbsModelInputForce(model, t, force));
   else if (model->ops.excitation) PetscCall(model->ops.excitation(model, t, force));
-  *force -= model->control_force[0];
+  if (model->force_coordinate >= 0) *force -= model->control_force[0];
   PetscFunctionReturn(0);
 }
 
@@ -1655,8 +1661,7 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
     within = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
   }
   while (!within && worst[w] < 0) w++; /* the first part that fails */
-  PetscCheck(within, model->comm, PETSC_ERR_SUP,
-             "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, the derivative's estimates from steps %g and %g of an entry that changes by %g over the step differ by %g, %g times its tolerance, 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
+  PetscCheck(within, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, the derivative's estimates from steps %g and %g of an entry that changes by %g over the step differ by %g, %g times its tolerance, 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
              model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)s, (double)(s / 2), (double)((tol[worst[w]] - 1e-13 * part[w]) / 1e-9), (double)(gap[worst[w]] / s), (double)excess[w], (double)part[w]);
   PetscFunctionReturn(0);
 }
