@@ -450,15 +450,19 @@ static PetscErrorCode MbsDAETolerances_Private(MbsModel model, TS ts)
   tableaus (tsit5) a wrong adjoint: all are refused. So is a stride that does not divide the number of steps: without
   revolve (max_cps_ram >= stride, or unset) its stack holds stride - 1 checkpoints, and the last, shorter stride leaves
   one of its own there when the sweep loads the stride before it (1200 steps in strides of 7: "Maximum stack size (6)
-  exceeded", then a segfault); a stride longer than the run loads a stride never stored (dJ/dp 160 % off).
+  exceeded", then a segfault); a stride longer than the run loads a stride never stored (dJ/dp 160 % off). The number
+  is the one PETSc plans, ceil((tf - t0)/dt), also where the solve takes one step fewer by stretching its last step
+  (0.07 s in steps of 0.01 s is 7.000000000000001 steps: 8 planned, 7 taken): the checkpoints follow the plan (-time_span
+  0,0.07005 in strides of 7 overruns the stack, in strides of 4 or 8 matches central differences; stride_planned_steps).
 */
+#define MBS_LAST_STEP_STRETCH 0.01 /* PETSc 3.18's TSAdaptChoose stretches a last step by up to 1 % (matchstepfac[0]) */
 static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
 {
   TSTrajectory     trajectory;
   TSAdaptType      adapt_type;
   TSAdapt          adapt;
   PetscBool        stride, fixed, rk;
-  PetscReal        dt;
+  PetscReal        dt, ratio;
   PetscInt         nsample, size = 0, nstep;
   const PetscReal *sample_t;
 
@@ -480,17 +484,35 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
     PetscCheck(PetscAbsReal(k - PetscFloorReal(k + 0.5)) <= 1e-6, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride (two-level checkpointing) counts the fixed steps of -ts_dt %g s, but the measured sample at t = %g s, which the time cost makes a step end on, lies between two of them: give a -ts_dt that divides the sample times or drop -ts_trajectory_stride", (double)dt, (double)sample_t[i]);
   }
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-ts_trajectory_stride", &size, NULL));
-  nstep = (PetscInt)PetscCeilReal((model->tf - model->t0) / dt); /* as PETSc counts them */
+  ratio = (model->tf - model->t0) / dt;
+  nstep = (PetscInt)PetscCeilReal(ratio); /* as PETSc plans its checkpoints, even where the solve takes one fewer */
   if (size > 1 && nstep % size) {
-    PetscInt below = PetscMin(size, nstep), above = below; /* the divisors of nstep nearest the stride */
-    char     nearest[64];
+    PetscInt below = PetscMin(size, nstep), above;
+    char     nearest[64], spans[160] = "", taken[160] = "";
 
-    while (nstep % below) below--;
-    while (nstep % above) above++;
-    if (below == above) PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "%" PetscInt_FMT, below));
-    else PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "%" PetscInt_FMT " or %" PetscInt_FMT, below, above));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride %" PetscInt_FMT " (two-level checkpointing) must divide the number of fixed steps, %" PetscInt_FMT " for -time_span [%g, %g] s in steps of -ts_dt %g s: PETSc 3.18 overruns its checkpoint stack on a shorter last stride. Give a stride that divides %" PetscInt_FMT " (e.g. %s), or a -time_span of a multiple of %" PetscInt_FMT " steps (-NAME_ts_trajectory_stride and -NAME_time_span set them for experiment NAME only)", size, nstep,
-            (double)model->t0, (double)model->tf, (double)dt, nstep, nearest, size);
+    while (below > 1 && nstep % below) below--; /* the divisors of nstep nearest the stride; 1 is no two-level stride */
+    above = below;
+    if (below < size && size < nstep)
+      for (above = size; nstep % above;) above++;
+    if (below > 1 && below < above) PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "e.g. %" PetscInt_FMT " or %" PetscInt_FMT, below, above));
+    else PetscCall(PetscSNPrintf(nearest, sizeof(nearest), "e.g. %" PetscInt_FMT, above));
+    for (PetscInt m = (nstep / size) * size; m <= nstep + size; m += size) { /* spans that PETSc plans in m steps, all taken */
+      for (PetscInt nudge = 0; m >= size && nudge < 2; nudge++) {            /* t0 + m dt as typed may hold a sliver more */
+        char      tf[32], span[80];
+        PetscReal r;
+
+        PetscCall(PetscSNPrintf(tf, sizeof(tf), "%.15g", (double)(model->t0 + m * dt * (1 - nudge * 1e-13))));
+        r = (strtod(tf, NULL) - model->t0) / dt;
+        if (PetscCeilReal(r) != m || r - (m - 1) < MBS_LAST_STEP_STRETCH) continue;
+        PetscCall(PetscSNPrintf(span, sizeof(span), "%s-time_span %.15g,%s", spans[0] ? " or " : ", e.g. ", (double)model->t0, tf));
+        PetscCall(PetscStrlcat(spans, span, sizeof(spans)));
+        break;
+      }
+    }
+    if (ratio - (nstep - 1) < MBS_LAST_STEP_STRETCH)
+      PetscCall(PetscSNPrintf(taken, sizeof(taken), " (%.16g rounded up; the solve stretches its last step and takes %" PetscInt_FMT ", but the checkpoints follow the %" PetscInt_FMT ")", (double)ratio, nstep - 1, nstep));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_stride %" PetscInt_FMT " (two-level checkpointing) must divide the number of fixed steps, %" PetscInt_FMT " for -time_span [%g, %g] s in steps of -ts_dt %g s as PETSc 3.18 counts them%s: it overruns its checkpoint stack on a shorter last stride. Give a stride that divides %" PetscInt_FMT " (%s), or a -time_span of a multiple of %" PetscInt_FMT " steps%s (-NAME_ts_trajectory_stride and -NAME_time_span set them for experiment NAME only)", size, nstep,
+            (double)model->t0, (double)model->tf, (double)dt, taken, nstep, nearest, size, spans);
   }
   PetscFunctionReturn(0);
 }
