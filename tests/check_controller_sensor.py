@@ -66,6 +66,9 @@ def check_eigen(f, args, faults):
     if len(gains) != len(loop) or [l[4] for l in loop] != sensors or [l[0] for l in loop] != forces:
         faults.append("the file has loops %s on sensors %s, want %s on %s" % (forces, sensors, [l[0] for l in loop], [l[4] for l in loop]))
         return
+    for (force, _, _, _, _, given), row in zip(loop, gains):
+        if given is not None and not np.array_equal(np.asarray(given, dtype=float), row):
+            faults.append("loop %s has gains %s, the command gave %s" % (force, list(row), given))
     Mc, Cc, Kc = M.copy(), C.copy(), K.copy()
     for (force, b, sq, sv, sensor, _), (kp, ki, kd) in zip(loop, gains):
         Mc += kd * np.outer(b, sv)
