@@ -1675,6 +1675,19 @@ static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscR
   PetscFunctionReturn(0);
 }
 
+/* Whether a sensor's value can depend on the parameters directly (DescribedChannels()'s dy/dp): one with sensor_p, or
+   an accelerometer (through the masses and forces). Without one, the model has no output_p, and an adjoint gradient
+   evaluates no dr/dp at its nodes (all zero) */
+static PetscBool SensorsReadP(MbsDescription desc)
+{
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElementType *ops = desc->element[e].ops;
+
+    if (ops->kind == MBS_ELEMENT_SENSOR && (ops->sensor_p || ops->acceleration)) return PETSC_TRUE;
+  }
+  return PETSC_FALSE;
+}
+
 /* Every sensor element is an output channel, named as the element, in the element's unit */
 static PetscErrorCode DescribedChannelsSetUp(MbsModel model, Described *d)
 {
@@ -3392,9 +3405,9 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.jacobian_p_create     = DescribedJacobianPCreate;
   model->ops.jacobian_p_mat        = DescribedJacobianPMat;
   model->ops.output                = DescribedOutput;
-  model->ops.output_p              = DescribedOutputP;
+  model->ops.output_p              = SensorsReadP(desc) ? DescribedOutputP : NULL;
   model->ops.channel_output        = DescribedChannelOutput;
-  model->ops.channel_output_p      = DescribedChannelOutputP;
+  model->ops.channel_output_p      = SensorsReadP(desc) ? DescribedChannelOutputP : NULL;
   model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;
