@@ -884,20 +884,33 @@ static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscIn
   PetscBool       adds  = SinkAddsOnly(sink); /* no indices to make */
 
   PetscFunctionBeginUser;
+  if (adds) { /* the inner loop of every Jacobian's constraint rows: one loop per list, no branch per entry */
+    const PetscInt *slot = sink->slot + sink->cursor;
+
+    sink->cursor += count;
+    if (list == RHESS)
+      for (PetscInt c = 0; c < count; c++) {
+        if (slot[c] >= 0) sink->values[slot[c]] += scale * d->hess[start[r] + c];
+      }
+    else if (list == RGRAD)
+      for (PetscInt c = 0; c < count; c++) {
+        if (slot[c] >= 0) sink->values[slot[c]] += d->row_grad[c];
+      }
+    else
+      for (PetscInt c = 0; c < count; c++) {
+        if (slot[c] >= 0) sink->values[slot[c]] += d->row_rate[d->rate_at[start[r] + c]];
+      }
+    PetscFunctionReturn(0);
+  }
   for (PetscInt c = 0; c < count; c++) {
-    PetscInt  e = start[r] + c, at = list == RRATE ? d->rate_at[e] : c, i = list == RHESS ? d->hess_i[e] : grad[at], j = list == RHESS ? d->hess_j[e] : i, slot;
+    PetscInt  e = start[r] + c, at = list == RRATE ? d->rate_at[e] : c, i = list == RHESS ? d->hess_i[e] : grad[at], j = list == RHESS ? d->hess_j[e] : i;
     PetscReal value = list == RHESS ? scale * d->hess[e] : list == RGRAD ? d->row_grad[at] : d->row_rate[at];
 
-    if (adds) {
-      slot = sink->slot[sink->cursor++];
-      if (slot >= 0) sink->values[slot] += value;
-      continue;
-    }
     d->entry_row[c]   = row_at >= 0 ? i + row_at : -1 - row_at;
     d->entry_col[c]   = col_at >= 0 ? j + col_at : -1 - col_at;
     d->entry_value[c] = value;
   }
-  if (!adds) PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
+  PetscCall(SinkAddEntries(sink, count, d->entry_row, d->entry_col, d->entry_value));
   PetscFunctionReturn(0);
 }
 
@@ -1673,6 +1686,19 @@ static PetscErrorCode DescribedChannelOutputP(MbsModel model, PetscInt c, PetscR
   PetscFunctionBeginUser;
   PetscCall(DescribedSensor(model, c, t, U, NULL, NULL, dydp));
   PetscFunctionReturn(0);
+}
+
+/* Whether a sensor's value can depend on the parameters directly (DescribedChannels()'s dy/dp): one with sensor_p, or
+   an accelerometer (through the masses and forces). Without one, the model has no output_p, and an adjoint gradient
+   evaluates no dr/dp at its nodes (all zero) */
+static PetscBool SensorsReadP(MbsDescription desc)
+{
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElementType *ops = desc->element[e].ops;
+
+    if (ops->kind == MBS_ELEMENT_SENSOR && (ops->sensor_p || ops->acceleration)) return PETSC_TRUE;
+  }
+  return PETSC_FALSE;
 }
 
 /* Every sensor element is an output channel, named as the element, in the element's unit */
@@ -3392,9 +3418,9 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.jacobian_p_create     = DescribedJacobianPCreate;
   model->ops.jacobian_p_mat        = DescribedJacobianPMat;
   model->ops.output                = DescribedOutput;
-  model->ops.output_p              = DescribedOutputP;
+  model->ops.output_p              = SensorsReadP(desc) ? DescribedOutputP : NULL;
   model->ops.channel_output        = DescribedChannelOutput;
-  model->ops.channel_output_p      = DescribedChannelOutputP;
+  model->ops.channel_output_p      = SensorsReadP(desc) ? DescribedChannelOutputP : NULL;
   model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;

@@ -30,7 +30,9 @@ void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal a
 
 /*
   theta = atan2(S, C), and theta_q into grad (nq) and, with hess not NULL, theta_qq into hess (nq x nq), with the
-  scratch desc->work (3 nq + 2 nq^2)
+  scratch desc->work (3 nq + 2 nq^2). Of the Hessians S_qq, C_qq (in the scratch) and theta_qq, only the entries of the
+  view's support (rows and columns) are written, as only those can be non-zero and MbsCoordinateForce reads no others
+  (zeroing all 3 nq^2 was most of the Jacobian's time here); a caller that reads all of them zeroes them first.
 */
 PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const PetscReal q[], PetscReal grad[], PetscReal hess[])
 {
@@ -38,7 +40,13 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq;
   PetscReal  S, C, rho2;
 
-  for (PetscInt i = 0; i < (hess ? 3 * nq + 2 * nq * nq : 3 * nq); i++) desc->work[i] = 0;
+  for (PetscInt i = 0; i < 3 * nq; i++) desc->work[i] = 0;
+  for (PetscInt jj = 0; jj < MbsSupportSize(desc) && hess; jj++)
+    for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
+      PetscInt k = MbsSupportAt(desc, ii) + MbsSupportAt(desc, jj) * nq;
+
+      HS[k] = HC[k] = 0;
+    }
   S    = MbsBilinearAddGradient(desc, &el->row[0], q, 1, gS, 1);
   C    = MbsBilinearAddGradient(desc, &el->row[1], q, 1, gC, 1);
   rho2 = S * S + C * C;
@@ -46,8 +54,7 @@ PetscReal MbsRelativeAngle(MbsDescription desc, const MbsElement *el, const Pets
   if (hess) {
     MbsBilinearAddHessian(desc, &el->row[0], 1, HS, nq);
     MbsBilinearAddHessian(desc, &el->row[1], 1, HC, nq);
-    for (PetscInt k = 0; k < nq * nq; k++) hess[k] = 0;
-    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++) /* zero elsewhere: no row reads those coordinates */
+    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++)
       for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
         PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj);
 
@@ -100,6 +107,8 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
   PetscReal  theta, S, C, rho2, dS = 0, dC = 0, drho2;
 
   PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(HS, 2 * nq * nq)); /* all nq x nq are read below; MbsRelativeAngle writes the support's */
+  PetscCall(PetscArrayzero(hess, nq * nq));
   theta = MbsRelativeAngle(desc, el, q, grad, hess);
   S     = MbsBilinearValue(desc, &el->row[0], q);
   C     = MbsBilinearValue(desc, &el->row[1], q);
