@@ -80,6 +80,7 @@ PetscErrorCode MbsControllerCreate(MPI_Comm comm, MbsController *controller)
   PetscCall(MbsControllerRegisterAll_Private());
   PetscCall(PetscNew(controller));
   (*controller)->comm = comm;
+  PetscCall(PetscStrncpy((*controller)->option, "-controller", sizeof((*controller)->option)));
   PetscFunctionReturn(0);
 }
 
@@ -113,7 +114,7 @@ static PetscErrorCode MbsControllerCheckEntry_Private(MbsController c, const cha
   PetscFunctionBeginUser;
   *(mbs_controller_entry *)&address = entry;
   if (!dladdr1(address, &info, (void **)&symbol, RTLD_DL_SYMENT) || !symbol) PetscFunctionReturn(0); /* no symbol table to ask */
-  PetscCheck(ELF64_ST_TYPE(symbol->st_info) == STT_FUNC || ELF64_ST_TYPE(symbol->st_info) == STT_GNU_IFUNC, c->comm, PETSC_ERR_LIB, "Controller library %s: symbol %s (-controller_symbol %s) is not a function but %s; it must be const mbs_controller_plugin *%s(void)", c->source, c->symbol, prefix,
+  PetscCheck(ELF64_ST_TYPE(symbol->st_info) == STT_FUNC || ELF64_ST_TYPE(symbol->st_info) == STT_GNU_IFUNC, c->comm, PETSC_ERR_LIB, "Controller library %s: symbol %s (%s_symbol %s) is not a function but %s; it must be const mbs_controller_plugin *%s(void)", c->source, c->symbol, c->option, prefix,
              ELF64_ST_TYPE(symbol->st_info) == STT_OBJECT ? "a data object" : "no function", c->symbol);
   PetscFunctionReturn(0);
 }
@@ -136,11 +137,11 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
     PetscCall(PetscStrncpy(c->source, source, sizeof(c->source)));
     PetscCall(PetscSNPrintf(c->symbol, sizeof(c->symbol), "%s_controller", prefix));
     c->library = dlopen(source, RTLD_NOW | RTLD_LOCAL);
-    PetscCheck(c->library, c->comm, PETSC_ERR_FILE_OPEN, "Cannot load controller library %s (-controller): %s", source, dlerror());
+    PetscCheck(c->library, c->comm, PETSC_ERR_FILE_OPEN, "Cannot load controller library %s (%s): %s", source, c->option, dlerror());
     (void)dlerror();
     *(void **)&entry = dlsym(c->library, c->symbol);
     error            = dlerror();
-    PetscCheck(entry && !error, c->comm, PETSC_ERR_LIB, "Controller library %s has no symbol %s (-controller_symbol %s): %s", source, c->symbol, prefix, error ? error : "it is NULL");
+    PetscCheck(entry && !error, c->comm, PETSC_ERR_LIB, "Controller library %s has no symbol %s (%s_symbol %s): %s", source, c->symbol, c->option, prefix, error ? error : "it is NULL");
     PetscCall(MbsControllerCheckEntry_Private(c, prefix, entry));
   } else {
     char names[256];
@@ -149,7 +150,7 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
     PetscCall(PetscSNPrintf(c->symbol, sizeof(c->symbol), "%s_controller", source));
     PetscCall(PetscFunctionListFind(MbsControllerList, source, &entry));
     PetscCall(MbsFunctionListNames(MbsControllerList, names, sizeof(names)));
-    PetscCheck(entry, c->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown controller '%s' (-controller): built-in controllers are %s; a shared library is given by its path (with a '/', e.g. ./libmine.so)", source, names);
+    PetscCheck(entry, c->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown controller '%s' (%s): built-in controllers are %s; a shared library is given by its path (with a '/', e.g. ./libmine.so)", source, c->option, names);
   }
   MbsControllerEnter_Private(c, c->symbol, 0);
   c->plugin = entry();
@@ -168,15 +169,15 @@ PetscErrorCode MbsControllerLoad(MbsController c, const char source[], const cha
 @*/
 PetscErrorCode MbsControllerSetFromOptions(MbsController c, const char options_prefix[])
 {
-  char source[PETSC_MAX_PATH_LEN] = "pid", prefix[128] = "pid", text[512] = "", option[160];
+  char source[PETSC_MAX_PATH_LEN] = "pid", prefix[128] = "pid", text[512] = "";
 
   PetscFunctionBeginUser;
   MbsOptionsBegin(c->comm, options_prefix, "Black-box controller", "controller");
   PetscCall(PetscOptionsString("-controller", "Built-in controller (pid pid_switch integrator1 integrator2 integrator3 derivative1 derivative2) or path of a shared library", "", source, source, sizeof(source), NULL));
   PetscCall(PetscOptionsString("-controller_symbol", "Prefix of the library's entry function <prefix>_controller", "", prefix, prefix, sizeof(prefix), NULL));
   PetscCall(PetscOptionsString("-controller_sensor", "The output channel (sensor) of the model that the controller reads (default: the model's output)", "", c->sensor, c->sensor, sizeof(c->sensor), NULL));
-  PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller", options_prefix ? options_prefix : ""));
-  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, option, source, PETSC_FALSE, NULL));
+  PetscCall(PetscSNPrintf(c->option, sizeof(c->option), "-%scontroller", options_prefix ? options_prefix : ""));
+  if (strchr(source, '/')) PetscCall(MbsFileDeclare(c->comm, c->option, source, PETSC_FALSE, NULL));
   PetscCall(MbsControllerLoad(c, source, prefix));
   for (int i = 0; i < c->plugin->nparams; i++) {
     char value[64];

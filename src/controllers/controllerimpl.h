@@ -11,6 +11,7 @@ struct _p_MbsController {
   MPI_Comm                     comm;
   char                         source[PETSC_MAX_PATH_LEN]; /* the library's path, or "built-in" */
   char                         symbol[160];                /* <prefix>_controller */
+  char                         option[160];                /* the option that chose it (-controller, -F_controller), for messages */
   void                        *library;                    /* dlopen handle; NULL for a built-in controller */
   const mbs_controller_plugin *plugin;
   PetscReal                   *params;

@@ -894,6 +894,7 @@ static PetscErrorCode MbsNewtonPredict(SNES snes, Vec X, void *ctx)
   MbsLagrangeWeights_Private(npoly, pred->t, s, weight);
   PetscCall(VecSet(X, 0));
   PetscCall(VecMAXPY(X, npoly, weight, pred->U));
+  /* order 0: steps an adjoint recomputes start from U_n alone (MbsSimulateSolve_Private sets it after the forward solve) */
   if (pred->differential && pred->order > 0 && pred->nheld == pred->order + 2) PetscCall(MbsNewtonPredictAlternating_Private(pred, s, weight, X));
   PetscCall(VecWAXPY(pred->moved, -1, X, U));
   PetscFunctionReturn(0);

@@ -88,6 +88,9 @@ static PetscErrorCode MbsModelReset_Private(MbsModel model)
   model->type[0]         = 0;
   model->constant_mass   = PETSC_FALSE;
   model->ode_form_option = NULL;
+  model->nodal_input     = PETSC_FALSE;
+  model->ncontrol        = 0; /* the names of control_input belonged to the model destroyed */
+  PetscCall(PetscArrayzero(model->control_force, MBS_MAX_CONTROL));
   PetscFunctionReturn(0);
 }
 
@@ -1614,41 +1617,46 @@ static PetscErrorCode MbsModelLinearizeAlongEnd_Private(MbsModel model, PetscRea
 static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const char load[], PetscInt i, PetscReal dL[], PetscReal **work)
 {
   PetscInt   n, nc, size, worst[7], w = 0;
-  PetscReal  s       = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4, *tol, *gap;
+  PetscReal  s       = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4, *tol, *gap, *change;
   PetscReal  part[7] = {0}, excess[7];
-  PetscBool  within, finite = PETSC_TRUE;
+  PetscBool  within, richardson = PETSC_FALSE;
   const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelFrequencySize_Private(model, &n));
   PetscCall(MbsModelGetNumChannels(model, &nc));
   size = 3 * n * n + n + 3 * nc * n;
-  PetscCall(PetscMalloc1(6 * size, work));
-  L   = *work;
-  D2  = L + 2 * size;
-  D4  = D2 + size;
-  tol = D4 + size;
-  gap = tol + size;
+  PetscCall(PetscMalloc1(7 * size, work));
+  L      = *work;
+  D2     = L + 2 * size;
+  D4     = D2 + size;
+  tol    = D4 + size;
+  gap    = tol + size;
+  change = gap + size;
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] + s, L));
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i] - s, L + size));
   PetscCall(MbsModelLinearizeAt_Private(model, load, n, nc, i, model->p[i], dL));
+  for (PetscInt side = 0; side < 2; side++)
+    for (PetscInt k = 0; k < size; k++)
+      PetscCheck(!PetscIsInfOrNanReal(L[k + side * size]), model->comm, PETSC_ERR_SUP, "Parameter %s of model %s: its linearisation at %s = %g (the step %g of its exact derivative) is not finite, so the frequency response has no exact derivative for it at %s = %g; leave it out of -identify with -cost frf",
+                 model->param_info[i].name, model->type, model->param_info[i].name, (double)(model->p[i] + (side ? -s : s)), (double)s, model->param_info[i].name, (double)model->p[i]);
   for (PetscInt k = 0; k < size; k++) {
     PetscInt which = MbsFrequencyFormPart_Private(n, nc, k);
 
     part[which] = PetscMax(part[which], PetscMax(PetscAbsReal(dL[k]), PetscMax(PetscAbsReal(L[k]), PetscAbsReal(L[size + k]))));
   }
   for (PetscInt k = 0; k < size; k++) {
-    tol[k] = 1e-9 * PetscAbsReal(L[k] - L[size + k]) / 2 + 1e-13 * part[MbsFrequencyFormPart_Private(n, nc, k)];
-    gap[k] = L[k] - 2 * dL[k] + L[size + k];
-    dL[k]  = (L[k] - L[size + k]) / (2 * s);
+    change[k] = PetscAbsReal(L[k] - L[size + k]) / 2;
+    tol[k]    = 1e-9 * change[k] + 1e-13 * part[MbsFrequencyFormPart_Private(n, nc, k)];
+    gap[k]    = L[k] - 2 * dL[k] + L[size + k];
+    dL[k]     = (L[k] - L[size + k]) / (2 * s);
   }
   if (MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess)) PetscFunctionReturn(0); /* affine */
   /* a quadratic has the same central quotient at every step; a cubic term c differs by 3/4 c s^2 */
   PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 2, size, L, D2));
   for (PetscInt k = 0; k < size; k++) gap[k] = s * (D2[k] - dL[k]);
   within = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
-  for (PetscInt v = 0; v < 7; v++) finite = (PetscBool)(finite && !PetscIsInfOrNanReal(excess[v]));
-  if (!within && finite) {
+  if (!within) {
     /* D(h) = dL/dp_i + c3 h^2 + c5 h^4: up to degree 4 (a basis and multipliers continued along p_i, linearize_along),
        (4 D(h/2) - D(h)) / 3 is exact at every h, so at h = s and s/2 */
     PetscCall(MbsModelLinearizeQuotient_Private(model, load, n, nc, i, s / 4, size, L, D4));
@@ -1658,11 +1666,12 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
       dL[k]  = (4 * D4[k] - D2[k]) / 3;
       gap[k] = s * (at_s - dL[k]);
     }
-    within = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
+    within     = MbsFrequencyFormWithin_Private(n, nc, size, gap, tol, worst, excess);
+    richardson = PETSC_TRUE;
   }
   while (!within && worst[w] < 0) w++; /* the first part that fails */
-  PetscCheck(within, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, the derivative's estimates from steps %g and %g of an entry that changes by %g over the step differ by %g, %g times its tolerance, 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
-             model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)s, (double)(s / 2), (double)((tol[worst[w]] - 1e-13 * part[w]) / 1e-9), (double)(gap[worst[w]] / s), (double)excess[w], (double)part[w]);
+  PetscCheck(within, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, an entry that changes by %g over the step %g has derivatives from %s that differ by %g, times the step %g, %g times its tolerance: 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
+             model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)change[worst[w]], (double)s, richardson ? "the Richardson extrapolations of steps (s, s/2) and (s/2, s/4)" : "the central quotients at steps s and s/2", (double)(gap[worst[w]] / s), (double)gap[worst[w]], (double)excess[w], (double)part[w]);
   PetscFunctionReturn(0);
 }
 
@@ -1676,11 +1685,14 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
   bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in a joint's point, whose
   free-motion basis and static multipliers the model continues along p_i (ops.linearize_along, for the time of this
   call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
-  finite-difference estimate; s = |p_i| (1 at 0). Where the second difference L(p_i + s) - 2 L(p_i) + L(p_i - s) does
-  not vanish (to 1e-9 of the part's largest entry), the same quotient with s / 2 must agree with it (to 1e-9 of that
-  entry, times s), or else their Richardson extrapolation (4 D(s/2) - D(s)) / 3, exact to degree 4, must agree with
-  the one from s/2 and s/4: a parameter that enters otherwise (the velocity scale of a friction law) is refused. Not
-  collective.
+  finite-difference estimate; s = |p_i| (1 at 0). Every check holds each entry to its own tolerance, 1e-9 of its change
+  |L(p_i + s) - L(p_i - s)| / 2 over the step plus 1e-13 of the largest entry of its part (M, C, K, the load row, the
+  position, velocity or acceleration rows; the rounding of entries summed from the elements). Where the second
+  difference L(p_i + s) - 2 L(p_i) + L(p_i - s) of an entry exceeds it, the quotient with s / 2 must agree with the
+  one with s (their difference times s), or else their Richardson extrapolation (4 D(s/2) - D(s)) / 3, exact to degree
+  4, must agree with the one from s/2 and s/4: a parameter that enters otherwise (a spring-damper's point, through its
+  direction) is refused, as is one whose linearisation at p_i +- s is not finite (a friction law's velocity scale at
+  0). Not collective.
 @*/
 PetscErrorCode MbsModelLinearizeDerivative(MbsModel model, const char load[], PetscInt i, PetscReal dL[])
 {

@@ -1905,6 +1905,21 @@ static PetscErrorCode ProjectionNewton(MbsModel model, PetscReal q[], StartWork 
    factored there. Newton's method from q_f converges when p is near the file's values p_f; farther, the parameters
    follow p_f + s (p - p_f) from s = 0 to 1, each step's solution the next one's start, the steps halved where Newton
    fails and doubled where it converges. */
+/* "name = value (file: value)" of every parameter in p away from the file's value, comma-separated, into at */
+static PetscErrorCode MovedParameters(MbsModel model, const PetscReal p[], char at[], size_t len)
+{
+  char one[96];
+
+  PetscFunctionBeginUser;
+  at[0] = 0;
+  for (PetscInt k = 0; k < model->np; k++) {
+    if (p[k] == model->param_info[k].value) continue;
+    PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)p[k], (double)model->param_info[k].value));
+    PetscCall(PetscStrlcat(at, one, len));
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWork *w)
 {
   MbsDescription desc = Description(model);
@@ -1932,13 +1947,9 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
       PetscCall(PetscArraycpy(w->nu_accepted, w->nu, nc));
     } else ds /= 2;
     if (ds < 1e-3) {
-      char at[256] = "", one[96];
+      char at[256];
 
-      for (PetscInt k = 0; k < np; k++) {
-        if (w->p[k] == model->param_info[k].value) continue;
-        PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)w->p[k], (double)model->param_info[k].value));
-        PetscCall(PetscStrlcat(at, one, sizeof(at)));
-      }
+      PetscCall(MovedParameters(model, w->p, at, sizeof(at)));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
               desc->file, at, (double)s);
     }
@@ -2652,6 +2663,13 @@ static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], con
     unbalanced = PetscMax(unbalanced, PetscAbsReal(residual));
     scale      = PetscMax(scale, PetscAbsReal(R[i]));
   }
+  if (unbalanced > 1e-8 * PetscMax(scale, 1) && ((Described *)model->data)->moves_pose) {
+    char at[256];
+
+    PetscCall(MovedParameters(model, model->p, at, sizeof(at)));
+    PetscCheck(!at[0], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the start pose at %s, moved onto the joints from the file's pose (the nearest pose, not a balanced one), is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing; the file's pose is the one to linearise about",
+               desc->file, at, (double)unbalanced);
+  }
   PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': the initial pose is no static equilibrium (a generalised force of %g is not carried by the joints), so the modes about it mean nothing: start at rest in equilibrium",
              desc->file, (double)unbalanced);
   PetscFunctionReturn(0);
@@ -2876,7 +2894,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   if (!*moves) PetscFunctionReturn(0);
   /* with a point_a, point_b or length as a parameter the start pose is projected (StartPose()) and moves with every
      joint parameter, and the basis's and multipliers' derivatives would need dq0/dp */
-  PetscCheck(!d->moves_pose, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves a joint, and a joint's point_a, point_b or length among the parameters moves the start pose with it; the derivative of the frequency response would need the pose's derivative dq0/d%s, which -cost frf does not have yet: give the joints' points in ground coordinates (point: [...]) to identify them with -cost frf",
+  PetscCheck(!d->moves_pose, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves a joint, and a joint's point_a, point_b or length among the parameters moves the start pose with it; the derivative of the frequency response would need the pose's derivative dq0/d%s, which -cost frf does not have yet: a joint's point given in ground coordinates (point: [...]) moves no pose and can be identified with -cost frf, a body-fixed point or a length cannot",
              desc->file, model->param_info[j].name, model->param_info[j].name);
   PetscCall(FreeMotions(model, q, G, sv, VT, N));
   PetscCall(StaticEquilibrium(model, q, v, state, NULL, &forces_p, offset, R, G, lambda));

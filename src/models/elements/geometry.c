@@ -148,8 +148,9 @@ void MbsJointPointsMoved(MbsDescription desc, MbsElement *el)
 }
 
 /*@C
-  MbsJointRowP - dPhi_i/dp_j of a joint's row i, a(q).D_j(q) (a bilinear scalar, zero at the initial pose), into drow;
-  false when p_j does not move the row. Not collective.
+  MbsJointRowP - dPhi_i/dp_j of a joint's row i, a(q).D_j(q) (a bilinear scalar), into drow; false when p_j does not
+  move the row. Zero at the file's pose for a point in ground coordinates (point:, on both bodies); a point_a or point_b
+  moves the start pose instead (ProjectPose in model_described.c). Not collective.
 @*/
 PetscBool MbsJointRowP(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, MbsBilinear *drow)
 {
