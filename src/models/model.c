@@ -970,17 +970,26 @@ PetscErrorCode MbsModelGetNumControlInputs(MbsModel model, PetscInt *n)
   PetscFunctionReturn(0);
 }
 
+/* Force input k exists (MbsModelGetNumControlInputs()) */
+static PetscErrorCode MbsModelCheckControlInput_Private(MbsModel model, PetscInt k)
+{
+  PetscInt n;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsModelGetNumControlInputs(model, &n));
+  PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
+  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelGetControlInput - The name of force input k (a model file's force element; NULL for a force coordinate). Not
   collective.
 @*/
 PetscErrorCode MbsModelGetControlInput(MbsModel model, PetscInt k, const char **name)
 {
-  PetscInt n;
-
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetNumControlInputs(model, &n));
-  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  PetscCall(MbsModelCheckControlInput_Private(model, k));
   *name = model->force_coordinate >= 0 ? NULL : model->control_input[k];
   PetscFunctionReturn(0);
 }
@@ -992,7 +1001,7 @@ PetscErrorCode MbsModelGetControlInput(MbsModel model, PetscInt k, const char **
 @*/
 PetscErrorCode MbsModelControlOptionsPrefix(MbsModel model, PetscInt k, size_t len, char prefix[])
 {
-  const char *force;
+  const char *force = NULL;
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetControlInput(model, k, &force));
@@ -1009,12 +1018,8 @@ PetscErrorCode MbsModelControlOptionsPrefix(MbsModel model, PetscInt k, size_t l
 @*/
 PetscErrorCode MbsModelSetControlForce(MbsModel model, PetscInt k, PetscReal u)
 {
-  PetscInt n;
-
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetNumControlInputs(model, &n));
-  PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could drive", model->type);
-  PetscCheck(k >= 0 && k < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, k);
+  PetscCall(MbsModelCheckControlInput_Private(model, k));
   model->control_force[k] = u;
   PetscFunctionReturn(0);
 }
@@ -1165,7 +1170,7 @@ PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, PetscInt nloop, const
   PetscFunctionBeginUser;
   PetscCall(MbsModelGetNumControlInputs(model, &n));
   PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
-  for (PetscInt l = 0; l < nloop; l++) PetscCheck(input[l] >= 0 && input[l] < n, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "Model %s has %" PetscInt_FMT " force inputs that a controller could drive, not input %" PetscInt_FMT, model->type, n, input[l]);
+  for (PetscInt l = 0; l < nloop; l++) PetscCall(MbsModelCheckControlInput_Private(model, input[l]));
   PetscCall(MbsModelLinearize(model, &m, &M0, &C0, &K0));
   PetscCall(PetscCalloc3(size * size, M, size * size, C, size * size, K));
   for (PetscInt i = 0; i < m; i++)

@@ -1901,10 +1901,6 @@ static PetscErrorCode ProjectionNewton(MbsModel model, PetscReal q[], StartWork 
   PetscFunctionReturn(0);
 }
 
-/* q: the start pose at the current parameters p, from the file's (w->qf, w->vf set here); w->nu its multipliers, w->K
-   factored there. Newton's method from q_f converges when p is near the file's values p_f; farther, the parameters
-   follow p_f + s (p - p_f) from s = 0 to 1, each step's solution the next one's start, the steps halved where Newton
-   fails and doubled where it converges. */
 /* "name = value (file: value)" of every parameter in p away from the file's value, comma-separated, into at */
 static PetscErrorCode MovedParameters(MbsModel model, const PetscReal p[], char at[], size_t len)
 {
@@ -1920,6 +1916,10 @@ static PetscErrorCode MovedParameters(MbsModel model, const PetscReal p[], char 
   PetscFunctionReturn(0);
 }
 
+/* q: the start pose at the current parameters p, from the file's (w->qf, w->vf set here); w->nu its multipliers, w->K
+   factored there. Newton's method from q_f converges when p is near the file's values p_f; farther, the parameters
+   follow p_f + s (p - p_f) from s = 0 to 1, each step's solution the next one's start, the steps halved where Newton
+   fails and doubled where it converges. */
 static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWork *w)
 {
   MbsDescription desc = Description(model);
@@ -2193,6 +2193,7 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
   PetscInt           *pivots;
   StartDerivativeWork x;
   StartWork           w;
+  PetscErrorCode      ierr;
 
   PetscFunctionBeginUser;
   PetscCall(StartWorkCreate(model, &w));
@@ -2207,7 +2208,10 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
   x.vdiff   = x.g + nq;
   x.iota    = x.vdiff + nq;
   x.dddp    = x.iota + nc;
-  MbsCallCleanup(DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, &x, &w), (PetscErrorCode)(PetscFree6(A, G, Jp, pivots, J, work) | StartWorkDestroy(&w)));
+  ierr      = DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, &x, &w);
+  PetscCall(PetscFree6(A, G, Jp, pivots, J, work));
+  PetscCall(StartWorkDestroy(&w));
+  PetscCall(ierr);
   PetscFunctionReturn(0);
 }
 
