@@ -113,9 +113,7 @@ PetscErrorCode MbsSimulateClosedLoop(MbsModel model, const char prefix[], PetscR
   PetscReal    *u, *udot;
 
   PetscFunctionBeginUser;
-  PetscCheck(nloop >= 1 && nloop <= MBS_MAX_CONTROL, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "A closed loop needs 1 to %d controllers, got %" PetscInt_FMT, MBS_MAX_CONTROL, nloop);
-  for (PetscInt l = 0; l < nloop; l++)
-    for (PetscInt k = 0; k < l; k++) PetscCheck(input[k] != input[l], model->comm, PETSC_ERR_ARG_WRONG, "Loops %" PetscInt_FMT " and %" PetscInt_FMT " drive the same force input %" PetscInt_FMT, k, l, input[l]);
+  PetscCall(MbsModelCheckLoops_Private(model, nloop, input));
   PetscCheck(dt_sample > 0 && dt_sample <= model->tf - model->t0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "The controller's sample period %g s must be positive and within the simulated interval [%g, %g] s (-controller_dt)", (double)dt_sample,
              (double)model->t0, (double)model->tf);
   PetscCall(MbsClosedLoopZeroForces_Private(model, nloop, input));

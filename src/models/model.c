@@ -982,6 +982,18 @@ static PetscErrorCode MbsModelCheckControlInput_Private(MbsModel model, PetscInt
   PetscFunctionReturn(0);
 }
 
+/* nloop loops on the force inputs input[0 .. nloop), each an input of the model and driven by one loop only */
+PetscErrorCode MbsModelCheckLoops_Private(MbsModel model, PetscInt nloop, const PetscInt input[])
+{
+  PetscFunctionBeginUser;
+  PetscCheck(nloop >= 1 && nloop <= MBS_MAX_CONTROL, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "A closed loop needs 1 to %d controllers, got %" PetscInt_FMT, MBS_MAX_CONTROL, nloop);
+  for (PetscInt l = 0; l < nloop; l++) {
+    PetscCall(MbsModelCheckControlInput_Private(model, input[l]));
+    for (PetscInt k = 0; k < l; k++) PetscCheck(input[k] != input[l], model->comm, PETSC_ERR_ARG_WRONG, "Loops %" PetscInt_FMT " and %" PetscInt_FMT " drive the same force input %" PetscInt_FMT, k, l, input[l]);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelGetControlInput - The name of force input k (a model file's force element; NULL for a force coordinate). Not
   collective.
@@ -1164,13 +1176,11 @@ static PetscErrorCode MbsModelClosedLoopIO_Private(MbsModel model, PetscInt k, P
 @*/
 PetscErrorCode MbsModelLinearizeClosedLoop(MbsModel model, PetscInt nloop, const PetscInt input[], const PetscReal gain[], PetscBool integral, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)
 {
-  PetscInt   m = model->nq, size = m + (integral ? nloop : 0), n;
+  PetscInt   m = model->nq, size = m + (integral ? nloop : 0);
   PetscReal *M0, *C0, *K0, *b, *sq, *sv;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsModelGetNumControlInputs(model, &n));
-  PetscCheck(n > 0, model->comm, PETSC_ERR_SUP, "Model %s has no force input that a controller could close the loop on", model->type);
-  for (PetscInt l = 0; l < nloop; l++) PetscCall(MbsModelCheckControlInput_Private(model, input[l]));
+  PetscCall(MbsModelCheckLoops_Private(model, nloop, input));
   PetscCall(MbsModelLinearize(model, &m, &M0, &C0, &K0));
   PetscCall(PetscCalloc3(size * size, M, size * size, C, size * size, K));
   for (PetscInt i = 0; i < m; i++)

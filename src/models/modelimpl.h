@@ -212,6 +212,7 @@ PETSC_INTERN PetscReal      MbsModelStepCap(MbsModel);
 PETSC_INTERN PetscInt       MbsDenseLUFactor(PetscInt, PetscReal[], PetscInt[]);
 PETSC_INTERN void           MbsDenseLUSolve(PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
 PETSC_INTERN void           MbsDenseLUSolveTranspose(PetscInt, const PetscReal[], const PetscInt[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsModelCheckLoops_Private(MbsModel, PetscInt, const PetscInt[]);
 PETSC_INTERN PetscErrorCode MbsDenseSolve_Private(MbsModel, PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelExplicitRate(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscInt[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsModelInitialRates(MbsModel, PetscReal, const PetscReal[], PetscReal[]);
