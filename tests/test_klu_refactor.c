@@ -4,7 +4,9 @@
   non-zero (a new analysis), a small change (the pivots reused), then a matrix whose diagonal is 1e-14 while the
   pivots of the last factorisation are on the diagonal. Refactored with those pivots, its pivot growth is about 1e14
   and the solve off by 8e-4; only the fallback to a factorisation with pivoting gives the 1e-15 asserted.
-  Prints each case's relative error, fails above 1e-13.
+  Prints each case's relative error and the counts of analyses, factorisations with pivoting and refactorisations;
+  fails above 1e-13 or when a count is not the one the case implies (a refactorisation that always fell back to
+  pivoting, or never did, would still solve accurately).
 */
 #include "core/coreimpl.h"
 
@@ -46,18 +48,20 @@ int main(int argc, char **argv)
 {
   const struct {
     const char *what;
-    PetscScalar m[4]; /* row by row */
+    PetscScalar m[4];     /* row by row */
+    PetscInt    count[3]; /* analyses, factorisations with pivoting, refactorisations after this case */
   } cases[] = {
-    {"an entry at zero",                 {2, 1, 0, 3}        },
-    {"the entry non-zero: new analysis", {2, 1, 0.5, 3}      },
-    {"small change: pivots reused",      {2.1, 1, 0.5, 3}    },
-    {"diagonal 1e-14: pivoting again",   {1e-14, 1, 2, 1e-14}},
-    {"back to the first values",         {2, 1, 0.5, 3}      },
+    {"an entry at zero",                 {2, 1, 0, 3},         {1, 1, 0}},
+    {"the entry non-zero: new analysis", {2, 1, 0.5, 3},       {2, 2, 0}},
+    {"small change: pivots reused",      {2.1, 1, 0.5, 3},     {2, 2, 1}},
+    {"diagonal 1e-14: pivoting again",   {1e-14, 1, 2, 1e-14}, {2, 3, 1}},
+    {"back to the first values",         {2, 1, 0.5, 3},       {2, 3, 2}},
   };
   Mat       A;
   KSP       ksp;
   PC        pc;
-  PetscReal worst = 0;
+  PetscReal worst   = 0;
+  PetscBool counted = PETSC_TRUE;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, NULL));
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, 2, 2, 2, NULL, &A));
@@ -67,15 +71,19 @@ int main(int argc, char **argv)
   PetscCall(MbsPCSetKLURefactor(pc));
   for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(cases); c++) {
     PetscReal error = 0;
+    PetscInt  count[3];
 
     PetscCall(SolveCase(ksp, A, cases[c].m, &error));
-    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-36s relative error %.1e\n", cases[c].what, (double)error));
+    PetscCall(MbsPCGetKLUCounts(pc, &count[0], &count[1], &count[2]));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-36s relative error %.1e, %" PetscInt_FMT " analyses, %" PetscInt_FMT " factorisations, %" PetscInt_FMT " refactorisations\n", cases[c].what, (double)error, count[0], count[1], count[2]));
     worst = PetscMax(worst, error);
+    for (PetscInt k = 0; k < 3; k++) counted = (PetscBool)(counted && count[k] == cases[c].count[k]);
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(MatDestroy(&A));
   if (worst <= 1e-13) PetscCall(PetscPrintf(PETSC_COMM_SELF, "KLU solves agree with the closed form\n"));
   else PetscCall(PetscPrintf(PETSC_COMM_SELF, "KLU solve off by %.1e\n", (double)worst));
+  if (!counted) PetscCall(PetscPrintf(PETSC_COMM_SELF, "KLU analysed, pivoted or reused its pivots other than each case expects\n"));
   PetscCall(PetscFinalize());
-  return worst <= 1e-13 ? 0 : 1;
+  return worst <= 1e-13 && counted ? 0 : 1;
 }

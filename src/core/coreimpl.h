@@ -42,6 +42,7 @@ PETSC_INTERN PetscErrorCode MbsProgressDue(PetscLogDouble *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsTSTrajectoryRegisterStages(void);
 /* the sparse Jacobian's LU by KLU, its pivots reused while their growth allows (klu_refactor.c) */
 PETSC_INTERN PetscErrorCode MbsPCSetKLURefactor(PC);
+PETSC_INTERN PetscErrorCode MbsPCGetKLUCounts(PC, PetscInt *, PetscInt *, PetscInt *);
 
 /* /eigen groups of a result file (eigen.c) */
 PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);

@@ -200,3 +200,19 @@ PetscErrorCode MbsPCSetKLURefactor(PC pc)
   PetscCall(PCShellSetDestroy(pc, PCDestroy_MbsKLU));
   PetscFunctionReturn(0);
 }
+
+/*
+  MbsPCGetKLUCounts - How often the KLU of MbsPCSetKLURefactor() analysed a pattern, factored with pivoting, and
+  refactored with its pivots reused. Not collective.
+*/
+PetscErrorCode MbsPCGetKLUCounts(PC pc, PetscInt *nanalysis, PetscInt *nfactor, PetscInt *nrefactor)
+{
+  MbsKLU *klu;
+
+  PetscFunctionBeginUser;
+  PetscCall(PCShellGetContext(pc, &klu));
+  *nanalysis = klu->nanalysis;
+  *nfactor   = klu->nfactor;
+  *nrefactor = klu->nrefactor;
+  PetscFunctionReturn(0);
+}
