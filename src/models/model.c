@@ -1687,9 +1687,9 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
   + 3 nchannel n). The linearisations of models in natural coordinates are polynomials of low degree in each parameter
   alone: affine in masses, moments, stiffnesses, damping constants, modal damping, the coefficients of polynomial,
   table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows); quadratic in a
-  bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in a joint's point, whose
-  free-motion basis and static multipliers the model continues along p_i (ops.linearize_along, for the time of this
-  call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
+  bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in any parameter of a model
+  whose joints move with p, whose start pose, free-motion basis and force Jacobian at rest the model continues along
+  p_i with their exact derivatives (ops.linearize_along, for the time of this call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
   finite-difference estimate; s = |p_i| (1 at 0). Every check holds each entry to its own tolerance, 1e-9 of its change
   |L(p_i + s) - L(p_i - s)| / 2 over the step plus 1e-13 of the largest entry of its part (M, C, K, the load row, the
   position, velocity or acceleration rows; the rounding of entries summed from the elements). Where the second

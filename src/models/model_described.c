@@ -32,8 +32,9 @@
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
   M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
   internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
-  form of DescribedLinearizeFirstOrder. The frequency response's derivative by a joint's point continues N and lambda along
-  the point (DescribedLinearizeAlong): N, an SVD basis, is no smooth function of p.
+  form of DescribedLinearizeFirstOrder. The frequency response's derivative by a parameter of a model whose joints move
+  with p continues the pose, N and the force rows' Jacobian along it (DescribedLinearizeAlong): N, an SVD basis, is no
+  smooth function of p.
 */
 #include "models/elements/elementimpl.h"
 
@@ -2873,16 +2874,6 @@ static PetscErrorCode DescribedLinearizeIO(MbsModel model, const char load[], co
   PetscFunctionReturn(0);
 }
 
-/*
-  The first-order linearisation of a model with internal states, about the point of DescribedLinearize() (the initial
-  pose at rest, lambda static, the dampers relaxed: s = s(t0)), on the free motions dq = N y, x = (y, w = y', s):
-
-    y' = w
-    M_r w' = -K_r y - C_r w - N^T F_s s          F_s = d(-f)/ds (nq x ns): the force rows' d/ds
-    P s'   = -R_q N y - R_v N w - R_s s           R the state rows, P = dR/ds' (they are affine in s')
-
-  B = blockdiag(I, M_r, P), A the right-hand sides; M_r, C_r, K_r those of DescribedLinearize(), with s held.
-*/
 /* The blocks of the first-order form at (q, v, s) into W0 and W1 (ld x (2 nq + ns) each, ld = nq + ns, zeroed): the force
    rows' d/ds and the state rows' d/dq, d/dv, d/ds (W0), the state rows' d/ds + d/ds' (W1) */
 static PetscErrorCode StateBlocks(Described *d, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal W0[], PetscReal W1[])
@@ -2912,6 +2903,16 @@ static void StateBlocksDerivative(MbsModel model, const PetscReal D[], PetscReal
   }
 }
 
+/*
+  The first-order linearisation of a model with internal states, about the point of DescribedLinearize() (the initial
+  pose at rest, lambda static, the dampers relaxed: s = s(t0)), on the free motions dq = N y, x = (y, w = y', s):
+
+    y' = w
+    M_r w' = -K_r y - C_r w - N^T F_s s          F_s = d(-f)/ds (nq x ns): the force rows' d/ds
+    P s'   = -R_q N y - R_v N w - R_s s           R the state rows, P = dR/ds' (they are affine in s')
+
+  B = blockdiag(I, M_r, P), A the right-hand sides; M_r, C_r, K_r those of DescribedLinearize(), with s held.
+*/
 static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, PetscReal A[], PetscReal B[], PetscReal *work)
 {
   Described     *d    = (Described *)model->data;
