@@ -1756,8 +1756,8 @@ PetscErrorCode MbsModelInitialStateP(MbsModel model, PetscReal t0, PetscInt nid,
   PetscCall(PetscArrayzero(S, n * nid));
   if (!model->ops.initial_state_p) PetscFunctionReturn(0);
   PetscCall(PetscCalloc3(n, &u, n, &udot, n * model->np, &dudp));
-  PetscCall(MbsModelInitialState(model, t0, u, udot));
-  PetscCall(model->ops.initial_state_p(model, t0, u, udot, dudp));
+  MbsCallUndo(MbsModelInitialState(model, t0, u, udot), PetscFree3(u, udot, dudp)); /* a refused start leaves nothing allocated */
+  MbsCallUndo(model->ops.initial_state_p(model, t0, u, udot, dudp), PetscFree3(u, udot, dudp));
   for (PetscInt k = 0; k < nid; k++)
     for (PetscInt i = 0; i < n; i++) S[i + k * n] = MBS_IJ(dudp, i, id[k], n);
   PetscCall(PetscFree3(u, udot, dudp));
@@ -1776,7 +1776,7 @@ PetscErrorCode MbsModelInitialStateGradient(MbsModel model, PetscReal t0, PetscI
   PetscFunctionBeginUser;
   if (!model->ops.initial_state_p) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(n * nid, &S));
-  PetscCall(MbsModelInitialStateP(model, t0, nid, id, S));
+  MbsCallUndo(MbsModelInitialStateP(model, t0, nid, id, S), PetscFree(S));
   for (PetscInt k = 0; k < nid; k++)
     for (PetscInt i = 0; i < n; i++) grad[k] += lambda0[i] * S[i + k * n];
   PetscCall(PetscFree(S));
