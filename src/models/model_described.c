@@ -3003,8 +3003,9 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
   pose, basis and force Jacobian with the exact value and first derivative at p0, and the parts that depend on p alone
   (M, the rows' Hessians, the load's and sensors' points) at p itself. Its frequency form is then a polynomial of degree
   4 or less in p_j, whose derivative MbsModelLinearizeDerivative()'s differences take exactly, and nothing at p_j +- s
-  is solved (a rod at length L - |L| = 0 has no pose); a sensor whose rows are no polynomial in q (an angle) is refused
-  there by name. Every parameter is continued: with a moving pose a mass moves q0 too (the projection's metric).
+  is solved (a rod at length L - |L| = 0 has no pose); a sensor whose rows are no polynomial in q (an angle on a body
+  the pose turns) is left to that derivative's check of the degree. Every parameter is continued: with a moving pose
+  a mass moves q0 too (the projection's metric).
 */
 static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j, Along *a, PetscReal *work, PetscReal D[], PetscReal Dwork[], StartWork *w)
 {
