@@ -1697,9 +1697,9 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
   + 3 nchannel n). The linearisations of models in natural coordinates are polynomials of low degree in each parameter
   alone: affine in masses, moments, stiffnesses, damping constants, modal damping, the coefficients of polynomial,
   table and amplitude laws, a Maxwell branch's k_m and c_m, and a force's or sensor's point (its rows); quadratic in a
-  bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in a joint's point, whose
-  free-motion basis and static multipliers the model continues along p_i (ops.linearize_along, for the time of this
-  call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
+  bushing's point (its stiffness acts through the point's lever twice); of degree up to 4 in any parameter of a model
+  whose joints move with p, whose start pose, free-motion basis and force Jacobian at rest the model continues along
+  p_i with their exact derivatives (ops.linearize_along, for the time of this call). For degree 2 or less, (L(p_i + s) - L(p_i - s)) / (2 s) is dL/dp_i exactly for any s, not a
   finite-difference estimate; s = |p_i| (1 at 0). Every check holds each entry to its own tolerance, 1e-9 of its change
   |L(p_i + s) - L(p_i - s)| / 2 over the step plus 1e-13 of the largest entry of its part (M, C, K, the load row, the
   position, velocity or acceleration rows; the rounding of entries summed from the elements). Where the second
@@ -1766,8 +1766,8 @@ PetscErrorCode MbsModelInitialStateP(MbsModel model, PetscReal t0, PetscInt nid,
   PetscCall(PetscArrayzero(S, n * nid));
   if (!model->ops.initial_state_p) PetscFunctionReturn(0);
   PetscCall(PetscCalloc3(n, &u, n, &udot, n * model->np, &dudp));
-  PetscCall(MbsModelInitialState(model, t0, u, udot));
-  PetscCall(model->ops.initial_state_p(model, t0, u, udot, dudp));
+  MbsCallUndo(MbsModelInitialState(model, t0, u, udot), PetscFree3(u, udot, dudp)); /* a refused start leaves nothing allocated */
+  MbsCallUndo(model->ops.initial_state_p(model, t0, u, udot, dudp), PetscFree3(u, udot, dudp));
   for (PetscInt k = 0; k < nid; k++)
     for (PetscInt i = 0; i < n; i++) S[i + k * n] = MBS_IJ(dudp, i, id[k], n);
   PetscCall(PetscFree3(u, udot, dudp));
@@ -1786,7 +1786,7 @@ PetscErrorCode MbsModelInitialStateGradient(MbsModel model, PetscReal t0, PetscI
   PetscFunctionBeginUser;
   if (!model->ops.initial_state_p) PetscFunctionReturn(0);
   PetscCall(PetscMalloc1(n * nid, &S));
-  PetscCall(MbsModelInitialStateP(model, t0, nid, id, S));
+  MbsCallUndo(MbsModelInitialStateP(model, t0, nid, id, S), PetscFree(S));
   for (PetscInt k = 0; k < nid; k++)
     for (PetscInt i = 0; i < n; i++) grad[k] += lambda0[i] * S[i + k * n];
   PetscCall(PetscFree(S));

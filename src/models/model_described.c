@@ -32,8 +32,9 @@
   squares), and the free motions N, an orthonormal basis of the null space of Phi_q (SVD):
   M_r = N^T M N, C_r = -N^T f_v N, K_r = N^T (-f_q + sum_r lambda_r Phi_r,qq) N, nq of the model = nq - nc, the
   internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
-  form of DescribedLinearizeFirstOrder. The frequency response's derivative by a joint's point continues N and lambda along
-  the point (DescribedLinearizeAlong): N, an SVD basis, is no smooth function of p.
+  form of DescribedLinearizeFirstOrder. The frequency response's derivative by a parameter of a model whose joints move
+  with p continues the pose, N and the force rows' Jacobian along it (DescribedLinearizeAlong): N, an SVD basis, is no
+  smooth function of p.
 */
 #include "models/elements/elementimpl.h"
 
@@ -69,6 +70,17 @@ typedef struct {
   PointKey   point;
 } SparseForm;
 
+/*
+  The linearisation continued along p_j (DescribedLinearizeAlong()): each part X at p_j = p0 and its derivative dX/dp_j,
+  the linearisation at p taking X + (p_j - p0) dX: the start pose q0 (nq), the free motions N (nq x m), the force rows'
+  Jacobian at rest CK = (-f_v, -f_q + sum_r lambda_r Phi_r,qq) (nq x 2 nq) and, with internal states, the blocks W0, W1
+  of the first-order form (2 (nq + ns) x (2 nq + ns), DescribedLinearizeFirstOrder()); one allocation from q
+*/
+typedef struct {
+  PetscInt  j;
+  PetscReal p0, *q, *dq, *N, *dN, *CK, *dCK, *W, *dW;
+} Along;
+
 typedef struct {
   MbsDescription      desc;
   PetscInt            nbody_row;
@@ -103,10 +115,8 @@ typedef struct {
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
   PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
-  /* the linearisation continued along p_along (DescribedLinearizeAlong()), while along_N is set: N(p0), dN/dp (nq x m
-     each), the static multipliers lambda(p0) and dlambda/dp (nc each) at p_along = along_p0 */
-  PetscInt    along;
-  PetscReal   along_p0, *along_N, *along_dN, *along_lambda, *along_dlambda;
+  /* the linearisation continued along a parameter (DescribedLinearizeAlong()); NULL: not */
+  Along      *along;
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
   /* every force with input: true, each driven by its controller in the loop (model->control_input) */
   MbsElement *control_element[MBS_MAX_CONTROL];
@@ -2065,14 +2075,70 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   kinetic metric) and the moving Phi_q (dPhi_r,q = Phi_r,qq dq + grad s_r):
     A [dv/dp_j; .] = [-M_j (v - v_f) - sum_r iota_r dPhi_r,q; d'_p(t0) - dPhi_q v],   A = [M Phi_q^T; Phi_q 0].
   lambda(t0) through the index-1 system, differentiated:
-    A [dv'/dp; dlambda/dp] = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp - (rows v of dF/dq) dq/dp;
+    A [dv'/dp; dlambda/dp] = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp - (rows v of dF/dq) dq/dp - (rows v of dF/ds) ds/dp;
                               -2 (Phi_r,qq v)^T dv/dp - (Phi_r,qq v')^T dq/dp + d''_p(t0) - s_r,q v' - v^T s_r,qq v]
   at U(t0), U'(t0), where the rows v of dF/dp hold s_q^T lambda_r of a moving joint (AddJointRowsP) and those of dF/dq
-  sum_r lambda_r Phi_r,qq. Internal states, which start from the pose, are refused with such joints (DescribedSetUp).
+  sum_r lambda_r Phi_r,qq. The internal states start at rest at the pose (StatesInitial), so with a moving pose they
+  move too: ds/dp_j = ds0/dq dq/dp_j (StatesInitialP).
 */
 typedef struct {
-  PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np */
+  PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp, *ds, *zero; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np, ns, nq */
 } StartDerivativeWork;
+
+/* dq0/dp_j of the start pose q that ProjectPose() left w at (K factored there, nu, q - q_f) into dq: the projection's KKT
+   system differentiated; zero where no parameter moves the pose */
+static void PoseDerivative(MbsModel model, PetscInt j, const PetscReal q[], StartWork *w, PetscReal dq[])
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = d->desc;
+  PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
+
+  for (PetscInt i = 0; i < nq; i++) dq[i] = 0;
+  if (!d->moves_pose) return;
+  for (PetscInt i = 0; i < m; i++) w->r[i] = 0;
+  AddMassDerivativeTimes(desc, j, w->diff, w->r);
+  for (PetscInt r = 0; r < nc; r++) {
+    MbsBilinear drow;
+
+    if (!RowP(d, desc, r, j, &drow)) continue;
+    MbsBilinearAddGradient(desc, &drow, q, w->nu[r], w->r, 1);
+    w->r[nq + r] = MbsBilinearValue(desc, &drow, q);
+  }
+  for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
+  MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
+  for (PetscInt i = 0; i < nq; i++) dq[i] = w->r[i];
+}
+
+/*
+  ds0/dp_j of the internal states at rest at the pose q (StatesInitial(): each state element's s(t0) is a state of rest,
+  R(q, 0, s, 0) = 0, its state rows R at v = 0, s' = 0) as the pose moves by dq = dq0/dp_j: the implicit function
+  theorem on those rows, R_s ds = -(R_q dq + R_p e_j), element by element (zero: a vector of nq zeros)
+*/
+static PetscErrorCode StatesInitialP(Described *d, PetscReal t0, const PetscReal q[], const PetscReal zero[], const PetscReal s[], const PetscReal dq[], PetscInt j, PetscReal ds[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < d->desc->nelement; e++) {
+    const MbsElement *el = &d->desc->element[e];
+    PetscInt          ns = el->nstate, nq, ld, pivots[3 * MBS_MAX_STATE], zero_pivot;
+    PetscReal        *R, *J, *Jp, Rs[MBS_MAX_STATE * MBS_MAX_STATE], *x = ds + el->first_state;
+    PetscBool         own = PETSC_FALSE;
+
+    if (!ns) continue;
+    PetscCall(StateEvaluate(d, e, t0, q, zero, s, NULL, PETSC_TRUE, PETSC_TRUE, &nq, &R, &J, &Jp));
+    ld = nq + ns;
+    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1]; k++) own = (PetscBool)(own || d->param[k] == j);
+    for (PetscInt a = 0; a < ns; a++) {
+      x[a] = own ? -Jp[nq + a + j * ld] : 0;
+      for (PetscInt i = 0; i < nq; i++) x[a] -= J[nq + a + i * ld] * dq[d->global[i]];
+      for (PetscInt b = 0; b < ns; b++) Rs[a + b * ns] = J[nq + a + (2 * nq + b) * ld];
+    }
+    zero_pivot = MbsDenseLUFactor(ns, Rs, pivots);
+    PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ": element '%s' (%s) has a singular d/ds of its states at rest (a Maxwell stiffness of 0?), so its states' start has no derivative by the parameters that move the start pose",
+               d->desc->file, el->line, el->name, el->type);
+    MbsDenseLUSolve(ns, Rs, pivots, 1, x);
+  }
+  PetscFunctionReturn(0);
+}
 
 /* dPhi_r,q along dq plus grad s_r (s_r = dPhi_r/dp_j, when p_j moves row r) at q into g (nq); whether it is non-zero */
 static PetscBool RowGradientP(Described *d, PetscInt r, PetscInt j, const PetscReal q[], const PetscReal dq[], PetscReal g[])
@@ -2091,7 +2157,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscInt         n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
   PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry);
   const PetscReal *q = U, *v = U + nq;
 
@@ -2119,21 +2185,9 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   for (PetscInt j = 0; j < np; j++) {
     PetscReal *column = dUdp + j * n + nq; /* scratch: rows nq .. nq + m - 1 of column j, then moved to lambda */
 
-    for (PetscInt i = 0; i < nq; i++) x->dq[i] = x->dv[i] = 0;
-    if (d->moves_pose) { /* the pose */
-      for (PetscInt i = 0; i < m; i++) w->r[i] = 0;
-      AddMassDerivativeTimes(desc, j, w->diff, w->r);
-      for (PetscInt r = 0; r < nc; r++) {
-        MbsBilinear drow;
-
-        if (!RowP(d, desc, r, j, &drow)) continue;
-        MbsBilinearAddGradient(desc, &drow, q, w->nu[r], w->r, 1);
-        w->r[nq + r] = MbsBilinearValue(desc, &drow, q);
-      }
-      for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
-      MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
-      for (PetscInt i = 0; i < nq; i++) x->dq[i] = w->r[i];
-    }
+    for (PetscInt i = 0; i < nq; i++) x->dv[i] = 0;
+    PoseDerivative(model, j, q, w, x->dq);
+    if (ns && d->moves_pose) PetscCall(StatesInitialP(d, t0, q, x->zero, U + 2 * m, x->dq, j, x->ds));
     if (moving) { /* the velocities */
       for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
@@ -2153,8 +2207,10 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     }
     for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
     if (moving) {
-      for (PetscInt i = 0; i < nq; i++)
+      for (PetscInt i = 0; i < nq; i++) {
         for (PetscInt k = 0; k < nq; k++) column[i] -= MBS_IJ(J, nq + i, nq + k, n) * x->dv[k] + MBS_IJ(J, nq + i, k, n) * x->dq[k];
+        for (PetscInt k = 0; k < ns && d->moves_pose; k++) column[i] -= MBS_IJ(J, nq + i, 2 * m + k, n) * x->ds[k];
+      }
       for (PetscInt r = 0; r < nc; r++) {
         PetscReal dot = 0;
 
@@ -2177,6 +2233,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     }
     MbsDenseLUSolve(m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
+    for (PetscInt k = 0; k < ns && d->moves_pose; k++) dUdp[j * n + 2 * m + k] = x->ds[k];
     for (PetscInt i = 0; i < nq; i++) {
       dUdp[j * n + i] = x->dq[i];
       column[i]       = x->dv[i];
@@ -2197,7 +2254,7 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
 
   PetscFunctionBeginUser;
   PetscCall(StartWorkCreate(model, &w));
-  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * np, &Jp, 3 * m, &pivots, nJ, &J, 2 * nc * np + 5 * nq + m + nc + np, &work));
+  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * np, &Jp, 3 * m, &pivots, nJ, &J, 2 * nc * np + 6 * nq + m + nc + np + d->desc->ns, &work));
   x.rate    = work;
   x.accel   = x.rate + nc * np;
   x.dq      = x.accel + nc * np;
@@ -2208,6 +2265,8 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
   x.vdiff   = x.g + nq;
   x.iota    = x.vdiff + nq;
   x.dddp    = x.iota + nc;
+  x.ds      = x.dddp + np;
+  x.zero    = x.ds + d->desc->ns;
   ierr      = DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, &x, &w);
   PetscCall(PetscFree6(A, G, Jp, pivots, J, work));
   PetscCall(StartWorkDestroy(&w));
@@ -2361,9 +2420,10 @@ static PetscErrorCode AddRowSecond(Described *d, Sink *sink, PetscInt r, PetscIn
     rows M v' - f:   lambda_r s_qq (columns q),  s_q (column lambda_r)
     row Phi_r,q v:   (s_qq v)^T (columns q),     s_q^T (columns v)
     row Phi_r:       s_q^T (columns q)
-  work: 2 L + 2 L^2 + MBS_SECOND_WORK(L), L the most coordinates of a view.
+  The force elements are those of set (FORCES_ALL for design; FORCES_STATE for the linearisation, which leaves out
+  the excitations, DescribedLinearizeAlong()). work: 2 L + 2 L^2 + MBS_SECOND_WORK(L), L the most coordinates of a view.
 */
-static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, PetscReal D[], PetscReal work[])
+static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, ForceSet set, PetscReal t, const PetscReal U[], const PetscReal S[], PetscInt j, PetscReal shift, PetscReal D[], PetscReal work[])
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
@@ -2402,7 +2462,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Petsc
     MbsDescription    view;
     PetscReal        *lq, *lv;
 
-    if (el->ops->kind != MBS_ELEMENT_FORCE && el->ops->kind != MBS_ELEMENT_EXCITATION) continue;
+    if (!((el->ops->kind == MBS_ELEMENT_FORCE && (set & FORCES_STATE)) || (el->ops->kind == MBS_ELEMENT_EXCITATION && (set & FORCES_EXCITATION)))) continue;
     if (el->nstate) {
       PetscCall(StateSecond(d, e, t, U, S, j, shift, &sink, element_work));
       continue;
@@ -2457,7 +2517,7 @@ static PetscErrorCode DescribedJacobianSensitivity(MbsModel model, PetscReal t, 
 
   PetscFunctionBeginUser;
   PetscCall(PetscMalloc1(2 * L + 2 * L * L + MBS_SECOND_WORK(L), &work));
-  MbsCallCleanup(DescribedJacobianSensitivity_Private(model, t, U, S, j, shift, D, work), PetscFree(work));
+  MbsCallCleanup(DescribedJacobianSensitivity_Private(model, FORCES_ALL, t, U, S, j, shift, D, work), PetscFree(work));
   PetscFunctionReturn(0);
 }
 
@@ -2583,6 +2643,24 @@ static PetscErrorCode Project(PetscInt nq, PetscInt m, const PetscReal N[], cons
   PetscFunctionReturn(0);
 }
 
+/* X + (p_j - p0) dX of a part of the continued linearisation (Along), count entries, into Y */
+static void AlongValue(MbsModel model, PetscInt count, const PetscReal X[], const PetscReal dX[], PetscReal Y[])
+{
+  const Along *a = ((Described *)model->data)->along;
+  PetscReal    h = model->p[a->j] - a->p0;
+
+  for (PetscInt k = 0; k < count; k++) Y[k] = X[k] + h * dX[k];
+}
+
+static PetscErrorCode AlongDestroy(Along **a)
+{
+  PetscFunctionBeginUser;
+  if (!*a) PetscFunctionReturn(0);
+  PetscCall(PetscFree((*a)->q));
+  PetscCall(PetscFree(*a));
+  PetscFunctionReturn(0);
+}
+
 /*
   N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
   work). Unless a joint's point is a parameter (which moves Phi_q), N is computed once and kept: its SVD is most of the
@@ -2598,8 +2676,8 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
   PetscBool  same = PETSC_TRUE;
 
   PetscFunctionBeginUser;
-  if (d->along_N) {
-    for (PetscInt k = 0; k < nq * model->nq; k++) N[k] = d->along_N[k] + (model->p[d->along] - d->along_p0) * d->along_dN[k];
+  if (d->along) {
+    AlongValue(model, nq * model->nq, d->along->N, d->along->dN, N);
     PetscFunctionReturn(0);
   }
   if (d->free_motions && d->joint_geometry) PetscCall(PetscArraycmp(d->free_motions_p, model->p, model->np, &same));
@@ -2679,6 +2757,19 @@ static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], con
   PetscFunctionReturn(0);
 }
 
+/* The pose of the linearisation at rest (v = 0): the start pose (StartPose()), or while it is continued q0 + (p_j - p0)
+   dq0/dp_j (DescribedLinearizeAlong()) */
+static PetscErrorCode LinearizationPose(MbsModel model, PetscReal q[], PetscReal v[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  if (d->along) AlongValue(model, NQ(model), d->along->q, d->along->dq, q);
+  else PetscCall(StartPose(model, q, v));
+  PetscCall(PetscArrayzero(v, NQ(model)));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], PetscReal C[], PetscReal K[], PetscReal *work)
 {
   Described     *d    = (Described *)model->data;
@@ -2689,13 +2780,15 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   Sink           damping_stiffness = {.type = SINK_DENSE, .dense = Cf, .ld = nq}, mass = {.type = SINK_DENSE, .dense = Mf, .ld = nq};
 
   PetscFunctionBeginUser;
-  PetscCall(StartPose(model, q, v));
-  PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, q, state); /* at rest, the dampers relaxed */
-  PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
+  if (d->along) AlongValue(model, 2 * nq * nq, d->along->CK, d->along->dCK, Cf); /* Cf, then Kf */
+  else {
+    PetscCall(StartPose(model, q, v));
+    PetscCall(PetscArrayzero(v, nq));
+    StatesInitial(d, q, state); /* at rest, the dampers relaxed */
+    PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
+    for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
+  }
   PetscCall(AddMass(d, model->p, 1, &mass, 0));
-  for (PetscInt r = 0; r < nc && d->along_N; r++) lambda[r] = d->along_lambda[r] + (model->p[d->along] - d->along_p0) * d->along_dlambda[r];
-  for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   PetscCall(FreeMotions(model, q, G, s, VT, N));
   PetscCall(Project(nq, m, N, Mf, M));
   PetscCall(Project(nq, m, N, Cf, C));
@@ -2749,8 +2842,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
              desc->element[found].name, desc->element[found].line, desc->element[found].type);
   *used = desc->element[found].name;
-  PetscCall(StartPose(model, U, U + nq));
-  PetscCall(PetscArrayzero(U + nq, nq));
+  PetscCall(LinearizationPose(model, U, U + nq));
   PetscCall(FreeMotions(model, U, G, s, VT, N));
   MbsMapPoint(desc, desc->element[found].body[0], desc->element[found].vector[0], &P);
   PetscCall(PetscArrayzero(a, nq));
@@ -2782,6 +2874,35 @@ static PetscErrorCode DescribedLinearizeIO(MbsModel model, const char load[], co
   PetscFunctionReturn(0);
 }
 
+/* The blocks of the first-order form at (q, v, s) into W0 and W1 (ld x (2 nq + ns) each, ld = nq + ns, zeroed): the force
+   rows' d/ds and the state rows' d/dq, d/dv, d/ds (W0), the state rows' d/ds + d/ds' (W1) */
+static PetscErrorCode StateBlocks(Described *d, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal W0[], PetscReal W1[])
+{
+  PetscInt nq = d->desc->nq, offset[5] = {0, 0, nq, 2 * nq, nq};
+  Sink     rates = {.type = SINK_DENSE, .dense = W0, .ld = nq + d->desc->ns}, shifted = {.type = SINK_DENSE, .dense = W1, .ld = nq + d->desc->ns};
+
+  PetscFunctionBeginUser;
+  PetscCall(AddForces(d, FORCES_STATE, t, q, v, s, NULL, NULL, &rates, NULL, offset));
+  PetscCall(AddStates(d, t, q, v, s, NULL, 0, NULL, &rates, NULL, offset));
+  PetscCall(AddStates(d, t, q, v, s, NULL, 1, NULL, &shifted, NULL, offset));
+  PetscFunctionReturn(0);
+}
+
+/* The derivative of StateBlocks()'s W0 (shift 0) or W1 (shift 1) from D, the derivative of the model's dF/dU + shift
+   dF/dU' (n x n): the blocks the first-order form reads, the force rows' d/ds and the state rows' */
+static void StateBlocksDerivative(MbsModel model, const PetscReal D[], PetscReal dW[])
+{
+  MbsDescription desc = ((Described *)model->data)->desc;
+  PetscInt       nq = desc->nq, ns = desc->ns, ld = nq + ns, n = model->n, s0 = 2 * nq + 2 * desc->nc;
+
+  for (PetscInt k = 0; k < ns; k++)
+    for (PetscInt i = 0; i < nq; i++) MBS_IJ(dW, i, 2 * nq + k, ld) = MBS_IJ(D, nq + i, s0 + k, n);
+  for (PetscInt a = 0; a < ns; a++) {
+    for (PetscInt k = 0; k < 2 * nq; k++) MBS_IJ(dW, nq + a, k, ld) = MBS_IJ(D, s0 + a, k, n);
+    for (PetscInt k = 0; k < ns; k++) MBS_IJ(dW, nq + a, 2 * nq + k, ld) = MBS_IJ(D, s0 + a, s0 + k, n);
+  }
+}
+
 /*
   The first-order linearisation of a model with internal states, about the point of DescribedLinearize() (the initial
   pose at rest, lambda static, the dampers relaxed: s = s(t0)), on the free motions dq = N y, x = (y, w = y', s):
@@ -2796,19 +2917,18 @@ static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, Petsc
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, N = 2 * m + ns, ld = nq + ns, offset[5] = {0, 0, nq, 2 * nq, nq};
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, N = 2 * m + ns, ld = nq + ns;
   PetscReal     *M = work, *C = M + m * m, *K = C + m * m, *q = K + m * m, *v = q + nq, *s = v + nq, *G = s + ns, *sv = G + nc * nq, *VT = sv + nq + nc, *Nm = VT + nq * nq, *W0 = Nm + nq * m, *W1 = W0 + ld * (2 * nq + ns);
-  Sink           rates = {.type = SINK_DENSE, .dense = W0, .ld = ld}, shifted = {.type = SINK_DENSE, .dense = W1, .ld = ld};
 
   PetscFunctionBeginUser;
   PetscCall(DescribedLinearize(model, M, C, K));
-  PetscCall(StartPose(model, q, v));
-  PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, q, s);
+  PetscCall(LinearizationPose(model, q, v));
   PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
-  PetscCall(AddForces(d, FORCES_STATE, model->t0, q, v, s, NULL, NULL, &rates, NULL, offset));
-  PetscCall(AddStates(d, model->t0, q, v, s, NULL, 0, NULL, &rates, NULL, offset));
-  PetscCall(AddStates(d, model->t0, q, v, s, NULL, 1, NULL, &shifted, NULL, offset));
+  if (d->along) AlongValue(model, 2 * ld * (2 * nq + ns), d->along->W, d->along->dW, W0); /* W0, then W1 */
+  else {
+    StatesInitial(d, q, s);
+    PetscCall(StateBlocks(d, model->t0, q, v, s, W0, W1));
+  }
   for (PetscInt i = 0; i < m; i++) {
     MBS_IJ(B, i, i, N)     = 1;
     MBS_IJ(A, i, m + i, N) = 1;
@@ -2853,82 +2973,128 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
 }
 
 /*
-  The linearisation continued along p_j, a parameter that moves a joint's point (MbsModelLinearizeDerivative()). The
-  free motions N(p), an SVD basis of the null space of G(p) = Phi_q(q0; p), are no smooth function of p: the SVD picks
-  any orthonormal basis of that space, and may flip or rotate it between nearby p. What the frequency response (and
-  eigen) reads of the linearisation does not depend on that choice: with N -> N T (T invertible), M, C, K -> T^T (.) T,
-  B -> T^T B, the output rows -> (.) T, and the first-order form's rows of y' = w by T^-1, which leaves
-  c^T N (N^T Z N)^-1 N^T b, the response, unchanged. So any smooth basis through N0 = N(p0) gives its exact derivative
-  at p0. We take the projection of N0 onto the null space at p, N(p) = P(p) N0, P = I - G^T (G G^T)^-1 G (a basis
-  near p0; orthonormalising it changes nothing to first order, as N0^T dP N0 = 0). With G affine in p_j (the rows are,
-  RowP: dG/dp_j = G_p), dP N0 = -G^T (G G^T)^-1 G_p N0, the term P G_p^T (G G^T)^-1 G N0 vanishing as G N0 = 0:
+  The linearisation continued along p_j (MbsModelLinearizeDerivative()) of a model whose joints move with its
+  parameters. The free motions N(p), an SVD basis of the null space of G(p) = Phi_q(q0(p); p), are no smooth function
+  of p: the SVD picks any orthonormal basis of that space, and may flip or rotate it between nearby p. What the
+  frequency response (and eigen) reads of the linearisation does not depend on that choice: with N -> N T (T
+  invertible), M, C, K -> T^T (.) T, B -> T^T B, the output rows -> (.) T, and the first-order form's rows of y' = w by
+  T^-1, which leaves c^T N (N^T Z N)^-1 N^T b, the response, unchanged. So any smooth basis through N0 = N(p0) gives its
+  exact derivative at p0. We take the projection of N0 onto the null space at p, N(p) = P(p) N0, P = I - G^T (G G^T)^-1
+  G (a basis near p0; orthonormalising it changes nothing to first order, as N0^T dP N0 = 0):
 
-    dN/dp_j = -G^T (G G^T)^-1 G_p N0.
+    dN/dp_j = -G^T (G G^T)^-1 dG N0,   dG = Phi_qq dq0/dp_j + G_p   (row r: RowGradientP())
 
-  The static multipliers lambda(p) of (G G^T) lambda = -G R, R = -f at rest, move with G and R (R_p: a parameter that
-  moves a force element too):
+  the term P dG^T (G G^T)^-1 G N0 vanishing as G N0 = 0. The start pose q0 moves with p_j where a joint's point_a,
+  point_b or a distance's length is a parameter (StartPose(); dq0/dp_j from its KKT system, PoseDerivative(), and the
+  internal states' start with it, StatesInitialP()). The static multipliers lambda of (G G^T) lambda = -G R, R = -f at
+  rest, move with G and R: with dR~ = -f_q dq0/dp_j - f_s ds0/dp_j - f_p + dG^T lambda (the total change of R + G^T
+  lambda at fixed lambda),
 
-    (G G^T) dlambda/dp_j = -G_p (R + G^T lambda) - G (R_p + G_p^T lambda).
+    (G G^T) dlambda/dp_j = -dG (R + G^T lambda) - G dR~,
 
-  Until the call with j < 0, FreeMotions() gives N0 + (p_j - p0) dN/dp_j and DescribedLinearize() weighs the rows'
-  Hessians with lambda0 + (p_j - p0) dlambda/dp_j (the equilibrium at p itself still checked): the same value and first
-  derivative at p0 as the smooth basis and the true multipliers, and, with the rows and their Hessians affine in p_j
-  and the forces at most quadratic in it, a polynomial of degree 4 or less in p_j, whose derivative
-  MbsModelLinearizeDerivative()'s differences take exactly. A parameter that moves no joint's point needs none of this.
+  and the equilibrium holds beside p0 only if dR~ + G^T dlambda/dp_j vanishes: a parameter that moves the pose off the
+  equilibrium (a loaded hinge moved sideways) is refused, as the frequency response about a pose out of equilibrium
+  means nothing. The force rows' Jacobian at rest, CK = (-f_v, -f_q + sum_r lambda_r Phi_r,qq), and the first-order
+  form's blocks W0, W1 move along (dq0, dlambda, ds0) and p_j: their derivatives are the second derivatives of design
+  (DescribedJacobianSensitivity_Private(), the forces of the state alone) at U0 = (q0, 0, lambda, 0, s0) along S = (dq0,
+  0, dlambda, 0, ds0), at shift 0 and, for d/ds' of W1, 1.
+
+  Until the call with j < 0, the linearisation at p takes each of q0, N, CK, W as X + (p_j - p0) dX (Along): an affine
+  pose, basis and force Jacobian with the exact value and first derivative at p0, and the parts that depend on p alone
+  (M, the rows' Hessians, the load's and sensors' points) at p itself. Its frequency form is then a polynomial of degree
+  4 or less in p_j, whose derivative MbsModelLinearizeDerivative()'s differences take exactly, and nothing at p_j +- s
+  is solved (a rod at length L - |L| = 0 has no pose); a sensor whose rows are no polynomial in q (an angle on a body
+  the pose turns) is left to that derivative's check of the degree. Every parameter is continued: with a moving pose
+  a mass moves q0 too (the projection's metric).
 */
-static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j, PetscReal *work, PetscReal N[], PetscReal dN[], PetscReal lambda[], PetscReal dlambda[], PetscBool *moves)
+static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j, Along *a, PetscReal *work, PetscReal D[], PetscReal Dwork[], StartWork *w)
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, np = model->np, offset[5] = {0, nq, 0, -1, -1};
-  PetscReal     *q = work, *v = q + nq, *state = v + nq, *R = state + desc->ns, *Rp = R + nq, *G = Rp + nq * np, *Gp = G + nc * nq, *sv = Gp + nc * nq, *VT = sv + nq + nc, *y = VT + nq * nq, *residual = y + nc * m;
-  Sink           forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, np = model->np, n = model->n, nw = 2 * nq + ns, offset[5] = {0, nq, 0, 2 * nq, -1};
+  PetscReal     *v = work, *s = v + nq, *ds = s + ns, *R = ds + ns, *Rp = R + nq, *G = Rp + nq * np, *dG = G + nc * nq, *sv = dG + nc * nq, *VT = sv + nq + nc, *y = VT + nq * nq, *res = y + nc * m, *dR = res + nq, *lambda = dR + nq, *dlambda = lambda + nc, *U = dlambda + nc, *S = U + n, *g = S + n, *CKF = g + nq;
+  PetscReal     *Kf = CKF + nq * nq, *Fs = Kf + nq * nq, unbalanced = 0, scale = 0;
+  Sink           forces = {.type = SINK_DENSE, .dense = CKF, .ld = nq}, forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
 
   PetscFunctionBeginUser;
-  InitialPose(desc, q, v);
+  InitialPose(desc, a->q, v);
+  if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
+  PoseDerivative(model, j, a->q, w, a->dq);
   PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, q, state);
-  for (PetscInt r = 0; r < nc; r++) {
-    MbsBilinear drow;
-
-    if (!RowP(d, desc, r, j, &drow)) continue;
-    MbsBilinearAddGradient(desc, &drow, q, 1, Gp + r, nc);
-    *moves = PETSC_TRUE;
-  }
-  if (!*moves) PetscFunctionReturn(0);
-  /* with a point_a, point_b or length as a parameter the start pose is projected (StartPose()) and moves with every
-     joint parameter, and the basis's and multipliers' derivatives would need dq0/dp */
-  PetscCheck(!d->moves_pose, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves a joint, and a joint's point_a, point_b or length among the parameters moves the start pose with it; the derivative of the frequency response would need the pose's derivative dq0/d%s, which -cost frf does not have yet: a joint's point given in ground coordinates (point: [...]) moves no pose and can be identified with -cost frf, a body-fixed point or a length cannot",
-             desc->file, model->param_info[j].name, model->param_info[j].name);
-  PetscCall(FreeMotions(model, q, G, sv, VT, N));
-  PetscCall(StaticEquilibrium(model, q, v, state, NULL, &forces_p, offset, R, G, lambda));
+  StatesInitial(d, a->q, s);
+  if (ns && d->moves_pose) PetscCall(StatesInitialP(d, model->t0, a->q, v, s, a->dq, j, ds));
+  PetscCall(FreeMotions(model, a->q, dG, sv, VT, a->N)); /* dG: scratch */
+  PetscCall(StaticEquilibrium(model, a->q, v, s, &forces, &forces_p, offset, R, G, lambda));
   for (PetscInt b = 0; b < desc->nbody; b++)
     for (PetscInt k = 0; k < 3 && desc->body[b].mass.param == j; k++) Rp[desc->body[b].offset + k + j * nq] -= desc->gravity[k];
-  /* dN = -G^T (G G^T)^-1 (G_p N0) */
-  for (PetscInt c = 0; c < m; c++)
-    for (PetscInt r = 0; r < nc; r++) {
-      MBS_IJ(y, r, c, nc) = 0;
-      for (PetscInt i = 0; i < nq; i++) MBS_IJ(y, r, c, nc) += MBS_IJ(Gp, r, i, nc) * MBS_IJ(N, i, c, nq);
-    }
-  PetscCall(NormalSolve(model, nc, nq, G, m, y));
-  for (PetscInt c = 0; c < m; c++)
-    for (PetscInt i = 0; i < nq; i++) {
-      MBS_IJ(dN, i, c, nq) = 0;
-      for (PetscInt r = 0; r < nc; r++) MBS_IJ(dN, i, c, nq) -= MBS_IJ(G, r, i, nc) * MBS_IJ(y, r, c, nc);
-    }
-  /* dlambda: residual = R + G^T lambda, Rp's column j += G_p^T lambda */
+  for (PetscInt r = 0; r < nc; r++) {
+    RowGradientP(d, r, j, a->q, a->dq, g);
+    for (PetscInt i = 0; i < nq; i++) MBS_IJ(dG, r, i, nc) = g[i];
+  }
   for (PetscInt i = 0; i < nq; i++) {
-    residual[i] = R[i];
+    dR[i]  = Rp[i + j * nq];
+    res[i] = R[i];
+    for (PetscInt k = 0; k < nq; k++) dR[i] += MBS_IJ(Kf, i, k, nq) * a->dq[k];
+    for (PetscInt k = 0; k < ns; k++) dR[i] += MBS_IJ(Fs, i, k, nq) * ds[k];
     for (PetscInt r = 0; r < nc; r++) {
-      residual[i] += MBS_IJ(G, r, i, nc) * lambda[r];
-      Rp[i + j * nq] += MBS_IJ(Gp, r, i, nc) * lambda[r];
+      dR[i] += MBS_IJ(dG, r, i, nc) * lambda[r];
+      res[i] += MBS_IJ(G, r, i, nc) * lambda[r];
     }
   }
   for (PetscInt r = 0; r < nc; r++) {
     dlambda[r] = 0;
-    for (PetscInt i = 0; i < nq; i++) dlambda[r] -= MBS_IJ(Gp, r, i, nc) * residual[i] + MBS_IJ(G, r, i, nc) * Rp[i + j * nq];
+    for (PetscInt i = 0; i < nq; i++) dlambda[r] -= MBS_IJ(dG, r, i, nc) * res[i] + MBS_IJ(G, r, i, nc) * dR[i];
   }
   PetscCall(NormalSolve(model, nc, nq, G, 1, dlambda));
+  for (PetscInt i = 0; i < nq; i++) {
+    PetscReal left = dR[i];
+
+    for (PetscInt r = 0; r < nc; r++) left += MBS_IJ(G, r, i, nc) * dlambda[r];
+    unbalanced = PetscMax(unbalanced, PetscAbsReal(left));
+    scale      = PetscMax(scale, PetscAbsReal(dR[i]));
+  }
+  PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves the linearisation off its static equilibrium: at %s = %g the joints carry the generalised forces, but not their change with %s (%g per unit of %s is not carried), so no pose beside this value is an equilibrium and the frequency response has no derivative by it; leave it out of -identify with -cost frf",
+             desc->file, model->param_info[j].name, model->param_info[j].name, (double)model->p[j], model->param_info[j].name, (double)unbalanced, model->param_info[j].name);
+  for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
+  PetscCall(PetscArraycpy(a->CK, CKF, 2 * nq * nq));
+  /* dN = -G^T (G G^T)^-1 (dG N0) */
+  for (PetscInt c = 0; c < m; c++)
+    for (PetscInt r = 0; r < nc; r++) {
+      MBS_IJ(y, r, c, nc) = 0;
+      for (PetscInt i = 0; i < nq; i++) MBS_IJ(y, r, c, nc) += MBS_IJ(dG, r, i, nc) * MBS_IJ(a->N, i, c, nq);
+    }
+  PetscCall(NormalSolve(model, nc, nq, G, m, y));
+  for (PetscInt c = 0; c < m; c++)
+    for (PetscInt i = 0; i < nq; i++) {
+      MBS_IJ(a->dN, i, c, nq) = 0;
+      for (PetscInt r = 0; r < nc; r++) MBS_IJ(a->dN, i, c, nq) -= MBS_IJ(G, r, i, nc) * MBS_IJ(y, r, c, nc);
+    }
+  /* the Jacobians' derivatives along S = (dq0, 0, dlambda, 0, ds0) and p_j */
+  PetscCall(PetscArrayzero(U, 2 * n));
+  for (PetscInt i = 0; i < nq; i++) {
+    U[i] = a->q[i];
+    S[i] = a->dq[i];
+  }
+  for (PetscInt r = 0; r < nc; r++) {
+    U[2 * nq + r] = lambda[r];
+    S[2 * nq + r] = dlambda[r];
+  }
+  for (PetscInt k = 0; k < ns; k++) {
+    U[2 * nq + 2 * nc + k] = s[k];
+    S[2 * nq + 2 * nc + k] = ds[k];
+  }
+  for (PetscInt shift = 0; shift < 1 + (ns > 0); shift++) {
+    PetscCall(PetscArrayzero(D, n * n));
+    PetscCall(DescribedJacobianSensitivity_Private(model, FORCES_STATE, model->t0, U, S, j, shift, D, Dwork));
+    if (!shift)
+      for (PetscInt k = 0; k < nq; k++)
+        for (PetscInt i = 0; i < nq; i++) {
+          MBS_IJ(a->dCK, i, k, nq)      = MBS_IJ(D, nq + i, nq + k, n);
+          MBS_IJ(a->dCK, i, nq + k, nq) = MBS_IJ(D, nq + i, k, n);
+        }
+    if (ns) StateBlocksDerivative(model, D, a->dW + shift * (nq + ns) * nw);
+  }
+  if (ns) PetscCall(StateBlocks(d, model->t0, a->q, v, s, a->W, a->W + (nq + ns) * nw));
   PetscFunctionReturn(0);
 }
 
@@ -2936,29 +3102,36 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq;
-  PetscReal     *work, *N, *dN, *lambda, *dlambda;
-  PetscBool      moves = PETSC_FALSE;
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, n = model->n, np = model->np, L = d->nlocal, nw = 2 * nq + ns, nW = ns ? 2 * (nq + ns) * nw : 0;
+  PetscReal     *work, *D, *Dwork;
+  Along         *a;
+  StartWork      w;
   PetscErrorCode ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda)); /* FreeMotions() continues no more */
+  PetscCall(AlongDestroy(&d->along)); /* the linearisation continues no more */
   if (j < 0) PetscFunctionReturn(0);
-  PetscCall(PetscCalloc1(5 * nq + desc->ns + nq * model->np + 2 * nc * nq + nc + nq * nq + nc * m, &work));
-  PetscCall(PetscMalloc4(nq * m, &N, nq * m, &dN, nc, &lambda, nc, &dlambda));
-  ierr = DescribedLinearizeAlong_Private(model, j, work, N, dN, lambda, dlambda, &moves);
-  PetscCall(PetscFree(work));
-  if (ierr || !moves) {
-    PetscCall(PetscFree4(N, dN, lambda, dlambda));
+  PetscCall(PetscNew(&a));
+  PetscCall(PetscCalloc1(2 * nq + 2 * nq * m + 4 * nq * nq + 2 * nW, &a->q));
+  a->j   = j;
+  a->p0  = model->p[j];
+  a->dq  = a->q + nq;
+  a->N   = a->dq + nq;
+  a->dN  = a->N + nq * m;
+  a->CK  = a->dN + nq * m;
+  a->dCK = a->CK + 2 * nq * nq;
+  a->W   = a->dCK + 2 * nq * nq;
+  a->dW  = a->W + nW;
+  PetscCall(StartWorkCreate(model, &w));
+  PetscCall(PetscCalloc3(6 * nq + 2 * ns + nq * np + 2 * nc * nq + nc + nq * nq + nc * m + 2 * nc + 2 * n + nq * nw, &work, n * n, &D, 2 * L + 2 * L * L + MBS_SECOND_WORK(L), &Dwork));
+  ierr = DescribedLinearizeAlong_Private(model, j, a, work, D, Dwork, &w);
+  PetscCall(PetscFree3(work, D, Dwork));
+  PetscCall(StartWorkDestroy(&w));
+  if (ierr) {
+    PetscCall(AlongDestroy(&a));
     PetscCall(ierr);
-    PetscFunctionReturn(0);
   }
-  d->along         = j;
-  d->along_p0      = model->p[j];
-  d->along_N       = N;
-  d->along_dN      = dN;
-  d->along_lambda  = lambda;
-  d->along_dlambda = dlambda;
+  d->along = a;
   PetscFunctionReturn(0);
 }
 
@@ -3178,7 +3351,7 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->state_local));
   PetscCall(PetscFree3(d->channel_work, d->channel_used, d->channel_pivots));
   PetscCall(PetscFree2(d->free_motions, d->free_motions_p));
-  PetscCall(PetscFree4(d->along_N, d->along_dN, d->along_lambda, d->along_dlambda));
+  PetscCall(AlongDestroy(&d->along));
   PetscCall(PetscFree4(d->hess_start, d->grad_start, d->rate_start, d->value0));
   PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
   PetscCall(PetscFree2(d->grad_i, d->grad0));
@@ -3365,9 +3538,6 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     for (PetscInt g = 0; g < desc->element[e].ngeometry; g++)
       if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
   }
-  for (PetscInt e = 0; e < desc->nelement && d->moves_pose; e++) /* their start pose moves with p, and so would their states' start */
-    PetscCheck(!desc->element[e].nstate, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): internal states start from the initial pose, which a joint's point or length that is a parameter moves; the derivative of their start is not available, so such a model cannot have them yet",
-               desc->file, desc->element[e].line, desc->element[e].name, desc->element[e].type);
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];
 
