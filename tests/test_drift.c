@@ -43,7 +43,7 @@ int main(int argc, char **argv)
   DriftMonitor mon  = {
      0, 0, NULL, NULL, 0, 0, 0, {0, 0}
   };
-  PetscInt  n, free;
+  PetscInt  n, free, expect_states = -1;
   PetscReal position_tol = 1e-10, velocity_tol = 1e-10, start_tol = 1e-12;
   char      line[128];
 
@@ -51,6 +51,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "Drift test", "");
   PetscCall(PetscOptionsReal("-position_tol", "Largest |Phi(q)| allowed", "", position_tol, &position_tol, NULL));
   PetscCall(PetscOptionsReal("-velocity_tol", "Largest |Phi_q v| allowed", "", velocity_tol, &velocity_tol, NULL));
+  PetscCall(PetscOptionsInt("-expect_states", "The model's number of states n, counted by hand (a planar model's: its free coordinates and kept rows)", "", expect_states, &expect_states, NULL));
   PetscCall(PetscOptionsReal("-start_tol", "Largest |Phi(q)| and |Phi_q v| allowed at t0 (the consistent start)", "", start_tol, &start_tol, NULL));
   PetscOptionsEnd();
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
   PetscCall(MbsModelGetSizes(model, &n, &free, NULL));
   mon.nc = (n / 2 - free) / 2;
   mon.nq = n / 2 - mon.nc;
+  if (expect_states >= 0) PetscCall(MbsTestClose(&test, "states n of the model", n, expect_states, 0, 0));
   PetscCall(PetscCalloc2(n, &mon.udot, n, &mon.f));
   PetscCall(MbsSimulate(model, NULL, MonitorDrift, &mon, &signal));
   PetscCall(PetscSNPrintf(line, sizeof(line), "max |Phi(q)| of %" PetscInt_FMT " constraints over %" PetscInt_FMT " steps", mon.nc, signal.steps));

@@ -3706,8 +3706,9 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   d->n_full = nf;
   PetscCall(PetscCalloc4(nf, &d->reduce, nq, &d->free, nc, &d->kept, nf, &d->pinned));
   PetscCall(PetscMalloc1(nq, &d->row_full));
-  PetscCall(PetscMalloc1(nq, &v));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc1(nf, &d->full[k]));
   q = d->pinned;
+  v = d->full[0]; /* the initial velocities, while the scratch is free */
   InitialPose(desc, q, v);
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
@@ -3726,8 +3727,8 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
       PetscBool pin = (PetscBool)(i % 3 == a || (body->rigid && i / 3 == axis));
 
       d->reduce[o + i] = pin ? -1 : 0;
-      PetscCheck(!pin || PetscAbsReal(v[o + i]) <= tol * vscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its initial velocity or angular velocity has a part out of the plane normal to %c (coordinate %" PetscInt_FMT " of the body moves at %g), which a planar model holds at zero",
-                 desc->file, body->line, body->name, 'x' + (char)a, i, (double)v[o + i]);
+      PetscCheck(!pin || PetscAbsReal(v[o + i]) <= tol * vscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its initial velocity or angular velocity has a part out of the plane normal to %c (its %c_%c moves at %g), which a planar model holds at zero",
+                 desc->file, body->line, body->name, 'x' + (char)a, "ruvw"[i / 3], 'x' + (char)(i % 3), (double)v[o + i]);
     }
   }
   for (PetscInt r = 0; r < nc; r++) {
@@ -3771,8 +3772,6 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   for (PetscInt j = 0; j < desc->ns; j++) d->reduce[2 * nq + 2 * nc + j] = 2 * kq + 2 * kc + j;
   d->nq_free = kq;
   d->nc_kept = kc;
-  PetscCall(PetscFree(v));
-  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc1(nf, &d->full[k]));
   if (a >= 0) PetscCall(PetscMalloc1(nf * PetscMax(nf, desc->nparam), &d->full_jac));
   PetscFunctionReturn(0);
 }
