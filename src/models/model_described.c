@@ -3776,6 +3776,23 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsModelDescribedFullState - The 3D state of a model described in a file at its state U: a planar model's U with its
+  pinned coordinates at their values, their velocities and the dropped rows' multipliers zero; a 3D model's U itself.
+  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective.
+@*/
+PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], PetscInt *n, PetscReal full[])
+{
+  PetscBool described;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(model->type, "described", &described));
+  PetscCheck(described, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Model %s is not described in a file: it has no 3D state of a file's bodies", model->type);
+  if (n) *n = NFull(model);
+  if (full) PetscCall(PetscArraycpy(full, Full((Described *)model->data, U, PETSC_FALSE, 0), NFull(model)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsModelCreate_Described(MbsModel model)
 {
   Described     *d;
