@@ -3594,14 +3594,22 @@ static PetscErrorCode PlanarJacobian(MbsModel model, PetscReal t, const PetscRea
   PetscFunctionReturn(0);
 }
 
-static PetscErrorCode PlanarJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
+/* out (n x np) += the model's rows of what full (dF/dp, dU(t0)/dp: n_full x np, adding into it) gives at U, U' */
+static PetscErrorCode PlanarColumnsP(MbsModel model, PetscErrorCode (*full)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]), PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal out[])
 {
   Described *d = (Described *)model->data;
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(d->full_jac, d->n_full * model->np));
-  PetscCall(DescribedJacobianP(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), d->full_jac));
-  AddReduced(d, model->n, model->np, d->full_jac, Jp);
+  PetscCall(full(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), d->full_jac));
+  AddReduced(d, model->n, model->np, d->full_jac, out);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PlanarColumnsP(model, DescribedJacobianP, t, U, Udot, Jp));
   PetscFunctionReturn(0);
 }
 
@@ -3633,13 +3641,9 @@ static PetscErrorCode PlanarInitialState(MbsModel model, PetscReal t0, PetscReal
 
 static PetscErrorCode PlanarInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
-  Described *d = (Described *)model->data;
-
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(d->full_jac, d->n_full * model->np));
-  PetscCall(DescribedInitialStateP(model, t0, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), d->full_jac));
   PetscCall(PetscArrayzero(dUdp, model->n * model->np));
-  AddReduced(d, model->n, model->np, d->full_jac, dUdp);
+  PetscCall(PlanarColumnsP(model, DescribedInitialStateP, t0, U, Udot, dUdp));
   PetscFunctionReturn(0);
 }
 
