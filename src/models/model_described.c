@@ -34,6 +34,18 @@
   internal states held at s(t0); with internal states, eigen and the frequency response (core/frf.c) use the first-order
   form of DescribedLinearizeFirstOrder. The frequency response's derivative by a joint's point continues N and lambda along
   the point (DescribedLinearizeAlong): N, an SVD basis, is no smooth function of p.
+
+  Planar models (a file's planar: x|y|z, -model_planar): every body moves in the plane normal to ground axis n and turns
+  about n only, so the components along n of r, u, v, w and the whole axis along n keep their initial values: those
+  coordinates are pinned (PlanarSetUp()), 6 of a rigid body's 12, 1 of a point mass's 3, and a row that they make
+  constant (gradient and Hessian zero on the free coordinates) is dropped, its constant checked to be 0. The model's U
+  holds the free coordinates and kept rows; every evaluation runs on the description's 3D U_full with the pinned
+  coordinates at their values, their velocities and accelerations and the dropped rows' lambda, mu zero (Full()), and
+  keeps the model's rows and columns (AddReduced(), the sparse matrices through Sink.map; the element library and the
+  views are those of 3D). The out-of-plane components of forces and moments act on pinned coordinates only and drop
+  out: the plane takes them. The mass restricted to the free coordinates is positive definite (SolveMassPlanar()); the
+  index-1 systems get unit rows and columns of the pinned coordinates and dropped rows (AugmentedMatrix()); N spans
+  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()).
 */
 #include "models/elements/elementimpl.h"
 
