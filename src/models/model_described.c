@@ -2656,7 +2656,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   char           owner[PETSC_MAX_PATH_LEN + 128];
 
   PetscFunctionBeginUser;
-  PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion", desc->file, d->nc_kept, d->nq_free);
+  PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion%s", desc->file, d->nc_kept, d->nq_free, d->planar >= 0 ? " in the plane (planar: a joint whose axis is not the plane's normal holds the bodies still)" : "");
   InitialPose(desc, q, v);
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
