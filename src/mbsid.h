@@ -37,6 +37,7 @@ PETSC_EXTERN PetscErrorCode MbsModelDestroy(MbsModel *);
 PETSC_EXTERN PetscErrorCode MbsModelView(MbsModel, PetscViewer);
 PETSC_EXTERN PetscErrorCode MbsModelGetType(MbsModel, const char **);
 PETSC_EXTERN PetscErrorCode MbsModelGetSizes(MbsModel, PetscInt *, PetscInt *, PetscInt *);
+PETSC_EXTERN PetscErrorCode MbsModelDescribedFullState(MbsModel, const PetscReal[], PetscInt *, PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsModelGetParameterInfo(MbsModel, const MbsParameterInfo **);
 PETSC_EXTERN PetscErrorCode MbsModelGetParameterIndex(MbsModel, const char[], PetscInt *);
 PETSC_EXTERN PetscErrorCode MbsModelGetParameters(MbsModel, PetscReal[]);

@@ -35,6 +35,18 @@
   form of DescribedLinearizeFirstOrder. The frequency response's derivative by a parameter of a model whose joints move
   with p continues the pose, N and the force rows' Jacobian along it (DescribedLinearizeAlong): N, an SVD basis, is no
   smooth function of p.
+
+  Planar models (a file's planar: x|y|z, -model_planar): every body moves in the plane normal to ground axis n and turns
+  about n only, so the components along n of r, u, v, w and the whole axis along n keep their initial values: those
+  coordinates are pinned (PlanarSetUp()), 6 of a rigid body's 12, 1 of a point mass's 3, and a row that they make
+  constant (gradient and Hessian zero on the free coordinates) is dropped, its constant checked to be 0. The model's U
+  holds the free coordinates and kept rows; every evaluation runs on the description's 3D U_full with the pinned
+  coordinates at their values, their velocities and accelerations and the dropped rows' lambda, mu zero (Full()), and
+  keeps the model's rows and columns (AddReduced(), the sparse matrices through Sink.map; the element library and the
+  views are those of 3D). The out-of-plane components of forces and moments act on pinned coordinates only and drop
+  out: the plane takes them. The mass restricted to the free coordinates is positive definite (SolveMassPlanar()); the
+  index-1 systems get unit rows and columns of the pinned coordinates and dropped rows (AugmentedMatrix()); N spans
+  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()).
 */
 #include "models/elements/elementimpl.h"
 
@@ -130,6 +142,16 @@ typedef struct {
   PetscReal *hess, *grad0, *value0;
   PetscInt  *entry_row, *entry_col;             /* scratch of SinkAddEntries() for the largest of these lists */
   PetscReal *entry_value, *row_grad, *row_rate; /* and of RowEvaluate() */
+  /* a planar model (PlanarSetUp()): the model's U = (q, v, lambda, mu, s) holds the free coordinates and the kept rows of
+     the description's 3D one, U_full (n_full), in which every evaluation works; reduce[i]: the model's index of U_full's
+     entry i, -1 for a pinned coordinate (its velocity and acceleration 0) and a dropped row's multipliers. In 3D the
+     identity, n_full = n. free (nq_free) and kept (nc_kept): the 3D indices of the free coordinates and kept rows */
+  PetscInt   planar; /* the ground axis normal to the plane, -1: 3D */
+  PetscInt   n_full, nq_free, nc_kept, *reduce, *free, *kept;
+  PetscReal *pinned;   /* U_full at the pinned coordinates' values (the initial pose), zero elsewhere */
+  PetscReal *full[4];  /* scratch of n_full each: the model's arguments and results in 3D */
+  PetscReal *full_jac; /* scratch of n_full x max(n_full, np): a dense matrix in 3D */
+  PetscReal *row_full; /* scratch of the 3D nq: one row's gradient */
 } Described;
 
 /*
@@ -163,6 +185,7 @@ typedef struct {
   PetscReal       *product;
   const PetscBool *body_used;
   const PetscInt  *column; /* MAT and SLOTS: the matrix's column of each parameter, -1: none (dF/dp of some only) */
+  const PetscInt  *map;    /* MAT and SLOTS (may be NULL): the matrix's row (and, without column, column) of each of U_full's, -1: none (planar) */
 } Sink;
 
 /* Whether the sink is the value array of an assembly of every state (SINK_SLOTS, places found, no values0 to fill):
@@ -189,12 +212,17 @@ static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt 
   PetscFunctionReturn(0);
 }
 
-/* Entry (row, col) of the model into a sink that is not a product; a column of no parameter (column[col] < 0) into none */
+/* Entry (row, col) of the model into a sink that is not a product; a column of no parameter (column[col] < 0) into none,
+   nor a row or column that the map drops */
 static PetscErrorCode SinkAddEntry(Sink *sink, PetscInt row, PetscInt col, PetscReal value)
 {
-  PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col] : col;
+  PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col] : sink->map ? sink->map[col] : col;
 
   PetscFunctionBeginUser;
+  if (sink->map && (sink->type == SINK_MAT || sink->type == SINK_SLOTS)) {
+    row    = sink->map[row];
+    column = row < 0 ? -1 : column;
+  }
   switch (sink->type) {
   case SINK_MAT:
     if (column >= 0) PetscCall(MatSetValue(sink->mat, row, column, value, ADD_VALUES));
@@ -300,6 +328,7 @@ static PetscInt BodySize(MbsDescription desc, PetscInt b)
 }
 
 static PetscErrorCode AugmentedMatrix(MbsModel, const PetscReal[], PetscReal[], PetscReal[]);
+static void           AugmentedSolve(Described *, PetscInt, const PetscReal[], const PetscInt[], PetscInt, PetscReal[]);
 static void           RowCompile(Described *, PetscInt);
 static PetscErrorCode OwnerName(MbsModel, PetscInt, char[], size_t);
 
@@ -311,6 +340,35 @@ static PetscInt NQ(MbsModel model)
 static PetscInt NC(MbsModel model)
 {
   return ((Described *)model->data)->desc->nc;
+}
+
+/* The size of U_full, the description's 3D state (the model's n unless it is planar) */
+static PetscInt NFull(MbsModel model)
+{
+  return ((Described *)model->data)->n_full;
+}
+
+/* The model's U (n) as U_full in scratch k: the pinned coordinates at their values, their velocities and the dropped
+   rows' multipliers zero; a rate (U', a tangent) zero at all of those. In 3D U itself. */
+static const PetscReal *Full(Described *d, const PetscReal U[], PetscBool rate, PetscInt k)
+{
+  if (d->planar < 0 || !U) return U;
+  for (PetscInt i = 0; i < d->n_full; i++) d->full[k][i] = d->reduce[i] >= 0 ? U[d->reduce[i]] : rate ? 0 : d->pinned[i];
+  return d->full[k];
+}
+
+/* The model's rows of the ncol columns of x (n_full x ncol), added into out (n x ncol) */
+static void AddReduced(Described *d, PetscInt n, PetscInt ncol, const PetscReal x[], PetscReal out[])
+{
+  for (PetscInt c = 0; c < ncol; c++)
+    for (PetscInt i = 0; i < d->n_full; i++)
+      if (d->reduce[i] >= 0) out[d->reduce[i] + c * n] += x[i + c * d->n_full];
+}
+
+/* Whether constraint row r is dropped: constant once the coordinates are pinned (planar) */
+static PetscBool RowDropped(Described *d, PetscInt r)
+{
+  return (PetscBool)(d->planar >= 0 && d->reduce[2 * d->desc->nq + r] < 0);
 }
 
 /* The model's description at its current parameters; its view follows it: the parameters at every call, the other
@@ -346,7 +404,7 @@ static MbsDescription Description(MbsModel model)
 static PetscErrorCode PointKeyCreate(MbsModel model, PointKey *point)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscMalloc1(1 + 2 * model->n + model->np, &point->key));
+  PetscCall(PetscMalloc1(1 + 2 * NFull(model) + model->np, &point->key));
   point->set = point->rate = PETSC_FALSE;
   PetscFunctionReturn(0);
 }
@@ -354,7 +412,7 @@ static PetscErrorCode PointKeyCreate(MbsModel model, PointKey *point)
 /* Whether the cache of point was filled at (t, U, U') and the model's parameters (U' read only with point->rate) */
 static PetscErrorCode PointKeyHolds(MbsModel model, const PointKey *point, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscBool *holds)
 {
-  PetscInt n = model->n, np = model->np;
+  PetscInt n = NFull(model), np = model->np;
 
   PetscFunctionBeginUser;
   *holds = (PetscBool)(point->set && point->key[0] == t);
@@ -366,7 +424,7 @@ static PetscErrorCode PointKeyHolds(MbsModel model, const PointKey *point, Petsc
 
 static PetscErrorCode PointKeySet(MbsModel model, PointKey *point, PetscReal t, const PetscReal U[], const PetscReal Udot[])
 {
-  PetscInt n = model->n, np = model->np;
+  PetscInt n = NFull(model), np = model->np;
 
   PetscFunctionBeginUser;
   point->key[0] = t;
@@ -519,10 +577,19 @@ static void AddMassDerivativeTimes(MbsDescription desc, PetscInt j, const PetscR
   }
 }
 
-/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3), no flexible body (its M is singular) */
-static PetscErrorCode SolveMass(MbsDescription desc, const PetscReal p[], PetscReal x[])
+static PetscErrorCode SolveMassPlanar(Described *, const PetscReal[], PetscReal[]);
+
+/* x := M^-1 x (nq) body by body: M = blockdiag(m I3, Jbar (x) I3), no flexible body (its M is singular); planar: on the
+   free coordinates (SolveMassPlanar()) */
+static PetscErrorCode SolveMass(Described *d, const PetscReal p[], PetscReal x[])
 {
+  MbsDescription desc = d->desc;
+
   PetscFunctionBeginUser;
+  if (d->planar >= 0) {
+    PetscCall(SolveMassPlanar(d, p, x));
+    PetscFunctionReturn(0);
+  }
   for (PetscInt b = 0; b < desc->nbody; b++) {
     const MbsBody  *body = &desc->body[b];
     const PetscReal m    = MbsValueOf(&body->mass, p);
@@ -591,6 +658,38 @@ static void BodyMass(const MbsBody *body, const PetscReal p[], PetscInt size, Pe
         mass[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = Jbar[3 * i + j];
         mask[(3 + 3 * i + k) + (3 + 3 * j + k) * size] = pattern[3 * i + j];
       }
+}
+
+/*
+  x := M_ff^-1 x on the free coordinates f of a planar model, x := 0 on the pinned ones (accelerations that the plane
+  holds at zero): M_ff, the mass block of each body restricted to its free coordinates (Jbar (x) I3 restricted: the
+  in-plane components of the two axes in the plane and of r), is positive definite; a small LU per body
+*/
+static PetscErrorCode SolveMassPlanar(Described *d, const PetscReal p[], PetscReal x[])
+{
+  MbsDescription desc = d->desc;
+  PetscInt       L = d->nlocal, *at = d->index, *pivots = d->index + L;
+  PetscReal     *mass = d->local + 7 * L, *mask = mass + L * L, *block = mask + L * L, *y = d->local + 4 * L;
+
+  PetscFunctionBeginUser;
+  for (PetscInt b = 0; b < desc->nbody; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       size = BodySize(desc, b), k = 0;
+
+    PetscCheck(MbsValueOf(&body->mass, p) > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has mass %g, so its acceleration is undefined", desc->file, body->name, (double)MbsValueOf(&body->mass, p));
+    BodyMass(body, p, size, mass, mask);
+    for (PetscInt i = 0; i < size; i++)
+      if (d->reduce[body->offset + i] >= 0) at[k++] = i;
+    for (PetscInt j = 0; j < k; j++) {
+      y[j] = x[body->offset + at[j]];
+      for (PetscInt i = 0; i < k; i++) block[i + j * k] = mass[at[i] + at[j] * size];
+    }
+    PetscCheck(MbsDenseLUFactor(k, block, pivots) < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': body '%s' has a singular mass matrix of its free coordinates in the plane, so its acceleration is undefined", desc->file, body->name);
+    MbsDenseLUSolve(k, block, pivots, 1, y);
+    for (PetscInt i = 0; i < size; i++) x[body->offset + i] = 0;
+    for (PetscInt j = 0; j < k; j++) x[body->offset + at[j]] = y[j];
+  }
+  PetscFunctionReturn(0);
 }
 
 /* scale M(p) into the sink at rows and columns offset + its coordinates, body by body */
@@ -825,7 +924,7 @@ static PetscErrorCode ResidualOfState(MbsModel model, PetscReal t, const PetscRe
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *s = U + 2 * nq + 2 * nc;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(F, model->n));
+  PetscCall(PetscArrayzero(F, NFull(model)));
   for (PetscInt i = 0; i < nq; i++) F[i] = -v[i];
   PetscCall(AddForces(d, FORCES_STATE, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
   for (PetscInt r = 0; r < nc; r++) {
@@ -833,6 +932,7 @@ static PetscErrorCode ResidualOfState(MbsModel model, PetscReal t, const PetscRe
     const PetscReal *g0 = d->grad0 + d->grad_start[r], *g = d->row_grad;
     PetscReal        value = 0, rate = 0;
 
+    if (RowDropped(d, r)) continue; /* no multipliers, and its rows are none of the model's */
     RowEvaluate(d, r, q, NULL);
     for (PetscInt k = 0; k < d->grad_start[r + 1] - d->grad_start[r]; k++) {
       value += q[at[k]] * (g0[k] + g[k]);
@@ -867,7 +967,7 @@ static PetscErrorCode DescribedResidual(MbsModel model, PetscReal t, const Petsc
     PetscCall(ResidualOfState(model, t, U, d->residual_u));
     PetscCall(PointKeySet(model, &d->residual_point, t, U, NULL));
   }
-  PetscCall(PetscArraycpy(F, d->residual_u, model->n));
+  PetscCall(PetscArraycpy(F, d->residual_u, NFull(model)));
   for (PetscInt i = 0; i < nq; i++) F[i] += Udot[i];
   AddMassTimes(desc, model->p, Udot + nq, F + nq);
   PetscCall(AddForces(d, FORCES_EXCITATION, t, q, v, s, F + nq, NULL, NULL, NULL, NULL));
@@ -1062,7 +1162,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
   for (PetscInt r = 0; r < nc; r++) {
     PetscInt b[MBS_VIEW_BODIES], nb = RowBodies(d, r, b), lambda_col = 2 * nq + r, mu_col = 2 * nq + nc + r, phi_row[2] = {2 * nq + r, 2 * nq + nc + r};
 
-    if (!SinkWants(sink, nb, b)) continue;
+    if (!SinkWants(sink, nb, b) || RowDropped(d, r)) continue;
     RowEvaluate(d, r, q, v);
     PetscCall(RowEntries(d, r, RHESS, 0, 0, mu[r], sink));            /* d(Phi_q^T mu)/dq */
     PetscCall(RowEntries(d, r, RHESS, nq, 0, lambda[r], sink));       /* d(Phi_q^T lambda)/dq */
@@ -1084,7 +1184,7 @@ static PetscErrorCode Assemble(MbsModel model, PetscReal t, const PetscReal U[],
 static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nn = model->n * model->n;
+  PetscInt   nn = NFull(model) * NFull(model);
   PetscBool  held;
 
   PetscFunctionBeginUser;
@@ -1097,7 +1197,7 @@ static PetscErrorCode DescribedJacobian(MbsModel model, PetscReal t, const Petsc
     if (!d->dense_u) PetscCall(PetscMalloc2(nn, &d->dense_u, nn, &d->dense_udot));
     PetscCall(PetscArrayzero(d->dense_u, nn));
     PetscCall(PetscArrayzero(d->dense_udot, nn));
-    sink = (Sink){.type = SINK_DENSE, .dense = d->dense_u, .dense_shifted = d->dense_udot, .ld = model->n};
+    sink = (Sink){.type = SINK_DENSE, .dense = d->dense_u, .dense_shifted = d->dense_udot, .ld = NFull(model)};
     PetscCall(Assemble(model, t, U, 1, &sink));
     PetscCall(PointKeySet(model, &d->dense_point, t, U, NULL));
   }
@@ -1219,7 +1319,7 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
 
 static PetscErrorCode DescribedJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
 {
-  Sink sink = {.type = SINK_DENSE, .dense = Jp, .ld = model->n};
+  Sink sink = {.type = SINK_DENSE, .dense = Jp, .ld = NFull(model)};
 
   PetscFunctionBeginUser;
   PetscCall(AssembleP(model, t, U, Udot, &sink));
@@ -1283,10 +1383,11 @@ static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal
    and the place in A's values of every entry an assembly writes, in its order */
 static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, const PetscReal U[], PetscInt ncol, Mat pre, Mat *A)
 {
-  Described *d      = (Described *)model->data;
-  PetscInt  *column = form->wrt_p ? d->column : NULL, nrow;
-  Sink       sink   = {.type = SINK_MAT, .mat = pre, .column = column};
-  PetscBool  done;
+  Described      *d      = (Described *)model->data;
+  PetscInt       *column = form->wrt_p ? d->column : NULL, nrow;
+  const PetscInt *map    = d->planar >= 0 ? d->reduce : NULL;
+  Sink            sink   = {.type = SINK_MAT, .mat = pre, .column = column, .map = map};
+  PetscBool       done;
 
   PetscFunctionBeginUser;
   PetscCall(MatSetSizes(pre, model->n, ncol, model->n, ncol));
@@ -1301,7 +1402,7 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   PetscCall(MatSetType(*A, MATSEQAIJ));
   PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *A));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE));
-  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = column};
+  sink = (Sink){.type = SINK_SLOTS, .record = PETSC_TRUE, .column = column, .map = map};
   PetscCall(MatGetRowIJ(*A, 0, PETSC_FALSE, PETSC_FALSE, &nrow, &sink.ia, &sink.ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_LIB, "A sparse matrix of model %s gives no row structure", model->type);
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink)); /* counts */
@@ -1351,22 +1452,28 @@ static PetscErrorCode SparseCreate(MbsModel model, SparseForm *form, const Petsc
 
 static PetscErrorCode DescribedJacobianMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat J)
 {
+  Described *d = (Described *)model->data;
+
   PetscFunctionBeginUser;
-  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian, t, U, Udot, shift, J));
+  PetscCall(SparseAssemble(model, &d->jacobian, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), shift, J));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedJacobianCreate(MbsModel model, const PetscReal U[], Mat *J)
 {
+  Described *d = (Described *)model->data;
+
   PetscFunctionBeginUser;
-  PetscCall(SparseCreate(model, &((Described *)model->data)->jacobian, U, model->n, J));
+  PetscCall(SparseCreate(model, &d->jacobian, Full(d, U, PETSC_FALSE, 0), model->n, J));
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode DescribedJacobianPMat(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Mat Jp)
 {
+  Described *d = (Described *)model->data;
+
   PetscFunctionBeginUser;
-  PetscCall(SparseAssemble(model, &((Described *)model->data)->jacobian_p, t, U, Udot, 0, Jp));
+  PetscCall(SparseAssemble(model, &d->jacobian_p, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), 0, Jp));
   PetscFunctionReturn(0);
 }
 
@@ -1381,7 +1488,7 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
   for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
   for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
   d->jacobian_p.point.rate = ReadsRate(desc, d->column);
-  PetscCall(PetscCalloc1(model->n, &U));
+  PetscCall(PetscCalloc1(NFull(model), &U));
   for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
   MbsCallUndo(SparseCreate(model, &d->jacobian_p, U, nid, Jp), PetscFree(U));
   PetscCall(PetscFree(U));
@@ -1438,7 +1545,7 @@ static PetscErrorCode SensorForces(MbsModel model, PetscReal t, const PetscReal 
    R_v the rows M v' - f + Phi_q^T lambda of the residual, J scratch of n max(n, np) */
 static PetscErrorCode ChainAccelerations(MbsModel model, PetscReal t, const PetscReal U[], PetscReal Udot[], const PetscReal a[], const PetscReal b[], PetscInt ncolumn, PetscReal J[], PetscReal dydu[], PetscReal dydp[])
 {
-  PetscInt n = model->n, nq = NQ(model), np = model->np;
+  PetscInt n = NFull(model), nq = NQ(model), np = model->np;
 
   PetscFunctionBeginUser;
   if (dydu) {
@@ -1471,7 +1578,7 @@ typedef struct {
 static PetscErrorCode ChannelWorkGet(MbsModel model, ChannelWork *work)
 {
   Described *d = (Described *)model->data;
-  PetscInt   n = model->n, nq = NQ(model), nc = NC(model), np = model->np, m = nq + nc;
+  PetscInt   n = NFull(model), nq = NQ(model), nc = NC(model), np = model->np, m = nq + nc;
   PetscInt   augmented = d->augmented ? 1 : 0;
 
   PetscFunctionBeginUser;
@@ -1518,7 +1625,7 @@ static PetscErrorCode AugmentedAccelerations(MbsModel model, PetscReal t, const 
   for (PetscInt r = 0; r < nc; r++) work->z[nq + r] = MbsBilinearRate(desc, d->row[r], work->Udot, v) - MbsBilinearRate(desc, d->row[r], v, v) + RowMotion(d, r, t, 2, NULL);
   zero_pivot = MbsDenseLUFactor(m, work->A, work->pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the accelerations is singular, so sensor '%s' has no acceleration", desc->file, sensor);
-  MbsDenseLUSolve(m, work->A, work->pivots, 1, work->z);
+  AugmentedSolve(d, m, work->A, work->pivots, 1, work->z);
   PetscFunctionReturn(0);
 }
 
@@ -1532,11 +1639,11 @@ static PetscErrorCode AugmentedChain(MbsModel model, PetscReal t, const PetscRea
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc;
+  PetscInt         n = NFull(model), nq = desc->nq, nc = desc->nc, m = nq + nc;
   const PetscReal *v = U + nq, *a = work->z, *l = work->z + nq, *beta = work->w, *eta = work->w + nq;
 
   PetscFunctionBeginUser;
-  MbsDenseLUSolve(m, work->A, work->pivots, 1, work->w);
+  AugmentedSolve(d, m, work->A, work->pivots, 1, work->w);
   PetscCall(PetscArraycpy(work->Ul, U, n));
   PetscCall(PetscArraycpy(work->Ul + 2 * nq, l, nc));
   PetscCall(ChainAccelerations(model, t, work->Ul, work->Udot, a, beta, 2 * nq, work->J, dydu, dydp));
@@ -1581,7 +1688,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       n = model->n, nq = desc->nq, np = model->np, accelerometer = -1;
+  PetscInt       n = NFull(model), nq = desc->nq, np = model->np, accelerometer = -1;
   PetscBool      derivatives = (PetscBool)(w && (dydu || dydp));
   ChannelWork    work        = {NULL};
   PetscReal     *g;
@@ -1603,7 +1710,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   else if (accelerometer >= 0) {
     PetscCall(SensorForces(model, t, U, work.used, work.R));
     for (PetscInt i = 0; i < nq; i++) work.z[i] = -work.R[i];
-    PetscCall(SolveMass(desc, model->p, work.z));
+    PetscCall(SolveMass(d, model->p, work.z));
   }
   for (PetscInt k = 0; k < nc && y; k++) {
     PetscInt e = ChannelElement(d, channel, k);
@@ -1639,11 +1746,11 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
     PetscCall(AugmentedChain(model, t, U, &work, dydu, dydp));
     PetscFunctionReturn(0);
   }
-  PetscCall(SolveMass(desc, model->p, g));
+  PetscCall(SolveMass(d, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held));
-  if (held) { /* b^T dR_v/dU from the Jacobian assembled at this state */
+  if (dydu && d->jacobian.values0 && d->planar < 0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* its rows are U_full's in 3D only */
+  if (held) {                                                                                                               /* b^T dR_v/dU from the Jacobian assembled at this state */
     const SparseForm *J = &d->jacobian;
 
     for (PetscInt r = nq; r < 2 * nq; r++)
@@ -1666,7 +1773,7 @@ static PetscErrorCode DescribedSensor(MbsModel model, PetscInt c, PetscReal t, c
   PetscReal one = 1;
 
   PetscFunctionBeginUser;
-  PetscCall(DescribedChannels(model, 1, &c, t, U, NULL, NULL, y, &one, dydu, dydp));
+  PetscCall(model->ops.channels(model, 1, &c, t, U, NULL, NULL, y, &one, dydu, dydp)); /* planar: PlanarChannels() */
   PetscFunctionReturn(0);
 }
 
@@ -1766,19 +1873,55 @@ static void ConstraintJacobian(MbsModel model, const PetscReal q[], PetscReal G[
   for (PetscInt r = 0; r < desc->nc; r++) MbsBilinearAddGradient(desc, d->row[r], q, 1, G + r, desc->nc);
 }
 
+/* The model's Phi_q at q (the 3D nq): its kept rows among the first end, *nc of them, on its free coordinates, *nq,
+   into G (*nc x *nq, column-major); in 3D every row and coordinate */
+static void ModelConstraintJacobian(Described *d, const PetscReal q[], PetscInt end, PetscReal G[], PetscInt *nc, PetscInt *nq)
+{
+  MbsDescription desc = d->desc;
+
+  *nq = d->nq_free;
+  *nc = 0;
+  for (PetscInt r = 0; r < end; r++) *nc += !RowDropped(d, r);
+  for (PetscInt r = 0, k = 0; r < end; r++) {
+    if (RowDropped(d, r)) continue;
+    for (PetscInt i = 0; i < desc->nq; i++) d->row_full[i] = 0;
+    MbsBilinearAddGradient(desc, d->row[r], q, 1, d->row_full, 1);
+    for (PetscInt i = 0; i < *nq; i++) G[k + i * *nc] = d->row_full[d->free[i]];
+    k++;
+  }
+}
+
 /* The index-1 matrix [M Phi_q^T; Phi_q 0] (m = nq + nc) at q, and Phi_q (nc x nq) into G */
 static PetscErrorCode AugmentedMatrix(MbsModel model, const PetscReal q[], PetscReal A[], PetscReal G[])
 {
+  Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = nq + nc;
   Sink           sink = {.type = SINK_DENSE, .dense = A, .ld = m};
 
   PetscFunctionBeginUser;
-  PetscCall(AddMass((Described *)model->data, model->p, 1, &sink, 0));
+  PetscCall(AddMass(d, model->p, 1, &sink, 0));
   ConstraintJacobian(model, q, G);
   for (PetscInt r = 0; r < nc; r++)
     for (PetscInt i = 0; i < nq; i++) MBS_IJ(A, nq + r, i, m) = MBS_IJ(A, i, nq + r, m) = MBS_IJ(G, r, i, nc);
+  for (PetscInt e = 0; e < m && d->planar >= 0; e++) { /* a unit row and column of each pinned coordinate and dropped row */
+    if (d->reduce[e < nq ? e : nq + e] >= 0) continue;
+    for (PetscInt i = 0; i < m; i++) MBS_IJ(A, e, i, m) = MBS_IJ(A, i, e, m) = 0;
+    MBS_IJ(A, e, e, m) = 1;
+  }
   PetscFunctionReturn(0);
+}
+
+/* x := A^-1 x for nrhs columns (m = nq + nc each), A of AugmentedMatrix() factored: planar, the pinned coordinates'
+   and dropped rows' entries 0 (their unit rows and columns leave the others those of the model's system) */
+static void AugmentedSolve(Described *d, PetscInt m, const PetscReal A[], const PetscInt pivots[], PetscInt nrhs, PetscReal x[])
+{
+  PetscInt nq = d->desc->nq;
+
+  MbsDenseLUSolve(m, A, pivots, nrhs, x);
+  for (PetscInt c = 0; c < nrhs && d->planar >= 0; c++)
+    for (PetscInt e = 0; e < m; e++)
+      if (d->reduce[e < nq ? e : nq + e] < 0) x[e + c * m] = 0;
 }
 
 /* The internal states at the pose q: each state element's s(t0) (its dampers relaxed) */
@@ -2017,7 +2160,7 @@ static PetscErrorCode ImposeMotion(MbsModel model, PetscReal t0, const PetscReal
   }
   for (PetscInt i = 0; i < nq; i++) b[i] = 0;
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = RowMotion(d, r, t0, 1, NULL) - MbsBilinearRate(desc, d->row[r], U, U + nq);
-  MbsDenseLUSolve(nq + nc, A, pivots, 1, b);
+  AugmentedSolve(d, nq + nc, A, pivots, 1, b);
   for (PetscInt i = 0; i < nq; i++) U[nq + i] += b[i];
   PetscFunctionReturn(0);
 }
@@ -2046,7 +2189,7 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   for (PetscInt i = 0; i < nq; i++) b[i] = -b[i];
   /* (Phi_q v)_q v = v^T Phi_qq v: s_q(v) v holds the constants' terms s_q(0) v besides it */
   for (PetscInt r = 0; r < nc; r++) b[nq + r] = MbsBilinearRate(desc, d->row[r], zero, U + nq) - MbsBilinearRate(desc, d->row[r], U + nq, U + nq) + RowMotion(d, r, t0, 2, NULL);
-  MbsDenseLUSolve(m, A, pivots, 1, b);
+  AugmentedSolve(d, m, A, pivots, 1, b);
   for (PetscInt i = 0; i < nq; i++) {
     Udot[i]      = U[nq + i];
     Udot[nq + i] = b[i];
@@ -2157,21 +2300,21 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
-  PetscInt         n = model->n, np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
+  PetscInt         n = NFull(model), np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
   PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry);
   const PetscReal *q = U, *v = U + nq;
 
   PetscFunctionBeginUser;
   if (d->moves_pose) PetscCall(ProjectPose(model, x->h, w)); /* nu and K at the start pose U (x->h: scratch) */
   PetscCall(AugmentedMatrix(model, U, A, G));
-  PetscCall(MbsModelJacobianP(model, t0, U, Udot, Jp));
+  PetscCall(DescribedJacobianP(model, t0, U, Udot, Jp)); /* U_full's: not the model's op */
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
   if (moving) {
     InitialPose(desc, w->qf, w->vf);
     for (PetscInt i = 0; i < m; i++) x->impulse[i] = 0; /* iota of ImposeMotion, again */
     for (PetscInt r = 0; r < nc; r++) x->impulse[nq + r] = RowMotion(d, r, t0, 1, NULL) - MbsBilinearRate(desc, d->row[r], q, w->vf);
-    MbsDenseLUSolve(m, A, pivots, 1, x->impulse);
+    AugmentedSolve(d, m, A, pivots, 1, x->impulse);
     for (PetscInt r = 0; r < nc; r++) x->iota[r] = x->impulse[nq + r];
     for (PetscInt i = 0; i < nq; i++) x->vdiff[i] = v[i] - w->vf[i];
     PetscCall(DescribedJacobian(model, t0, U, Udot, 0, J));
@@ -2202,7 +2345,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
         }
         x->impulse[nq + r] -= dot;
       }
-      MbsDenseLUSolve(m, A, pivots, 1, x->impulse);
+      AugmentedSolve(d, m, A, pivots, 1, x->impulse);
       for (PetscInt i = 0; i < nq; i++) x->dv[i] = x->impulse[i];
     }
     for (PetscInt i = 0; i < m; i++) column[i] = i < nq ? -MBS_IJ(Jp, nq + i, j, n) : 0;
@@ -2231,7 +2374,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
       for (PetscInt i = 0; i < nq; i++) curvature += x->h[i] * v[i];
       column[nq + r] -= MbsBilinearRate(desc, &drow, q, Udot + nq) + curvature;
     }
-    MbsDenseLUSolve(m, A, pivots, 1, column);
+    AugmentedSolve(d, m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
     for (PetscInt k = 0; k < ns && d->moves_pose; k++) dUdp[j * n + 2 * m + k] = x->ds[k];
     for (PetscInt i = 0; i < nq; i++) {
@@ -2245,7 +2388,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described          *d  = (Described *)model->data;
-  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = model->n, np = model->np, nJ = d->rheonomic || d->joint_geometry ? n * n : 0;
+  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry ? n * n : 0;
   PetscReal          *A, *G, *Jp, *J, *work;
   PetscInt           *pivots;
   StartDerivativeWork x;
@@ -2320,8 +2463,9 @@ static PetscErrorCode StateSecond(Described *d, PetscInt e, PetscReal t, const P
 */
 static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const PetscReal U[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[], PetscReal A[], PetscReal G[], PetscReal b[], PetscInt pivots[])
 {
+  Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       n = model->n, nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
+  PetscInt       n = NFull(model), nq = desc->nq, nc = desc->nc, m = nq + nc, zero_pivot;
 
   PetscFunctionBeginUser;
   PetscCall(AugmentedMatrix(model, U, A, G));
@@ -2335,7 +2479,7 @@ static PetscErrorCode DescribedInitialStateTangent_Private(MbsModel model, const
     for (PetscInt i = 0; i < n; i++)
       PetscCheck(rc[i] == 0 || (i >= nq && i < 2 * nq + nc), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s': the start's tangent takes quantities of the force rows and the velocity constraints' rates alone, but row %" PetscInt_FMT " moves", desc->file, i);
     for (PetscInt i = 0; i < m; i++) b[i] = -rc[nq + i];
-    MbsDenseLUSolve(m, A, pivots, 1, b);
+    AugmentedSolve(d, m, A, pivots, 1, b);
     for (PetscInt i = 0; i < nq; i++) dUdot[c * n + nq + i] = b[i];
     for (PetscInt k = 0; k < nc; k++) dU[c * n + 2 * nq + k] = b[nq + k];
   }
@@ -2430,7 +2574,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Force
   PetscInt         nq = desc->nq, nc = desc->nc, L = d->nlocal, *rows = d->index, *cols = d->index + L;
   PetscReal       *lsq = work, *lsv = lsq + L, *Dq = lsv + L, *Dv = Dq + L * L, *element_work = Dv + L * L;
   const PetscReal *q = U, *v = U + nq, *lambda = U + 2 * nq, *mu = U + 2 * nq + nc, *Slambda = S + 2 * nq, *Smu = S + 2 * nq + nc;
-  Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = model->n};
+  Sink             sink = {.type = SINK_DENSE, .dense = D, .ld = NFull(model)};
 
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
@@ -2439,7 +2583,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Force
     MbsDescription view;
     PetscReal     *lq, *lv;
 
-    for (PetscInt k = 0; k < 3 && body->mass.param == j; k++) D[(o + k) * (1 + model->n)] += shift;
+    for (PetscInt k = 0; k < 3 && body->mass.param == j; k++) D[(o + k) * (1 + NFull(model))] += shift;
     for (PetscInt moment = 0; moment < 6 && body->rigid && !body->flexible; moment++) {
       PetscReal dJ[9];
 
@@ -2447,7 +2591,7 @@ static PetscErrorCode DescribedJacobianSensitivity_Private(MbsModel model, Force
       MbsBodyJbar(body, NULL, moment, dJ);
       for (PetscInt a = 0; a < 3; a++)
         for (PetscInt c = 0; c < 3; c++)
-          for (PetscInt k = 0; k < 3; k++) D[(o + 3 + 3 * a + k) + (o + 3 + 3 * c + k) * model->n] += shift * dJ[3 * a + c];
+          for (PetscInt k = 0; k < 3; k++) D[(o + 3 + 3 * a + k) + (o + 3 + 3 * c + k) * NFull(model)] += shift * dJ[3 * a + c];
     }
     if (!body->flexible) continue;
     view = View(d, 1, &b, q, v, &lq, &lv);
@@ -2572,7 +2716,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   char           owner[PETSC_MAX_PATH_LEN + 128];
 
   PetscFunctionBeginUser;
-  PetscCheck(nc < nq, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion", desc->file, nc, nq);
+  PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion%s", desc->file, d->nc_kept, d->nq_free, d->planar >= 0 ? " in the plane (planar: a joint whose axis is not the plane's normal holds the bodies still)" : "");
   InitialPose(desc, q, v);
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
@@ -2593,19 +2737,23 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: the initial velocities violate its constraint (rate %g); give velocities the joint allows", owner, (double)rate);
     }
   }
-  for (PetscInt r = 0, rank = 0; r < nc;) {
-    PetscInt end = r + 1, new_rank;
+  for (PetscInt r = 0, rank = 0, kept = 0; r < nc;) { /* planar: the kept rows on the free coordinates */
+    PetscInt end = r + 1, new_rank, mc, mq;
 
     while (end < nc && d->row_owner[end] == d->row_owner[r]) end++;
-    PetscCall(PetscArrayzero(G, nc * nq));
-    for (PetscInt i = 0; i < end; i++) MbsBilinearAddGradient(desc, d->row[i], q, 1, G + i, end);
-    PetscCall(SingularValues(end, nq, G, s, VT));
-    new_rank = Rank(PetscMin(end, nq), s);
-    if (new_rank < end) {
+    ModelConstraintJacobian(d, q, end, G, &mc, &mq);
+    if (mc == kept) { /* every row of this entity dropped */
+      r = end;
+      continue;
+    }
+    PetscCall(SingularValues(mc, mq, G, s, VT));
+    new_rank = Rank(PetscMin(mc, mq), s);
+    if (new_rank < mc) {
       PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: %" PetscInt_FMT " of its %" PetscInt_FMT " constraints repeat those before it (the constraint Jacobian has rank %" PetscInt_FMT " for %" PetscInt_FMT " rows at the initial pose); remove the redundant joint or use one that fixes fewer directions", owner, end - r - (new_rank - rank), end - r, new_rank, end);
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: %" PetscInt_FMT " of its %" PetscInt_FMT " constraints repeat those before it (the constraint Jacobian has rank %" PetscInt_FMT " for %" PetscInt_FMT " rows at the initial pose%s); remove the redundant joint or use one that fixes fewer directions", owner, mc - kept - (new_rank - rank), mc - kept, new_rank, mc, d->planar >= 0 ? ", in the plane" : "");
     }
     rank = new_rank;
+    kept = mc;
     r    = end;
   }
   PetscFunctionReturn(0);
@@ -2672,7 +2820,7 @@ static PetscErrorCode AlongDestroy(Along **a)
 static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal G[], PetscReal s[], PetscReal VT[], PetscReal N[])
 {
   Described *d  = (Described *)model->data;
-  PetscInt   nq = NQ(model), nc = NC(model);
+  PetscInt   nq = NQ(model), nc = NC(model), mc, mq;
   PetscBool  same = PETSC_TRUE;
 
   PetscFunctionBeginUser;
@@ -2685,11 +2833,11 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
     PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
     PetscFunctionReturn(0);
   }
-  PetscCall(PetscArrayzero(G, nc * nq));
-  ConstraintJacobian(model, q, G);
-  if (nc) PetscCall(SingularValues(nc, nq, G, s, VT)); /* G is overwritten */
+  ModelConstraintJacobian(d, q, nc, G, &mc, &mq);
+  if (mc) PetscCall(SingularValues(mc, mq, G, s, VT)); /* G is overwritten */
+  PetscCall(PetscArrayzero(N, nq * model->nq));        /* planar: zero on the pinned coordinates */
   for (PetscInt j = 0; j < model->nq; j++)
-    for (PetscInt i = 0; i < nq; i++) N[i + j * nq] = nc ? MBS_IJ(VT, nc + j, i, nq) : (PetscReal)(i == j);
+    for (PetscInt i = 0; i < mq; i++) N[d->free[i] + j * nq] = mc ? MBS_IJ(VT, mc + j, i, mq) : (PetscReal)(i == j);
   if (!d->free_motions) PetscCall(PetscMalloc2(nq * model->nq, &d->free_motions, model->np, &d->free_motions_p));
   PetscCall(PetscArraycpy(d->free_motions, N, nq * model->nq));
   PetscCall(PetscArraycpy(d->free_motions_p, model->p, model->np));
@@ -2724,27 +2872,28 @@ static PetscErrorCode NormalSolve(MbsModel model, PetscInt nc, PetscInt nq, cons
 */
 static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], const PetscReal v[], const PetscReal s[], Sink *J, Sink *Jp, const PetscInt offset[5], PetscReal R[], PetscReal G[], PetscReal lambda[])
 {
+  Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc;
+  PetscInt       nq = desc->nq, nc = desc->nc, mc, mq;
   PetscReal      unbalanced = 0, scale = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(R, nq));
-  PetscCall(PetscArrayzero(G, nc * nq));
-  PetscCall(AddForces((Described *)model->data, FORCES_STATE, model->t0, q, v, s, R, NULL, J, Jp, offset));
-  ConstraintJacobian(model, q, G);
-  for (PetscInt r = 0; r < nc; r++) {
+  PetscCall(AddForces(d, FORCES_STATE, model->t0, q, v, s, R, NULL, J, Jp, offset));
+  ModelConstraintJacobian(d, q, nc, G, &mc, &mq); /* planar: the plane takes the pinned coordinates' forces */
+  for (PetscInt r = 0; r < mc; r++) {
     lambda[r] = 0;
-    for (PetscInt i = 0; i < nq; i++) lambda[r] -= MBS_IJ(G, r, i, nc) * R[i];
+    for (PetscInt i = 0; i < mq; i++) lambda[r] -= MBS_IJ(G, r, i, mc) * R[d->free[i]];
   }
-  if (nc) PetscCall(NormalSolve(model, nc, nq, G, 1, lambda));
-  for (PetscInt i = 0; i < nq; i++) {
-    PetscReal residual = R[i];
+  if (mc) PetscCall(NormalSolve(model, mc, mq, G, 1, lambda));
+  for (PetscInt i = 0; i < mq; i++) {
+    PetscReal residual = R[d->free[i]];
 
-    for (PetscInt r = 0; r < nc; r++) residual += MBS_IJ(G, r, i, nc) * lambda[r];
+    for (PetscInt r = 0; r < mc; r++) residual += MBS_IJ(G, r, i, mc) * lambda[r];
     unbalanced = PetscMax(unbalanced, PetscAbsReal(residual));
-    scale      = PetscMax(scale, PetscAbsReal(R[i]));
+    scale      = PetscMax(scale, PetscAbsReal(R[d->free[i]]));
   }
+  for (PetscInt r = nc - 1; r >= 0 && d->planar >= 0; r--) lambda[r] = RowDropped(d, r) ? 0 : lambda[d->reduce[2 * nq + r] - 2 * d->nq_free]; /* onto every row, down: kept row k is at most row r */
   if (unbalanced > 1e-8 * PetscMax(scale, 1) && ((Described *)model->data)->moves_pose) {
     char at[256];
 
@@ -2826,7 +2975,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, n = model->n, found = -1;
+  PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, n = NFull(model), found = -1;
   PetscReal     *U = work, *a = U + n, *dydu = a + nq, *dyda = dydu + n, *G = dyda + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq, y;
   MbsVectorMap   P;
 
@@ -2865,7 +3014,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
 
 static PetscErrorCode DescribedLinearizeIO(MbsModel model, const char load[], const char **used, PetscReal B[], PetscReal Cq[], PetscReal Cv[], PetscReal Ca[])
 {
-  PetscInt   nq = NQ(model), nc = NC(model), n = model->n;
+  PetscInt   nq = NQ(model), nc = NC(model), n = NFull(model);
   PetscReal *work;
 
   PetscFunctionBeginUser;
@@ -2893,7 +3042,7 @@ static PetscErrorCode StateBlocks(Described *d, PetscReal t, const PetscReal q[]
 static void StateBlocksDerivative(MbsModel model, const PetscReal D[], PetscReal dW[])
 {
   MbsDescription desc = ((Described *)model->data)->desc;
-  PetscInt       nq = desc->nq, ns = desc->ns, ld = nq + ns, n = model->n, s0 = 2 * nq + 2 * desc->nc;
+  PetscInt       nq = desc->nq, ns = desc->ns, ld = nq + ns, n = NFull(model), s0 = 2 * nq + 2 * desc->nc;
 
   for (PetscInt k = 0; k < ns; k++)
     for (PetscInt i = 0; i < nq; i++) MBS_IJ(dW, i, 2 * nq + k, ld) = MBS_IJ(D, nq + i, s0 + k, n);
@@ -3011,7 +3160,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, np = model->np, n = model->n, nw = 2 * nq + ns, offset[5] = {0, nq, 0, 2 * nq, -1};
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, np = model->np, n = NFull(model), nw = 2 * nq + ns, offset[5] = {0, nq, 0, 2 * nq, -1};
   PetscReal     *v = work, *s = v + nq, *ds = s + ns, *R = ds + ns, *Rp = R + nq, *G = Rp + nq * np, *dG = G + nc * nq, *sv = dG + nc * nq, *VT = sv + nq + nc, *y = VT + nq * nq, *res = y + nc * m, *dR = res + nq, *lambda = dR + nq, *dlambda = lambda + nc, *U = dlambda + nc, *S = U + n, *g = S + n, *CKF = g + nq;
   PetscReal     *Kf = CKF + nq * nq, *Fs = Kf + nq * nq, unbalanced = 0, scale = 0;
   Sink           forces = {.type = SINK_DENSE, .dense = CKF, .ld = nq}, forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
@@ -3102,7 +3251,7 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
 {
   Described     *d    = (Described *)model->data;
   MbsDescription desc = Description(model);
-  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, n = model->n, np = model->np, L = d->nlocal, nw = 2 * nq + ns, nW = ns ? 2 * (nq + ns) * nw : 0;
+  PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, n = NFull(model), np = model->np, L = d->nlocal, nw = 2 * nq + ns, nW = ns ? 2 * (nq + ns) * nw : 0;
   PetscReal     *work, *D, *Dwork;
   Along         *a;
   StartWork      w;
@@ -3356,6 +3505,10 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree5(d->hess_i, d->hess_j, d->hess_at, d->hess, d->rate_at));
   PetscCall(PetscFree2(d->grad_i, d->grad0));
   PetscCall(PetscFree5(d->entry_row, d->entry_col, d->entry_value, d->row_grad, d->row_rate));
+  PetscCall(PetscFree4(d->reduce, d->free, d->kept, d->pinned));
+  PetscCall(PetscFree(d->row_full));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscFree(d->full[k]));
+  PetscCall(PetscFree(d->full_jac));
   PetscCall(PetscFree(model->data));
   PetscFunctionReturn(0);
 }
@@ -3487,7 +3640,10 @@ static void OrthonormalRows(MbsDescription desc, PetscInt b, MbsBilinear row[6])
   }
 }
 
-static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
+static PetscErrorCode PlanarSetUp(MbsModel, Described *, PetscInt);
+
+/* The rows, views and sizes; a the ground axis normal to the plane of a planar model, -1: 3D */
+static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
 {
   MbsDescription desc = d->desc;
   PetscInt       r    = 0;
@@ -3552,9 +3708,10 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
   PetscCall(DescribedViewSetUp(d));
   PetscCall(DescribedSupportSetUp(d));
   PetscCall(RowPatternsSetUp(d));
-  PetscCall(MbsModelSetUp_Private(model, 2 * desc->nq + 2 * desc->nc + desc->ns, desc->nq - desc->nc, desc->nparam, desc->param_info));
-  for (PetscInt i = 2 * desc->nq; i < 2 * desc->nq + 2 * desc->nc; i++) model->differential[i] = PETSC_FALSE;
-  PetscCall(PetscMalloc1(model->n, &d->residual_u));
+  PetscCall(PlanarSetUp(model, d, a));
+  PetscCall(MbsModelSetUp_Private(model, 2 * d->nq_free + 2 * d->nc_kept + desc->ns, d->nq_free - d->nc_kept, desc->nparam, desc->param_info));
+  for (PetscInt i = 2 * d->nq_free; i < 2 * d->nq_free + 2 * d->nc_kept; i++) model->differential[i] = PETSC_FALSE;
+  PetscCall(PetscMalloc1(NFull(model), &d->residual_u));
   PetscCall(PointKeyCreate(model, &d->residual_point));
   PetscCall(PointKeyCreate(model, &d->dense_point));
   PetscCall(PointKeyCreate(model, &d->jacobian.point));
@@ -3585,10 +3742,248 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
   PetscFunctionReturn(0);
 }
 
+/* J (n x n) += the model's rows and columns of A (n_full x n_full) */
+static void AddReducedSquare(Described *d, PetscInt n, const PetscReal A[], PetscReal J[])
+{
+  for (PetscInt j = 0; j < d->n_full; j++)
+    for (PetscInt i = 0; i < d->n_full && d->reduce[j] >= 0; i++)
+      if (d->reduce[i] >= 0) J[d->reduce[i] + d->reduce[j] * n] += A[i + j * d->n_full];
+}
+
+/*
+  The ops of a planar model: each takes the model's U, evaluates in U_full (Full()) and keeps the model's rows (and
+  columns) of what it gives (AddReduced()); the sparse matrices map their entries themselves (Sink.map)
+*/
+static PetscErrorCode PlanarResidual(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal F[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(DescribedResidual(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), d->full[2]));
+  PetscCall(PetscArrayzero(F, model->n));
+  AddReduced(d, model->n, 1, d->full[2], F);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarJacobian(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, PetscReal J[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full_jac, d->n_full * d->n_full));
+  PetscCall(DescribedJacobian(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), shift, d->full_jac));
+  AddReducedSquare(d, model->n, d->full_jac, J);
+  PetscFunctionReturn(0);
+}
+
+/* out (n x np) += the model's rows of what full (dF/dp, dU(t0)/dp: n_full x np, adding into it) gives at U, U' */
+static PetscErrorCode PlanarColumnsP(MbsModel model, PetscErrorCode (*full)(MbsModel, PetscReal, const PetscReal[], const PetscReal[], PetscReal[]), PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal out[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full_jac, d->n_full * model->np));
+  PetscCall(full(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), d->full_jac));
+  AddReduced(d, model->n, model->np, d->full_jac, out);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarJacobianP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal Jp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PlanarColumnsP(model, DescribedJacobianP, t, U, Udot, Jp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarChannels(MbsModel model, PetscInt nc, const PetscInt channel[], PetscReal t, const PetscReal U[], MbsChannelWeightFn weigh, void *ctx, PetscReal y[], PetscReal w[], PetscReal dydu[], PetscReal dydp[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full[2], d->n_full));
+  PetscCall(DescribedChannels(model, nc, channel, t, Full(d, U, PETSC_FALSE, 0), weigh, ctx, y, w, dydu ? d->full[2] : NULL, dydp));
+  if (dydu) AddReduced(d, model->n, 1, d->full[2], dydu);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarInitialState(MbsModel model, PetscReal t0, PetscReal U[], PetscReal Udot[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full[0], d->n_full));
+  PetscCall(PetscArrayzero(d->full[1], d->n_full));
+  PetscCall(DescribedInitialState(model, t0, d->full[0], d->full[1]));
+  PetscCall(PetscArrayzero(U, model->n));
+  PetscCall(PetscArrayzero(Udot, model->n));
+  AddReduced(d, model->n, 1, d->full[0], U);
+  AddReduced(d, model->n, 1, d->full[1], Udot);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(dUdp, model->n * model->np));
+  PetscCall(PlanarColumnsP(model, DescribedInitialStateP, t0, U, Udot, dUdp));
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarInitialStateTangent(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscInt ncol, const PetscReal r[], PetscReal dU[], PetscReal dUdot[])
+{
+  Described     *d  = (Described *)model->data;
+  PetscInt       nf = d->n_full, n = model->n;
+  PetscReal     *rf, *dUf, *dUdotf;
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscCalloc3(nf * ncol, &rf, nf * ncol, &dUf, nf * ncol, &dUdotf));
+  for (PetscInt c = 0; c < ncol; c++)
+    for (PetscInt i = 0; i < nf; i++) rf[i + c * nf] = d->reduce[i] >= 0 ? r[d->reduce[i] + c * n] : 0;
+  ierr = DescribedInitialStateTangent(model, t0, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), ncol, rf, dUf, dUdotf);
+  if (!ierr) {
+    for (PetscInt i = 0; i < n * ncol; i++) dU[i] = dUdot[i] = 0;
+    AddReduced(d, n, ncol, dUf, dU);
+    AddReduced(d, n, ncol, dUdotf, dUdot);
+  }
+  PetscCall(PetscFree3(rf, dUf, dUdotf));
+  PetscCall(ierr);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarJacobianSensitivity(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], const PetscReal S[], const PetscReal Sdot[], PetscInt j, PetscReal shift, PetscReal D[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full_jac, d->n_full * d->n_full));
+  PetscCall(DescribedJacobianSensitivity(model, t, Full(d, U, PETSC_FALSE, 0), Full(d, Udot, PETSC_TRUE, 1), Full(d, S, PETSC_TRUE, 2), Full(d, Sdot, PETSC_TRUE, 3), j, shift, d->full_jac));
+  AddReducedSquare(d, model->n, d->full_jac, D);
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode PlanarInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+{
+  Described *d = (Described *)model->data;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscArrayzero(d->full[2], d->n_full));
+  PetscCall(DescribedInputDirection(model, t, Full(d, U, PETSC_FALSE, 0), d->full[2]));
+  AddReduced(d, model->n, 1, d->full[2], B);
+  PetscFunctionReturn(0);
+}
+
+/*
+  Pinned coordinates and dropped rows of a model that moves in the plane normal to ground axis a (-model_planar, the
+  file's planar:), before the model's sizes are set. A body turns about a only, so the components along a of r, u, v,
+  w and the whole axis that lies along a stay at their initial values: pinned. A constraint row that the pinned values
+  make constant (its gradient and Hessian on the free coordinates vanish) is dropped, if it holds (its constant is 0),
+  and the file refused otherwise. In 3D (a < 0) every coordinate and row is the model's.
+*/
+static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
+{
+  MbsDescription desc = d->desc;
+  PetscInt       nq = desc->nq, nc = desc->nc, nf = 2 * nq + 2 * nc + desc->ns, kq = 0, kc = 0;
+  PetscReal     *q, *v, qscale = 1, vscale = 1, tol = 1e-12;
+  char           owner[PETSC_MAX_PATH_LEN + 128];
+
+  PetscFunctionBeginUser;
+  d->planar = a;
+  d->n_full = nf;
+  PetscCall(PetscCalloc4(nf, &d->reduce, nq, &d->free, nc, &d->kept, nf, &d->pinned));
+  PetscCall(PetscMalloc1(nq, &d->row_full));
+  for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc1(nf, &d->full[k]));
+  q = d->pinned;
+  v = d->full[0]; /* the initial velocities, while the scratch is free */
+  InitialPose(desc, q, v);
+  for (PetscInt i = 0; i < nq; i++) {
+    qscale = PetscMax(qscale, PetscAbsReal(q[i]));
+    vscale = PetscMax(vscale, PetscAbsReal(v[i]));
+  }
+  for (PetscInt b = 0; b < desc->nbody && a >= 0; b++) {
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o = body->offset, axis = body->rigid ? -1 : 0;
+
+    PetscCheck(!body->flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", body '%s': a flexible body in a planar model is not supported yet; drop planar: (or run -model_planar none)", desc->file, body->line, body->name);
+    for (PetscInt e = 3; e >= 1 && body->rigid; e--)
+      if (PetscAbsReal(q[o + 3 * e + (a + 1) % 3]) <= tol && PetscAbsReal(q[o + 3 * e + (a + 2) % 3]) <= tol) axis = e;
+    PetscCheck(axis >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': none of its axes u, v, w lies along the plane's normal %c at the initial pose (to 1e-12), so it cannot move in the plane normal to %c (planar: %c)",
+               desc->file, body->line, body->name, 'x' + (char)a, 'x' + (char)a, 'x' + (char)a);
+    for (PetscInt i = 0; i < BodySize(desc, b); i++) {
+      PetscBool pin = (PetscBool)(i % 3 == a || (body->rigid && i / 3 == axis));
+
+      d->reduce[o + i] = pin ? -1 : 0;
+      PetscCheck(!pin || PetscAbsReal(v[o + i]) <= tol * vscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its initial velocity or angular velocity has a part out of the plane normal to %c (its %c_%c moves at %g), which a planar model holds at zero",
+                 desc->file, body->line, body->name, 'x' + (char)a, "ruvw"[i / 3], 'x' + (char)(i % 3), (double)v[o + i]);
+    }
+  }
+  for (PetscInt r = 0; r < nc; r++) {
+    PetscBool constant = (PetscBool)(a >= 0);
+
+    for (PetscInt i = 0; i < nq && constant; i++) d->row_full[i] = 0;
+    if (constant) MbsBilinearAddGradient(desc, d->row[r], q, 1, d->row_full, 1);
+    for (PetscInt i = 0; i < nq && constant; i++) constant = (PetscBool)(d->reduce[i] < 0 || PetscAbsReal(d->row_full[i]) <= tol * qscale);
+    for (PetscInt e = d->hess_start[r]; e < d->hess_start[r + 1] && constant; e++) constant = (PetscBool)(d->hess[e] == 0 || d->reduce[d->hess_i[e]] < 0 || d->reduce[d->hess_j[e]] < 0);
+    d->reduce[2 * nq + r] = constant ? -1 : 0;
+    if (!constant) continue;
+    PetscCall(OwnerName(model, r, owner, sizeof(owner)));
+    PetscCheck(PetscAbsReal(MbsBilinearValue(desc, d->row[r], q)) <= tol * qscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: in the plane normal to %c (planar: %c) its constraint %" PetscInt_FMT " is the constant %g, not 0: the initial pose violates the joint out of the plane, which the plane keeps for ever", owner, 'x' + (char)a, 'x' + (char)a,
+               r - (d->row_owner[r] >= 0 ? desc->element[d->row_owner[r]].first_row : 0) + 1, (double)MbsBilinearValue(desc, d->row[r], q));
+    PetscCheck(!(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: its prescribed motion drives a direction out of the plane normal to %c, which a planar model holds fixed", owner, 'x' + (char)a);
+  }
+  for (PetscInt e = 0; e < desc->nelement && a >= 0; e++) {
+    const MbsElement *el = &desc->element[e];
+
+    PetscCheck(!el->ngeometry && !el->row_p, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): a joint's point or length that is a parameter is not supported in a planar model yet; run it with -model_planar none",
+               desc->file, el->line, el->name, el->type);
+    PetscCheck(!(el->constraint && d->reduce[2 * nq + el->constraint->first_row] < 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", sensor '%s' reads the reaction of a constraint out of the plane normal to %c, which the plane takes: a planar model has no multiplier of it",
+               desc->file, el->line, el->name, 'x' + (char)a);
+  }
+  for (PetscInt i = 0; i < nq; i++) {
+    if (d->reduce[i] < 0) continue;
+    d->free[kq]  = i;
+    d->reduce[i] = kq;
+    d->pinned[i] = 0;
+    kq++;
+  }
+  for (PetscInt r = 0; r < nc; r++)
+    if (d->reduce[2 * nq + r] >= 0) d->kept[kc++] = r;
+  for (PetscInt i = 0; i < nq; i++) d->reduce[nq + i] = d->reduce[i] >= 0 ? kq + d->reduce[i] : -1;
+  for (PetscInt k = 0; k < kc; k++) {
+    d->reduce[2 * nq + d->kept[k]]      = 2 * kq + k;
+    d->reduce[2 * nq + nc + d->kept[k]] = 2 * kq + kc + k;
+  }
+  for (PetscInt r = 0; r < nc; r++)
+    if (d->reduce[2 * nq + r] < 0) d->reduce[2 * nq + nc + r] = -1;
+  for (PetscInt j = 0; j < desc->ns; j++) d->reduce[2 * nq + 2 * nc + j] = 2 * kq + 2 * kc + j;
+  d->nq_free = kq;
+  d->nc_kept = kc;
+  if (a >= 0) PetscCall(PetscMalloc1(nf * PetscMax(nf, desc->nparam), &d->full_jac));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelDescribedFullState - The 3D state of a model described in a file at its state U: a planar model's U with its
+  pinned coordinates at their values, their velocities and the dropped rows' multipliers zero; a 3D model's U itself.
+  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective.
+@*/
+PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], PetscInt *n, PetscReal full[])
+{
+  PetscBool described;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscStrcmp(model->type, "described", &described));
+  PetscCheck(described, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Model %s is not described in a file: it has no 3D state of a file's bodies", model->type);
+  if (n) *n = NFull(model);
+  if (full) PetscCall(PetscArraycpy(full, Full((Described *)model->data, U, PETSC_FALSE, 0), NFull(model)));
+  PetscFunctionReturn(0);
+}
+
 PetscErrorCode MbsModelCreate_Described(MbsModel model)
 {
   Described     *d;
   MbsDescription desc;
+  PetscInt       planar;
 
   PetscFunctionBeginUser;
   PetscCheck(model->model_file[0], model->comm, PETSC_ERR_ARG_WRONG, "Model described needs its model file: -model_file FILE");
@@ -3599,7 +3994,16 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   /* once, beside the read: results name the file as it was read, however often they are written */
   PetscCall(MbsChecksumFile("-model_file", model->model_file, &model->model_file_checksum));
   desc = d->desc;
-  PetscCall(DescribedSetUp(model, d));
+  MbsOptionsBegin(model->comm, NULL, "Model described", "MbsModel");
+  {
+    const char *const axes[] = {"x", "y", "z", "none"};
+    PetscInt          choice = desc->planar < 0 ? 3 : desc->planar;
+
+    PetscCall(PetscOptionsEList("-model_planar", "Every body moves in the plane normal to this ground axis and turns about it only, none: in 3D (default: the model file's planar:, else none)", "MbsModelSetType", axes, 4, axes[choice], &choice, NULL));
+    planar = choice < 3 ? choice : -1;
+  }
+  MbsOptionsEnd();
+  PetscCall(DescribedSetUp(model, d, planar));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
   model->ops.residual              = DescribedResidual;
@@ -3635,5 +4039,15 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
   if (d->joint_geometry) model->ops.linearize_along = DescribedLinearizeAlong;
+  if (d->planar < 0) PetscFunctionReturn(0);
+  model->ops.residual              = PlanarResidual;
+  model->ops.jacobian              = PlanarJacobian;
+  model->ops.jacobian_p            = PlanarJacobianP;
+  model->ops.channels              = PlanarChannels;
+  model->ops.initial_state         = PlanarInitialState;
+  model->ops.initial_state_p       = PlanarInitialStateP;
+  model->ops.initial_state_tangent = PlanarInitialStateTangent;
+  model->ops.jacobian_sensitivity  = PlanarJacobianSensitivity;
+  if (d->input_element) model->ops.input_direction = PlanarInputDirection;
   PetscFunctionReturn(0);
 }

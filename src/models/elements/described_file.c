@@ -4,6 +4,8 @@
 
     time:       {t0: 0, tf: 2, dt: 1e-3, dt_max: 0}               [s], all optional
     gravity:    [gx, gy, gz]                                       [m/s^2], optional
+    planar:     x, y or z                                          every body moves in the plane normal to that ground
+                                                                   axis and turns about it only (model_described.c), optional
     parameters: NAME: {value: 1000, unit: N/m, lower: 0, upper: 1e9, description: "..."}
     bodies:     NAME: {mass: m, inertia: [Ixx, Iyy, Izz(, Ixy, Iyz, Ixz)], position: [..], orientation: [[u], [v], [w]],
                        velocity: [..], angular_velocity: [..]}     without inertia: a point mass
@@ -956,6 +958,22 @@ static PetscErrorCode ReadOutput(MbsYAMLReader *reader, yaml_node_t *node, yaml_
   PetscFunctionReturn(0);
 }
 
+/* planar: x, y or z (none: 3D, as without the field) */
+static PetscErrorCode ReadPlanar(MbsYAMLReader *reader, yaml_node_t *node)
+{
+  const char *const axes[] = {"x", "y", "z", "none"};
+  const char       *word   = Scalar(node);
+
+  PetscFunctionBeginUser;
+  reader->desc->planar = -1;
+  if (!node) PetscFunctionReturn(0);
+  reader->desc->planar_line = (PetscInt)node->start_mark.line + 1;
+  for (PetscInt k = 0; k < 4 && word; k++)
+    if (!strcmp(word, axes[k])) reader->desc->planar = k < 3 ? k : -1;
+  if (!word || (reader->desc->planar < 0 && strcmp(word, "none"))) PetscCall(MbsYAMLError(reader, node, "planar: '%s' is no ground axis (x, y, z, or none)", word ? word : "?"));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
 {
   MbsDescription desc = reader->desc;
@@ -965,10 +983,11 @@ static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
   PetscCall(BeginMapping(reader, root, "top level", NULL));
   reader->entity[0] = 0;
   {
-    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed");
+    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed"), *planar = Find(reader, root, "planar");
 
     PetscCall(MbsYAMLReadVector(reader, root, "gravity", PETSC_FALSE, 3, desc->gravity, NULL));
     PetscCall(EndMapping(reader));
+    PetscCall(ReadPlanar(reader, planar));
     PetscCall(ReadTime(reader, time));
     PetscCall(ReadParameters(reader, parameters));
     reader->entity[0] = 0;

@@ -250,7 +250,8 @@ struct _MbsDescription {
   MbsElement       *element;
   MbsParameterInfo *param_info; /* owned: names, units and descriptions are copies */
   PetscReal         gravity[3];
-  PetscInt          output; /* the sensor that is the model's output y */
+  PetscInt          planar, planar_line; /* planar: the ground axis (0, 1, 2) normal to the plane of motion, -1: 3D; its line */
+  PetscInt          output;              /* the sensor that is the model's output y */
   PetscReal         t0, tf, dt, dt_max;
   PetscBool         engine_order; /* an element follows the crank angle of speed */
   MbsSpeedProfile   speed;        /* the engine speed (section speed:, and the options of MbsSpeedProfileSetFromOptions) */
