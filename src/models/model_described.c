@@ -1935,7 +1935,7 @@ static void StatesInitial(Described *d, const PetscReal q[], PetscReal s[])
 
     if (!el->nstate) continue;
     view = View(d, nb, b, q, NULL, &lq, &lv);
-    MbsElementStates(el)->state_initial(view, el, lq, s + el->first_state);
+    MbsElementStates(el)->state_initial(view, el, lq, NULL, s + el->first_state, NULL);
   }
 }
 
@@ -2225,7 +2225,7 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
   move too: ds/dp_j = ds0/dq dq/dp_j (StatesInitialP).
 */
 typedef struct {
-  PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp, *ds, *zero; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np, ns, nq */
+  PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp, *ds; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np, ns */
 } StartDerivativeWork;
 
 /* dq0/dp_j of the start pose q that ProjectPose() left w at (K factored there, nu, q - q_f) into dq: the projection's KKT
@@ -2253,34 +2253,25 @@ static void PoseDerivative(MbsModel model, PetscInt j, const PetscReal q[], Star
 }
 
 /*
-  ds0/dp_j of the internal states at rest at the pose q (StatesInitial(): each state element's s(t0) is a state of rest,
-  R(q, 0, s, 0) = 0, its state rows R at v = 0, s' = 0) as the pose moves by dq = dq0/dp_j: the implicit function
-  theorem on those rows, R_s ds = -(R_q dq + R_p e_j), element by element (zero: a vector of nq zeros)
+  ds0/dp_j of the internal states' start s0 = s(q0) (StatesInitial(): each state element's dampers relaxed at the
+  pose) as the pose moves by dq = dq0/dp_j: the derivative of each element's start rule along dq. Not the implicit
+  function theorem on the state rows at rest, R_s ds = -R_q dq: a Maxwell stiffness of 0, a bound the file may allow,
+  leaves R_s singular while the relaxed start e(q0) still moves with the pose
 */
-static PetscErrorCode StatesInitialP(Described *d, PetscReal t0, const PetscReal q[], const PetscReal zero[], const PetscReal s[], const PetscReal dq[], PetscInt j, PetscReal ds[])
+static void StatesInitialP(Described *d, const PetscReal q[], const PetscReal dq[], PetscReal ds[])
 {
-  PetscFunctionBeginUser;
+  PetscReal *s = d->state_local; /* the start itself, not needed here */
+
   for (PetscInt e = 0; e < d->desc->nelement; e++) {
     const MbsElement *el = &d->desc->element[e];
-    PetscInt          ns = el->nstate, nq, ld, pivots[3 * MBS_MAX_STATE], zero_pivot;
-    PetscReal        *R, *J, *Jp, Rs[MBS_MAX_STATE * MBS_MAX_STATE], *x = ds + el->first_state;
-    PetscBool         own = PETSC_FALSE;
+    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+    PetscReal        *lq, *ldq;
+    MbsDescription    view;
 
-    if (!ns) continue;
-    PetscCall(StateEvaluate(d, e, t0, q, zero, s, NULL, PETSC_TRUE, PETSC_TRUE, &nq, &R, &J, &Jp));
-    ld = nq + ns;
-    for (PetscInt k = d->param_start[e]; k < d->param_start[e + 1]; k++) own = (PetscBool)(own || d->param[k] == j);
-    for (PetscInt a = 0; a < ns; a++) {
-      x[a] = own ? -Jp[nq + a + j * ld] : 0;
-      for (PetscInt i = 0; i < nq; i++) x[a] -= J[nq + a + i * ld] * dq[d->global[i]];
-      for (PetscInt b = 0; b < ns; b++) Rs[a + b * ns] = J[nq + a + (2 * nq + b) * ld];
-    }
-    zero_pivot = MbsDenseLUFactor(ns, Rs, pivots);
-    PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ": element '%s' (%s) has a singular d/ds of its states at rest (a Maxwell stiffness of 0?), so its states' start has no derivative by the parameters that move the start pose",
-               d->desc->file, el->line, el->name, el->type);
-    MbsDenseLUSolve(ns, Rs, pivots, 1, x);
+    if (!el->nstate) continue;
+    view = View(d, nb, b, q, dq, &lq, &ldq);
+    MbsElementStates(el)->state_initial(view, el, lq, ldq, s, ds + el->first_state);
   }
-  PetscFunctionReturn(0);
 }
 
 /* dPhi_r,q along dq plus grad s_r (s_r = dPhi_r/dp_j, when p_j moves row r) at q into g (nq); whether it is non-zero */
@@ -2330,7 +2321,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 
     for (PetscInt i = 0; i < nq; i++) x->dv[i] = 0;
     PoseDerivative(model, j, q, w, x->dq);
-    if (ns && d->moves_pose) PetscCall(StatesInitialP(d, t0, q, x->zero, U + 2 * m, x->dq, j, x->ds));
+    if (ns && d->moves_pose) StatesInitialP(d, q, x->dq, x->ds);
     if (moving) { /* the velocities */
       for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
@@ -2397,7 +2388,7 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
 
   PetscFunctionBeginUser;
   PetscCall(StartWorkCreate(model, &w));
-  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * np, &Jp, 3 * m, &pivots, nJ, &J, 2 * nc * np + 6 * nq + m + nc + np + d->desc->ns, &work));
+  PetscCall(PetscCalloc6(m * m, &A, nc * nq, &G, n * np, &Jp, 3 * m, &pivots, nJ, &J, 2 * nc * np + 5 * nq + m + nc + np + d->desc->ns, &work));
   x.rate    = work;
   x.accel   = x.rate + nc * np;
   x.dq      = x.accel + nc * np;
@@ -2409,7 +2400,6 @@ static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const
   x.iota    = x.vdiff + nq;
   x.dddp    = x.iota + nc;
   x.ds      = x.dddp + np;
-  x.zero    = x.ds + d->desc->ns;
   ierr      = DescribedInitialStateP_Private(model, t0, U, Udot, dUdp, A, G, Jp, pivots, J, &x, &w);
   PetscCall(PetscFree6(A, G, Jp, pivots, J, work));
   PetscCall(StartWorkDestroy(&w));
@@ -3171,7 +3161,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   PoseDerivative(model, j, a->q, w, a->dq);
   PetscCall(PetscArrayzero(v, nq));
   StatesInitial(d, a->q, s);
-  if (ns && d->moves_pose) PetscCall(StatesInitialP(d, model->t0, a->q, v, s, a->dq, j, ds));
+  if (ns && d->moves_pose) StatesInitialP(d, a->q, a->dq, ds);
   PetscCall(FreeMotions(model, a->q, dG, sv, VT, a->N)); /* dG: scratch */
   PetscCall(StaticEquilibrium(model, a->q, v, s, &forces, &forces_p, offset, R, G, lambda));
   for (PetscInt b = 0; b < desc->nbody; b++)

@@ -134,10 +134,14 @@ static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, Pe
   PetscFunctionReturn(0);
 }
 
-/* The dampers relaxed at the pose q: s_j = e_i(q) */
-static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const PetscReal q[], PetscReal s[])
+/* The dampers relaxed at the pose q: s_j = e_i(q), and along dq ds_j = e_i,q dq (whatever k_m: at k_m = 0 the state
+   rows at rest leave s free, but the relaxed start is still e_i(q)) */
+static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal dq[], PetscReal s[], PetscReal ds[])
 {
-  for (PetscInt j = 0; j < el->nstate; j++) s[j] = MbsBilinearValue(desc, &el->row[MaxwellCoordinate(el, j)], q);
+  for (PetscInt j = 0; j < el->nstate; j++) {
+    s[j] = MbsBilinearValue(desc, &el->row[MaxwellCoordinate(el, j)], q);
+    if (dq) ds[j] = MbsBilinearRate(desc, &el->row[MaxwellCoordinate(el, j)], q, dq);
+  }
 }
 
 /*
