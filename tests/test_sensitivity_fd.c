@@ -123,10 +123,10 @@ int main(int argc, char **argv)
   MbsModel         model, ext;
   MbsTest          test     = {0, 0};
   char             name[64] = "";
-  PetscInt         n, np, j, worst_i = -1;
+  PetscInt         n, np, np_ext, j, worst_i = -1;
   const PetscBool *differential;
   PetscBool        algebraic = PETSC_FALSE, input_start = PETSC_FALSE;
-  PetscReal        fd_rel = 1e-5, rtol = 1e-6, *p, *z, *up, *um, scale = 0, worst = 0, y, *dydu, ys = 0, yfd = 0, yscale, dydu_norm = 0;
+  PetscReal        fd_rel = 1e-5, rtol = 1e-6, *p, *p_ext, *z, *up, *um, scale = 0, worst = 0, y, *dydu, ys = 0, yfd = 0, yscale, dydu_norm = 0;
   char             line[256];
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -139,7 +139,6 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCall(MbsModelCreate(PETSC_COMM_WORLD, &model));
   PetscCall(MbsModelSetFromOptions(model));
-  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
   PetscCall(MbsModelGetParameterIndex(model, name, &j));
   PetscCall(MbsModelGetDifferentialInfo(model, &differential, NULL, NULL));
   if (input_start) {
@@ -152,11 +151,16 @@ int main(int argc, char **argv)
     PetscCall(MbsModelSetNodalInput(model, 3, t, F));
   }
   PetscCall(MbsModelCreateSensitivity(model, 1, &j, &ext));
-  PetscCall(PetscMalloc5(np, &p, 2 * n, &z, n, &up, n, &um, n, &dydu));
+  /* after the nodal input, whose nodes are parameters too, and the extended model's own count: each model is solved at
+     all of its parameters */
+  PetscCall(MbsModelGetSizes(model, &n, NULL, &np));
+  PetscCall(MbsModelGetSizes(ext, NULL, NULL, &np_ext));
+  PetscCall(PetscMalloc6(np, &p, np_ext, &p_ext, 2 * n, &z, n, &up, n, &um, n, &dydu));
   PetscCall(MbsModelGetParameters(model, p));
+  PetscCall(MbsModelGetParameters(ext, p_ext));
   PetscCall(CheckStart(&test, model, ext, j));
   if (input_start) PetscCall(CheckInputStart(&test, model, ext, rtol));
-  PetscCall(SolveEnd(ext, p, 2 * n, z));
+  PetscCall(SolveEnd(ext, p_ext, 2 * n, z));
   {
     PetscReal pj = p[j], h = fd_rel * PetscAbsReal(pj);
 
@@ -188,7 +192,7 @@ int main(int argc, char **argv)
   PetscCall(MbsTestTrue(&test, line, (PetscBool)(scale > 0 && worst <= rtol * scale)));
   PetscCall(MbsTestClose(&test, "output sensitivity dy/dU S at tf", ys, yfd, rtol, rtol * dydu_norm * yscale));
   PetscCall(MbsTestFinish(&test));
-  PetscCall(PetscFree5(p, z, up, um, dydu));
+  PetscCall(PetscFree6(p, p_ext, z, up, um, dydu));
   PetscCall(MbsModelDestroy(&ext));
   PetscCall(MbsModelDestroy(&model));
   PetscCall(PetscFinalize());
