@@ -3140,7 +3140,8 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
 
   Until the call with j < 0, the linearisation at p takes each of q0, N, CK, W as X + (p_j - p0) dX (Along): an affine
   pose, basis and force Jacobian with the exact value and first derivative at p0, and the parts that depend on p alone
-  (M, the rows' Hessians, the load's and sensors' points) at p itself. Its frequency form is then a polynomial of degree
+  (M, the load's and sensors' points) at p itself; the rows' Hessians enter only through the continued force rows'
+  Jacobian. Its frequency form is then a polynomial of degree
   4 or less in p_j, whose derivative MbsModelLinearizeDerivative()'s differences take exactly, and nothing at p_j +- s
   is solved (a rod at length L - |L| = 0 has no pose); a sensor whose rows are no polynomial in q (an angle on a body
   the pose turns) is left to that derivative's check of the degree. Every parameter is continued: with a moving pose
@@ -3152,7 +3153,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, ns = desc->ns, m = model->nq, np = model->np, n = NFull(model), nw = 2 * nq + ns, offset[5] = {0, nq, 0, 2 * nq, -1};
   PetscReal     *v = work, *s = v + nq, *ds = s + ns, *R = ds + ns, *Rp = R + nq, *G = Rp + nq * np, *dG = G + nc * nq, *sv = dG + nc * nq, *VT = sv + nq + nc, *y = VT + nq * nq, *res = y + nc * m, *dR = res + nq, *lambda = dR + nq, *dlambda = lambda + nc, *U = dlambda + nc, *S = U + n, *g = S + n, *CKF = g + nq;
-  PetscReal     *Kf = CKF + nq * nq, *Fs = Kf + nq * nq, unbalanced = 0, scale = 0;
+  PetscReal     *Kf = CKF + nq * nq, *Fs = Kf + nq * nq, unbalanced = 0, scale = 0, *size = res; /* size: after res's last read */
   Sink           forces = {.type = SINK_DENSE, .dense = CKF, .ld = nq}, forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
 
   PetscFunctionBeginUser;
@@ -3185,12 +3186,20 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
     for (PetscInt i = 0; i < nq; i++) dlambda[r] -= MBS_IJ(dG, r, i, nc) * res[i] + MBS_IJ(G, r, i, nc) * dR[i];
   }
   PetscCall(NormalSolve(model, nc, nq, G, 1, dlambda));
+  /* the equilibrium's change dR~ + G^T dlambda against the size of the terms it sums (not of dR~ itself, in which
+     stiff mounts' large terms may cancel to rounding) */
+  for (PetscInt i = 0; i < nq; i++) {
+    size[i] = PetscAbsReal(Rp[i + j * nq]);
+    for (PetscInt k = 0; k < nq; k++) size[i] += PetscAbsReal(MBS_IJ(Kf, i, k, nq) * a->dq[k]);
+    for (PetscInt k = 0; k < ns; k++) size[i] += PetscAbsReal(MBS_IJ(Fs, i, k, nq) * ds[k]);
+    for (PetscInt r = 0; r < nc; r++) size[i] += PetscAbsReal(MBS_IJ(dG, r, i, nc) * lambda[r]) + PetscAbsReal(MBS_IJ(G, r, i, nc) * dlambda[r]);
+  }
   for (PetscInt i = 0; i < nq; i++) {
     PetscReal left = dR[i];
 
     for (PetscInt r = 0; r < nc; r++) left += MBS_IJ(G, r, i, nc) * dlambda[r];
     unbalanced = PetscMax(unbalanced, PetscAbsReal(left));
-    scale      = PetscMax(scale, PetscAbsReal(dR[i]));
+    scale      = PetscMax(scale, size[i]);
   }
   PetscCheck(unbalanced <= 1e-8 * PetscMax(scale, 1), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves the linearisation off its static equilibrium: at %s = %g the joints carry the generalised forces, but not their change with %s (%g per unit of %s is not carried), so no pose beside this value is an equilibrium and the frequency response has no derivative by it; leave it out of -identify with -cost frf",
              desc->file, model->param_info[j].name, model->param_info[j].name, (double)model->p[j], model->param_info[j].name, (double)unbalanced, model->param_info[j].name);
@@ -3251,7 +3260,7 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
   PetscCall(AlongDestroy(&d->along)); /* the linearisation continues no more */
   if (j < 0) PetscFunctionReturn(0);
   PetscCall(PetscNew(&a));
-  PetscCall(PetscCalloc1(2 * nq + 2 * nq * m + 4 * nq * nq + 2 * nW, &a->q));
+  MbsCallUndo(PetscCalloc1(2 * nq + 2 * nq * m + 4 * nq * nq + 2 * nW, &a->q), AlongDestroy(&a));
   a->j   = j;
   a->p0  = model->p[j];
   a->dq  = a->q + nq;
@@ -3261,8 +3270,8 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
   a->dCK = a->CK + 2 * nq * nq;
   a->W   = a->dCK + 2 * nq * nq;
   a->dW  = a->W + nW;
-  PetscCall(StartWorkCreate(model, &w));
-  PetscCall(PetscCalloc3(6 * nq + 2 * ns + nq * np + 2 * nc * nq + nc + nq * nq + nc * m + 2 * nc + 2 * n + nq * nw, &work, n * n, &D, 2 * L + 2 * L * L + MBS_SECOND_WORK(L), &Dwork));
+  MbsCallUndo(StartWorkCreate(model, &w), AlongDestroy(&a));
+  MbsCallUndo(PetscCalloc3(6 * nq + 2 * ns + nq * np + 2 * nc * nq + nc + nq * nq + nc * m + 2 * nc + 2 * n + nq * nw, &work, n * n, &D, 2 * L + 2 * L * L + MBS_SECOND_WORK(L), &Dwork), (StartWorkDestroy(&w), AlongDestroy(&a)));
   ierr = DescribedLinearizeAlong_Private(model, j, a, work, D, Dwork, &w);
   PetscCall(PetscFree3(work, D, Dwork));
   PetscCall(StartWorkDestroy(&w));
