@@ -1924,18 +1924,23 @@ static void AugmentedSolve(Described *d, PetscInt m, const PetscReal A[], const 
       if (d->reduce[e < nq ? e : nq + e] < 0) x[e + c * m] = 0;
 }
 
-/* The internal states at the pose q: each state element's s(t0) (its dampers relaxed) */
-static void StatesInitial(Described *d, const PetscReal q[], PetscReal s[])
+/*
+  The internal states at the pose q: each state element's s(t0) (its dampers relaxed) into s (NULL: not kept) and, with
+  dq, their derivative ds0 along dq into ds, the pose moving by dq = dq0/dp_j: the derivative of each element's start
+  rule. Not the implicit function theorem on the state rows at rest, R_s ds = -R_q dq: a Maxwell stiffness of 0, a
+  bound the file may allow, leaves R_s singular while the relaxed start e(q0) still moves with the pose
+*/
+static void StatesInitial(Described *d, const PetscReal q[], const PetscReal dq[], PetscReal s[], PetscReal ds[])
 {
   for (PetscInt e = 0; e < d->desc->nelement; e++) {
     const MbsElement *el = &d->desc->element[e];
     PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-    PetscReal        *lq, *lv;
+    PetscReal        *lq, *ldq;
     MbsDescription    view;
 
     if (!el->nstate) continue;
-    view = View(d, nb, b, q, NULL, &lq, &lv);
-    MbsElementStates(el)->state_initial(view, el, lq, NULL, s + el->first_state, NULL);
+    view = View(d, nb, b, q, dq, &lq, &ldq);
+    MbsElementStates(el)->state_initial(view, el, lq, dq ? ldq : NULL, s ? s + el->first_state : d->state_local, dq ? ds + el->first_state : NULL);
   }
 }
 
@@ -2182,7 +2187,7 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular (zero pivot in column %" PetscInt_FMT ")", desc->file, zero_pivot);
   if (d->rheonomic || d->joint_geometry) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
-  StatesInitial(d, U, U + 2 * m); /* after ImposeMotion: the states' rates see the start velocities */
+  StatesInitial(d, U, NULL, U + 2 * m, NULL); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscArrayzero(b, m));
   PetscCall(AddForces(d, FORCES_ALL, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL));
@@ -2222,7 +2227,7 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
                               -2 (Phi_r,qq v)^T dv/dp - (Phi_r,qq v')^T dq/dp + d''_p(t0) - s_r,q v' - v^T s_r,qq v]
   at U(t0), U'(t0), where the rows v of dF/dp hold s_q^T lambda_r of a moving joint (AddJointRowsP) and those of dF/dq
   sum_r lambda_r Phi_r,qq. The internal states start at rest at the pose (StatesInitial), so with a moving pose they
-  move too: ds/dp_j = ds0/dq dq/dp_j (StatesInitialP).
+  move too: ds/dp_j = ds0/dq dq/dp_j (StatesInitial).
 */
 typedef struct {
   PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp, *ds; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np, ns */
@@ -2250,28 +2255,6 @@ static void PoseDerivative(MbsModel model, PetscInt j, const PetscReal q[], Star
   for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
   MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
   for (PetscInt i = 0; i < nq; i++) dq[i] = w->r[i];
-}
-
-/*
-  ds0/dp_j of the internal states' start s0 = s(q0) (StatesInitial(): each state element's dampers relaxed at the
-  pose) as the pose moves by dq = dq0/dp_j: the derivative of each element's start rule along dq. Not the implicit
-  function theorem on the state rows at rest, R_s ds = -R_q dq: a Maxwell stiffness of 0, a bound the file may allow,
-  leaves R_s singular while the relaxed start e(q0) still moves with the pose
-*/
-static void StatesInitialP(Described *d, const PetscReal q[], const PetscReal dq[], PetscReal ds[])
-{
-  PetscReal *s = d->state_local; /* the start itself, not needed here */
-
-  for (PetscInt e = 0; e < d->desc->nelement; e++) {
-    const MbsElement *el = &d->desc->element[e];
-    PetscInt          b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
-    PetscReal        *lq, *ldq;
-    MbsDescription    view;
-
-    if (!el->nstate) continue;
-    view = View(d, nb, b, q, dq, &lq, &ldq);
-    MbsElementStates(el)->state_initial(view, el, lq, ldq, s, ds + el->first_state);
-  }
 }
 
 /* dPhi_r,q along dq plus grad s_r (s_r = dPhi_r/dp_j, when p_j moves row r) at q into g (nq); whether it is non-zero */
@@ -2321,7 +2304,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 
     for (PetscInt i = 0; i < nq; i++) x->dv[i] = 0;
     PoseDerivative(model, j, q, w, x->dq);
-    if (ns && d->moves_pose) StatesInitialP(d, q, x->dq, x->ds);
+    if (ns && d->moves_pose) StatesInitial(d, q, x->dq, NULL, x->ds);
     if (moving) { /* the velocities */
       for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
@@ -2923,7 +2906,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   else {
     PetscCall(StartPose(model, q, v));
     PetscCall(PetscArrayzero(v, nq));
-    StatesInitial(d, q, state); /* at rest, the dampers relaxed */
+    StatesInitial(d, q, NULL, state, NULL); /* at rest, the dampers relaxed */
     PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
     for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   }
@@ -3065,7 +3048,7 @@ static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, Petsc
   PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
   if (d->along) AlongValue(model, 2 * ld * (2 * nq + ns), d->along->W, d->along->dW, W0); /* W0, then W1 */
   else {
-    StatesInitial(d, q, s);
+    StatesInitial(d, q, NULL, s, NULL);
     PetscCall(StateBlocks(d, model->t0, q, v, s, W0, W1));
   }
   for (PetscInt i = 0; i < m; i++) {
@@ -3125,7 +3108,7 @@ static PetscErrorCode DescribedLinearizeFirstOrder(MbsModel model, PetscInt *siz
 
   the term P dG^T (G G^T)^-1 G N0 vanishing as G N0 = 0. The start pose q0 moves with p_j where a joint's point_a,
   point_b or a distance's length is a parameter (StartPose(); dq0/dp_j from its KKT system, PoseDerivative(), and the
-  internal states' start with it, StatesInitialP()). The static multipliers lambda of (G G^T) lambda = -G R, R = -f at
+  internal states' start with it, StatesInitial()). The static multipliers lambda of (G G^T) lambda = -G R, R = -f at
   rest, move with G and R: with dR~ = -f_q dq0/dp_j - f_s ds0/dp_j - f_p + dG^T lambda (the total change of R + G^T
   lambda at fixed lambda),
 
@@ -3161,8 +3144,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
   PoseDerivative(model, j, a->q, w, a->dq);
   PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, a->q, s);
-  if (ns && d->moves_pose) StatesInitialP(d, a->q, a->dq, ds);
+  StatesInitial(d, a->q, ns && d->moves_pose ? a->dq : NULL, s, ds);
   PetscCall(FreeMotions(model, a->q, dG, sv, VT, a->N)); /* dG: scratch */
   PetscCall(StaticEquilibrium(model, a->q, v, s, &forces, &forces_p, offset, R, G, lambda));
   for (PetscInt b = 0; b < desc->nbody; b++)
