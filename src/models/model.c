@@ -1635,7 +1635,8 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
   PetscReal  s       = model->p[i] != 0 ? PetscAbsReal(model->p[i]) : 1, *L, *D2, *D4, *tol, *gap, *change;
   PetscReal  part[7] = {0}, excess[7];
   PetscBool  within, richardson = PETSC_FALSE;
-  const char what[7][24] = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
+  const char what[7][24]  = {"M", "C", "K", "load row", "position rows", "velocity rows", "acceleration rows"};
+  char       channel[160] = "";
 
   PetscFunctionBeginUser;
   PetscCall(MbsModelFrequencySize_Private(model, &n));
@@ -1685,8 +1686,14 @@ static PetscErrorCode MbsModelLinearizeDerivative_Private(MbsModel model, const 
     richardson = PETSC_TRUE;
   }
   while (!within && worst[w] < 0) w++; /* the first part that fails */
-  PetscCheck(within, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, an entry that changes by %g over the step %g has derivatives from %s that differ by %g, times the step %g, %g times its tolerance: 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
-             model->param_info[i].name, model->type, what[w], model->param_info[i].name, (double)model->p[i], (double)change[worst[w]], (double)s, richardson ? "the Richardson extrapolations of steps (s, s/2) and (s/2, s/4)" : "the central quotients at steps s and s/2", (double)(gap[worst[w]] / s), (double)gap[worst[w]], (double)excess[w], (double)part[w]);
+  if (!within && w >= 4) {             /* an output row (channel c's row of n, row by row): the sensor is the cause, name it */
+    const char *name, *unit;
+
+    PetscCall(MbsModelGetChannelInfo(model, (worst[w] - 3 * n * n - n - (w - 4) * nc * n) / n, &name, &unit));
+    PetscCall(PetscSNPrintf(channel, sizeof(channel), " of channel %s", name));
+  }
+  PetscCheck(within, model->comm, PETSC_ERR_SUP, "Parameter %s of model %s enters the linearisation's %s%s nonlinearly, not as a polynomial of degree 4 or less (at %s = %g, an entry that changes by %g over the step %g has derivatives from %s that differ by %g, times the step %g, %g times its tolerance: 1e-9 of that change plus 1e-13 of the part's largest entry %g): the frequency response has no exact derivative for it; leave it out of -identify",
+             model->param_info[i].name, model->type, what[w], channel, model->param_info[i].name, (double)model->p[i], (double)change[worst[w]], (double)s, richardson ? "the Richardson extrapolations of steps (s, s/2) and (s/2, s/4)" : "the central quotients at steps s and s/2", (double)(gap[worst[w]] / s), (double)gap[worst[w]], (double)excess[w], (double)part[w]);
   PetscFunctionReturn(0);
 }
 
