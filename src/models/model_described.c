@@ -46,7 +46,9 @@
   views are those of 3D). The out-of-plane components of forces and moments act on pinned coordinates only and drop
   out: the plane takes them. The mass restricted to the free coordinates is positive definite (SolveMassPlanar()); the
   index-1 systems get unit rows and columns of the pinned coordinates and dropped rows (AugmentedMatrix()); N spans
-  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()).
+  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()). A sensor that reads only pinned
+  coordinates and a force with input: true that acts on them only are refused before any solve (PlanarCheckReads()):
+  the plane would hold their channel constant and take their input.
 */
 #include "models/elements/elementimpl.h"
 
@@ -67,7 +69,7 @@ typedef struct {
 
 /*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
-  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a model with accelerometers), with
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a 3D model with accelerometers), with
   the CSR ia, ja of its places and its point: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
   of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps its values (nnz of
   them) in cached at its point: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at
@@ -1417,14 +1419,14 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   form->point.set = PETSC_FALSE;
   PetscCall(PetscFree(form->cached));
   if (form->wrt_p) PetscCall(PetscMalloc1(form->nnz, &form->cached));
-  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers read (DescribedChannels()) */
+  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers of a 3D model read (DescribedChannels(): a planar one's rows are not U_full's) */
     PetscBool accelerometer = PETSC_FALSE;
 
     for (PetscInt e = 0; e < d->desc->nelement; e++) accelerometer = (PetscBool)(accelerometer || d->desc->element[e].ops->acceleration);
     PetscCall(PetscFree2(form->ia, form->ja));
     PetscCall(PetscFree(form->values0));
     PetscCall(PetscMalloc2(nrow + 1, &form->ia, form->nnz, &form->ja));
-    if (accelerometer) PetscCall(PetscMalloc1(form->nnz, &form->values0));
+    if (accelerometer && d->planar < 0) PetscCall(PetscMalloc1(form->nnz, &form->values0));
     PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
     PetscCall(PetscArraycpy(form->ja, sink.ja, form->nnz));
   }
@@ -1750,8 +1752,8 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(SolveMass(d, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu && d->jacobian.values0 && d->planar < 0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* its rows are U_full's in 3D only */
-  if (held) {                                                                                                               /* b^T dR_v/dU from the Jacobian assembled at this state */
+  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* 3D only: its rows are U_full's */
+  if (held) {                                                                                              /* b^T dR_v/dU from the Jacobian assembled at this state */
     const SparseForm *J = &d->jacobian;
 
     for (PetscInt r = nq; r < 2 * nq; r++)
@@ -4034,7 +4036,9 @@ static PetscErrorCode PlanarCheckReads(MbsModel model)
 /*@C
   MbsModelDescribedFullState - The 3D state of a model described in a file at its state U: a planar model's U with its
   pinned coordinates at their values, their velocities and the dropped rows' multipliers zero; a 3D model's U itself.
-  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective.
+  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective. It expands U in the
+  model's scratch (Full()), which an evaluation of the model uses as well: not to be called from within one (a
+  callback of the model's residual, Jacobian or channels).
 @*/
 PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], PetscInt *n, PetscReal full[])
 {
@@ -4043,6 +4047,7 @@ PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], P
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
   PetscCheck(described, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Model %s is not described in a file: it has no 3D state of a file's bodies", model->type);
+  PetscCheck(U || !full, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MbsModelDescribedFullState: the state U is NULL, but its 3D state is asked for");
   if (n) *n = NFull(model);
   if (full) PetscCall(PetscArraycpy(full, Full((Described *)model->data, U, PETSC_FALSE, 0), NFull(model)));
   PetscFunctionReturn(0);
