@@ -293,6 +293,14 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "model", model, sizeof(model), NULL));
   PetscCall(PetscStrcmp(model, obj->model->type, &found));
   PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' is of model %s; this run identifies model %s", ck->restart, model, obj->model->type);
+  if (obj->model->model_file[0]) { /* the same file runs planar or in 3D (its planar:, -model_planar): other unknowns */
+    char      planar[sizeof(obj->model->planar)];
+    PetscBool same = PETSC_TRUE;
+
+    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "planar", planar, sizeof(planar), &found));
+    if (found) PetscCall(PetscStrcmp(planar, obj->model->planar, &same)); /* a checkpoint from before planar models has none */
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' ran the model file with planar: %s (attribute planar); this run has planar: %s (the file's planar:, -model_planar)", ck->restart, planar, obj->model->planar);
+  }
   PetscCall(PetscMalloc1(len, &saved));
   MbsCallCleanup(MbsCheckpointCompareProblem_Private(ck, file, saved, len), PetscFree(saved));
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));

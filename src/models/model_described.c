@@ -4076,6 +4076,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
 
     PetscCall(PetscOptionsEList("-model_planar", "Every body moves in the plane normal to this ground axis and turns about it only, none: in 3D (default: the model file's planar:, else none)", "MbsModelSetType", axes, 4, axes[choice], &choice, &set));
     planar = choice < 3 ? choice : -1;
+    PetscCall(PetscStrncpy(model->planar, axes[choice], sizeof(model->planar)));
     if (set) PetscCall(PetscSNPrintf(d->plane, sizeof(d->plane), "-model_planar %s", axes[choice]));
     else PetscCall(PetscSNPrintf(d->plane, sizeof(d->plane), "planar: %s, line %" PetscInt_FMT, axes[choice], desc->planar_line));
   }
