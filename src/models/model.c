@@ -787,6 +787,17 @@ PetscErrorCode MbsModelWriteIdentity(MbsModel model, MbsH5Writer *writer, const 
 }
 
 /*@C
+  MbsModelGetPlanar - The plane a model from a file runs in, as its identity names it ("x", "y", "z", or "none" for 3D);
+  NULL for a model without a file. Not collective.
+@*/
+PetscErrorCode MbsModelGetPlanar(MbsModel model, const char **planar)
+{
+  PetscFunctionBeginUser;
+  *planar = model->model_file[0] ? model->planar : NULL;
+  PetscFunctionReturn(0);
+}
+
+/*@C
   MbsModelOutput - y(U) and, when dydu is not NULL, dy/dU. Not collective.
 @*/
 PetscErrorCode MbsModelOutput(MbsModel model, PetscReal t, const PetscReal u[], PetscReal *y, PetscReal dydu[])
