@@ -535,16 +535,16 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
   PetscBool described, linearized;
+  char      plane[16]; /* a model from a file: planar z, or in 3D */
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
   PetscCall(PetscStrcmp(model->type, "linearized", &linearized));
-  if (described)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, %s%s, output %s [%s]\n", model->model_file, model->n, strcmp(model->planar, "none") ? "planar " : "in 3D", strcmp(model->planar, "none") ? model->planar : "",
-                                     model->output_name, model->output_unit));
+  if (strcmp(model->planar, "none")) PetscCall(PetscSNPrintf(plane, sizeof(plane), "planar %s", model->planar));
+  else PetscCall(PetscStrncpy(plane, "in 3D", sizeof(plane)));
+  if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, %s, output %s [%s]\n", model->model_file, model->n, plane, model->output_name, model->output_unit));
   else if (linearized && model->model_file[0])
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s (%s%s) about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, strcmp(model->planar, "none") ? "planar " : "in 3D",
-                                     strcmp(model->planar, "none") ? model->planar : "", model->n, model->output_name, model->output_unit));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s (%s) about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, plane, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (model->ops.channel_output && model->nchannel > 1) {
