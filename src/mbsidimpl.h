@@ -103,6 +103,7 @@ PETSC_INTERN PetscErrorCode MbsH5WriteProvenance(MbsH5Writer *, MPI_Comm);
 PETSC_INTERN unsigned long long MbsChecksumBytes(unsigned long long, const void *, size_t);
 PETSC_INTERN PetscErrorCode     MbsChecksumFile(const char[], const char[], unsigned long long *);
 PETSC_INTERN PetscErrorCode     MbsModelWriteIdentity(MbsModel, MbsH5Writer *, const char[]);
+PETSC_INTERN PetscErrorCode     MbsModelGetPlanar(MbsModel, const char **);
 PETSC_INTERN PetscErrorCode     MbsH5ReadReals(hid_t, const char[], const char[], PetscInt, PetscInt[], PetscReal **, const char[], PetscBool *);
 PETSC_INTERN PetscErrorCode     MbsMeasurementWriteGroups_Private(MbsH5Writer *, const MbsMeasurement *);
 PETSC_INTERN PetscErrorCode     MbsH5ReadAttribute(hid_t, const char[], const char[], const char[], char[], size_t, PetscBool *);

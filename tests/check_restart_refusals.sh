@@ -43,6 +43,7 @@ cases=(
   "truncated|-restart ${tag}_truncated.h5|Cannot open the checkpoint '${tag}_truncated.h5' \(-restart\): missing, unreadable or not HDF5"
   "live writer|-restart $checkpoint|Checkpoint '$checkpoint' is still being written by process [0-9]+ \('$checkpoint.tmp.[0-9]+'\), a rank of the run that was stopped: wait until that run has ended"
   "measurement changed|-restart $checkpoint|input file -measurement: the checkpoint has ${tag}_meas.h5 \(checksum [0-9a-f]+\), this run ${tag}_meas.h5 \(checksum [0-9a-f]+\)"
+  "plane|-restart ${tag}_described.checkpoint.h5 ${described[*]} -model_planar none|Checkpoint '${tag}_described.checkpoint.h5' ran the model file with planar: z \(attribute planar\); this run has planar: none"
   "model file changed|-restart ${tag}_described.checkpoint.h5 ${described[*]}|input file -model_file: the checkpoint has ${tag}_model.yaml \(checksum [0-9a-f]+\), this run ${tag}_model.yaml \(checksum [0-9a-f]+\)"
 )
 for case in "${cases[@]}"; do

@@ -280,6 +280,7 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   MbsObjective obj  = ck->obj;
   MPI_Comm     comm = obj->comm;
   char         format[64], model[64], checksum[32], saved_checksum[32], *saved;
+  const char  *plane;
   PetscInt     dims[1];
   PetscReal   *J0, *J;
   PetscBool    found;
@@ -293,6 +294,15 @@ static PetscErrorCode MbsCheckpointReadFile_Private(MbsCheckpoint ck, hid_t file
   PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "model", model, sizeof(model), NULL));
   PetscCall(PetscStrcmp(model, obj->model->type, &found));
   PetscCheck(found, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' is of model %s; this run identifies model %s", ck->restart, model, obj->model->type);
+  PetscCall(MbsModelGetPlanar(obj->model, &plane));
+  if (plane) { /* the same file runs planar or in 3D (its planar:, -model_planar): other unknowns */
+    char      planar[16];
+    PetscBool same = PETSC_TRUE;
+
+    PetscCall(MbsH5ReadAttribute(file, ck->restart, "/", "planar", planar, sizeof(planar), &found));
+    if (found) PetscCall(PetscStrcmp(planar, plane, &same)); /* a checkpoint from before planar models has none */
+    PetscCheck(same, comm, PETSC_ERR_ARG_INCOMP, "Checkpoint '%s' ran the model file with planar: %s (attribute planar); this run has planar: %s (the file's planar:, -model_planar)", ck->restart, planar, plane);
+  }
   PetscCall(PetscMalloc1(len, &saved));
   MbsCallCleanup(MbsCheckpointCompareProblem_Private(ck, file, saved, len), PetscFree(saved));
   PetscCall(MbsH5ReadReals(file, ck->restart, "/checkpoint/J0", 1, dims, &J0, NULL, NULL));

@@ -240,10 +240,11 @@ PetscErrorCode MbsModelCreate_Linearized(MbsModel model)
   model->constant_mass      = PETSC_TRUE;
   PetscCall(PetscStrncpy(model->model_file, base->model_file, sizeof(model->model_file)));
   model->model_file_checksum = base->model_file_checksum;
-  model->ops.residual        = LinearizedResidual;
-  model->ops.jacobian        = LinearizedJacobian;
-  model->ops.mass            = LinearizedMass;
-  model->ops.output          = LinearizedOutput;
+  PetscCall(PetscStrncpy(model->planar, base->planar, sizeof(model->planar)));
+  model->ops.residual = LinearizedResidual;
+  model->ops.jacobian = LinearizedJacobian;
+  model->ops.mass     = LinearizedMass;
+  model->ops.output   = LinearizedOutput;
   if (model->nchannel) model->ops.channel_output = LinearizedChannelOutput;
   model->ops.excitation   = LinearizedExcitation;
   model->ops.linearize    = LinearizedLinearize;

@@ -535,13 +535,16 @@ PetscErrorCode MbsModelDestroy(MbsModel *model)
 PetscErrorCode MbsModelView(MbsModel model, PetscViewer viewer)
 {
   PetscBool described, linearized;
+  char      plane[16]; /* a model from a file: planar z, or in 3D */
 
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
   PetscCall(PetscStrcmp(model->type, "linearized", &linearized));
-  if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+  if (strcmp(model->planar, "none")) PetscCall(PetscSNPrintf(plane, sizeof(plane), "planar %s", model->planar));
+  else PetscCall(PetscStrncpy(plane, "in 3D", sizeof(plane)));
+  if (described) PetscCall(PetscViewerASCIIPrintf(viewer, "Model described in %s: %" PetscInt_FMT " states, %s, output %s [%s]\n", model->model_file, model->n, plane, model->output_name, model->output_unit));
   else if (linearized && model->model_file[0])
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, model->n, model->output_name, model->output_unit));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Model linearized: the linearisation of the model described in %s (%s) about its reference state, %" PetscInt_FMT " states, output %s [%s]\n", model->model_file, plane, model->n, model->output_name, model->output_unit));
   else PetscCall(PetscViewerASCIIPrintf(viewer, "Model %s: %" PetscInt_FMT " states, output %s [%s]\n", model->type, model->n, model->output_name, model->output_unit));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (model->ops.channel_output && model->nchannel > 1) {
@@ -764,8 +767,9 @@ PetscErrorCode MbsModelJacobianP(MbsModel model, PetscReal t, const PetscReal u[
 
 /*@C
   MbsModelWriteIdentity - Attributes of group naming the model: 'model', and for a model described in a file the file
-  ('model_file') and the checksum of the bytes read from it ('model_file_checksum'), which tell the file a result was
-  made with from an edited one. Not collective.
+  ('model_file'), the checksum of the bytes read from it ('model_file_checksum'), which tell the file a result was
+  made with from an edited one, and the plane it ran in ('planar': x, y, z, or none for 3D; the file's planar: or
+  -model_planar), which the file alone does not tell. Not collective.
 @*/
 PetscErrorCode MbsModelWriteIdentity(MbsModel model, MbsH5Writer *writer, const char group[])
 {
@@ -777,7 +781,19 @@ PetscErrorCode MbsModelWriteIdentity(MbsModel model, MbsH5Writer *writer, const 
     PetscCall(PetscSNPrintf(text, sizeof(text), "%016llx", model->model_file_checksum));
     PetscCall(MbsH5WriteAttribute(writer, group, "model_file", model->model_file));
     PetscCall(MbsH5WriteAttribute(writer, group, "model_file_checksum", text));
+    PetscCall(MbsH5WriteAttribute(writer, group, "planar", model->planar));
   }
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsModelGetPlanar - The plane a model from a file runs in, as its identity names it ("x", "y", "z", or "none" for 3D);
+  NULL for a model without a file. Not collective.
+@*/
+PetscErrorCode MbsModelGetPlanar(MbsModel model, const char **planar)
+{
+  PetscFunctionBeginUser;
+  *planar = model->model_file[0] ? model->planar : NULL;
   PetscFunctionReturn(0);
 }
 

@@ -46,7 +46,9 @@
   views are those of 3D). The out-of-plane components of forces and moments act on pinned coordinates only and drop
   out: the plane takes them. The mass restricted to the free coordinates is positive definite (SolveMassPlanar()); the
   index-1 systems get unit rows and columns of the pinned coordinates and dropped rows (AugmentedMatrix()); N spans
-  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()).
+  the null space of the kept rows on the free coordinates (ModelConstraintJacobian()). A sensor that reads only pinned
+  coordinates and a force with input: true that acts on them only are refused before any solve (PlanarCheckReads()):
+  the plane would hold their channel constant and take their input.
 */
 #include "models/elements/elementimpl.h"
 
@@ -67,7 +69,7 @@ typedef struct {
 
 /*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
-  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a model with accelerometers), with
+  writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a 3D model with accelerometers), with
   the CSR ia, ja of its places and its point: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
   of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps its values (nnz of
   them) in cached at its point: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at
@@ -146,7 +148,8 @@ typedef struct {
      the description's 3D one, U_full (n_full), in which every evaluation works; reduce[i]: the model's index of U_full's
      entry i, -1 for a pinned coordinate (its velocity and acceleration 0) and a dropped row's multipliers. In 3D the
      identity, n_full = n. free (nq_free) and kept (nc_kept): the 3D indices of the free coordinates and kept rows */
-  PetscInt   planar; /* the ground axis normal to the plane, -1: 3D */
+  PetscInt   planar;    /* the ground axis normal to the plane, -1: 3D */
+  char       plane[64]; /* what set it, for messages: "planar: z, line 3" (the file) or "-model_planar z" */
   PetscInt   n_full, nq_free, nc_kept, *reduce, *free, *kept;
   PetscReal *pinned;   /* U_full at the pinned coordinates' values (the initial pose), zero elsewhere */
   PetscReal *full[4];  /* scratch of n_full each: the model's arguments and results in 3D */
@@ -1416,14 +1419,14 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   form->point.set = PETSC_FALSE;
   PetscCall(PetscFree(form->cached));
   if (form->wrt_p) PetscCall(PetscMalloc1(form->nnz, &form->cached));
-  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers read (DescribedChannels()) */
+  if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers of a 3D model read (DescribedChannels(): a planar one's rows are not U_full's) */
     PetscBool accelerometer = PETSC_FALSE;
 
     for (PetscInt e = 0; e < d->desc->nelement; e++) accelerometer = (PetscBool)(accelerometer || d->desc->element[e].ops->acceleration);
     PetscCall(PetscFree2(form->ia, form->ja));
     PetscCall(PetscFree(form->values0));
     PetscCall(PetscMalloc2(nrow + 1, &form->ia, form->nnz, &form->ja));
-    if (accelerometer) PetscCall(PetscMalloc1(form->nnz, &form->values0));
+    if (accelerometer && d->planar < 0) PetscCall(PetscMalloc1(form->nnz, &form->values0));
     PetscCall(PetscArraycpy(form->ia, sink.ia, nrow + 1));
     PetscCall(PetscArraycpy(form->ja, sink.ja, form->nnz));
   }
@@ -1749,8 +1752,8 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(SolveMass(d, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu && d->jacobian.values0 && d->planar < 0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* its rows are U_full's in 3D only */
-  if (held) {                                                                                                               /* b^T dR_v/dU from the Jacobian assembled at this state */
+  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* 3D only: its rows are U_full's */
+  if (held) {                                                                                              /* b^T dR_v/dU from the Jacobian assembled at this state */
     const SparseForm *J = &d->jacobian;
 
     for (PetscInt r = nq; r < 2 * nq; r++)
@@ -2473,27 +2476,41 @@ static PetscErrorCode DescribedInitialStateTangent(MbsModel model, PetscReal t0,
 
 /* B = -dF/dF_in of the force with input: true (ops.input_direction): its residual rows -f at a unit law, since f is
    linear in the law (force.c: f = P^T e F(t)) */
-static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+/* The force of el, a force with input: true, at a unit input and no control, on its view (its *m coordinates, the
+   view's d->global) into *lF (scratch of the view) */
+static PetscErrorCode UnitInputForce(MbsModel model, MbsElement *el, PetscReal t, const PetscReal U[], PetscInt *m, PetscReal **lF)
 {
   Described      *d         = (Described *)model->data;
   MbsDescription  desc      = Description(model);
-  MbsElement     *el        = d->input_element;
   const MbsInput *input     = el->input;
-  PetscReal       unit_t[2] = {0, 1}, unit_F[2] = {1, 1}, *lF = d->local + 3 * d->nlocal, *lq, *lv;
+  PetscReal       unit_t[2] = {0, 1}, unit_F[2] = {1, 1}, control = el->control, *lq, *lv;
   MbsInput        unit = {.type = MBS_INPUT_NODAL, .n = 2, .t = unit_t, .F = unit_F}; /* F = 1 at every time: the end values hold outside */
-  PetscInt        b[MBS_VIEW_BODIES], nb = ElementBodies(el, b), nq = desc->nq;
-  MbsDescription  view = View(d, nb, b, U, U + nq, &lq, &lv);
+  PetscInt        b[MBS_VIEW_BODIES], nb = ElementBodies(el, b);
+  MbsDescription  view = View(d, nb, b, U, U + desc->nq, &lq, &lv);
   PetscErrorCode  ierr;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(lF, view->nq));
+  *m  = view->nq;
+  *lF = d->local + 3 * d->nlocal;
+  PetscCall(PetscArrayzero(*lF, view->nq));
   el->input   = &unit;
   el->control = 0;
-  ierr        = el->ops->force(view, el, t, lq, lv, lF, NULL, NULL, NULL, view->nq);
+  ierr        = el->ops->force(view, el, t, lq, lv, *lF, NULL, NULL, NULL, view->nq);
   el->input   = input;
-  el->control = model->control_force[0];
+  el->control = control;
   PetscCall(ierr);
-  for (PetscInt i = 0; i < view->nq; i++) B[nq + d->global[i]] -= lF[i];
+  PetscFunctionReturn(0);
+}
+
+static PetscErrorCode DescribedInputDirection(MbsModel model, PetscReal t, const PetscReal U[], PetscReal B[])
+{
+  Described *d  = (Described *)model->data;
+  PetscInt   nq = NQ(model), m;
+  PetscReal *lF;
+
+  PetscFunctionBeginUser;
+  PetscCall(UnitInputForce(model, d->input_element, t, U, &m, &lF));
+  for (PetscInt i = 0; i < m; i++) B[nq + d->global[i]] -= lF[i];
   PetscFunctionReturn(0);
 }
 
@@ -2689,7 +2706,8 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   char           owner[PETSC_MAX_PATH_LEN + 128];
 
   PetscFunctionBeginUser;
-  PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion%s", desc->file, d->nc_kept, d->nq_free, d->planar >= 0 ? " in the plane (planar: a joint whose axis is not the plane's normal holds the bodies still)" : "");
+  PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion%s", desc->file, d->nc_kept, d->nq_free,
+             d->planar >= 0 && desc->nc < desc->nq ? " in the plane (planar: a joint whose axis is not the plane's normal holds the bodies still)" : "");
   InitialPose(desc, q, v);
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
@@ -3140,6 +3158,9 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   Sink           forces = {.type = SINK_DENSE, .dense = CKF, .ld = nq}, forces_p = {.type = SINK_DENSE, .dense = Rp, .ld = nq};
 
   PetscFunctionBeginUser;
+  /* G here is the 3D nc x nq (leading dimension nc), StaticEquilibrium() writes a planar model's kept rows on its free
+     coordinates: a planar model refuses joints that move with p (PlanarSetUp()), so none continues its pose */
+  PetscCheck(d->planar < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The linearisation of model %s continued along p_%" PetscInt_FMT " is 3D only, the model is planar", model->type, j);
   InitialPose(desc, a->q, v);
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
   PoseDerivative(model, j, a->q, w, a->dq);
@@ -3885,17 +3906,17 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
     const MbsBody *body = &desc->body[b];
     PetscInt       o = body->offset, axis = body->rigid ? -1 : 0;
 
-    PetscCheck(!body->flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", body '%s': a flexible body in a planar model is not supported yet; drop planar: (or run -model_planar none)", desc->file, body->line, body->name);
+    PetscCheck(!body->flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", body '%s': a flexible body in a planar model (%s) is not supported yet; drop planar: (or run -model_planar none)", desc->file, body->line, body->name, d->plane);
     for (PetscInt e = 3; e >= 1 && body->rigid; e--)
       if (PetscAbsReal(q[o + 3 * e + (a + 1) % 3]) <= tol && PetscAbsReal(q[o + 3 * e + (a + 2) % 3]) <= tol) axis = e;
-    PetscCheck(axis >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': none of its axes u, v, w lies along the plane's normal %c at the initial pose (to 1e-12), so it cannot move in the plane normal to %c (planar: %c)",
-               desc->file, body->line, body->name, 'x' + (char)a, 'x' + (char)a, 'x' + (char)a);
+    PetscCheck(axis >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': none of its axes u, v, w lies along the plane's normal %c at the initial pose (to 1e-12), so it cannot move in the plane normal to %c (%s)",
+               desc->file, body->line, body->name, 'x' + (char)a, 'x' + (char)a, d->plane);
     for (PetscInt i = 0; i < BodySize(desc, b); i++) {
       PetscBool pin = (PetscBool)(i % 3 == a || (body->rigid && i / 3 == axis));
 
       d->reduce[o + i] = pin ? -1 : 0;
-      PetscCheck(!pin || PetscAbsReal(v[o + i]) <= tol * vscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its initial velocity or angular velocity has a part out of the plane normal to %c (its %c_%c moves at %g), which a planar model holds at zero",
-                 desc->file, body->line, body->name, 'x' + (char)a, "ruvw"[i / 3], 'x' + (char)(i % 3), (double)v[o + i]);
+      PetscCheck(!pin || PetscAbsReal(v[o + i]) <= 1e-9 * vscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its initial velocity or angular velocity has a part out of the plane normal to %c (its %c_%c moves at %g), which a planar model (%s) holds at zero",
+                 desc->file, body->line, body->name, 'x' + (char)a, "ruvw"[i / 3], 'x' + (char)(i % 3), (double)v[o + i], d->plane);
     }
   }
   for (PetscInt r = 0; r < nc; r++) {
@@ -3908,17 +3929,17 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
     d->reduce[2 * nq + r] = constant ? -1 : 0;
     if (!constant) continue;
     PetscCall(OwnerName(model, r, owner, sizeof(owner)));
-    PetscCheck(PetscAbsReal(MbsBilinearValue(desc, d->row[r], q)) <= tol * qscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: in the plane normal to %c (planar: %c) its constraint %" PetscInt_FMT " is the constant %g, not 0: the initial pose violates the joint out of the plane, which the plane keeps for ever", owner, 'x' + (char)a, 'x' + (char)a,
+    PetscCheck(PetscAbsReal(MbsBilinearValue(desc, d->row[r], q)) <= 1e-9 * qscale, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "%s: in the plane normal to %c (%s) its constraint %" PetscInt_FMT " is the constant %g, not 0: the initial pose violates the joint out of the plane, which the plane keeps for ever", owner, 'x' + (char)a, d->plane,
                r - (d->row_owner[r] >= 0 ? desc->element[d->row_owner[r]].first_row : 0) + 1, (double)MbsBilinearValue(desc, d->row[r], q));
-    PetscCheck(!(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: its prescribed motion drives a direction out of the plane normal to %c, which a planar model holds fixed", owner, 'x' + (char)a);
+    PetscCheck(!(d->row_owner[r] >= 0 && desc->element[d->row_owner[r]].motion), PETSC_COMM_SELF, PETSC_ERR_SUP, "%s: its prescribed motion drives a direction out of the plane normal to %c, which a planar model (%s) holds fixed", owner, 'x' + (char)a, d->plane);
   }
   for (PetscInt e = 0; e < desc->nelement && a >= 0; e++) {
     const MbsElement *el = &desc->element[e];
 
-    PetscCheck(!el->ngeometry && !el->row_p, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): a joint's point or length that is a parameter is not supported in a planar model yet; run it with -model_planar none",
-               desc->file, el->line, el->name, el->type);
-    PetscCheck(!(el->constraint && d->reduce[2 * nq + el->constraint->first_row] < 0), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", sensor '%s' reads the reaction of a constraint out of the plane normal to %c, which the plane takes: a planar model has no multiplier of it",
-               desc->file, el->line, el->name, 'x' + (char)a);
+    PetscCheck(!el->ngeometry && !el->row_p, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): a joint's point or length that is a parameter is not supported in a planar model (%s) yet; run it with -model_planar none",
+               desc->file, el->line, el->name, el->type, d->plane);
+    /* a reaction sensor reads a prescribed motion's multiplier (reaction_force.c), whose dropped row is refused above */
+    PetscCheck(!(el->constraint && d->reduce[2 * nq + el->constraint->first_row] < 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s', line %" PetscInt_FMT ", sensor '%s': reads a dropped row's multiplier", desc->file, el->line, el->name);
   }
   for (PetscInt i = 0; i < nq; i++) {
     if (d->reduce[i] < 0) continue;
@@ -3943,10 +3964,72 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   PetscFunctionReturn(0);
 }
 
+/* Whether x (m entries, coordinate i of the view at the model's d->global[i], q or v alike) acts on the free
+   coordinates of a planar model, where its largest entry there passes 1e-9 of its largest anywhere (as the 3D checks'
+   scale); *any: whether it has a non-zero entry at all */
+static PetscBool ReadsFree(Described *d, PetscInt m, const PetscReal x[], PetscBool *any)
+{
+  PetscReal all = 0, in_plane = 0;
+
+  for (PetscInt i = 0; i < m; i++) {
+    all = PetscMax(all, PetscAbsReal(x[i]));
+    if (d->reduce[d->global[i]] >= 0) in_plane = PetscMax(in_plane, PetscAbsReal(x[i]));
+  }
+  *any = (PetscBool)(*any || all > 0);
+  return (PetscBool)(all > 0 && in_plane > 1e-9 * all);
+}
+
+/*
+  Before any solve, a planar model refuses a sensor that reads out-of-plane motion only and a force with input: true that
+  acts out of the plane only: at the initial state the sensor's dy/dq, dy/dv, dy/da (the element's own, the chain through
+  the accelerations aside) are zero on the free coordinates but not on the pinned ones, or the input's unit force is.
+  The plane holds that motion and takes that force, so the channel would stay constant, its derivatives zero, and the
+  input would drive nothing. A sensor that reads nothing in 3D either (a load of zero stiffness) is not the plane's doing
+  and left alone; a reaction sensor reads a kept row's multiplier (a dropped row's prescribed motion is refused before).
+*/
+static PetscErrorCode PlanarCheckReads(MbsModel model)
+{
+  Described     *d    = (Described *)model->data;
+  MbsDescription desc = Description(model);
+  PetscInt       nq = desc->nq, L = d->nlocal, m;
+  PetscReal     *U = d->full[0], *a = d->full[1], *dydu = d->full[2], *dyda = d->full[3], y, *lF;
+  const char    *normal = "xyz" + d->planar;
+
+  PetscFunctionBeginUser;
+  InitialPose(desc, U, U + nq);
+  for (PetscInt k = 0; k < model->nchannel; k++) {
+    const MbsElement *el  = &desc->element[d->sensor[k]];
+    PetscBool         any = PETSC_FALSE, reads;
+
+    if (el->constraint) continue;
+    PetscCall(PetscArrayzero(a, nq));
+    PetscCall(PetscArrayzero(dydu, 2 * nq));
+    PetscCall(PetscArrayzero(dyda, nq));
+    PetscCall(ViewSensor(model, d->sensor[k], U, el->ops->acceleration ? a : NULL, 1, &y, dydu, dyda));
+    m     = d->view.nq; /* the sensor's view: its ldq, ldv, lda in d->local (ViewSensor()) */
+    reads = ReadsFree(d, m, d->local + 3 * L, &any);
+    reads = (PetscBool)(ReadsFree(d, m, d->local + 4 * L, &any) || reads);
+    reads = (PetscBool)(ReadsFree(d, m, d->local + 5 * L, &any) || reads);
+    PetscCheck(reads || !any, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", sensor '%s' (%s) reads only motion out of the plane normal to %c (%s), which the plane holds: its channel would stay constant and tell nothing of the parameters; measure along a direction in the plane, or run the file in 3D (-model_planar none)",
+               desc->file, el->line, el->name, el->type, *normal, d->plane);
+  }
+  for (PetscInt k = 0; k < model->ncontrol; k++) {
+    MbsElement *el  = d->control_element[k];
+    PetscBool   any = PETSC_FALSE;
+
+    PetscCall(UnitInputForce(model, el, desc->t0, U, &m, &lF));
+    PetscCheck(ReadsFree(d, m, lF, &any) || !any, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its input (input: true) acts only out of the plane normal to %c (%s), which the plane takes: the input would move nothing; give it a direction in the plane, or run the file in 3D (-model_planar none)",
+               desc->file, el->line, el->name, el->type, *normal, d->plane);
+  }
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsModelDescribedFullState - The 3D state of a model described in a file at its state U: a planar model's U with its
   pinned coordinates at their values, their velocities and the dropped rows' multipliers zero; a 3D model's U itself.
-  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective.
+  Its size into *n (may be NULL), the state into full (may be NULL: the size only). Not collective. It expands U in the
+  model's scratch (Full()), which an evaluation of the model uses as well: not to be called from within one (a
+  callback of the model's residual, Jacobian or channels).
 @*/
 PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], PetscInt *n, PetscReal full[])
 {
@@ -3955,6 +4038,7 @@ PetscErrorCode MbsModelDescribedFullState(MbsModel model, const PetscReal U[], P
   PetscFunctionBeginUser;
   PetscCall(PetscStrcmp(model->type, "described", &described));
   PetscCheck(described, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "Model %s is not described in a file: it has no 3D state of a file's bodies", model->type);
+  PetscCheck(U || !full, PETSC_COMM_SELF, PETSC_ERR_ARG_NULL, "MbsModelDescribedFullState: the state U is NULL, but its 3D state is asked for");
   if (n) *n = NFull(model);
   if (full) PetscCall(PetscArraycpy(full, Full((Described *)model->data, U, PETSC_FALSE, 0), NFull(model)));
   PetscFunctionReturn(0);
@@ -3979,14 +4063,19 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   {
     const char *const axes[] = {"x", "y", "z", "none"};
     PetscInt          choice = desc->planar < 0 ? 3 : desc->planar;
+    PetscBool         set;
 
-    PetscCall(PetscOptionsEList("-model_planar", "Every body moves in the plane normal to this ground axis and turns about it only, none: in 3D (default: the model file's planar:, else none)", "MbsModelSetType", axes, 4, axes[choice], &choice, NULL));
+    PetscCall(PetscOptionsEList("-model_planar", "Every body moves in the plane normal to this ground axis and turns about it only, none: in 3D (default: the model file's planar:, else none)", "MbsModelSetType", axes, 4, axes[choice], &choice, &set));
     planar = choice < 3 ? choice : -1;
+    PetscCall(PetscStrncpy(model->planar, axes[choice], sizeof(model->planar)));
+    if (set) PetscCall(PetscSNPrintf(d->plane, sizeof(d->plane), "-model_planar %s", axes[choice]));
+    else PetscCall(PetscSNPrintf(d->plane, sizeof(d->plane), "planar: %s, line %" PetscInt_FMT, axes[choice], desc->planar_line));
   }
   MbsOptionsEnd();
   PetscCall(DescribedSetUp(model, d, planar));
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
+  if (d->planar >= 0) PetscCall(PlanarCheckReads(model));
   model->ops.residual              = DescribedResidual;
   model->ops.jacobian              = DescribedJacobian;
   model->ops.jacobian_p            = DescribedJacobianP;

@@ -183,6 +183,7 @@ struct _p_MbsModel {
   void                  *data;
   char                   model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
   unsigned long long     model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
+  char                   planar[8];                      /* a model from a file: the ground axis normal to its plane, "x", "y", "z", or "none" (3D) */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
