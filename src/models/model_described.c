@@ -3368,7 +3368,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d)
     }
     if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
     if (desc->element[e].ngeometry || desc->element[e].row_p || desc->element[e].naxis) d->joint_geometry = PETSC_TRUE;
-    if (desc->element[e].row_p) d->moves_pose = PETSC_TRUE;
+    if (desc->element[e].row_p && !desc->element[e].motion) d->moves_pose = PETSC_TRUE; /* a prescribed motion's row holds at the file's pose at every p (prescribed.c) */
     for (PetscInt g = 0; g < desc->element[e].ngeometry; g++)
       if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
   }

@@ -203,7 +203,8 @@ typedef enum {
   MBS_AXIS_LINE_2,
   MBS_AXIS_COMMON_1,
   MBS_AXIS_COMMON_2,
-  MBS_AXIS_NORMAL
+  MBS_AXIS_NORMAL,
+  MBS_AXIS_GROUND /* a prescribed motion's e.(P - P0), e in ground axes (prescribed.c) */
 } MbsAxisRow;
 
 struct _MbsElement {
@@ -386,6 +387,7 @@ PETSC_INTERN void      MbsElementPointDifference(MbsDescription, const MbsElemen
 PETSC_INTERN void      MbsJointPointsMoved(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool MbsJointRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
 PETSC_INTERN PetscBool MbsJointAxisParameter(const MbsElement *, PetscInt);
+PETSC_INTERN void      MbsJointAxisUnit(const MbsElement *, PetscInt, PetscReal[3], PetscReal[3]);
 PETSC_INTERN PetscBool MbsJointAxisRowMoves(const MbsElement *, PetscInt);
 
 /* The element registry (element.c) */

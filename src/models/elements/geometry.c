@@ -40,21 +40,31 @@
 */
 #include "models/elements/elementimpl.h"
 
+/*@C
+  MbsJointAxisUnit - el's unit axis e = a/|a| in ground axes at its axis of the last update (el->axis_at, which its
+  rows hold), and de/dp_j = (I - e e^T) da/dp_j / |a| (zero for j < 0). Not collective.
+@*/
+void MbsJointAxisUnit(const MbsElement *el, PetscInt j, PetscReal e[3], PetscReal de[3])
+{
+  PetscReal da[3], length = 0, along = 0;
+
+  for (PetscInt c = 0; c < 3; c++) {
+    da[c] = (PetscReal)(j >= 0 && el->axis[c].param == j);
+    length += PetscSqr(el->axis_at[c]);
+  }
+  length = PetscSqrtReal(length);
+  for (PetscInt c = 0; c < 3; c++) e[c] = el->axis_at[c] / length;
+  for (PetscInt c = 0; c < 3; c++) along += e[c] * da[c];
+  for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
+}
+
 /* The joint's vectors in body axes at its axis of the last update (el->axis_at, which its rows hold): z[k] the axis in
    the axes of body k, n the normals of z[0]; with j >= 0 their derivatives by p_j */
 static void JointAxisFrame(MbsDescription desc, const MbsElement *el, PetscInt j, PetscReal z[2][3], PetscReal n[2][3], PetscReal dz[2][3], PetscReal dn[2][3])
 {
-  PetscReal a[3], da[3], e[3], de[3], length = 0, along = 0;
+  PetscReal e[3], de[3];
 
-  for (PetscInt c = 0; c < 3; c++) {
-    a[c]  = el->axis_at[c];
-    da[c] = (PetscReal)(j >= 0 && el->axis[c].param == j);
-    length += PetscSqr(a[c]);
-  }
-  length = PetscSqrtReal(length);
-  for (PetscInt c = 0; c < 3; c++) e[c] = a[c] / length;
-  for (PetscInt c = 0; c < 3; c++) along += e[c] * da[c];
-  for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
+  MbsJointAxisUnit(el, j, e, de);
   for (PetscInt k = 0; k < 2; k++) {
     MbsDescriptionLocalDirection(desc, el->body[k], e, z[k]);
     MbsDescriptionLocalDirection(desc, el->body[k], de, dz[k]);
