@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A hinge whose axis is a parameter: the eigen frequency of a physical pendulum on a tilted axis (branch axes).
 
-tests/models/axes_pendulum.yaml hangs a rod (m = 2 kg, centre of mass d = 0.5 m below the hinge, principal inertia
+inputs/models/axes_pendulum.yaml hangs a rod (m = 2 kg, centre of mass d = 0.5 m below the hinge, principal inertia
 Ixx, Iyy, Izz = 0.05, 0.06, 0.02 kg m^2 about it) on a hinge about a = (1, 0, t), tilted by alpha = atan(t) from the
 horizontal. Rotating by theta about the unit axis lowers the centre of mass, which lies d cos(alpha) from the axis, by
 d cos^2(alpha) (1 - cos(theta)), so the swing is
