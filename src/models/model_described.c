@@ -2897,10 +2897,10 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
     MbsBilinearAddGradient(desc, &drow, q, 1, Gp + r, nc);
     *moves = PETSC_TRUE;
   }
-  if (!*moves) PetscFunctionReturn(0);
   for (PetscInt e = 0; e < desc->nelement; e++) /* the rows follow an axis nonlinearly: the differences of the linearisation's polynomial do not hold */
     PetscCheck(!MbsJointAxisParameter(&desc->element[e], j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its axis, which its rows follow nonlinearly (a unit vector and its normals); the derivative of the frequency response needs rows affine in the parameter, so -cost frf takes a joint's point but not its axis: identify %s with -cost time or spectrum",
                desc->file, desc->element[e].line, desc->element[e].name, desc->element[e].type, model->param_info[j].name, model->param_info[j].name);
+  if (!*moves) PetscFunctionReturn(0);
   /* with a point_a, point_b or length as a parameter the start pose is projected (StartPose()) and moves with every
      joint parameter, and the basis's and multipliers' derivatives would need dq0/dp */
   PetscCheck(!d->moves_pose, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': parameter '%s' moves a joint, and a joint's point_a, point_b or length among the parameters moves the start pose with it; the derivative of the frequency response would need the pose's derivative dq0/d%s, which -cost frf does not have yet: a joint's point given in ground coordinates (point: [...]) moves no pose and can be identified with -cost frf, a body-fixed point or a length cannot",
@@ -3286,7 +3286,7 @@ static PetscErrorCode DescribedSupportSetUp(Described *d)
     MbsDescription    view = View(d, nb, b, NULL, NULL, &lq, &lv);
 
     for (PetscInt i = 0; i < view->nq; i++) mark[i] = (PetscBool)!el->row_forces;
-    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0), mark);
+    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0 || el->naxis > 0), mark);
     for (PetscInt i = 0; i < view->nq; i++)
       if (mark[i]) d->support[count++] = i;
     d->support_start[e + 1] = count;
