@@ -332,6 +332,8 @@ PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
+PETSC_INTERN PetscReal    MbsRelativeAngleP(MbsDescription, const MbsElement *, PetscInt, const PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsRelativeAngleMoved(MbsDescription, MbsElement *);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);

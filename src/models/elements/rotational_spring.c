@@ -38,8 +38,11 @@ void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal a
   MbsBilinearProduct(&normal[0], &follower, 1, MbsElementNewRow(el)); /* C, row 1 */
 }
 
-/* The rows at the axis of the last update (geometry.c) */
-static void RotationalSpringRows(MbsDescription desc, MbsElement *el)
+/*@C
+  MbsRelativeAngleMoved - The rows callback of a relative angle's elements (rotational_spring.c, angle.c): S and C at
+  the axis of the last update (geometry.c). Not collective.
+@*/
+void MbsRelativeAngleMoved(MbsDescription desc, MbsElement *el)
 {
   PetscReal e[3], de[3];
 
@@ -48,9 +51,11 @@ static void RotationalSpringRows(MbsDescription desc, MbsElement *el)
   MbsRelativeAngleRows(desc, el, e);
 }
 
-/* theta_p and theta_pq (into grad_p, nq) of the axis component p_j at q, with S_q, C_q as MbsRelativeAngle() leaves
-   them in desc->work */
-static PetscReal AngleP(MbsDescription desc, const MbsElement *el, PetscInt j, const PetscReal q[], PetscReal grad_p[])
+/*@C
+  MbsRelativeAngleP - theta_p and theta_pq (into grad_p, nq) of the axis component p_j at q, with S_q, C_q as
+  MbsRelativeAngle() leaves them in desc->work. Not collective.
+@*/
+PetscReal MbsRelativeAngleP(MbsDescription desc, const MbsElement *el, PetscInt j, const PetscReal q[], PetscReal grad_p[])
 {
   PetscInt     nq = desc->nq;
   PetscReal   *gS = desc->work, *gC = gS + nq, e[3], de[3], za[3], dza[3], n[2][3], dn[2][3], m1[3], dm1[3];
@@ -149,7 +154,7 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
     PetscInt j = el->axis[c].param;
 
     if (j < 0 || (c > 0 && el->axis[0].param == j) || (c > 1 && el->axis[1].param == j)) continue;
-    MbsCoordinateForceP(desc, el, 0, 1, theta, grad, v, AngleP(desc, el, j, q, grad_p), grad_p, Jp + j * ld);
+    MbsCoordinateForceP(desc, el, 0, 1, theta, grad, v, MbsRelativeAngleP(desc, el, j, q, grad_p), grad_p, Jp + j * ld);
   }
   PetscFunctionReturn(0);
 }
@@ -200,7 +205,7 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond, PETSC_FALSE, RotationalSpringRows};
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond, PETSC_FALSE, MbsRelativeAngleMoved};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {
