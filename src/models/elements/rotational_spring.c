@@ -51,17 +51,11 @@ void MbsRelativeAngleMoved(MbsDescription desc, MbsElement *el)
   MbsRelativeAngleRows(desc, el, e);
 }
 
-/*@C
-  MbsRelativeAngleP - theta_p and theta_pq (into grad_p, nq) of the axis component p_j at q, with S_q, C_q as
-  MbsRelativeAngle() leaves them in desc->work. Not collective.
-@*/
-PetscReal MbsRelativeAngleP(MbsDescription desc, const MbsElement *el, PetscInt j, const PetscReal q[], PetscReal grad_p[])
+/* S_p (drow[0]) and C_p (drow[1]) of the axis component p_j, bilinear scalars */
+static void AngleRowsP(MbsDescription desc, const MbsElement *el, PetscInt j, MbsBilinear drow[2])
 {
-  PetscInt     nq = desc->nq;
-  PetscReal   *gS = desc->work, *gC = gS + nq, e[3], de[3], za[3], dza[3], n[2][3], dn[2][3], m1[3], dm1[3];
-  PetscReal    S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C, S_p, C_p, theta_p;
+  PetscReal    e[3], de[3], za[3], dza[3], n[2][3], dn[2][3], m1[3], dm1[3];
   MbsVectorMap follower, dfollower;
-  MbsBilinear  drow[2];
 
   MbsJointAxisUnit(el, j, e, de);
   MbsDescriptionLocalDirection(desc, el->body[0], e, za);
@@ -80,6 +74,20 @@ PetscReal MbsRelativeAngleP(MbsDescription desc, const MbsElement *el, PetscInt 
     MbsBilinearProduct(&dnormal, &follower, 1, &drow[r]);
     MbsBilinearProduct(&normal, &dfollower, 1, &drow[r]);
   }
+}
+
+/*@C
+  MbsRelativeAngleP - theta_p and theta_pq (into grad_p, nq) of the axis component p_j at q, with S_q, C_q as
+  MbsRelativeAngle() leaves them in desc->work. Not collective.
+@*/
+PetscReal MbsRelativeAngleP(MbsDescription desc, const MbsElement *el, PetscInt j, const PetscReal q[], PetscReal grad_p[])
+{
+  PetscInt    nq = desc->nq;
+  PetscReal  *gS = desc->work, *gC = gS + nq;
+  PetscReal   S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C, S_p, C_p, theta_p;
+  MbsBilinear drow[2];
+
+  AngleRowsP(desc, el, j, drow);
   for (PetscInt i = 0; i < nq; i++) grad_p[i] = 0;
   S_p     = MbsBilinearAddGradient(desc, &drow[0], q, C / rho2, grad_p, 1);
   C_p     = MbsBilinearAddGradient(desc, &drow[1], q, -S / rho2, grad_p, 1);
@@ -167,14 +175,14 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
 */
 static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
-  PetscInt   nq   = desc->nq;
-  PetscReal *grad = work, *hess = grad + nq, *third = hess + nq * nq, *aS = third + nq * nq, *aC = aS + nq, *dgrad = aC + nq;
-  PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq; /* as MbsRelativeAngle() leaves them */
-  PetscReal  theta, S, C, rho2, dS = 0, dC = 0, drho2;
+  PetscInt    nq   = desc->nq;
+  PetscReal  *grad = work, *hess = grad + nq, *third = hess + nq * nq, *aS = third + nq * nq, *aC = aS + nq, *dgrad = aC + nq, *grad_p = dgrad + nq;
+  PetscReal  *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq; /* as MbsRelativeAngle() leaves them */
+  PetscReal   theta, S, C, rho2, dS = 0, dC = 0, drho2, theta_p = 0;
+  PetscBool   axis = MbsJointAxisParameter(el, j);
+  MbsBilinear drow[2];
 
   PetscFunctionBeginUser;
-  PetscCheck(!MbsJointAxisParameter(el, j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (rotational_spring): parameter '%s' is a component of its axis, whose second derivatives (the sensitivity system of optimal input design) are not provided; leave it out of the design parameters",
-             desc->file, el->line, el->name, desc->param_info[j].name);
   PetscCall(PetscArrayzero(HS, 2 * nq * nq)); /* all nq x nq are read below; MbsRelativeAngle writes the support's */
   PetscCall(PetscArrayzero(hess, nq * nq));
   theta = MbsRelativeAngle(desc, el, q, grad, hess);
@@ -191,6 +199,13 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
     dS += gS[i] * sq[i];
     dC += gC[i] * sq[i];
   }
+  if (axis) { /* the direction (sq, e_j): S_p, C_p, S_pq, C_pq and theta_pq join those along sq */
+    AngleRowsP(desc, el, j, drow);
+    theta_p = MbsRelativeAngleP(desc, el, j, q, grad_p);
+    dS += MbsBilinearAddGradient(desc, &drow[0], q, 1, aS, 1);
+    dC += MbsBilinearAddGradient(desc, &drow[1], q, 1, aC, 1);
+    for (PetscInt i = 0; i < nq; i++) dgrad[i] += grad_p[i];
+  }
   drho2 = 2 * (S * dS + C * dC);
   for (PetscInt k = 0; k < nq; k++) {
     PetscReal P = S * gS[k] + C * gC[k], dP = dS * gS[k] + S * aS[k] + dC * gC[k] + C * aC[k];
@@ -201,7 +216,11 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
       third[i + k * nq] = (dN - 2 * dgrad[i] * P - 2 * grad[i] * dP - hess[i + k * nq] * drho2) / rho2;
     }
   }
-  MbsCoordinateForceSecond(desc, el, 0, 1, theta, 0, NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
+  if (axis) { /* and the Hessians' own move, (C S_pqq - S C_pqq) / rho^2 */
+    MbsBilinearAddHessian(desc, &drow[0], C / rho2, third, nq);
+    MbsBilinearAddHessian(desc, &drow[1], -S / rho2, third, nq);
+  }
+  MbsCoordinateForceSecond(desc, el, 0, 1, theta, theta_p, axis ? grad_p : NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
   PetscFunctionReturn(0);
 }
 
