@@ -18,7 +18,9 @@
     theta_p  = (C S_p - S C_p) / rho^2
     theta_pq = (C_q S_p + C S_pq - S_q C_p - S C_pq) / rho^2 - 2 theta_p (S S_q + C C_q) / rho^2
 
-  and -df/dp_j is MbsCoordinateForceP's with them. Its second derivatives (design) are not provided.
+  and -df/dp_j is MbsCoordinateForceP's with them. For design, theta_qq's derivative along (sq, e_j) is the one along sq
+  (RotationalSpringForceSecond) with S_p, C_p, S_pq, C_pq, theta_pq joining dS, dC, a_S, a_C, theta_qq sq, plus the
+  Hessians' own move (C S_pqq - S C_pqq) / rho^2.
 */
 #include "models/elements/elementimpl.h"
 
