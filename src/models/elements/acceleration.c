@@ -35,6 +35,7 @@ static PetscErrorCode AccelerationRead(MbsYAMLReader *reader, void *node, MbsEle
 {
   PetscFunctionBeginUser;
   PetscCall(MbsSensorRead(reader, node, el));
+  if (el->naxis) PetscCall(MbsYAMLError(reader, node, "an accelerometer's axis cannot hold a parameter (its derivative is not provided; a position's or velocity's axis can)"));
   PetscCall(MbsSensorReadFrame(reader, node, el->body[0], el->vector[1], &el->turning));
   PetscFunctionReturn(0);
 }

@@ -341,6 +341,7 @@ PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
+PETSC_INTERN void           MbsSensorAlongP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
