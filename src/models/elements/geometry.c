@@ -37,6 +37,8 @@
   there, n_i(p).e(p) = 0 for every p). The file's pose therefore holds at every p, as for a joint's point. The rows are
   not affine in p: their Hessians are rebuilt at every update, their pattern is every coordinate of the row's bodies
   (model_described.c), and the frequency response's derivative, which needs affine rows, refuses such a parameter.
+  The other elements whose axis may be a parameter differentiate e themselves with MbsJointAxisUnit(): prescribed.c,
+  rotational_spring.c (and angle.c through its rows), position.c (and velocity.c).
 */
 #include "models/elements/elementimpl.h"
 
