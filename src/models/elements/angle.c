@@ -40,9 +40,9 @@ static PetscErrorCode AngleSensorP(MbsDescription desc, const MbsElement *el, co
   PetscFunctionBeginUser;
   (void)MbsRelativeAngle(desc, el, q, grad, NULL);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* each once */
-    PetscInt j = el->axis[c].param;
+    PetscInt j = MbsJointAxisFirst(el, c);
 
-    if (j < 0 || (c > 0 && el->axis[0].param == j) || (c > 1 && el->axis[1].param == j)) continue;
+    if (j < 0) continue;
     dydp[j] += MbsRelativeAngleP(desc, el, j, q, grad_p);
   }
   PetscFunctionReturn(0);

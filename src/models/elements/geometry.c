@@ -85,6 +85,17 @@ PetscBool MbsJointAxisParameter(const MbsElement *el, PetscInt j)
 }
 
 /*@C
+  MbsJointAxisFirst - The parameter of el's axis component c if no earlier component holds it, else -1 (the
+  derivatives sum over a parameter's components, which MbsJointAxisUnit() does). Not collective.
+@*/
+PetscInt MbsJointAxisFirst(const MbsElement *el, PetscInt c)
+{
+  for (PetscInt k = 0; k < c; k++)
+    if (el->axis[k].param == el->axis[c].param) return -1;
+  return el->axis[c].param;
+}
+
+/*@C
   MbsJointAxisRowMoves - Whether el's row i follows axis components that are parameters. Not collective.
 @*/
 PetscBool MbsJointAxisRowMoves(const MbsElement *el, PetscInt i)

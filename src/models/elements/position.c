@@ -52,9 +52,9 @@ void MbsSensorAlongP(MbsDescription desc, const MbsElement *el, const PetscReal 
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   MbsMapEval(desc, &P, x, position, p);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* each axis parameter once */
-    PetscInt j = el->axis[c].param;
+    PetscInt j = MbsJointAxisFirst(el, c);
 
-    if (j < 0 || (c > 0 && el->axis[0].param == j) || (c > 1 && el->axis[1].param == j)) continue;
+    if (j < 0) continue;
     MbsJointAxisUnit(el, j, e, de);
     dydp[j] += de[0] * p[0] + de[1] * p[1] + de[2] * p[2];
   }

@@ -74,11 +74,11 @@ static PetscErrorCode RelativeDisplacementSensorP(MbsDescription desc, const Mbs
   PetscFunctionBeginUser;
   MbsMapEval(desc, e, q, PETSC_TRUE, eq);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* an axis component, each once */
-    PetscInt     j  = el->axis[c].param;
+    PetscInt     j  = MbsJointAxisFirst(el, c);
     MbsBilinear  dy = {0};
     MbsVectorMap E;
 
-    if (j < 0 || (c > 0 && el->axis[0].param == j) || (c > 1 && el->axis[1].param == j)) continue;
+    if (j < 0) continue;
     MbsJointAxisUnit(el, j, axis, de);
     AxisMap(desc, el, de, &E);
     MbsBilinearProduct(&E, &el->row[0].b[0], 1, &dy);

@@ -161,9 +161,9 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
   theta = MbsRelativeAngle(desc, el, q, grad, Jq ? hess : NULL);
   MbsCoordinateForce(desc, el, 0, 1, theta, grad, hess, v, F, Jq, Jv, Jp, ld);
   for (PetscInt c = 0; c < 3 && Jp && el->naxis; c++) { /* an axis component p_j, each once */
-    PetscInt j = el->axis[c].param;
+    PetscInt j = MbsJointAxisFirst(el, c);
 
-    if (j < 0 || (c > 0 && el->axis[0].param == j) || (c > 1 && el->axis[1].param == j)) continue;
+    if (j < 0) continue;
     MbsCoordinateForceP(desc, el, 0, 1, theta, grad, v, MbsRelativeAngleP(desc, el, j, q, grad_p), grad_p, Jp + j * ld);
   }
   PetscFunctionReturn(0);
