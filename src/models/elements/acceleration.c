@@ -80,7 +80,7 @@ static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *
 static PetscErrorCode AccelerationSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   MbsVectorMap D, P;
-  PetscReal    e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]}, g[3], dg[3], acc[3], E[3];
+  PetscReal    e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]}, g[3], dg[3], acc[3];
 
   PetscFunctionBeginUser;
   if (el->naxis) {
@@ -93,14 +93,7 @@ static PetscErrorCode AccelerationSensorP(MbsDescription desc, const MbsElement 
   MbsGeometrySensorP(desc, el, a, PETSC_FALSE, e, dydp);
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   MbsMapEval(desc, &P, a, PETSC_FALSE, acc);
-  for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* each axis parameter once */
-    PetscInt j = MbsJointAxisFirst(el, c);
-
-    if (j < 0) continue;
-    MbsJointAxisUnit(el, j, g, dg);
-    AccelerationAxis(desc, el, dg, q, E, &D);
-    dydp[j] += E[0] * acc[0] + E[1] * acc[1] + E[2] * acc[2];
-  }
+  MbsSensorAxisP(desc, el, q, acc, dydp);
   PetscFunctionReturn(0);
 }
 

@@ -391,6 +391,7 @@ PETSC_INTERN void      MbsJointPointsMoved(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool MbsJointRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
 PETSC_INTERN PetscBool MbsJointAxisParameter(const MbsElement *, PetscInt);
 PETSC_INTERN PetscInt  MbsJointAxisFirst(const MbsElement *, PetscInt);
+PETSC_INTERN void      MbsSensorAxisP(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[3], PetscReal[]);
 PETSC_INTERN void      MbsJointAxisUnit(const MbsElement *, PetscInt, PetscReal[3], PetscReal[3]);
 PETSC_INTERN PetscBool MbsJointAxisRowMoves(const MbsElement *, PetscInt);
 

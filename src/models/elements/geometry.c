@@ -96,6 +96,29 @@ PetscInt MbsJointAxisFirst(const MbsElement *el, PetscInt c)
 }
 
 /*@C
+  MbsSensorAxisP - dy/dp_j += E_j.w for each parameter p_j among the components of a sensor's axis, E_j = de/dp_j in
+  ground axes or, for an axis that turns with the sensor's body (el->turning), that direction turning with it at q.
+  Not collective.
+@*/
+void MbsSensorAxisP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal w[3], PetscReal dydp[])
+{
+  for (PetscInt c = 0; c < 3 && el->naxis; c++) {
+    PetscInt     j = MbsJointAxisFirst(el, c);
+    PetscReal    e[3], de[3], local[3];
+    MbsVectorMap D;
+
+    if (j < 0) continue;
+    MbsJointAxisUnit(el, j, e, de);
+    if (el->turning) {
+      MbsDescriptionLocalDirection(desc, el->body[0], de, local);
+      MbsMapDirection(desc, el->body[0], local, &D);
+      MbsMapEval(desc, &D, q, PETSC_TRUE, de);
+    }
+    dydp[j] += de[0] * w[0] + de[1] * w[1] + de[2] * w[2];
+  }
+}
+
+/*@C
   MbsJointAxisRowMoves - Whether el's row i follows axis components that are parameters. Not collective.
 @*/
 PetscBool MbsJointAxisRowMoves(const MbsElement *el, PetscInt i)

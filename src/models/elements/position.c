@@ -46,18 +46,12 @@ void MbsSensorAlong(MbsDescription desc, const MbsElement *el, const PetscReal x
 void MbsSensorAlongP(MbsDescription desc, const MbsElement *el, const PetscReal x[], PetscBool position, PetscReal dydp[])
 {
   MbsVectorMap P;
-  PetscReal    p[3], axis[3], e[3], de[3];
+  PetscReal    p[3], axis[3];
 
   MbsGeometrySensorP(desc, el, x, position, SensorAxis(el, axis), dydp);
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   MbsMapEval(desc, &P, x, position, p);
-  for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* each axis parameter once */
-    PetscInt j = MbsJointAxisFirst(el, c);
-
-    if (j < 0) continue;
-    MbsJointAxisUnit(el, j, e, de);
-    dydp[j] += de[0] * p[0] + de[1] * p[1] + de[2] * p[2];
-  }
+  MbsSensorAxisP(desc, el, NULL, p, dydp); /* a position's or velocity's axis is fixed in the ground: no q needed */
 }
 
 static PetscErrorCode PositionSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal *y, PetscReal dydq[], PetscReal dydv[], PetscReal dyda[])
