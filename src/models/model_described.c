@@ -1057,6 +1057,8 @@ static MbsDescription RowHessian(Described *d, PetscInt r, PetscBool mask, Petsc
     for (PetscInt i = 0; i < *m * *m; i++) H[i] = PetscAbsReal(H[i]) + PetscAbsReal(Hj[i]);
     for (PetscInt i = 0; i < *m; i++) g[i] = PetscAbsReal(g[i]) + PetscAbsReal(gj[i]);
   }
+  if (mask && d->row_owner[r] >= 0 && MbsJointAxisRowMoves(&d->desc->element[d->row_owner[r]], r - d->desc->element[d->row_owner[r]].first_row)) /* not affine in its axis (geometry.c): every coordinate */
+    for (PetscInt i = 0; i < *m * *m; i++) H[i] = g[i % *m] = 1;
   return view;
 }
 
@@ -3161,6 +3163,9 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   /* G here is the 3D nc x nq (leading dimension nc), StaticEquilibrium() writes a planar model's kept rows on its free
      coordinates: a planar model refuses joints that move with p (PlanarSetUp()), so none continues its pose */
   PetscCheck(d->planar < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The linearisation of model %s continued along p_%" PetscInt_FMT " is 3D only, the model is planar", model->type, j);
+  for (PetscInt e = 0; e < desc->nelement; e++) /* the rows follow an axis nonlinearly: the differences of the linearisation's polynomial do not hold */
+    PetscCheck(!MbsJointAxisParameter(&desc->element[e], j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its axis, which its rows follow nonlinearly (a unit vector and its normals); the derivative of the frequency response needs rows affine in the parameter, so -cost frf takes a joint's point but not its axis: identify %s with -cost time or spectrum",
+               desc->file, desc->element[e].line, desc->element[e].name, desc->element[e].type, model->param_info[j].name, model->param_info[j].name);
   InitialPose(desc, a->q, v);
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
   PoseDerivative(model, j, a->q, w, a->dq);
@@ -3524,12 +3529,14 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
 }
 
 /* The parameters of el's value and harmonic fields, of a history's scale, of a force's nonlinear laws (el->law[i].c,
-   force_law.c) and of its points' coordinates (geometry.c), each once, into list (may be NULL); their number */
+   force_law.c), of its points' coordinates and of its axis's components (geometry.c), each once, into list (may be
+   NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 3], n = 0;
 
   for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
+  for (PetscInt c = 0; c < 3 && el->naxis; c++) AddOnce(found, &n, el->axis[c].param);
 
   for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)
@@ -3607,7 +3614,7 @@ static PetscErrorCode DescribedSupportSetUp(Described *d)
     MbsDescription    view = View(d, nb, b, NULL, NULL, &lq, &lv);
 
     for (PetscInt i = 0; i < view->nq; i++) mark[i] = (PetscBool)!el->row_forces;
-    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0), mark);
+    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0 || el->naxis > 0), mark);
     for (PetscInt i = 0; i < view->nq; i++)
       if (mark[i]) d->support[count++] = i;
     d->support_start[e + 1] = count;
@@ -3691,8 +3698,8 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
       d->row_owner[r] = e;
     }
     if (desc->element[e].motion) d->rheonomic = PETSC_TRUE;
-    if (desc->element[e].ngeometry || desc->element[e].row_p) d->joint_geometry = PETSC_TRUE;
-    if (desc->element[e].row_p) d->moves_pose = PETSC_TRUE;
+    if (desc->element[e].ngeometry || desc->element[e].row_p || desc->element[e].naxis) d->joint_geometry = PETSC_TRUE;
+    if (desc->element[e].row_p && !desc->element[e].motion) d->moves_pose = PETSC_TRUE; /* a prescribed motion's row holds at the file's pose at every p (prescribed.c) */
     for (PetscInt g = 0; g < desc->element[e].ngeometry; g++)
       if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
   }

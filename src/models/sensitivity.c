@@ -280,8 +280,8 @@ static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscInt 
   for (PetscInt i = 0; i < n; i++) PetscCheck(other[i] == dydu[i], base->comm, PETSC_ERR_SUP, "Model %s: its output %s is not linear in the state, which the sensitivity outputs dy/dU S_j assume", base->type, base->output_name);
   PetscCall(MbsModelOutputP(base, base->t0, u, other));
   for (PetscInt j = 0; j < nb; j++)
-    PetscCheck(other[b[j]] == 0, base->comm, PETSC_ERR_SUP, "Model %s: its output %s depends on parameter %s directly (an accelerometer), which the sensitivity outputs dy/dU S_j leave out; give a position, velocity or force output", base->type, base->output_name,
-               base->param_info[b[j]].name);
+    PetscCheck(other[b[j]] == 0, base->comm, PETSC_ERR_SUP, "Model %s: its output %s depends on parameter %s directly (an accelerometer, a bushing's load, or a sensor whose point or axis is that parameter), which the sensitivity outputs dy/dU S_j leave out; give a position, velocity or force output that does not",
+               base->type, base->output_name, base->param_info[b[j]].name);
   PetscFunctionReturn(0);
 }
 

@@ -39,15 +39,32 @@ static PetscErrorCode AccelerationRead(MbsYAMLReader *reader, void *node, MbsEle
   PetscFunctionReturn(0);
 }
 
+/* The axis at q of a ground direction g (the sensor's at the last update of an axis that is a parameter, or its
+   derivative, geometry.c): g itself, or with frame: body g turning with the body, and then its map */
+static void AccelerationAxis(MbsDescription desc, const MbsElement *el, const PetscReal g[3], const PetscReal q[], PetscReal e[3], MbsVectorMap *D)
+{
+  PetscReal local[3];
+
+  for (PetscInt k = 0; k < 3; k++) e[k] = g[k];
+  if (!el->turning) return;
+  MbsDescriptionLocalDirection(desc, el->body[0], g, local);
+  MbsMapDirection(desc, el->body[0], local, D);
+  MbsMapEval(desc, D, q, PETSC_TRUE, e);
+}
+
 static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal *y, PetscReal dydq[], PetscReal dydv[], PetscReal dyda[])
 {
   MbsVectorMap P, D;
-  PetscReal    acc[3], e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]};
+  PetscReal    acc[3], e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]}, g[3], dg[3];
 
   PetscFunctionBeginUser;
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   MbsMapEval(desc, &P, a, PETSC_FALSE, acc);
-  if (el->turning) {
+  if (el->naxis) { /* an axis that is a parameter: the ground axis at the last update */
+    MbsJointAxisUnit(el, -1, g, dg);
+    AccelerationAxis(desc, el, g, q, e, &D);
+    if (el->turning && dydq) MbsMapAddTranspose(desc, &D, 1, acc, dydq, 1);
+  } else if (el->turning) {
     MbsMapDirection(desc, el->body[0], el->vector[1], &D);
     MbsMapEval(desc, &D, q, PETSC_TRUE, e);
     if (dydq) MbsMapAddTranspose(desc, &D, 1, acc, dydq, 1);
@@ -57,19 +74,26 @@ static PetscErrorCode AccelerationSensor(MbsDescription desc, const MbsElement *
   PetscFunctionReturn(0);
 }
 
-/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)'' at the accelerations a, which the
-   model's chain through a(t, q, v, lambda, p) completes */
+/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)'' at the accelerations a; an axis
+   component: dy/dp_j = E.(P a), E = de/dp_j (turning with the body for frame: body). The model's chain through
+   a(t, q, v, lambda, p) completes both */
 static PetscErrorCode AccelerationSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
-  MbsVectorMap D;
-  PetscReal    e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]};
+  MbsVectorMap D, P;
+  PetscReal    e[3] = {el->vector[1][0], el->vector[1][1], el->vector[1][2]}, g[3], dg[3], acc[3];
 
   PetscFunctionBeginUser;
-  if (el->turning) {
+  if (el->naxis) {
+    MbsJointAxisUnit(el, -1, g, dg);
+    AccelerationAxis(desc, el, g, q, e, &D);
+  } else if (el->turning) {
     MbsMapDirection(desc, el->body[0], el->vector[1], &D);
     MbsMapEval(desc, &D, q, PETSC_TRUE, e);
   }
   MbsGeometrySensorP(desc, el, a, PETSC_FALSE, e, dydp);
+  MbsMapPoint(desc, el->body[0], el->vector[0], &P);
+  MbsMapEval(desc, &P, a, PETSC_FALSE, acc);
+  MbsSensorAxisP(desc, el, q, acc, dydp);
   PetscFunctionReturn(0);
 }
 

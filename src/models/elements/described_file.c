@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration or relative_displacement element and of a point_on_plane's normal, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -604,7 +604,32 @@ PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElemen
 {
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadAxis - key: a joint's axis or normal in ground coordinates at the initial pose, the unit vector axis; its
+  components (dimensionless, unit "1") may be parameters, the rows then follow a/|a| (geometry.c). The bodies must be
+  read.
+@*/
+PetscErrorCode MbsYAMLReadAxis(MbsYAMLReader *reader, void *node, const char key[], MbsElement *el, PetscReal axis[3])
+{
+  PetscReal length = 0, fixed = 0, za[3];
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadValues(reader, node, key, "1", PETSC_TRUE, 3, el->axis, NULL));
+  for (PetscInt c = 0; c < 3; c++) {
+    el->axis_at[c] = el->axis[c].value;
+    length += PetscSqr(el->axis[c].value);
+    if (el->axis[c].param >= 0) el->naxis++;
+    else fixed += PetscSqr(el->axis[c].value);
+  }
+  if (length == 0) PetscCall(MbsYAMLError(reader, node, "%s must not be the zero vector", key));
+  if (el->naxis && fixed == 0) PetscCall(MbsYAMLError(reader, node, "%s: the components that are no parameters are all zero, so the parameters' zero would leave no axis; give a non-zero component as a number", key));
+  for (PetscInt c = 0; c < 3; c++) axis[c] = el->axis[c].value / PetscSqrtReal(length);
+  MbsDescriptionLocalDirection(reader->desc, el->body[0], axis, za);
+  el->axis_k = MbsPerpendicularBranch(za);
   PetscFunctionReturn(0);
 }
 
@@ -856,7 +881,7 @@ static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
     const MbsGeometry *g    = &el->geometry[n];
     PetscInt           body = el->body[g->point];
 
-    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, position, velocity, acceleration and relative_displacement elements and of the joints (distance and those with a point) may (the geometry of the other types is not identifiable yet)",
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, prescribed, position, velocity, acceleration and relative_displacement elements and of the joints (distance and those with a point) may (the geometry of the other types is not identifiable yet)",
                desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
     PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
                desc->param_info[g->param].name, desc->body[body].name);

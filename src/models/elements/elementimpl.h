@@ -196,6 +196,18 @@ typedef struct {
   MbsElementStateSecondFn state_second;
 } MbsElementStateType;
 
+/* How a joint's row reads its axis e (geometry.c): n_i(a).(P_b - P_a) (a line's), n_i(a).z(b) (a common axis), or
+   z(a).(P_b - P_a) (a plane's normal), with z the axis and n_1, n_2 its normals in the body axes of a and b */
+typedef enum {
+  MBS_AXIS_NONE,
+  MBS_AXIS_LINE_1,
+  MBS_AXIS_LINE_2,
+  MBS_AXIS_COMMON_1,
+  MBS_AXIS_COMMON_2,
+  MBS_AXIS_NORMAL,
+  MBS_AXIS_GROUND /* a prescribed motion's e.(P - P0), e in ground axes (prescribed.c) */
+} MbsAxisRow;
+
 struct _MbsElement {
   char                  name[MBS_NAME_LEN], type[MBS_NAME_LEN];
   PetscInt              line;
@@ -236,6 +248,13 @@ struct _MbsElement {
   /* a force that depends on q and v only through its rows el->row (its read says so): its -df/dq and -df/dv vanish
      outside the coordinates they read (MbsBilinearMark), which the sparse Jacobian leaves out (model_described.c) */
   PetscBool row_forces;
+  /* a joint's axis (ground coordinates at the initial pose) whose components may be parameters (geometry.c, "Axes"):
+     the file's components (not normalised), those at the last update, naxis of them parameters; axis_k the branch of
+     MbsPerpendicular() at the file's values, kept at every p; axis_row[i] how row i reads the axis */
+  MbsValue   axis[3];
+  PetscReal  axis_at[3];
+  PetscInt   naxis, axis_k;
+  MbsAxisRow axis_row[6];
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -306,6 +325,8 @@ PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[])
 PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);
+PETSC_INTERN PetscInt     MbsPerpendicularBranch(const PetscReal[3]);
+PETSC_INTERN void         MbsPerpendicularAt(const PetscReal[3], PetscInt, const PetscReal[3], PetscReal[2][3], PetscReal[2][3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
 PETSC_INTERN void         MbsJointPointRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointAxisRows(MbsDescription, MbsElement *, const PetscReal[3]);
@@ -313,6 +334,8 @@ PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointLineRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN void         MbsRelativeAngleRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN PetscReal    MbsRelativeAngle(MbsDescription, const MbsElement *, const PetscReal[], PetscReal[], PetscReal[]);
+PETSC_INTERN PetscReal    MbsRelativeAngleP(MbsDescription, const MbsElement *, PetscInt, const PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsRelativeAngleMoved(MbsDescription, MbsElement *);
 
 /* Reading the file (described_file.c); the element readers use these */
 PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
@@ -320,6 +343,7 @@ PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
+PETSC_INTERN void           MbsSensorAlongP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBodies(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadBody(MbsYAMLReader *, void *, const char[], PetscBool, PetscInt *);
@@ -336,6 +360,7 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const
 PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const char[], const char[], PetscBool, PetscInt, MbsValue[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3], PetscReal[3]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadAxis(MbsYAMLReader *, void *, const char[], MbsElement *, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);
@@ -366,6 +391,11 @@ PETSC_INTERN void      MbsGeometrySensorP(MbsDescription, const MbsElement *, co
 PETSC_INTERN void      MbsElementPointDifference(MbsDescription, const MbsElement *, MbsVectorMap *);
 PETSC_INTERN void      MbsJointPointsMoved(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool MbsJointRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, MbsBilinear *);
+PETSC_INTERN PetscBool MbsJointAxisParameter(const MbsElement *, PetscInt);
+PETSC_INTERN PetscInt  MbsJointAxisFirst(const MbsElement *, PetscInt);
+PETSC_INTERN void      MbsSensorAxisP(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[3], PetscReal[]);
+PETSC_INTERN void      MbsJointAxisUnit(const MbsElement *, PetscInt, PetscReal[3], PetscReal[3]);
+PETSC_INTERN PetscBool MbsJointAxisRowMoves(const MbsElement *, PetscInt);
 
 /* The element registry (element.c) */
 PETSC_INTERN PetscErrorCode MbsElementTypeFind(const char[], const MbsElementType **, char[], size_t);

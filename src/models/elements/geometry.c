@@ -24,8 +24,131 @@
   which vanishes at the initial pose q0 (both points move by the same ground vector), so Phi(q0, p) = 0 for every p.
   The model assembles d(Phi_q v)/dp, d(Phi_q^T lambda)/dp and d(Phi_q^T mu)/dp from its gradient and rate
   (model_described.c).
+
+  Axes. The components of a joint's axis or normal a (ground coordinates at the initial pose; revolute, cylindrical,
+  prismatic, point_on_line, point_on_plane) may be parameters. The rows read the unit axis e = a/|a| in the body axes,
+  z_a = R_a0^T e, z_b = R_b0^T e, and the normals n_1, n_2 of z_a (MbsPerpendicular(), its branch kept at the file's), so
+
+    de/dp_j = (I - e e^T) da/dp_j / |a|,   dz = R0^T de,   dn_i by MbsPerpendicularAt(),
+
+  and each row that reads them keeps its shape with the derivative of one factor: a line's n_i(a).(P_b - P_a) and a
+  plane's z(a).(P_b - P_a) have dPhi/dp_j = dn_i(a).(P_b - P_a) (dz(a).(P_b - P_a)), zero at the file's pose, and a
+  common axis n_i(a).z(b) has dn_i(a).z(b) + n_i(a).dz(b), zero at the file's pose too (both the same ground vectors
+  there, n_i(p).e(p) = 0 for every p). The file's pose therefore holds at every p, as for a joint's point. The rows are
+  not affine in p: their Hessians are rebuilt at every update, their pattern is every coordinate of the row's bodies
+  (model_described.c), and the frequency response's derivative, which needs affine rows, refuses such a parameter.
+  The other elements whose axis may be a parameter differentiate e themselves with MbsJointAxisUnit(): prescribed.c,
+  rotational_spring.c (and angle.c through its rows), position.c (and velocity.c).
 */
 #include "models/elements/elementimpl.h"
+
+/*@C
+  MbsJointAxisUnit - el's unit axis e = a/|a| in ground axes at its axis of the last update (el->axis_at, which its
+  rows hold), and de/dp_j = (I - e e^T) da/dp_j / |a| (zero for j < 0). Not collective.
+@*/
+void MbsJointAxisUnit(const MbsElement *el, PetscInt j, PetscReal e[3], PetscReal de[3])
+{
+  PetscReal da[3], length = 0, along = 0;
+
+  for (PetscInt c = 0; c < 3; c++) {
+    da[c] = (PetscReal)(j >= 0 && el->axis[c].param == j);
+    length += PetscSqr(el->axis_at[c]);
+  }
+  length = PetscSqrtReal(length);
+  for (PetscInt c = 0; c < 3; c++) e[c] = el->axis_at[c] / length;
+  for (PetscInt c = 0; c < 3; c++) along += e[c] * da[c];
+  for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
+}
+
+/* The joint's vectors in body axes at its axis of the last update (el->axis_at, which its rows hold): z[k] the axis in
+   the axes of body k, n the normals of z[0]; with j >= 0 their derivatives by p_j */
+static void JointAxisFrame(MbsDescription desc, const MbsElement *el, PetscInt j, PetscReal z[2][3], PetscReal n[2][3], PetscReal dz[2][3], PetscReal dn[2][3])
+{
+  PetscReal e[3], de[3];
+
+  MbsJointAxisUnit(el, j, e, de);
+  for (PetscInt k = 0; k < 2; k++) {
+    MbsDescriptionLocalDirection(desc, el->body[k], e, z[k]);
+    MbsDescriptionLocalDirection(desc, el->body[k], de, dz[k]);
+  }
+  MbsPerpendicularAt(z[0], el->axis_k, j >= 0 ? dz[0] : NULL, n, dn);
+}
+
+/*@C
+  MbsJointAxisParameter - Whether p_j is a component of el's axis. Not collective.
+@*/
+PetscBool MbsJointAxisParameter(const MbsElement *el, PetscInt j)
+{
+  for (PetscInt c = 0; c < 3 && el->naxis; c++)
+    if (el->axis[c].param == j) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
+/*@C
+  MbsJointAxisFirst - The parameter of el's axis component c if no earlier component holds it, else -1 (the
+  derivatives sum over a parameter's components, which MbsJointAxisUnit() does). Not collective.
+@*/
+PetscInt MbsJointAxisFirst(const MbsElement *el, PetscInt c)
+{
+  for (PetscInt k = 0; k < c; k++)
+    if (el->axis[k].param == el->axis[c].param) return -1;
+  return el->axis[c].param;
+}
+
+/*@C
+  MbsSensorAxisP - dy/dp_j += E_j.w for each parameter p_j among the components of a sensor's axis, E_j = de/dp_j in
+  ground axes or, for an axis that turns with the sensor's body (el->turning), that direction turning with it at q.
+  Not collective.
+@*/
+void MbsSensorAxisP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal w[3], PetscReal dydp[])
+{
+  for (PetscInt c = 0; c < 3 && el->naxis; c++) {
+    PetscInt     j = MbsJointAxisFirst(el, c);
+    PetscReal    e[3], de[3], local[3];
+    MbsVectorMap D;
+
+    if (j < 0) continue;
+    MbsJointAxisUnit(el, j, e, de);
+    if (el->turning) {
+      MbsDescriptionLocalDirection(desc, el->body[0], de, local);
+      MbsMapDirection(desc, el->body[0], local, &D);
+      MbsMapEval(desc, &D, q, PETSC_TRUE, de);
+    }
+    dydp[j] += de[0] * w[0] + de[1] * w[1] + de[2] * w[2];
+  }
+}
+
+/*@C
+  MbsJointAxisRowMoves - Whether el's row i follows axis components that are parameters. Not collective.
+@*/
+PetscBool MbsJointAxisRowMoves(const MbsElement *el, PetscInt i)
+{
+  return (PetscBool)(el->naxis && el->axis_row[i] != MBS_AXIS_NONE);
+}
+
+/* Row i's vectors (its type's shape, MbsAxisRow) with the joint's vectors z, n of JointAxisFrame(), or their
+   derivatives dz, dn: the factor of body a as a map, and with common the one of body b */
+static void JointAxisRowMaps(MbsDescription desc, const MbsElement *el, PetscInt i, PetscReal z[2][3], PetscReal n[2][3], MbsVectorMap *a, MbsVectorMap *b)
+{
+  switch (el->axis_row[i]) {
+  case MBS_AXIS_LINE_1:
+  case MBS_AXIS_COMMON_1:
+    MbsMapDirection(desc, el->body[0], n[0], a);
+    break;
+  case MBS_AXIS_LINE_2:
+  case MBS_AXIS_COMMON_2:
+    MbsMapDirection(desc, el->body[0], n[1], a);
+    break;
+  default:
+    MbsMapDirection(desc, el->body[0], z[0], a);
+  }
+  MbsMapDirection(desc, el->body[1], z[1], b);
+}
+
+static PetscBool JointAxisCommon(const MbsElement *el, PetscInt i)
+{
+  return (PetscBool)(el->axis_row[i] == MBS_AXIS_COMMON_1 || el->axis_row[i] == MBS_AXIS_COMMON_2);
+}
 
 /*@C
   MbsGeometryUpdate - Moves el's points to the parameters desc->p and rebuilds the rows that depend on them; nothing
@@ -37,7 +160,7 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
   PetscReal x[2][3];
   PetscBool moved = PETSC_FALSE;
 
-  if (!el->ngeometry && !el->row_p) return PETSC_FALSE;
+  if (!el->ngeometry && !el->row_p && !el->naxis) return PETSC_FALSE;
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt i = 0; i < 3; i++) x[k][i] = el->point0[k][i];
   for (PetscInt n = 0; n < el->ngeometry; n++) {
@@ -50,6 +173,12 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
       moved            = (PetscBool)(moved || x[k][i] != el->vector[k][i]);
       el->vector[k][i] = x[k][i];
     }
+  for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* an axis that is a parameter */
+    PetscReal a = MbsValueOf(&el->axis[c], desc->p);
+
+    moved          = (PetscBool)(moved || a != el->axis_at[c]);
+    el->axis_at[c] = a;
+  }
   if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
     PetscReal c[6];
 
@@ -137,14 +266,21 @@ void MbsElementPointDifference(MbsDescription desc, const MbsElement *el, MbsVec
 
 /*@C
   MbsJointPointsMoved - The rows callback of the joints: their first npoint_row rows a(q).(P_b - P_a) take the points'
-  new difference map. Not collective.
+  new difference map, and the rows that read an axis that is a parameter its new vectors. Not collective.
 @*/
 void MbsJointPointsMoved(MbsDescription desc, MbsElement *el)
 {
-  MbsVectorMap d;
+  MbsVectorMap d, b;
+  PetscReal    z[2][3], n[2][3], dz[2][3], dn[2][3];
 
   MbsElementPointDifference(desc, el, &d);
   for (PetscInt r = 0; r < el->npoint_row; r++) el->row[r].b[0] = d;
+  if (el->naxis) JointAxisFrame(desc, el, -1, z, n, dz, dn);
+  for (PetscInt r = 0; r < el->nrow && el->naxis; r++) {
+    if (el->axis_row[r] == MBS_AXIS_NONE) continue;
+    JointAxisRowMaps(desc, el, r, z, n, &el->row[r].a[0], &b);
+    if (JointAxisCommon(el, r)) el->row[r].b[0] = b;
+  }
 }
 
 /*@C
@@ -158,6 +294,18 @@ PetscBool MbsJointRowP(MbsDescription desc, const MbsElement *el, PetscInt i, Pe
 
   drow->nproduct = 0;
   drow->c        = 0;
+  if (MbsJointAxisRowMoves(el, i) && MbsJointAxisParameter(el, j)) { /* d(a.b)/dp_j = da.b + a.db (a common axis) or da.(P_b - P_a) */
+    PetscReal    z[2][3], n[2][3], dz[2][3], dn[2][3];
+    MbsVectorMap a, b, da, db;
+
+    JointAxisFrame(desc, el, j, z, n, dz, dn);
+    JointAxisRowMaps(desc, el, i, z, n, &a, &b);
+    JointAxisRowMaps(desc, el, i, dz, dn, &da, &db);
+    if (!JointAxisCommon(el, i)) MbsElementPointDifference(desc, el, &b);
+    MbsBilinearProduct(&da, &b, 1, drow);
+    if (JointAxisCommon(el, i)) MbsBilinearProduct(&a, &db, 1, drow);
+    return PETSC_TRUE;
+  }
   if (i >= el->npoint_row || !MbsGeometryDifferenceDerivative(desc, el, j, &D)) return PETSC_FALSE;
   MbsBilinearProduct(&el->row[i].a[0], &D, el->row[i].sign[0], drow);
   return PETSC_TRUE;

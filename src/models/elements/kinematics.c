@@ -296,21 +296,60 @@ void MbsBodyJbar(const MbsBody *body, const PetscReal p[], PetscInt entry, Petsc
   }
 }
 
-/* n1, n2 with (n1, n2, d) right-handed and orthonormal, d a unit vector; n1 from the coordinate axis least along d */
-void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
+/* c = a x b */
+static void Cross(const PetscReal a[3], const PetscReal b[3], PetscReal c[3])
 {
-  PetscInt  k    = 0;
-  PetscReal e[3] = {0, 0, 0}, length;
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* The coordinate axis least along the unit vector d, from which MbsPerpendicular() builds n1 */
+PetscInt MbsPerpendicularBranch(const PetscReal d[3])
+{
+  PetscInt k = 0;
 
   for (PetscInt i = 1; i < 3; i++)
     if (PetscAbsReal(d[i]) < PetscAbsReal(d[k])) k = i;
+  return k;
+}
+
+/*
+  n1, n2 of MbsPerpendicular() from the coordinate axis e_k, and with dd (may be NULL) their derivatives dn1, dn2 along
+  a change dd of d (d.dd = 0): with m = e_k - d_k d, n1 = m/|m|, n2 = d x n1,
+
+    dm = -(dd_k d + d_k dd),   dn1 = (dm - n1 (n1.dm))/|m|,   dn2 = dd x n1 + d x dn1.
+
+  A joint whose axis is a parameter keeps the file's k at every value (geometry.c), so that n1, n2 are smooth in it.
+*/
+void MbsPerpendicularAt(const PetscReal d[3], PetscInt k, const PetscReal dd[3], PetscReal n[2][3], PetscReal dn[2][3])
+{
+  PetscReal e[3] = {0, 0, 0}, length, dm[3], along = 0, a[3], b[3];
+
   e[k] = 1;
-  for (PetscInt i = 0; i < 3; i++) n1[i] = e[i] - d[k] * d[i];
-  length = PetscSqrtReal(n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]);
-  for (PetscInt i = 0; i < 3; i++) n1[i] /= length;
-  n2[0] = d[1] * n1[2] - d[2] * n1[1];
-  n2[1] = d[2] * n1[0] - d[0] * n1[2];
-  n2[2] = d[0] * n1[1] - d[1] * n1[0];
+  for (PetscInt i = 0; i < 3; i++) n[0][i] = e[i] - d[k] * d[i];
+  length = PetscSqrtReal(n[0][0] * n[0][0] + n[0][1] * n[0][1] + n[0][2] * n[0][2]);
+  for (PetscInt i = 0; i < 3; i++) n[0][i] /= length;
+  Cross(d, n[0], n[1]);
+  if (!dd) return;
+  for (PetscInt i = 0; i < 3; i++) dm[i] = -(dd[k] * d[i] + d[k] * dd[i]);
+  for (PetscInt i = 0; i < 3; i++) along += n[0][i] * dm[i];
+  for (PetscInt i = 0; i < 3; i++) dn[0][i] = (dm[i] - n[0][i] * along) / length;
+  Cross(dd, n[0], a);
+  Cross(d, dn[0], b);
+  for (PetscInt i = 0; i < 3; i++) dn[1][i] = a[i] + b[i];
+}
+
+/* n1, n2 with (n1, n2, d) right-handed and orthonormal, d a unit vector; n1 from the coordinate axis least along d */
+void MbsPerpendicular(const PetscReal d[3], PetscReal n1[3], PetscReal n2[3])
+{
+  PetscReal n[2][3];
+
+  MbsPerpendicularAt(d, MbsPerpendicularBranch(d), NULL, n, NULL);
+  for (PetscInt i = 0; i < 3; i++) {
+    n1[i] = n[0][i];
+    n2[i] = n[1][i];
+  }
 }
 
 /* The map at the initial pose of its bodies (before their coordinates are numbered) */

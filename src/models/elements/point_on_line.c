@@ -19,6 +19,7 @@ void MbsJointLineRows(MbsDescription desc, MbsElement *el, const PetscReal axis[
     MbsVectorMap normal;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal);
+    el->axis_row[el->nrow] = i ? MBS_AXIS_LINE_2 : MBS_AXIS_LINE_1;
     MbsBilinearProduct(&normal, &d, 1, MbsElementNewRow(el));
   }
   el->npoint_row = el->nrow;

@@ -13,12 +13,13 @@ static PetscErrorCode PointOnPlaneRead(MbsYAMLReader *reader, void *node, MbsEle
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "normal", normal));
+  PetscCall(MbsYAMLReadAxis(reader, node, "normal", el, normal));
   MbsDescriptionLocalDirection(desc, el->body[0], normal, na);
   MbsMapDirection(desc, el->body[0], na, &n);
   MbsElementPointDifference(desc, el, &d);
   MbsBilinearProduct(&n, &d, 1, MbsElementNewRow(el));
-  el->npoint_row = 1;
+  el->npoint_row  = 1;
+  el->axis_row[0] = MBS_AXIS_NORMAL;
   PetscFunctionReturn(0);
 }
 

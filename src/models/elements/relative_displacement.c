@@ -9,7 +9,8 @@
   (body coordinates), axis (ground coordinates at the initial pose), frame: ground or body.
 
   A coordinate of its points may be a parameter p_j (geometry.c): y stays zero at the initial pose, so with G =
-  d(P_b - P_a)/dp_j (linear in q), dy/dp_j = e(q).G(q) - e(q0).G(q0).
+  d(P_b - P_a)/dp_j (linear in q), dy/dp_j = e(q).G(q) - e(q0).G(q0). So may a component of its axis (e = a/|a|,
+  geometry.c): with E = de/dp_j (turning with a for frame: body), dy/dp_j = E(q).(P_b - P_a)(q) - E(q0).(P_b - P_a)(q0).
 */
 #include "models/elements/elementimpl.h"
 
@@ -23,12 +24,28 @@ static PetscReal InitialValue(MbsDescription desc, const MbsVectorMap *e, const 
   return e0[0] * d0[0] + e0[1] * d0[1] + e0[2] * d0[2];
 }
 
-/* Its row e.(P_b - P_a) - y0 at its points el->vector (read, and again when they move: geometry.c) */
+/* The map of a ground direction of the sensor: fixed in the ground, or turning with body a (frame: body) */
+static void AxisMap(MbsDescription desc, const MbsElement *el, const PetscReal ground[3], MbsVectorMap *e)
+{
+  PetscReal local[3];
+
+  if (!el->turning) {
+    MbsMapConstant(ground, e);
+    return;
+  }
+  MbsDescriptionLocalDirection(desc, el->body[0], ground, local);
+  MbsMapDirection(desc, el->body[0], local, e);
+}
+
+/* Its row e.(P_b - P_a) - y0 at its points el->vector and its axis (read, and again when they move: geometry.c) */
 static void RelativeDisplacementRows(MbsDescription desc, MbsElement *el)
 {
   MbsVectorMap d;
   MbsBilinear *row = &el->row[0];
+  PetscReal    e[3], de[3];
 
+  MbsJointAxisUnit(el, -1, e, de);
+  AxisMap(desc, el, e, &row->a[0]);
   MbsElementPointDifference(desc, el, &d);
   row->b[0] = d;
   row->c    = -InitialValue(desc, &row->a[0], &d);
@@ -38,15 +55,13 @@ static PetscErrorCode RelativeDisplacementRead(MbsYAMLReader *reader, void *node
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
   PetscReal      axis[3];
-  MbsVectorMap   e;
+  MbsVectorMap   e = {0};
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
   PetscCall(MbsSensorReadFrame(reader, node, el->body[0], axis, &el->turning));
-  if (el->turning) MbsMapDirection(desc, el->body[0], axis, &e);
-  else MbsMapConstant(axis, &e);
-  MbsBilinearProduct(&e, &e, 1, MbsElementNewRow(el)); /* its second factor is set by RelativeDisplacementRows */
+  MbsBilinearProduct(&e, &e, 1, MbsElementNewRow(el)); /* its factors are set by RelativeDisplacementRows */
   RelativeDisplacementRows(desc, el);
   PetscFunctionReturn(0);
 }
@@ -54,10 +69,21 @@ static PetscErrorCode RelativeDisplacementRead(MbsYAMLReader *reader, void *node
 static PetscErrorCode RelativeDisplacementSensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   const MbsVectorMap *e = &el->row[0].a[0];
-  PetscReal           eq[3];
+  PetscReal           eq[3], axis[3], de[3];
 
   PetscFunctionBeginUser;
   MbsMapEval(desc, e, q, PETSC_TRUE, eq);
+  for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* an axis component, each once */
+    PetscInt     j  = MbsJointAxisFirst(el, c);
+    MbsBilinear  dy = {0};
+    MbsVectorMap E;
+
+    if (j < 0) continue;
+    MbsJointAxisUnit(el, j, axis, de);
+    AxisMap(desc, el, de, &E);
+    MbsBilinearProduct(&E, &el->row[0].b[0], 1, &dy);
+    dydp[j] += MbsBilinearValue(desc, &dy, q) - InitialValue(desc, &E, &el->row[0].b[0]);
+  }
   for (PetscInt n = 0; n < el->ngeometry; n++) {
     PetscInt     j = el->geometry[n].param;
     MbsVectorMap G;

@@ -20,6 +20,7 @@ void MbsJointAxisRows(MbsDescription desc, MbsElement *el, const PetscReal axis[
     MbsVectorMap normal_a;
 
     MbsMapDirection(desc, el->body[0], n[i], &normal_a);
+    el->axis_row[el->nrow] = i ? MBS_AXIS_COMMON_2 : MBS_AXIS_COMMON_1;
     MbsBilinearProduct(&normal_a, &direction_b, 1, MbsElementNewRow(el));
   }
 }

@@ -10,22 +10,92 @@
 
   The exact angle, not its sine: about a revolute joint's axis it is the relative angle at any size. Fields:
   bodies: [a, b], axis (ground coordinates at the initial pose), stiffness, damping.
+
+  A component p_j of the axis may be a parameter (geometry.c, "Axes": the normals keep the file's branch). S and C
+  follow it through n_i and m_1 = R_b0^T R_a0 n_1, and stay zero and one at the initial pose; S_p = dn_2.m_1 + n_2.dm_1
+  and C_p = dn_1.m_1 + n_1.dm_1 are bilinear in q, so
+
+    theta_p  = (C S_p - S C_p) / rho^2
+    theta_pq = (C_q S_p + C S_pq - S_q C_p - S C_pq) / rho^2 - 2 theta_p (S S_q + C C_q) / rho^2
+
+  and -df/dp_j is MbsCoordinateForceP's with them. For design, theta_qq's derivative along (sq, e_j) is the one along sq
+  (RotationalSpringForceSecond) with S_p, C_p, S_pq, C_pq, theta_pq joining dS, dC, a_S, a_C, theta_qq sq, plus the
+  Hessians' own move (C S_pqq - S C_pqq) / rho^2.
 */
 #include "models/elements/elementimpl.h"
 
-/* The rows S (row 0) and C (row 1) of the angle of body b = el->body[1] relative to body a = el->body[0] about axis */
+/* The rows S (row 0) and C (row 1) of the angle of body b = el->body[1] relative to body a = el->body[0] about axis
+   (the normals from the file's branch when the axis is a parameter) */
 void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal axis[3])
 {
   PetscReal    za[3], n[2][3], m1[3];
   MbsVectorMap normal[2], follower;
 
   MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
-  MbsPerpendicular(za, n[0], n[1]);
+  MbsPerpendicularAt(za, el->naxis ? el->axis_k : MbsPerpendicularBranch(za), NULL, n, NULL);
   MbsRelativeDirection(desc, el, n[0], m1);
   for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
   MbsMapDirection(desc, el->body[1], m1, &follower);
   MbsBilinearProduct(&normal[1], &follower, 1, MbsElementNewRow(el)); /* S, row 0 */
   MbsBilinearProduct(&normal[0], &follower, 1, MbsElementNewRow(el)); /* C, row 1 */
+}
+
+/*@C
+  MbsRelativeAngleMoved - The rows callback of a relative angle's elements (rotational_spring.c, angle.c): S and C at
+  the axis of the last update (geometry.c). Not collective.
+@*/
+void MbsRelativeAngleMoved(MbsDescription desc, MbsElement *el)
+{
+  PetscReal e[3], de[3];
+
+  MbsJointAxisUnit(el, -1, e, de);
+  el->nrow = 0;
+  MbsRelativeAngleRows(desc, el, e);
+}
+
+/* S_p (drow[0]) and C_p (drow[1]) of the axis component p_j, bilinear scalars */
+static void AngleRowsP(MbsDescription desc, const MbsElement *el, PetscInt j, MbsBilinear drow[2])
+{
+  PetscReal    e[3], de[3], za[3], dza[3], n[2][3], dn[2][3], m1[3], dm1[3];
+  MbsVectorMap follower, dfollower;
+
+  MbsJointAxisUnit(el, j, e, de);
+  MbsDescriptionLocalDirection(desc, el->body[0], e, za);
+  MbsDescriptionLocalDirection(desc, el->body[0], de, dza);
+  MbsPerpendicularAt(za, el->axis_k, dza, n, dn);
+  MbsRelativeDirection(desc, el, n[0], m1);
+  MbsRelativeDirection(desc, el, dn[0], dm1);
+  MbsMapDirection(desc, el->body[1], m1, &follower);
+  MbsMapDirection(desc, el->body[1], dm1, &dfollower);
+  for (PetscInt r = 0; r < 2; r++) { /* S (n_2), C (n_1) */
+    MbsVectorMap normal, dnormal;
+
+    drow[r] = (MbsBilinear){0};
+    MbsMapDirection(desc, el->body[0], n[1 - r], &normal);
+    MbsMapDirection(desc, el->body[0], dn[1 - r], &dnormal);
+    MbsBilinearProduct(&dnormal, &follower, 1, &drow[r]);
+    MbsBilinearProduct(&normal, &dfollower, 1, &drow[r]);
+  }
+}
+
+/*@C
+  MbsRelativeAngleP - theta_p and theta_pq (into grad_p, nq) of the axis component p_j at q, with S_q, C_q as
+  MbsRelativeAngle() leaves them in desc->work. Not collective.
+@*/
+PetscReal MbsRelativeAngleP(MbsDescription desc, const MbsElement *el, PetscInt j, const PetscReal q[], PetscReal grad_p[])
+{
+  PetscInt    nq = desc->nq;
+  PetscReal  *gS = desc->work, *gC = gS + nq;
+  PetscReal   S = MbsBilinearValue(desc, &el->row[0], q), C = MbsBilinearValue(desc, &el->row[1], q), rho2 = S * S + C * C, S_p, C_p, theta_p;
+  MbsBilinear drow[2];
+
+  AngleRowsP(desc, el, j, drow);
+  for (PetscInt i = 0; i < nq; i++) grad_p[i] = 0;
+  S_p     = MbsBilinearAddGradient(desc, &drow[0], q, C / rho2, grad_p, 1);
+  C_p     = MbsBilinearAddGradient(desc, &drow[1], q, -S / rho2, grad_p, 1);
+  theta_p = (C * S_p - S * C_p) / rho2;
+  for (PetscInt i = 0; i < nq; i++) grad_p[i] += (gC[i] * S_p - gS[i] * C_p - 2 * theta_p * (S * gS[i] + C * gC[i])) / rho2;
+  return theta_p;
 }
 
 /*
@@ -72,7 +142,7 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBodies(reader, node, el));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis", axis));
+  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
   PetscCall(MbsForceLawsRead(reader, node, "stiffness", PETSC_TRUE, "N m", "rad", PETSC_TRUE, 1, el, 0, NULL));
   PetscCall(MbsForceLawsRead(reader, node, "damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 1, el, 1, NULL));
   for (PetscInt i = 0; i < 2; i++) nbody += el->body[i] != MBS_GROUND && desc->body[el->body[i]].rigid;
@@ -85,11 +155,17 @@ static PetscErrorCode RotationalSpringRead(MbsYAMLReader *reader, void *node, Mb
 static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscInt   nq   = desc->nq;
-  PetscReal *grad = desc->work + 2 * nq, *hess = grad + nq + 2 * nq * nq, theta;
+  PetscReal *grad = desc->work + 2 * nq, *hess = grad + nq + 2 * nq * nq, *grad_p = hess + nq * nq, theta;
 
   PetscFunctionBeginUser;
   theta = MbsRelativeAngle(desc, el, q, grad, Jq ? hess : NULL);
   MbsCoordinateForce(desc, el, 0, 1, theta, grad, hess, v, F, Jq, Jv, Jp, ld);
+  for (PetscInt c = 0; c < 3 && Jp && el->naxis; c++) { /* an axis component p_j, each once */
+    PetscInt j = MbsJointAxisFirst(el, c);
+
+    if (j < 0) continue;
+    MbsCoordinateForceP(desc, el, 0, 1, theta, grad, v, MbsRelativeAngleP(desc, el, j, q, grad_p), grad_p, Jp + j * ld);
+  }
   PetscFunctionReturn(0);
 }
 
@@ -101,10 +177,12 @@ static PetscErrorCode RotationalSpringForce(MbsDescription desc, const MbsElemen
 */
 static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
-  PetscInt   nq   = desc->nq;
-  PetscReal *grad = work, *hess = grad + nq, *third = hess + nq * nq, *aS = third + nq * nq, *aC = aS + nq, *dgrad = aC + nq;
-  PetscReal *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq; /* as MbsRelativeAngle() leaves them */
-  PetscReal  theta, S, C, rho2, dS = 0, dC = 0, drho2;
+  PetscInt    nq   = desc->nq;
+  PetscReal  *grad = work, *hess = grad + nq, *third = hess + nq * nq, *aS = third + nq * nq, *aC = aS + nq, *dgrad = aC + nq, *grad_p = dgrad + nq;
+  PetscReal  *gS = desc->work, *gC = gS + nq, *HS = gC + 2 * nq, *HC = HS + nq * nq; /* as MbsRelativeAngle() leaves them */
+  PetscReal   theta, S, C, rho2, dS = 0, dC = 0, drho2, theta_p = 0;
+  PetscBool   axis = MbsJointAxisParameter(el, j);
+  MbsBilinear drow[2];
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(HS, 2 * nq * nq)); /* all nq x nq are read below; MbsRelativeAngle writes the support's */
@@ -123,6 +201,13 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
     dS += gS[i] * sq[i];
     dC += gC[i] * sq[i];
   }
+  if (axis) { /* the direction (sq, e_j): S_p, C_p, S_pq, C_pq and theta_pq join those along sq */
+    AngleRowsP(desc, el, j, drow);
+    theta_p = MbsRelativeAngleP(desc, el, j, q, grad_p);
+    dS += MbsBilinearAddGradient(desc, &drow[0], q, 1, aS, 1);
+    dC += MbsBilinearAddGradient(desc, &drow[1], q, 1, aC, 1);
+    for (PetscInt i = 0; i < nq; i++) dgrad[i] += grad_p[i];
+  }
   drho2 = 2 * (S * dS + C * dC);
   for (PetscInt k = 0; k < nq; k++) {
     PetscReal P = S * gS[k] + C * gC[k], dP = dS * gS[k] + S * aS[k] + dC * gC[k] + C * aC[k];
@@ -133,11 +218,15 @@ static PetscErrorCode RotationalSpringForceSecond(MbsDescription desc, const Mbs
       third[i + k * nq] = (dN - 2 * dgrad[i] * P - 2 * grad[i] * dP - hess[i + k * nq] * drho2) / rho2;
     }
   }
-  MbsCoordinateForceSecond(desc, el, 0, 1, theta, 0, NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
+  if (axis) { /* and the Hessians' own move, (C S_pqq - S C_pqq) / rho^2 */
+    MbsBilinearAddHessian(desc, &drow[0], C / rho2, third, nq);
+    MbsBilinearAddHessian(desc, &drow[1], -S / rho2, third, nq);
+  }
+  MbsCoordinateForceSecond(desc, el, 0, 1, theta, theta_p, axis ? grad_p : NULL, grad, hess, third, v, sq, sv, j, Dq, Dv, ld, aS);
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond, PETSC_FALSE, NULL};
+static const MbsElementType RotationalSpring = {MBS_ELEMENT_FORCE, RotationalSpringRead, RotationalSpringForce, NULL, NULL, PETSC_FALSE, NULL, NULL, RotationalSpringForceSecond, PETSC_FALSE, MbsRelativeAngleMoved};
 
 PetscErrorCode MbsElementGetType_RotationalSpring(const MbsElementType **type)
 {

@@ -11,11 +11,11 @@ static PetscErrorCode VelocitySensor(MbsDescription desc, const MbsElement *el, 
   PetscFunctionReturn(0);
 }
 
-/* A point coordinate that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)' */
+/* A point coordinate or axis component that is a parameter (geometry.c): dy/dp_j = e.(dP/dp_j)' or de/dp_j.P v */
 static PetscErrorCode VelocitySensorP(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal v[], const PetscReal a[], PetscReal dydp[])
 {
   PetscFunctionBeginUser;
-  MbsGeometrySensorP(desc, el, v, PETSC_FALSE, el->vector[1], dydp);
+  MbsSensorAlongP(desc, el, v, PETSC_FALSE, dydp);
   PetscFunctionReturn(0);
 }
 
