@@ -3943,7 +3943,8 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   for (PetscInt e = 0; e < desc->nelement && a >= 0; e++) {
     const MbsElement *el = &desc->element[e];
 
-    PetscCheck(!el->ngeometry && !el->row_p, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): a joint's point or length that is a parameter is not supported in a planar model (%s) yet; run it with -model_planar none",
+    /* the rows dropped at the file's values would move with such a parameter (an axis tilted out of the plane) */
+    PetscCheck(!el->ngeometry && !el->row_p && !(el->naxis && el->ops->kind == MBS_ELEMENT_CONSTRAINT), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): a point, length or axis of a joint or prescribed motion that is a parameter is not supported in a planar model (%s) yet; run it with -model_planar none",
                desc->file, el->line, el->name, el->type, d->plane);
     /* a reaction sensor reads a prescribed motion's multiplier (reaction_force.c), whose dropped row is refused above */
     PetscCheck(!(el->constraint && d->reduce[2 * nq + el->constraint->first_row] < 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Model file '%s', line %" PetscInt_FMT ", sensor '%s': reads a dropped row's multiplier", desc->file, el->line, el->name);
