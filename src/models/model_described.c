@@ -198,6 +198,13 @@ static PetscBool SinkAddsOnly(const Sink *sink)
   return (PetscBool)(sink->type == SINK_SLOTS && !sink->record && sink->slot && !(sink->values0 && !sink->shifted));
 }
 
+/* Whether the sink is the value array of an assembly of every state with its places found (SINK_SLOTS): its entries
+   add into their places, and into values0 too where that takes them */
+static PetscBool SinkSlotsFound(const Sink *sink)
+{
+  return (PetscBool)(sink->type == SINK_SLOTS && !sink->record && sink->slot);
+}
+
 /* The place of (row, col) in the CSR ia, ja */
 static PetscErrorCode SinkFind(Sink *sink, PetscInt row, PetscInt col, PetscInt *place)
 {
@@ -263,13 +270,17 @@ static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[
       for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
       sink->product[cols[j]] += sum;
     }
-  } else if (SinkAddsOnly(sink)) {
+  } else if (SinkSlotsFound(sink)) { /* as SinkAddEntry() would, without its per-entry dispatch (the elements' blocks) */
+    PetscScalar *values0 = sink->values0 && !sink->shifted ? sink->values0 : NULL;
+
     for (PetscInt c = 0; c < m * k; c++) {
       PetscInt slot;
 
       if (mask && mask[c] == 0) continue;
       slot = sink->slot[sink->cursor++];
-      if (slot >= 0) sink->values[slot] += block[c];
+      if (slot < 0) continue;
+      sink->values[slot] += block[c];
+      if (values0) values0[slot] += block[c];
     }
   } else {
     for (PetscInt j = 0; j < k; j++)
