@@ -7,7 +7,7 @@
 #     USR1  SIGUSR1 to mpiexec, which passes it to the ranks (SLURM's --signal=USR1@SECONDS)
 #   EXPECT: comma-separated NAME=VALUE:RTOL that the resumed runs' parameters must meet (check_result.py): the truth
 #     of the measurement, so that a restart that replays a wrong log into a wrong optimum cannot pass by equality alone
-# The iteration at which the signal comes is drawn at random (RANDOM_SEED fixes it) and printed. The stopped run
+# The iteration at which the signal comes is drawn at random from the first half (RANDOM_SEED fixes it) and printed. The stopped run
 # writes into an existing result file, which must stay as it was: results are never overwritten in place.
 set -uo pipefail
 np=$1
@@ -26,7 +26,9 @@ iterations=$(grep -c '^  it ' "$tag"_reference.log)
 [ "$iterations" -ge 5 ] || fail "the reference run took only $iterations iterations: too few to stop it in the middle"
 
 for signal in "${signals[@]}"; do
-  stop_at=$(( 1 + RANDOM % (iterations - 3) ))
+  # in the first half: the signal (forwarded by mpiexec for USR1) must arrive while iterations remain, and on an idle
+  # machine an iteration of this run takes some 40 ms (stopped 2 iterations before the end, the run had finished)
+  stop_at=$(( 1 + RANDOM % ((iterations - 1) / 2) ))
   checkpoint=${tag}_$signal.checkpoint.h5
   log=${tag}_$signal.log
   echo "== SIG$signal at iteration $stop_at of $(( iterations - 1 )) on $np rank(s)"
