@@ -191,13 +191,6 @@ typedef struct {
   const PetscInt  *map;    /* MAT and SLOTS (may be NULL): the matrix's row (and, without column, column) of each of U_full's, -1: none (planar) */
 } Sink;
 
-/* Whether the sink is the value array of an assembly of every state (SINK_SLOTS, places found, no values0 to fill):
-   its entries only add into their places */
-static PetscBool SinkAddsOnly(const Sink *sink)
-{
-  return (PetscBool)(sink->type == SINK_SLOTS && !sink->record && sink->slot && !(sink->values0 && !sink->shifted));
-}
-
 /* Whether the sink is the value array of an assembly of every state with its places found (SINK_SLOTS): its entries
    add into their places, and into values0 too where that takes them */
 static PetscBool SinkSlotsFound(const Sink *sink)
@@ -229,7 +222,7 @@ static PetscErrorCode SinkAddEntry(Sink *sink, PetscInt row, PetscInt col, Petsc
   PetscInt *slot = sink->slot ? &sink->slot[sink->cursor] : NULL, column = sink->column ? sink->column[col] : sink->map ? sink->map[col] : col;
 
   PetscFunctionBeginUser;
-  if (sink->map && (sink->type == SINK_MAT || sink->type == SINK_SLOTS)) {
+  if (sink->map && (sink->type == SINK_MAT || (sink->type == SINK_SLOTS && sink->record))) { /* found places need no map */
     row    = sink->map[row];
     column = row < 0 ? -1 : column;
   }
@@ -1005,11 +998,11 @@ static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscIn
 {
   const PetscInt *start = list == RHESS ? d->hess_start : list == RGRAD ? d->grad_start : d->rate_start, *grad = d->grad_i + d->grad_start[r];
   PetscInt        count = start[r + 1] - start[r];
-  PetscBool       adds  = SinkAddsOnly(sink); /* no indices to make */
 
   PetscFunctionBeginUser;
-  if (adds) { /* the inner loop of every Jacobian's constraint rows: one loop per list, no branch per entry */
-    const PetscInt *slot = sink->slot + sink->cursor;
+  if (SinkSlotsFound(sink)) { /* the inner loop of every Jacobian's constraint rows: one loop per list, no indices to make */
+    const PetscInt *slot    = sink->slot + sink->cursor;
+    PetscScalar    *values0 = sink->values0 && !sink->shifted ? sink->values0 : NULL;
 
     sink->cursor += count;
     if (list == RHESS)
@@ -1024,6 +1017,9 @@ static PetscErrorCode RowEntries(Described *d, PetscInt r, RowList list, PetscIn
       for (PetscInt c = 0; c < count; c++) {
         if (slot[c] >= 0) sink->values[slot[c]] += d->row_rate[d->rate_at[start[r] + c]];
       }
+    for (PetscInt c = 0; c < count && values0; c++) { /* the same entries into the shift-0 part (accelerometers) */
+      if (slot[c] >= 0) values0[slot[c]] += list == RHESS ? scale * d->hess[start[r] + c] : list == RGRAD ? d->row_grad[c] : d->row_rate[d->rate_at[start[r] + c]];
+    }
     PetscFunctionReturn(0);
   }
   for (PetscInt c = 0; c < count; c++) {
@@ -4068,6 +4064,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   Described     *d;
   MbsDescription desc;
   PetscInt       planar;
+  PetscBool      sensors_p;
 
   PetscFunctionBeginUser;
   PetscCheck(model->model_file[0], model->comm, PETSC_ERR_ARG_WRONG, "Model described needs its model file: -model_file FILE");
@@ -4095,6 +4092,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   PetscCall(DescribedCheck(model));
   PetscCall(DescribedChannelsSetUp(model, d));
   if (d->planar >= 0) PetscCall(PlanarCheckReads(model));
+  sensors_p                        = SensorsReadP(desc);
   model->ops.residual              = DescribedResidual;
   model->ops.jacobian              = DescribedJacobian;
   model->ops.jacobian_p            = DescribedJacobianP;
@@ -4103,9 +4101,9 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   model->ops.jacobian_p_create     = DescribedJacobianPCreate;
   model->ops.jacobian_p_mat        = DescribedJacobianPMat;
   model->ops.output                = DescribedOutput;
-  model->ops.output_p              = SensorsReadP(desc) ? DescribedOutputP : NULL;
+  model->ops.output_p              = sensors_p ? DescribedOutputP : NULL;
   model->ops.channel_output        = DescribedChannelOutput;
-  model->ops.channel_output_p      = SensorsReadP(desc) ? DescribedChannelOutputP : NULL;
+  model->ops.channel_output_p      = sensors_p ? DescribedChannelOutputP : NULL;
   model->ops.channels              = DescribedChannels;
   model->ops.initial_state         = DescribedInitialState;
   model->ops.initial_state_p       = DescribedInitialStateP;

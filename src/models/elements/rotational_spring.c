@@ -32,7 +32,7 @@ void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal a
   MbsVectorMap normal[2], follower;
 
   MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
-  MbsPerpendicularAt(za, el->naxis ? el->axis_k : MbsPerpendicularBranch(za), NULL, n, NULL);
+  MbsPerpendicularAt(za, el->axis_k, NULL, n, NULL);
   MbsRelativeDirection(desc, el, n[0], m1);
   for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
   MbsMapDirection(desc, el->body[1], m1, &follower);
