@@ -1284,7 +1284,8 @@ PetscErrorCode MbsSimulateHelp(MbsModel model)
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_min <%g>: Smallest adaptive step [s] (TSAdaptSetStepLimits)\n", (double)dt_min));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_adapt_dt_max <%g>: Largest adaptive step [s] (default: the model's cap, and just below the Nyquist step 1/(2 f) of the highest frequency a spectrum cost analyses) (TSAdaptSetStepLimits)\n", (double)dt_max));
   PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_monitor: Print every step (TSMonitorSet)\n"));
-  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <%s>: Where adjoint gradients keep the forward trajectory: memory or basic (disk), and for -ts_type rk stages (mbsid's own, in memory; the default there) (TSTrajectorySetType)\n", rk ? "stages" : "memory"));
+  PetscCall(PetscHelpPrintf(PETSC_COMM_WORLD, "  -ts_trajectory_type <stages>: Where adjoint gradients keep the forward trajectory: stages (mbsid's own, in memory), memory (PETSc's; the default with checkpointing options, -ts_trajectory_stride, "
+                                              "-ts_trajectory_max_cps_ram, ...) or basic (disk) (TSTrajectorySetType)\n"));
   PetscCall(TSDestroy(&ts));
   PetscFunctionReturn(0);
 }

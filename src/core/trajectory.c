@@ -1,16 +1,19 @@
 /*
-  TSTrajectory "stages": the forward trajectory of a Runge-Kutta solve kept in memory for its adjoint, mbsid's own type
-  registered with PETSc (-ts_trajectory_type stages, the default of Runge-Kutta gradients).
+  TSTrajectory "stages": the forward trajectory kept in memory for its adjoint, mbsid's own type registered with PETSc
+  (-ts_trajectory_type stages, the default of every gradient).
 
-  For each step point n it keeps t_n, U_n and the s stages Y_n,i of the step that ends there, all in one contiguous
-  block of (1 + s) n entries per step that doubles when full: a step costs s + 1 copies of n numbers. PETSc 3.18's
-  memory trajectory creates s + 1 new vectors at every step (VecDuplicateVecs, each a PETSc object with its layout and
-  composed functions) and destroys them one by one after the sweep, which for a small model (the chain's 8 states)
-  took as long as the adjoint steps themselves.
+  For each step point n it keeps t_n, U_n and the s stages Y_n,i of the step that ends there (TSGetStages: a
+  Runge-Kutta method's s stages, an endpoint theta method's U_n-1 and U_n, a midpoint one's stage), all in one
+  contiguous block of (1 + s) n entries per step that doubles when full: a step costs s + 1 copies of n numbers.
+  PETSc 3.18's memory trajectory creates s + 1 new vectors at every step (VecDuplicateVecs, each a PETSc object with
+  its layout and composed functions) and destroys them one by one after the sweep, which for a small model (the
+  chain's 8 states) took as long as the adjoint steps themselves, and for powertrain_mounts' CN gradient (72 states)
+  some 5 us of its 60 us adjoint step.
 
   TSAdjointSolve asks for the step points from the last to the first; Get(n) restores U_n, the stages of step n, the
-  time t_n and the step t_n-1 - t_n (negative: the sweep runs backwards), which is what TSRK's adjoint step reads.
-  Only Runge-Kutta methods: their stages are everything a step's adjoint needs (a theta method's is not).
+  time t_n and the step t_n-1 - t_n (negative: the sweep runs backwards): what TSRK's and TSTHETA's adjoint steps read.
+  A one-stage theta method's adjoint recovers U_n-1 from the stage and U_n: both are restored (the memory trajectory
+  restores only the stage, simulate.c).
 */
 #include "core/coreimpl.h"
 #include <petsc/private/tsimpl.h> /* a TSTrajectory implementation fills the type's method table */
@@ -44,14 +47,14 @@ static PetscErrorCode MbsTrajectoryStagesGrow_Private(MbsTrajectoryStages *tr, P
 static PetscErrorCode TSTrajectorySetUp_Stages(TSTrajectory tj, TS ts)
 {
   MbsTrajectoryStages *tr = (MbsTrajectoryStages *)tj->data;
-  PetscBool            rk;
+  PetscBool            kept;
   TSType               type;
   Vec                  U;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscObjectTypeCompare((PetscObject)ts, TSRK, &rk));
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ts, &kept, TSRK, TSTHETA, TSCN, TSBEULER, ""));
   PetscCall(TSGetType(ts, &type));
-  PetscCheck(rk, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_type stages keeps the stages of Runge-Kutta steps only, not of -ts_type %s: drop it (the default keeps what the method needs) or give memory or basic", type);
+  PetscCheck(kept, PETSC_COMM_SELF, PETSC_ERR_SUP, "-ts_trajectory_type stages keeps the steps of Runge-Kutta and theta methods only, not of -ts_type %s: drop it (the default keeps what the method needs) or give memory or basic", type);
   PetscCall(TSGetSolution(ts, &U));
   PetscCall(VecGetLocalSize(U, &tr->n));
   PetscCall(TSGetStages(ts, &tr->nstage, NULL));

@@ -11,8 +11,8 @@
   (below), which reads dr/dU and dg/dp at the stages itself: no sub-TS unless the integral's value is asked for
   (design). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
   back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
-  and no quadrature is set up. The trajectory is kept in memory by default; -ts_trajectory_type and its
-  checkpointing options are honoured.
+  and no quadrature is set up. The trajectory is kept in memory by default, in mbsid's own type (core/trajectory.c: one allocation, not PETSc's
+  vectors per step); -ts_trajectory_type and its checkpointing options are honoured.
 
   The Runge-Kutta adjoint step is mbsid's own (MbsTSAdjointStep_RK, put in TSRK's method table before the sweep):
   PETSc's forms dg/dU (n solves with E) and dg/dp (np solves) at every stage through SNESComputeJacobian, whose
@@ -54,6 +54,17 @@ typedef struct {
   PetscBool  node_set[2];
   PetscInt   node_next;
 } MbsAdjointContext;
+
+/* Whether checkpointing options of PETSc's memory trajectory are given: mbsid's own (stages) keeps every step */
+static PetscErrorCode MbsCheckpointingGiven_Private(PetscBool *given)
+{
+  const char *const names[] = {"-ts_trajectory_stride", "-ts_trajectory_max_cps_ram", "-ts_trajectory_max_cps_disk", "-ts_trajectory_max_units_ram", "-ts_trajectory_max_units_disk", "-ts_trajectory_memory_type"};
+
+  PetscFunctionBeginUser;
+  *given = PETSC_FALSE;
+  for (size_t k = 0; k < PETSC_STATIC_ARRAY_LENGTH(names) && !*given; k++) PetscCall(PetscOptionsHasName(NULL, NULL, names[k], given));
+  PetscFunctionReturn(0);
+}
 
 /*
   MbsJacobianPCreate - dF/dp of the parameters id[0..nid-1] as the TS wants it: the model's sparse columns (O(n) entries,
@@ -324,13 +335,15 @@ static PetscErrorCode MbsAdjointSetUp(TS ts, void *ctx)
              adj->Jp ? "the gradient" : adj->integral->name);
   if (adj->Jp) {
     TSTrajectory trajectory;
+    PetscBool    checkpointing;
     PetscMPIInt  rank;
     char         dirname[64];
 
     PetscCall(TSSetSaveTrajectory(ts));
     PetscCall(TSGetTrajectory(ts, &trajectory));
     PetscCall(MbsTSTrajectoryRegisterStages());
-    PetscCall(TSTrajectorySetType(trajectory, ts, rk ? MBS_TSTRAJECTORY_STAGES : TSTRAJECTORYMEMORY));
+    PetscCall(MbsCheckpointingGiven_Private(&checkpointing));
+    PetscCall(TSTrajectorySetType(trajectory, ts, checkpointing ? TSTRAJECTORYMEMORY : MBS_TSTRAJECTORY_STAGES));
     /* every rank integrates its own experiment: a trajectory on disk needs its own directory, and so does every run that
        shares the working directory (PETSc removes it after the adjoint, under a concurrent run's feet) */
     PetscCallMPI(MPI_Comm_rank(PETSC_COMM_WORLD, &rank));
