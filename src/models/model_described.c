@@ -2135,6 +2135,29 @@ static PetscErrorCode ProjectPose(MbsModel model, PetscReal q[], StartWork *w)
   PetscFunctionReturn(0);
 }
 
+/*
+  Refuses an axis that its parameters turned (nearly) onto the coordinate axis its normals are built from: they are
+  divided by the distance between the two (MbsJointAxisBranchDistance()), 1 at the file's values for a joint along a
+  coordinate axis and never below 0.8 there, so 1e-6 is a turn of some 55 degrees or more that ends within 1e-6 rad of it
+*/
+static PetscErrorCode AxesUsable(MbsModel model)
+{
+  MbsDescription desc        = Description(model);
+  const char     axis_name[] = "xyz";
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < desc->nelement; e++) {
+    const MbsElement *el = &desc->element[e];
+    char              at[256];
+
+    if (MbsJointAxisBranchDistance(desc, el) >= 1e-6) continue;
+    PetscCall(MovedParameters(model, model->p, at, sizeof(at)));
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axis (%g, %g, %g) at %s lies along the %c axis of %s, from which the element builds the axis' normals (chosen at the file's axis, so that they follow the parameters smoothly): keep the axis' parameters nearer the file's values (bounds in the file's parameters: section)",
+            desc->file, el->line, el->name, el->type, (double)el->axis_at[0], (double)el->axis_at[1], (double)el->axis_at[2], at, axis_name[el->axis_k], el->body[0] == MBS_GROUND ? "the ground" : desc->body[el->body[0]].name);
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The start pose and velocities at the current parameters before the velocities' projection: the file's, the pose
    moved by ProjectPose when a parameter moves the joints */
 static PetscErrorCode StartPose(MbsModel model, PetscReal q[], PetscReal v[])
@@ -2143,6 +2166,7 @@ static PetscErrorCode StartPose(MbsModel model, PetscReal q[], PetscReal v[])
   StartWork  w;
 
   PetscFunctionBeginUser;
+  PetscCall(AxesUsable(model));
   InitialPose(Description(model), q, v);
   if (!d->moves_pose) PetscFunctionReturn(0);
   PetscCall(StartWorkCreate(model, &w));

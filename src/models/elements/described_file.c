@@ -605,6 +605,7 @@ PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, local));
   PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
+  el->normals = PETSC_TRUE; /* every joint with an axis fixes the motions across it along the normals */
   PetscFunctionReturn(0);
 }
 

@@ -250,10 +250,12 @@ struct _MbsElement {
   PetscBool row_forces;
   /* a joint's axis (ground coordinates at the initial pose) whose components may be parameters (geometry.c, "Axes"):
      the file's components (not normalised), those at the last update, naxis of them parameters; axis_k the branch of
-     MbsPerpendicular() at the file's values, kept at every p; axis_row[i] how row i reads the axis */
+     MbsPerpendicular() at the file's values, kept at every p, from which the element builds the axis' normals if it
+     does (normals); axis_row[i] how row i reads the axis */
   MbsValue   axis[3];
   PetscReal  axis_at[3];
   PetscInt   naxis, axis_k;
+  PetscBool  normals;
   MbsAxisRow axis_row[6];
 };
 
@@ -395,6 +397,7 @@ PETSC_INTERN PetscBool MbsJointAxisParameter(const MbsElement *, PetscInt);
 PETSC_INTERN PetscInt  MbsJointAxisFirst(const MbsElement *, PetscInt);
 PETSC_INTERN void      MbsSensorAxisP(MbsDescription, const MbsElement *, const PetscReal[], const PetscReal[3], PetscReal[]);
 PETSC_INTERN void      MbsJointAxisUnit(const MbsElement *, PetscInt, PetscReal[3], PetscReal[3]);
+PETSC_INTERN PetscReal MbsJointAxisBranchDistance(MbsDescription, const MbsElement *);
 PETSC_INTERN PetscBool MbsJointAxisRowMoves(const MbsElement *, PetscInt);
 
 /* The element registry (element.c) */

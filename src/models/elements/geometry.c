@@ -60,6 +60,22 @@ void MbsJointAxisUnit(const MbsElement *el, PetscInt j, PetscReal e[3], PetscRea
   for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
 }
 
+/*@C
+  MbsJointAxisBranchDistance - For an element that builds normals of its axis from the coordinate axis e_k of body a
+  (el->axis_k, kept at the file's so that they are smooth in the parameters), how far the unit axis z in body a's axes
+  at the last update is from e_k: |e_k - z_k z| = sqrt(1 - z_k^2), the length the normals are divided by; 1 for any
+  other element. Not collective.
+@*/
+PetscReal MbsJointAxisBranchDistance(MbsDescription desc, const MbsElement *el)
+{
+  PetscReal e[3], de[3], z[3];
+
+  if (!el->normals || !el->naxis) return 1;
+  MbsJointAxisUnit(el, -1, e, de);
+  MbsDescriptionLocalDirection(desc, el->body[0], e, z);
+  return PetscSqrtReal(PetscMax(0, 1 - PetscSqr(z[el->axis_k])));
+}
+
 /* The joint's vectors in body axes at its axis of the last update (el->axis_at, which its rows hold): z[k] the axis in
    the axes of body k, n the normals of z[0]; with j >= 0 their derivatives by p_j */
 static void JointAxisFrame(MbsDescription desc, const MbsElement *el, PetscInt j, PetscReal z[2][3], PetscReal n[2][3], PetscReal dz[2][3], PetscReal dn[2][3])

@@ -33,6 +33,7 @@ void MbsRelativeAngleRows(MbsDescription desc, MbsElement *el, const PetscReal a
 
   MbsDescriptionLocalDirection(desc, el->body[0], axis, za);
   MbsPerpendicularAt(za, el->axis_k, NULL, n, NULL);
+  el->normals = PETSC_TRUE;
   MbsRelativeDirection(desc, el, n[0], m1);
   for (PetscInt i = 0; i < 2; i++) MbsMapDirection(desc, el->body[0], n[i], &normal[i]);
   MbsMapDirection(desc, el->body[1], m1, &follower);
