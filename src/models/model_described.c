@@ -73,10 +73,10 @@ typedef struct {
   the CSR ia, ja of its places and its point[0]: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
   of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps the values (nnz
   each) of its last two points in cached[k] at point[k] with the control sizes they read (SparseKeptFind()), next the
-  one a new point takes: an adjoint step of CN asks for it at both ends, so at every node twice, at the step's difference
-  quotients, on which it depends only through the mass and inertia parameters and the internal states (point[].rate,
-  DescribedJacobianPCreate()); and the accelerometers' dy/dp at a node, asked for before the step's first dF/dp, fills
-  the node's (DescribedChannels()).
+  one a new point takes: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at the
+  step's difference quotient, on which it depends only through the mass and inertia parameters and the internal states
+  (point[].rate, DescribedJacobianPCreate()); and the accelerometers' dy/dp at a node, which the step asks for before
+  either of its dF/dp, fills the node's (ChannelsAssembleP()).
 */
 typedef struct {
   PetscBool  wrt_p;
@@ -1385,7 +1385,7 @@ static PetscErrorCode SparseKeptFind(MbsModel model, SparseForm *form, PetscReal
   PetscFunctionReturn(0);
 }
 
-/* The entry of dF/dp's kept values that a new point at t takes, the older one, emptied until SparseKeptSet() */
+/* The entry of dF/dp's kept values that a new point at t takes, the less recently used, emptied until PointKeySet() */
 static PetscInt SparseKeptNext(MbsModel model, SparseForm *form, PetscReal t)
 {
   PetscInt entry = form->next;
