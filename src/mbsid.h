@@ -217,8 +217,7 @@ PETSC_EXTERN PetscErrorCode MbsCostSetUp(MbsCost, const char[], const MbsMeasure
 PETSC_EXTERN PetscErrorCode MbsCostGetType(MbsCost, const char **);
 PETSC_EXTERN PetscErrorCode MbsCostEvaluate(MbsCost, const MbsSignal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode MbsCostSignalUsable(MbsCost, const MbsSignal *, PetscBool *);
-PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, const PetscReal[], PetscReal *, PetscReal[]);
-PETSC_EXTERN PetscErrorCode MbsCostDensityP(MbsCost, PetscReal, const PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode MbsCostDensity(MbsCost, PetscReal, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode MbsCostRecord(MbsCost, const MbsSignal *, PetscInt);
 PETSC_EXTERN PetscErrorCode MbsCostDestroy(MbsCost *);
 

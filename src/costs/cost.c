@@ -378,8 +378,14 @@ static PetscErrorCode MbsCostDensityWeights_Private(void *ctx, PetscInt npart, c
   PetscFunctionReturn(0);
 }
 
-/* r, dr/dU and dr/dp (each may be NULL) of the density at (t, U): one evaluation of the model's channels */
-static PetscErrorCode MbsCostDensity_Private(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[], PetscReal drdp[])
+/*@C
+  MbsCostDensity - The adjoint density in the state, r(t, U) = sum_c w_c r'_c(t, y_c) y_c(U), for the signal of the last
+  MbsCostEvaluate(), and, each when not NULL, dr/dU = sum_c w_c r'_c dy_c/dU (length n) and dr/dp = sum_c w_c r'_c
+  dy_c/dp (length np: the part from channels that depend on the parameters directly, an accelerometer), r'_c frozen:
+  dJ/dU_n = c_n dr/dU(t_n, U_n). All from one evaluation of the model's channels; 0 for a cost on step points
+  (MbsCostStepPoint()). Not collective.
+@*/
+PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[], PetscReal drdp[])
 {
   PetscFunctionBeginUser;
   if (drdu) PetscCall(PetscArrayzero(drdu, cost->model->n));
@@ -389,30 +395,6 @@ static PetscErrorCode MbsCostDensity_Private(MbsCost cost, PetscReal t, const Pe
   cost->density_t = t;
   PetscCall(MbsModelChannelsWeighted(cost->model, cost->npart, cost->part_channel, t, u, MbsCostDensityWeights_Private, cost, cost->part_y, cost->part_w, drdu, drdp));
   for (PetscInt c = 0; c < cost->npart && r; c++) *r += cost->part_w[c] * cost->part_y[c];
-  PetscFunctionReturn(0);
-}
-
-/*@C
-  MbsCostDensity - The adjoint density in the state, r(t, U) = sum_c w_c r'_c(t, y_c) y_c(U) and, when drdu is not
-  NULL, dr/dU = sum_c w_c r'_c dy_c/dU (r'_c frozen), for the signal of the last MbsCostEvaluate(): dJ/dU_n = c_n
-  dr/dU(t_n, U_n); 0 for a cost on step points (MbsCostStepPoint()). Not collective.
-@*/
-PetscErrorCode MbsCostDensity(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal *r, PetscReal drdu[])
-{
-  PetscFunctionBeginUser;
-  PetscCall(MbsCostDensity_Private(cost, t, u, r, drdu, NULL));
-  PetscFunctionReturn(0);
-}
-
-/*@C
-  MbsCostDensityP - dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp (length np) for the signal of the last MbsCostEvaluate(): the
-  part of the density's parameter derivative from channels that depend on the parameters directly (an accelerometer).
-  Not collective.
-@*/
-PetscErrorCode MbsCostDensityP(MbsCost cost, PetscReal t, const PetscReal u[], PetscReal drdp[])
-{
-  PetscFunctionBeginUser;
-  PetscCall(MbsCostDensity_Private(cost, t, u, NULL, NULL, drdp));
   PetscFunctionReturn(0);
 }
 

@@ -132,15 +132,15 @@ static PetscErrorCode MbsCostIntegrand(TS ts, PetscReal t, Vec U, Vec R, void *c
   }
   PetscCall(VecGetArrayRead(U, &u));
   PetscCall(VecGetArrayWrite(R, &r));
-  PetscCall(adj->integral->integrand(adj->model, t, u, r, NULL, adj->integral->ctx));
+  PetscCall(adj->integral->integrand(adj->model, t, u, r, NULL, NULL, adj->integral->ctx));
   PetscCall(VecRestoreArrayWrite(R, &r));
   PetscCall(VecRestoreArrayRead(U, &u));
   PetscFunctionReturn(0);
 }
 
 /*
-  The node (t, U) of the quadrature with its dr/dU and direct dr/dp (the integrand's and integrand_p's, both
-  computed at its first request): its U, dr/dU and dr/dp at node_work + (2 n + np) slot. The adjoint sweep asks for
+  The node (t, U) of the quadrature with its dr/dU and direct dr/dp (the integrand's, both from one evaluation at its
+  first request): its U, dr/dU and dr/dp at node_work + (2 n + np) slot. The adjoint sweep asks for
   the two ends of a step, the later of which the step after it (earlier in time) asks for again; the model's state
   and parameters do not change during the sweep, so a node of the same t and U has the same derivatives.
 */
@@ -164,8 +164,7 @@ static PetscErrorCode MbsAdjointNode_Private(MbsAdjointContext *adj, PetscReal t
   adj->node_set[*slot] = PETSC_FALSE; /* until its derivatives are in */
   PetscCall(PetscArraycpy(node, u, n));
   PetscCall(PetscArrayzero(node + n, n + np));
-  PetscCall(adj->integral->integrand(model, t, u, r, node + n, adj->integral->ctx));
-  if (adj->integral->integrand_p) PetscCall(adj->integral->integrand_p(model, t, u, node + 2 * n, adj->integral->ctx));
+  PetscCall(adj->integral->integrand(model, t, u, r, node + n, adj->integral->integrand_p ? node + 2 * n : NULL, adj->integral->ctx));
   adj->node_t[*slot]   = t;
   adj->node_set[*slot] = PETSC_TRUE;
   PetscFunctionReturn(0);
@@ -259,13 +258,10 @@ static PetscErrorCode MbsTSAdjointStep_RK(TS ts)
       PetscReal r[1];
 
       PetscCall(PetscArrayzero(adj->drdu, n));
-      PetscCall(adj->integral->integrand(model, stage_time, y, r, adj->drdu, adj->integral->ctx));
+      if (adj->integral->integrand_p) PetscCall(PetscArrayzero(adj->dp_all, model->np)); /* an output that depends on the parameters directly */
+      PetscCall(adj->integral->integrand(model, stage_time, y, r, adj->drdu, adj->integral->integrand_p ? adj->dp_all : NULL, adj->integral->ctx));
       for (PetscInt k = 0; k < n; k++) xi[k] -= h * b[i] * adj->drdu[k];
-      if (adj->integral->integrand_p) { /* an output that depends on the parameters directly */
-        PetscCall(PetscArrayzero(adj->dp_all, model->np));
-        PetscCall(adj->integral->integrand_p(model, stage_time, y, adj->dp_all, adj->integral->ctx));
-        for (PetscInt k = 0; k < adj->nid; k++) m[k] -= h * b[i] * adj->dp_all[adj->id[k]];
-      }
+      for (PetscInt k = 0; k < adj->nid && adj->integral->integrand_p; k++) m[k] -= h * b[i] * adj->dp_all[adj->id[k]];
     }
     PetscCall(VecRestoreArrayRead(Y[i], &y));
   }
@@ -533,13 +529,13 @@ static PetscErrorCode MbsCostPrepare(MbsModel model, const MbsSignal *signal, vo
 }
 
 /* r(t, U) = sum_c w_c r'_c(t, y_c) y_c: any integrand with the right derivative serves; J comes from the cost on the
-   forward signal */
-static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const PetscReal u[], PetscReal r[], PetscReal drdu[], void *ctx)
+   forward signal. dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp of the channels that depend on the parameters directly. */
+static PetscErrorCode MbsCostDensityIntegrand(MbsModel model, PetscReal t, const PetscReal u[], PetscReal r[], PetscReal drdu[], PetscReal drdp[], void *ctx)
 {
   MbsCostIntegral *c = (MbsCostIntegral *)ctx;
 
   PetscFunctionBeginUser;
-  PetscCall(MbsCostDensity(c->cost, t, u, &r[0], drdu));
+  PetscCall(MbsCostDensity(c->cost, t, u, &r[0], drdu, drdp));
   PetscFunctionReturn(0);
 }
 
@@ -550,16 +546,6 @@ static PetscErrorCode MbsCostStepPointDerivative(MbsModel model, PetscInt step, 
 
   PetscFunctionBeginUser;
   PetscCall(MbsCostStepPoint(c->cost, step, t, u, dJdu));
-  PetscFunctionReturn(0);
-}
-
-/* dr/dp = sum_c w_c r'_c(t, y_c) dy_c/dp of the channels that depend on the parameters directly */
-static PetscErrorCode MbsCostDensityIntegrandP(MbsModel model, PetscReal t, const PetscReal u[], PetscReal drdp[], void *ctx)
-{
-  MbsCostIntegral *c = (MbsCostIntegral *)ctx;
-
-  PetscFunctionBeginUser;
-  PetscCall(MbsCostDensityP(c->cost, t, u, drdp));
   PetscFunctionReturn(0);
 }
 
@@ -583,7 +569,7 @@ static PetscErrorCode MbsCostStepPointDerivativeP(MbsModel model, PetscInt step,
 PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const PetscInt id[], PetscReal *J, PetscReal grad[], PetscBool *ok)
 {
   MbsCostIntegral c        = {cost, PETSC_INFINITY};
-  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, NULL, NULL, MbsCostPrepare, &c, NULL, NULL, NULL};
+  MbsIntegralCost integral = {"the cost", 1, PETSC_FALSE, NULL, NULL, MbsCostPrepare, &c, NULL, PETSC_FALSE, NULL};
   PetscBool       density, step_point, output_p, simulates;
 
   PetscFunctionBeginUser;
@@ -597,7 +583,7 @@ PetscErrorCode MbsGradient(MbsModel model, MbsCost cost, PetscInt nid, const Pet
   PetscCall(MbsModelHasOutputP(model, &output_p));
   integral.integrand    = density ? MbsCostDensityIntegrand : NULL;
   integral.step_point   = step_point ? MbsCostStepPointDerivative : NULL;
-  integral.integrand_p  = density && output_p ? MbsCostDensityIntegrandP : NULL;
+  integral.integrand_p  = (PetscBool)(density && output_p);
   integral.step_point_p = step_point && output_p ? MbsCostStepPointDerivativeP : NULL;
   PetscCall(MbsIntegralGradient(model, &integral, nid, id, NULL, NULL, NULL, NULL, grad, ok));
   *J = *ok ? c.J : PETSC_INFINITY;

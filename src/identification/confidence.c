@@ -48,7 +48,7 @@ static PetscErrorCode MbsResidualSetPrepare(MbsModel model, const MbsSignal *sig
 static PetscErrorCode MbsExperimentResiduals_Private(MbsObjective obj, PetscInt e, const PetscReal x[], MbsResidualSet *set, PetscBool *ok)
 {
   MbsExperiment  *exp      = &obj->exp[e];
-  MbsIntegralCost integral = {"the residuals", 1, PETSC_FALSE, NULL, NULL, MbsResidualSetPrepare, set, NULL, NULL, NULL};
+  MbsIntegralCost integral = {"the residuals", 1, PETSC_FALSE, NULL, NULL, MbsResidualSetPrepare, set, NULL, PETSC_FALSE, NULL};
 
   PetscFunctionBeginUser;
   PetscCall(MbsObjectiveSetValues(obj, x));

@@ -204,8 +204,8 @@ static void MbsDesignOutputSensitivities_Private(MbsDesign d, const PetscReal z[
   }
 }
 
-/* r = [-sum_j y_bj^2, M_00, M_01, ...]: the cost's integral and the Fisher matrix */
-static PetscErrorCode MbsDesignIntegrand(MbsModel ext, PetscReal t, const PetscReal z[], PetscReal r[], PetscReal drdz[], void *ctx)
+/* r = [-sum_j y_bj^2, M_00, M_01, ...]: the cost's integral and the Fisher matrix; no direct dr/dp (drdp NULL) */
+static PetscErrorCode MbsDesignIntegrand(MbsModel ext, PetscReal t, const PetscReal z[], PetscReal r[], PetscReal drdz[], PetscReal drdp[], void *ctx)
 {
   MbsDesign d = (MbsDesign)ctx;
   PetscReal yb[MBS_DESIGN_MAX_PARAMETERS];
@@ -253,7 +253,7 @@ PetscErrorCode MbsDesignCheckOk(MbsDesign d, PetscBool ok)
 @*/
 PetscErrorCode MbsDesignEvaluate(MbsDesign d, PetscReal rho, MbsStateMonitor monitor, void *ctx, PetscReal *J, PetscReal *trace, PetscReal M[], PetscReal z_end[])
 {
-  MbsIntegralCost integral = {"the design cost", 1 + d->nb * d->nb, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, NULL, NULL};
+  MbsIntegralCost integral = {"the design cost", 1 + d->nb * d->nb, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, PETSC_FALSE, NULL};
   PetscReal       Q[1 + MBS_DESIGN_MAX_PARAMETERS * MBS_DESIGN_MAX_PARAMETERS], *z, w;
   PetscBool       ok;
 
@@ -278,7 +278,7 @@ PetscErrorCode MbsDesignEvaluate(MbsDesign d, PetscReal rho, MbsStateMonitor mon
 @*/
 PetscErrorCode MbsDesignGradient(MbsDesign d, const PetscReal F[], PetscReal rho, PetscReal *J, PetscReal dJdF[], PetscBool *ok)
 {
-  MbsIntegralCost integral = {"the design cost", 1, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, NULL, NULL};
+  MbsIntegralCost integral = {"the design cost", 1, PETSC_TRUE, MbsDesignIntegrand, MbsDesignTerminal, NULL, d, NULL, PETSC_FALSE, NULL};
   PetscReal       Q, w, *z;
 
   PetscFunctionBeginUser;

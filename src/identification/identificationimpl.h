@@ -13,8 +13,9 @@ typedef struct {
   const char *name;    /* for messages */
   PetscInt    ncomp;   /* components of r */
   PetscBool   forward; /* integrate r during the forward solve (Q returned); otherwise r only feeds the adjoint */
-  /* r(t, U) (ncomp) and, when drdu is not NULL, dr_0/dU (n, zeroed by the caller) */
-  PetscErrorCode (*integrand)(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], void *);
+  /* r(t, U) (ncomp) and, each when not NULL, dr_0/dU (n) and the direct dr_0/dp (np, only with integrand_p), zeroed by
+     the caller: a node's derivatives from one evaluation */
+  PetscErrorCode (*integrand)(MbsModel, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], void *);
   /* w(U(tf)) (w may be NULL) and dw/dU (n, zeroed by the caller); NULL: no terminal term */
   PetscErrorCode (*terminal)(MbsModel, const PetscReal[], PetscReal *, PetscReal[], void *);
   /* sees the forward signal before the adjoint solve and says whether the integrand can use it (a signal it cannot
@@ -23,9 +24,9 @@ typedef struct {
   void *ctx;
   /* adds to dJ/dU (n) the derivative of a term of J at step point step (time t, state U); NULL: none */
   PetscErrorCode (*step_point)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
-  /* the parts through an output that depends on the parameters directly (MbsModelOutputP): dr_0/dp and the step-point
-     terms' dJ/dp, added into np entries (the model's parameters); NULL: none */
-  PetscErrorCode (*integrand_p)(MbsModel, PetscReal, const PetscReal[], PetscReal[], void *);
+  /* the parts through an output that depends on the parameters directly (MbsModelOutputP): whether the integrand has a
+     dr_0/dp (its drdp), and the step-point terms' dJ/dp, added into np entries (the model's parameters; NULL: none) */
+  PetscBool integrand_p;
   PetscErrorCode (*step_point_p)(MbsModel, PetscInt, PetscReal, const PetscReal[], PetscReal[], void *);
 } MbsIntegralCost;
 

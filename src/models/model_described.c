@@ -60,7 +60,7 @@
   with the options (DescribedSetFromOptions() empties every cache), or is left out of it (the excitations and the
   internal states' rows of the residual, DescribedResidual()), or empties it (an input that comes or goes takes the
   derivatives of its force's law out of dF/dp or puts them back, Description(); the input's and the controller's
-  F(t) - u of a force with input: true, which dF/dp's columns of its point read, ControlSizesSame()).
+  F(t) - u of a force with input: true, which dF/dp's columns of its point read, SparseKeptFind()).
 */
 typedef struct {
   PetscReal *key;
@@ -70,18 +70,22 @@ typedef struct {
 /*
   A sparse matrix of the model: the Jacobian, or dF/dp (wrt_p); slot: the place in its values of each entry an assembly
   writes. The Jacobian's assembly also keeps its dF/dU (shift 0) in values0 (only for a 3D model with accelerometers), with
-  the CSR ia, ja of its places and its point: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
-  of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps its values (nnz of
-  them) in cached at its point: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at
-  the step's difference quotient, on which it depends only through the mass and inertia parameters and the internal
-  states (point.rate, DescribedJacobianPCreate()).
+  the CSR ia, ja of its places and its point[0]: the accelerometers' b^T dR_v/dU at that state reads it (an adjoint step
+  of CN assembles the Jacobian at the node where the cost's density is asked for next). dF/dp keeps the values (nnz
+  each) of its last two points in cached[k] at point[k] with the control sizes they read (SparseKeptFind()), next the
+  one a new point takes: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at the
+  step's difference quotient, on which it depends only through the mass and inertia parameters and the internal states
+  (point[].rate, DescribedJacobianPCreate()); and the accelerometers' dy/dp at a node, which the step asks for before
+  either of its dF/dp, fills the node's (ChannelsAssembleP()).
 */
 typedef struct {
   PetscBool  wrt_p;
   PetscInt  *slot, nslot, nnz;
   PetscInt  *ia, *ja;
-  PetscReal *values0, *cached;
-  PointKey   point;
+  PetscReal *values0, *cached[2];
+  PointKey   point[2];
+  PetscReal  control_size[2][MBS_MAX_CONTROL];
+  PetscInt   next;
 } SparseForm;
 
 /*
@@ -134,7 +138,6 @@ typedef struct {
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
   /* every force with input: true, each driven by its controller in the loop (model->control_input) */
   MbsElement *control_element[MBS_MAX_CONTROL];
-  PetscReal   control_size[MBS_MAX_CONTROL]; /* their F(t) - u where dF/dp was kept (ControlSizesSame()) */
   /* each constraint row compiled (RowPatternsSetUp()), rows r's from *_start[r]: the coordinates where Phi_q can be
      non-zero (grad_i) and its constant part g0 there, Phi at q = 0 (value0), the entries of its Hessian (constant:
      row hess_i, column hess_j, and hess_at, the place of hess_i in the row's grad list) and the places in the grad list
@@ -162,8 +165,9 @@ typedef struct {
   (values column by column: the preallocator); the value array of the AIJ, where entry c of an assembly adds into
   values[slot[c]] (every assembly writes the same entries in the same order, so the places found once serve every
   state: with record, slot[c] is found in the CSR ia, ja instead, or with slot NULL only counted); or, with weight
-  (length n), the product weight^T J added into product. body_used (may be NULL) marks the bodies whose rows the
-  product reads: an element on none of them adds nothing to it and is skipped.
+  (length n), the product weight^T J added into product: alone (SINK_PRODUCT), or besides the value array of found
+  places (SINK_SLOTS with product, which adds each block to both). body_used (may be NULL) marks the bodies whose rows a
+  product alone reads: an element on none of them adds nothing to it and is skipped.
 */
 typedef enum {
   SINK_DENSE,
@@ -246,6 +250,17 @@ static PetscErrorCode SinkAddEntry(Sink *sink, PetscInt row, PetscInt col, Petsc
   PetscFunctionReturn(0);
 }
 
+/* weight^T block into product at cols, block m x k at rows (SinkAddMasked()) */
+static void SinkAddProduct(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[])
+{
+  for (PetscInt j = 0; j < k; j++) {
+    PetscReal sum = 0;
+
+    for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
+    sink->product[cols[j]] += sum;
+  }
+}
+
 /*
   block (m x k, column-major, leading dimension m) into rows x cols of the sink; with mask (same layout, may be NULL)
   only the entries where mask is not zero. A mask is a constant of the model (a Hessian of constraint rows, the mass
@@ -256,14 +271,9 @@ static PetscErrorCode SinkAddEntry(Sink *sink, PetscInt row, PetscInt col, Petsc
 static PetscErrorCode SinkAddMasked(Sink *sink, PetscInt m, const PetscInt rows[], PetscInt k, const PetscInt cols[], const PetscReal block[], const PetscReal mask[])
 {
   PetscFunctionBeginUser;
-  if (sink->type == SINK_PRODUCT) {
-    for (PetscInt j = 0; j < k; j++) {
-      PetscReal sum = 0;
-
-      for (PetscInt i = 0; i < m; i++) sum += sink->weight[rows[i]] * block[i + j * m];
-      sink->product[cols[j]] += sum;
-    }
-  } else if (SinkSlotsFound(sink)) { /* as SinkAddEntry() would, without its per-entry dispatch (the elements' blocks) */
+  if (sink->product) SinkAddProduct(sink, m, rows, k, cols, block); /* the whole block, as a product alone */
+  if (sink->type == SINK_PRODUCT) PetscFunctionReturn(0);
+  if (SinkSlotsFound(sink)) { /* as SinkAddEntry() would, without its per-entry dispatch (the elements' blocks) */
     PetscScalar *values0 = sink->values0 && !sink->shifted ? sink->values0 : NULL;
 
     for (PetscInt c = 0; c < m * k; c++) {
@@ -297,13 +307,10 @@ static PetscErrorCode SinkAdd(Sink *sink, PetscInt m, const PetscInt rows[], Pet
 static PetscErrorCode SinkAddEntries(Sink *sink, PetscInt count, const PetscInt row[], const PetscInt col[], const PetscReal value[])
 {
   PetscFunctionBeginUser;
-  for (PetscInt c = 0; c < count; c++) {
+  for (PetscInt c = 0; c < count && sink->type != SINK_PRODUCT; c++) PetscCall(SinkAddEntry(sink, row[c], col[c], value[c]));
+  for (PetscInt c = 0; c < count && sink->product; c++) {
     PetscReal sum = 0;
 
-    if (sink->type != SINK_PRODUCT) {
-      PetscCall(SinkAddEntry(sink, row[c], col[c], value[c]));
-      continue;
-    }
     for (; c < count; c++) {
       sum += sink->weight[row[c]] * value[c];
       if (c + 1 == count || col[c + 1] != col[c]) break;
@@ -392,7 +399,7 @@ static MbsDescription Description(MbsModel model)
   if (d->input_element) {
     const MbsInput *input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
 
-    if (input != d->input_element->input) d->jacobian_p.point.set = PETSC_FALSE; /* dF/dp has its law's derivatives only without an input */
+    if (input != d->input_element->input) d->jacobian_p.point[0].set = d->jacobian_p.point[1].set = PETSC_FALSE; /* dF/dp has its law's derivatives only without an input */
     d->input_element->input = input;
   }
   for (PetscInt k = 0; k < model->ncontrol; k++) d->control_element[k]->control = model->control_force[k];
@@ -1347,47 +1354,71 @@ static PetscErrorCode AssembleEither(MbsModel model, PetscBool wrt_p, PetscReal 
   PetscFunctionReturn(0);
 }
 
-/* Whether the sizes F(t) - u of the forces with input: true at t are those dF/dp was kept with, which its columns of
-   their points read (-(dP/dp_j)^T e (F(t) - u)) and the point's key does not hold: the input and the controller's force
-   change them at the same point; keeps the new ones */
-static PetscBool ControlSizesSame(MbsModel model, PetscReal t)
+/* The sizes F(t) - u at t of the forces with input: true (model->ncontrol), which dF/dp's columns of their points read
+   (-(dP/dp_j)^T e (F(t) - u)) and a point's key does not hold: the input and the controller's force change them at the
+   same point */
+static void ControlSizes(MbsModel model, PetscReal t, PetscReal size[])
 {
-  Described *d    = (Described *)model->data;
-  PetscBool  same = PETSC_TRUE;
+  Described *d = (Described *)model->data;
 
-  for (PetscInt k = 0; k < model->ncontrol; k++) {
-    const MbsElement *el   = d->control_element[k];
-    PetscReal         size = el->ops->law(d->desc, el, t, NULL);
+  for (PetscInt k = 0; k < model->ncontrol; k++) size[k] = d->control_element[k]->ops->law(d->desc, d->control_element[k], t, NULL);
+}
 
-    same               = (PetscBool)(same && size == d->control_size[k]);
-    d->control_size[k] = size;
+/* The entry k of dF/dp's kept values (SparseForm) filled at (t, U, U') with the same control sizes, -1: none (the
+   Jacobian keeps none) */
+static PetscErrorCode SparseKeptFind(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscInt *entry)
+{
+  PetscReal size[MBS_MAX_CONTROL];
+
+  PetscFunctionBeginUser;
+  *entry = -1;
+  if (!form->cached[0]) PetscFunctionReturn(0);
+  ControlSizes(model, t, size);
+  for (PetscInt k = 0; k < 2 && *entry < 0; k++) {
+    PetscBool held, same;
+
+    PetscCall(PointKeyHolds(model, &form->point[k], t, U, Udot, &held));
+    PetscCall(PetscArraycmp(size, form->control_size[k], model->ncontrol, &same));
+    if (held && same) *entry = k;
   }
-  return same;
+  if (*entry >= 0) form->next = 1 - *entry;
+  PetscFunctionReturn(0);
+}
+
+/* The entry of dF/dp's kept values that a new point at t takes, the less recently used, emptied until PointKeySet() */
+static PetscInt SparseKeptNext(MbsModel model, SparseForm *form, PetscReal t)
+{
+  PetscInt entry = form->next;
+
+  form->next             = 1 - entry;
+  form->point[entry].set = PETSC_FALSE;
+  ControlSizes(model, t, form->control_size[entry]);
+  return entry;
 }
 
 /* The matrix of form into the AIJ A of SparseCreate (zeroed by the caller): straight into its values, or its values
    kept at the same point (SparseForm) */
 static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal t, const PetscReal U[], const PetscReal Udot[], PetscReal shift, Mat A)
 {
-  Sink      sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
-  PetscBool held = PETSC_FALSE;
+  Sink     sink = {.type = SINK_SLOTS, .slot = form->slot, .values0 = form->values0};
+  PetscInt kept, entry = 0;
 
   PetscFunctionBeginUser;
   (void)Description(model); /* first: an input that came or went empties dF/dp's cache */
-  if (form->cached) PetscCall(PointKeyHolds(model, &form->point, t, U, Udot, &held));
-  if (form->cached) held = (PetscBool)(ControlSizesSame(model, t) && held);
+  PetscCall(SparseKeptFind(model, form, t, U, Udot, &kept));
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
-  if (held) PetscCall(PetscArraycpy(sink.values, form->cached, form->nnz));
+  if (kept >= 0) PetscCall(PetscArraycpy(sink.values, form->cached[kept], form->nnz));
   else {
-    form->point.set = PETSC_FALSE;
+    if (form->values0) form->point[0].set = PETSC_FALSE;
     if (form->values0) PetscCall(PetscArrayzero(form->values0, form->nnz));
+    if (form->cached[0]) entry = SparseKeptNext(model, form, t);
     PetscCall(AssembleEither(model, form->wrt_p, t, U, Udot, shift, &sink));
-    if (form->cached) PetscCall(PetscArraycpy(form->cached, sink.values, form->nnz));
+    if (form->cached[0]) PetscCall(PetscArraycpy(form->cached[entry], sink.values, form->nnz));
   }
   PetscCall(MatSeqAIJRestoreArray(A, &sink.values));
-  if (held) PetscFunctionReturn(0);
+  if (kept >= 0) PetscFunctionReturn(0);
   PetscCheck(sink.cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of %s wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", form->wrt_p ? "dF/dp" : "the Jacobian", sink.cursor, form->nslot);
-  if (form->values0 || form->cached) PetscCall(PointKeySet(model, &form->point, t, U, Udot));
+  if (form->values0 || form->cached[0]) PetscCall(PointKeySet(model, &form->point[entry], t, U, Udot));
   PetscFunctionReturn(0);
 }
 
@@ -1424,10 +1455,11 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.slot   = form->slot;
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
-  form->nnz       = sink.ia[nrow];
-  form->point.set = PETSC_FALSE;
-  PetscCall(PetscFree(form->cached));
-  if (form->wrt_p) PetscCall(PetscMalloc1(form->nnz, &form->cached));
+  form->nnz          = sink.ia[nrow];
+  form->point[0].set = form->point[1].set = PETSC_FALSE;
+  PetscCall(PetscFree(form->cached[0]));
+  if (form->wrt_p) PetscCall(PetscMalloc1(2 * form->nnz, &form->cached[0]));
+  form->cached[1] = form->wrt_p ? form->cached[0] + form->nnz : NULL;
   if (!form->wrt_p) { /* the Jacobian's places, for values0, which only accelerometers of a 3D model read (DescribedChannels(): a planar one's rows are not U_full's) */
     PetscBool accelerometer = PETSC_FALSE;
 
@@ -1499,7 +1531,7 @@ static PetscErrorCode DescribedJacobianPCreate(MbsModel model, PetscInt nid, con
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < model->np; k++) d->column[k] = -1;
   for (PetscInt k = 0; k < nid; k++) d->column[id[k]] = k;
-  d->jacobian_p.point.rate = ReadsRate(desc, d->column);
+  d->jacobian_p.point[0].rate = d->jacobian_p.point[1].rate = ReadsRate(desc, d->column);
   PetscCall(PetscCalloc1(NFull(model), &U));
   for (PetscInt b = 0; b < desc->nbody; b++) MbsBodyPose(&desc->body[b], U + desc->body[b].offset, U + desc->nq + desc->body[b].offset);
   MbsCallUndo(SparseCreate(model, &d->jacobian_p, U, nid, Jp), PetscFree(U));
@@ -1686,6 +1718,38 @@ static PetscInt ChannelElement(Described *d, const PetscInt channel[], PetscInt 
 }
 
 /*
+  The product sink's weight^T dF/dp at (t, U, U') added into its product (DescribedChannels(): the accelerometers'
+  -b^T dR_v/dp at U' = (0, a)). When the model keeps dF/dp of identified parameters that does not read U' (a gradient's,
+  DescribedJacobianPCreate()) and has not kept it at (t, U), one assembly of all elements forms the product and fills the
+  entry its dF/dp at (t, U) will read (SparseForm): an adjoint step of CN asks for a node's density before its dF/dp,
+  and the product of the sensors' bodies alone would cost another assembly of theirs.
+*/
+static PetscErrorCode ChannelsAssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
+{
+  Described  *d    = (Described *)model->data;
+  SparseForm *form = &d->jacobian_p;
+  PetscInt    kept = 0, entry;
+
+  PetscFunctionBeginUser;
+  if (form->cached[0] && !form->point[0].rate) PetscCall(SparseKeptFind(model, form, t, U, Udot, &kept));
+  if (kept >= 0) {
+    PetscCall(AssembleP(model, t, U, Udot, sink));
+    PetscFunctionReturn(0);
+  }
+  entry           = SparseKeptNext(model, form, t);
+  sink->type      = SINK_SLOTS;
+  sink->slot      = form->slot;
+  sink->values    = form->cached[entry];
+  sink->body_used = NULL;
+  sink->cursor    = 0;
+  PetscCall(PetscArrayzero(sink->values, form->nnz));
+  PetscCall(AssembleP(model, t, U, Udot, sink));
+  PetscCheck(sink->cursor == form->nslot, PETSC_COMM_SELF, PETSC_ERR_PLIB, "An assembly of dF/dp wrote %" PetscInt_FMT " entries, not the %" PetscInt_FMT " of its places", sink->cursor, form->nslot);
+  PetscCall(PointKeySet(model, &form->point[entry], t, U, Udot));
+  PetscFunctionReturn(0);
+}
+
+/*
   ops.channels (MbsModelChannelsWeighted()). The accelerometers (no flexible body) read a = v' = M^-1 (f - Phi_q^T
   lambda) of the second GGL row, a = -M^-1 R_v(t, U, U' = 0) (R_v: the rows M v' - f + Phi_q^T lambda of the
   residual), computed once for all of them on the bodies they sit on. Their derivatives are linear in dy/da: with g =
@@ -1761,8 +1825,8 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   PetscCall(SolveMass(d, model->p, g));
   for (PetscInt i = 0; i < n; i++) work.weight[i] = -work.weight[i];
   sink = (Sink){.type = SINK_PRODUCT, .weight = work.weight, .body_used = work.used};
-  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point, t, U, NULL, &held)); /* 3D only: its rows are U_full's */
-  if (held) {                                                                                              /* b^T dR_v/dU from the Jacobian assembled at this state */
+  if (dydu && d->jacobian.values0) PetscCall(PointKeyHolds(model, &d->jacobian.point[0], t, U, NULL, &held)); /* 3D only: its rows are U_full's */
+  if (held) {                                                                                                 /* b^T dR_v/dU from the Jacobian assembled at this state */
     const SparseForm *J = &d->jacobian;
 
     for (PetscInt r = nq; r < 2 * nq; r++)
@@ -1774,7 +1838,7 @@ static PetscErrorCode DescribedChannels(MbsModel model, PetscInt nc, const Petsc
   if (dydp) {
     for (PetscInt i = 0; i < nq; i++) work.Udot[nq + i] = work.z[i];
     sink.product = dydp;
-    PetscCall(AssembleP(model, t, U, work.Udot, &sink));
+    PetscCall(ChannelsAssembleP(model, t, U, work.Udot, &sink));
   }
   PetscFunctionReturn(0);
 }
@@ -3500,7 +3564,7 @@ static PetscErrorCode DescribedSetFromOptions(MbsModel model, PetscOptionItems *
   model->speed  = desc->engine_order ? &desc->speed : NULL;
   d->view_stale = PETSC_TRUE;
   /* the speed may have changed */
-  d->jacobian.point.set = d->jacobian_p.point.set = d->residual_point.set = d->dense_point.set = PETSC_FALSE;
+  d->jacobian.point[0].set = d->jacobian_p.point[0].set = d->jacobian_p.point[1].set = d->residual_point.set = d->dense_point.set = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-accelerations_augmented",
                              "Accelerometers read the accelerations solved from (q, v, t) by [M Phi_q^T; Phi_q 0] [a; l] = [f; -(Phi_q v)_q v], not M^-1 (f - Phi_q^T lambda) with the state's lambda, "
                              "whose step-to-step oscillation under Crank-Nicolson the window integrals of orders cancel but instantaneous values keep (always on with a flexible body)",
@@ -3526,10 +3590,10 @@ static PetscErrorCode DescribedDestroy(MbsModel model)
   PetscCall(PetscFree(d->jacobian.slot));
   PetscCall(PetscFree2(d->jacobian.ia, d->jacobian.ja));
   PetscCall(PetscFree(d->jacobian.values0));
-  PetscCall(PetscFree(d->jacobian.point.key));
   PetscCall(PetscFree(d->jacobian_p.slot));
-  PetscCall(PetscFree(d->jacobian_p.cached));
-  PetscCall(PetscFree(d->jacobian_p.point.key));
+  PetscCall(PetscFree(d->jacobian_p.cached[0]));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(d->jacobian.point[k].key));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PetscFree(d->jacobian_p.point[k].key));
   PetscCall(PetscFree(d->residual_u));
   PetscCall(PetscFree(d->residual_point.key));
   PetscCall(PetscFree2(d->dense_u, d->dense_udot));
@@ -3754,8 +3818,8 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
   PetscCall(PetscMalloc1(NFull(model), &d->residual_u));
   PetscCall(PointKeyCreate(model, &d->residual_point));
   PetscCall(PointKeyCreate(model, &d->dense_point));
-  PetscCall(PointKeyCreate(model, &d->jacobian.point));
-  PetscCall(PointKeyCreate(model, &d->jacobian_p.point));
+  PetscCall(PointKeyCreate(model, &d->jacobian.point[0]));
+  for (PetscInt k = 0; k < 2; k++) PetscCall(PointKeyCreate(model, &d->jacobian_p.point[k]));
   /* measured on the chain (CN 2.5 ms, 5 s): the Jacobian barely changes from step to step; a fresh one every 5th Newton
      iteration takes 1176 factorisations instead of 5628. Newton then converges linearly, and stops only when the error
      its contraction leaves is at rounding (simulate.c): the chain's forward 0.44 s CPU against 1.06 s with fresh
