@@ -742,12 +742,18 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const cha
   PetscFunctionReturn(0);
 }
 
-/* Whether Jbar (row-major 3 x 3, symmetric) is positive definite: its leading minors */
-static PetscBool PositiveDefinite(const PetscReal J[9])
+/* Whether Jbar (row-major 3 x 3, symmetric) is positive definite with its smallest eigenvalue above 1e-12 of its trace:
+   the leading minors of Jbar - 1e-12 tr(Jbar) 1. Exactly flat moments such as [0.1, 0.2, 0.3] leave a rounding-sized
+   eigenvalue (5.5e-17) that a test without the margin passed, and the mass matrix was singular to working precision. */
+static PetscBool PositiveDefinite(const PetscReal Jbar[9])
 {
-  PetscReal minor2 = J[0] * J[4] - J[1] * J[3], det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+  PetscReal margin = 1e-12 * (Jbar[0] + Jbar[4] + Jbar[8]), J[9], minor2, det;
 
-  return (PetscBool)(J[0] > 0 && minor2 > 0 && det > 0);
+  for (PetscInt i = 0; i < 9; i++) J[i] = Jbar[i] - (i % 4 == 0 ? margin : 0);
+  minor2 = J[0] * J[4] - J[1] * J[3];
+  det    = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+
+  return (PetscBool)(margin > 0 && J[0] > 0 && minor2 > 0 && det > 0);
 }
 
 /*
@@ -789,9 +795,10 @@ static PetscErrorCode ReadFlexible(MbsYAMLReader *reader, yaml_node_t *field, Mb
 /*
   inertia: [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz], the tensor's entries about the centre of mass in body
   axes (Ixy = -int x y dm), numbers or parameters. Jbar = tr(I)/2 1 - I = int x x^T dm must be positive definite (the
-  triangle inequalities of the principal moments, strictly), or the mass matrix is singular: at the file's values, and
-  with parameters on the whole box of their bounds. Jbar is affine in the entries and the positive definite matrices
-  are a convex cone, so the box's corners (at most 2^6) decide it exactly.
+  triangle inequalities of the principal moments, strictly, by 1e-12 of the trace), or the mass matrix is singular: at
+  the file's values, and with parameters on the whole box of their bounds. Jbar is affine in the entries and the
+  matrices whose smallest eigenvalue exceeds 1e-12 of their trace are a convex cone, so the box's corners (at most 2^6)
+  decide it exactly.
 */
 static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
 {
@@ -807,7 +814,8 @@ static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, Mbs
   if (!count) PetscFunctionReturn(0);
   if (count != 3 && count != 6) PetscCall(MbsYAMLError(reader, node, "inertia needs [Ixx, Iyy, Izz] or [Ixx, Iyy, Izz, Ixy, Iyz, Ixz] [kg m^2]"));
   MbsBodyJbar(body, NULL, -1, J);
-  if (!PositiveDefinite(J)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, all positive)"));
+  if (!PositiveDefinite(J))
+    PetscCall(MbsYAMLError(reader, node, "the inertia tensor is not that of a body: int x x^T dm = tr(I)/2 - I must be positive definite (each principal moment less than the sum of the other two, by more than 1e-12 of the sum of all three)"));
   for (PetscInt m = 0; m < 6; m++) { /* the distinct parameters among the entries */
     PetscBool seen = PETSC_FALSE;
 
