@@ -6,7 +6,7 @@
     x_r   = vect(C^T R_a^T R_b R0^T C) = 1/2 (a_3.c_2 - a_2.c_3, a_1.c_3 - a_3.c_1, a_2.c_1 - a_1.c_2)   rotation [rad]
 
   with a_i = R_a C e_i, c_j = R_b R0^T C e_j and R0 the initial relative rotation (unloaded at the initial pose), are
-  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsCoordinateForce). The generalised force
+  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsRowForce). The generalised force
   Q = -(de/dq)^T (K e + D e') with e' = (de/dq) v is that of the force F_B = -R_a C f on b at P_b and its reaction on
   a at the same point P_b (no moment of the pair), f = K e + D e'; e' = C^T R_a^T (P_b' - P_a' - omega_a x (P_b - P_a)),
   the rate seen in the turning frame, so the damper dissipates e'^T D e' >= 0. Fields: bodies: [a, b], point or
@@ -112,7 +112,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   if (nrot_k || nrot_d) MbsBushingRotationRows(el, a, c);
-  el->row_forces = PETSC_TRUE; /* MbsCoordinateForce on each row */
+  el->row_forces = PETSC_TRUE; /* MbsRowForce on each row */
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
     if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));
   PetscFunctionReturn(0);
@@ -121,7 +121,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
 static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscInt   nq   = desc->nq;
-  PetscReal *grad = desc->work, *hess = desc->work + nq, *grad_p = hess + nq * nq;
+  PetscReal *grad = desc->work, *grad_p = grad + nq;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
@@ -130,13 +130,7 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
     PetscReal       s;
 
     if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0 && !MbsForceLawActive(el, ik) && !MbsForceLawActive(el, id)) continue;
-    PetscCall(PetscArrayzero(grad, nq));
-    s = MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
-    if (Jq) {
-      PetscCall(PetscArrayzero(hess, nq * nq));
-      MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    }
-    MbsCoordinateForce(desc, el, ik, id, s, grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
+    s = MbsRowForce(desc, el, &el->row[i], ik, id, q, v, grad, F, Jq, Jv, Jp, ld);
     for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
       PetscInt  j = el->geometry[n].param;
       PetscReal s_p;

@@ -319,6 +319,7 @@ PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, 
 PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
 PETSC_INTERN PetscReal    MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearAddSlotHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearMark(MbsDescription, const MbsBilinear *, PetscBool, PetscBool[]);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
@@ -461,6 +462,7 @@ PETSC_INTERN void           MbsForceLawSecond(MbsDescription, const MbsElement *
 PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForceP(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscReal      MbsRowForce(MbsDescription, const MbsElement *, const MbsBilinear *, PetscInt, PetscInt, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);
