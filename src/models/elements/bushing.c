@@ -125,12 +125,14 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   PetscReal *grad_p = desc->work, *grad = grad_p + nq, *work = grad + batch * nq, s[6];
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < el->nrow; i++) {
-    const MbsValue *k = &el->value[i < 3 ? i : 3 + i], *d = &el->value[i < 3 ? 3 + i : 6 + i];
+  for (PetscInt i = 0; i < el->nrow; i++) { /* k_0..2, d_0..2, k_r 0..2, d_r 0..2 */
+    const MbsValue *k, *d;
 
     row[n] = i;
     ik[n]  = i < 3 ? i : 3 + i;
     id[n]  = i < 3 ? 3 + i : 6 + i;
+    k      = &el->value[ik[n]];
+    d      = &el->value[id[n]];
     if (k->param >= 0 || d->param >= 0 || k->value != 0 || d->value != 0 || MbsForceLawActive(el, ik[n]) || MbsForceLawActive(el, id[n])) n++;
   }
   for (PetscInt r0 = 0; r0 < n; r0 += batch) {

@@ -279,7 +279,8 @@ struct _MbsDescription {
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
   PetscInt          ns;           /* internal states of the elements (U's last block) */
   /* a view's support: the coordinates where the element's Jq and Jv can be non-zero (its rows' for row_forces), the
-     only ones its loops over Jq, Jv need visit; NULL: every coordinate (model_described.c) */
+     only ones its loops over Jq, Jv need visit, in increasing order and whole slots (the 3 coordinates of a slot
+     together, MbsBilinearMark(): MbsRowForces() runs over 3 x 3 blocks); NULL: every coordinate (model_described.c) */
   const PetscInt *support;
   PetscInt        nsupport;
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
