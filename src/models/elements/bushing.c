@@ -6,7 +6,7 @@
     x_r   = vect(C^T R_a^T R_b R0^T C) = 1/2 (a_3.c_2 - a_2.c_3, a_1.c_3 - a_3.c_1, a_2.c_1 - a_1.c_2)   rotation [rad]
 
   with a_i = R_a C e_i, c_j = R_b R0^T C e_j and R0 the initial relative rotation (unloaded at the initial pose), are
-  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsCoordinateForce). The generalised force
+  bilinear in q; each carries a spring k_i and a damper d_i on its rate (MbsRowForces). The generalised force
   Q = -(de/dq)^T (K e + D e') with e' = (de/dq) v is that of the force F_B = -R_a C f on b at P_b and its reaction on
   a at the same point P_b (no moment of the pair), f = K e + D e'; e' = C^T R_a^T (P_b' - P_a' - omega_a x (P_b - P_a)),
   the rate seen in the turning frame, so the damper dissipates e'^T D e' >= 0. Fields: bodies: [a, b], point or
@@ -112,37 +112,40 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
   if (nrot_k || nrot_d) MbsBushingRotationRows(el, a, c);
-  el->row_forces = PETSC_TRUE; /* MbsCoordinateForce on each row */
+  el->row_forces = PETSC_TRUE; /* MbsRowForces on its rows */
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
     if (el->value[i].value < 0) PetscCall(MbsYAMLError(reader, node, "stiffness and damping must not be negative"));
   PetscFunctionReturn(0);
 }
 
+/* Its rows with a stiffness or damping (MbsRowForces() takes them in batches that fit the view's scratch) */
 static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  PetscInt   nq   = desc->nq;
-  PetscReal *grad = desc->work, *hess = desc->work + nq, *grad_p = hess + nq * nq;
+  PetscInt   nq = desc->nq, batch = MbsRowForcesBatch(desc), row[6], ik[6], id[6], n = 0;
+  PetscReal *grad_p = desc->work, *grad = grad_p + nq, *work = grad + batch * nq, s[6];
 
   PetscFunctionBeginUser;
-  for (PetscInt i = 0; i < el->nrow; i++) {
-    PetscInt        ik = i < 3 ? i : 3 + i, id = i < 3 ? 3 + i : 6 + i;
-    const MbsValue *k = &el->value[ik], *d = &el->value[id];
-    PetscReal       s;
+  for (PetscInt i = 0; i < el->nrow; i++) { /* k_0..2, d_0..2, k_r 0..2, d_r 0..2 */
+    const MbsValue *k, *d;
 
-    if (k->param < 0 && d->param < 0 && k->value == 0 && d->value == 0 && !MbsForceLawActive(el, ik) && !MbsForceLawActive(el, id)) continue;
-    PetscCall(PetscArrayzero(grad, nq));
-    s = MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
-    if (Jq) {
-      PetscCall(PetscArrayzero(hess, nq * nq));
-      MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    }
-    MbsCoordinateForce(desc, el, ik, id, s, grad, Jq ? hess : NULL, v, F, Jq, Jv, Jp, ld);
-    for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
-      PetscInt  j = el->geometry[n].param;
-      PetscReal s_p;
+    row[n] = i;
+    ik[n]  = i < 3 ? i : 3 + i;
+    id[n]  = i < 3 ? 3 + i : 6 + i;
+    k      = &el->value[ik[n]];
+    d      = &el->value[id[n]];
+    if (k->param >= 0 || d->param >= 0 || k->value != 0 || d->value != 0 || MbsForceLawActive(el, ik[n]) || MbsForceLawActive(el, id[n])) n++;
+  }
+  for (PetscInt r0 = 0; r0 < n; r0 += batch) {
+    PetscInt nb = PetscMin(batch, n - r0);
 
-      if (MbsGeometryFirst(el, n) && MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik, id, s, grad, v, s_p, grad_p, Jp + j * ld);
-    }
+    MbsRowForces(desc, el, nb, row + r0, ik + r0, id + r0, q, v, s, grad, F, Jq, Jv, Jp, ld, work);
+    for (PetscInt r = 0; r < nb && Jp; r++)
+      for (PetscInt g = 0; g < el->ngeometry; g++) {
+        PetscInt  j = el->geometry[g].param;
+        PetscReal s_p;
+
+        if (MbsGeometryFirst(el, g) && MbsBushingRowByPoint(desc, el, row[r0 + r], j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik[r0 + r], id[r0 + r], s[r], grad + r * nq, v, s_p, grad_p, Jp + j * ld);
+      }
   }
   PetscFunctionReturn(0);
 }

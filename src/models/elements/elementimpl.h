@@ -281,7 +281,8 @@ struct _MbsDescription {
   PetscReal        *work;         /* 3 nq x nq + 4 nq scratch of the force elements, then nparam of the excitations' ds/dp */
   PetscInt          ns;           /* internal states of the elements (U's last block) */
   /* a view's support: the coordinates where the element's Jq and Jv can be non-zero (its rows' for row_forces), the
-     only ones its loops over Jq, Jv need visit; NULL: every coordinate (model_described.c) */
+     only ones its loops over Jq, Jv need visit, in increasing order and whole slots (the 3 coordinates of a slot
+     together, MbsBilinearMark(): MbsRowForces() runs over 3 x 3 blocks); NULL: every coordinate (model_described.c) */
   const PetscInt *support;
   PetscInt        nsupport;
   /* An element is evaluated on a view of the description (model_described.c): nq its bodies' coordinates alone, the
@@ -321,6 +322,7 @@ PETSC_INTERN PetscReal    MbsBilinearValue(MbsDescription, const MbsBilinear *, 
 PETSC_INTERN PetscReal    MbsBilinearRate(MbsDescription, const MbsBilinear *, const PetscReal[], const PetscReal[]);
 PETSC_INTERN PetscReal    MbsBilinearAddGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
+PETSC_INTERN void         MbsBilinearAddSlotHessian(MbsDescription, const MbsBilinear *, PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearMark(MbsDescription, const MbsBilinear *, PetscBool, PetscBool[]);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
@@ -464,6 +466,8 @@ PETSC_INTERN void           MbsForceLawSecond(MbsDescription, const MbsElement *
 PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForceP(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForce(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscInt       MbsRowForcesBatch(MbsDescription);
+PETSC_INTERN void           MbsRowForces(MbsDescription, const MbsElement *, PetscInt, const PetscInt[], const PetscInt[], const PetscInt[], const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 MBS_ELEMENT_TYPE(RelativeDisplacement);
 MBS_ELEMENT_TYPE(BushingForce);
 MBS_ELEMENT_TYPE(BushingMoment);

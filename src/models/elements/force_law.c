@@ -262,6 +262,15 @@ void MbsForceLawEval(MbsDescription desc, const MbsElement *el, PetscInt ik, Pet
   }
 }
 
+/* F += g s_q^T and Jp += g_p s_q^T of a coordinate force (either may be NULL) */
+static void AddForce(MbsDescription desc, const MbsLawForce *g, const PetscReal grad[], PetscReal F[], PetscReal Jp[], PetscInt ld)
+{
+  for (PetscInt i = 0; i < desc->nq; i++) {
+    if (F) F[i] += g->g * grad[i];
+    for (PetscInt k = 0; k < g->np && Jp; k++) Jp[i + g->param[k] * ld] += g->dgdp[k] * grad[i];
+  }
+}
+
 /*
   The force g(s, s') of the stiffness ik and damping id of el (values or laws, force_law.c) on a scalar coordinate s(q)
   with gradient s_q and Hessian s_qq (dense; the damper on s' = s_q v): the generalised force is f = -g s_q^T, so
@@ -269,33 +278,126 @@ void MbsForceLawEval(MbsDescription desc, const MbsElement *el, PetscInt ik, Pet
     -f = g s_q^T,  -df/dq = s_q^T (g_s s_q + g_s' (s_qq v)^T) + g s_qq,  -df/dv = g_s' s_q^T s_q,  -df/dp = g_p s_q^T
 
   (linear: g = k s + d s', a Rayleigh damper whose force is the derivative of d s'^2 / 2). F, Jq, Jv, Jp as
-  MbsElementForceFn; only Jq needs s_qq, so hess may be NULL without it (a residual then skips the nq^2 work).
+  MbsElementForceFn; only Jq needs s_qq, and only on the view's support, so hess may be NULL without it (a residual
+  then skips the nq^2 work). Bilinear coordinates have MbsRowForces(), which needs no s_qq. Scratch: desc->work +
+  3 nq^2 + 3 nq (nq).
 */
 void MbsCoordinateForce(MbsDescription desc, const MbsElement *el, PetscInt ik, PetscInt id, PetscReal s, const PetscReal grad[], const PetscReal hess[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  PetscInt    nq   = desc->nq;
-  PetscReal   rate = 0;
-  PetscReal  *hv   = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
+  PetscInt    nq = desc->nq, m = MbsSupportSize(desc);
+  PetscReal   rate = 0, *hv = desc->work + 3 * nq * nq + 3 * nq; /* after the scratch of the elements */
   MbsLawForce g;
 
   for (PetscInt i = 0; i < nq; i++) rate += grad[i] * v[i];
   MbsForceLawEval(desc, el, ik, id, s, rate, &g);
-  for (PetscInt ii = 0; ii < MbsSupportSize(desc) && Jq; ii++) { /* grad and hess vanish outside the support */
-    PetscInt i = MbsSupportAt(desc, ii);
+  AddForce(desc, &g, grad, F, Jp, ld);
+  for (PetscInt ii = 0; ii < m && Jq; ii++) { /* grad and hess vanish outside the support */
+    PetscInt  i   = MbsSupportAt(desc, ii);
+    PetscReal sum = 0;
 
-    hv[i] = 0;
-    for (PetscInt jj = 0; jj < MbsSupportSize(desc); jj++) hv[i] += hess[i + MbsSupportAt(desc, jj) * nq] * v[MbsSupportAt(desc, jj)];
+    for (PetscInt jj = 0; jj < m; jj++) sum += hess[i + MbsSupportAt(desc, jj) * nq] * v[MbsSupportAt(desc, jj)];
+    hv[i] = sum;
   }
-  for (PetscInt i = 0; i < nq; i++) {
-    if (F) F[i] += g.g * grad[i];
-    for (PetscInt k = 0; k < g.np && Jp; k++) Jp[i + g.param[k] * ld] += g.dgdp[k] * grad[i];
-  }
-  for (PetscInt jj = 0; jj < MbsSupportSize(desc) && (Jq || Jv); jj++)
-    for (PetscInt ii = 0; ii < MbsSupportSize(desc); ii++) {
-      PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj);
+  for (PetscInt jj = 0; jj < m && (Jq || Jv); jj++) {
+    PetscInt  j = MbsSupportAt(desc, jj);
+    PetscReal w = Jq ? g.gx * grad[j] + g.gv * hv[j] : 0;
 
-      if (Jq) Jq[i + j * ld] += grad[i] * (g.gx * grad[j] + g.gv * hv[j]) + g.g * hess[i + j * nq];
+    for (PetscInt ii = 0; ii < m; ii++) {
+      PetscInt i = MbsSupportAt(desc, ii);
+
+      if (Jq) Jq[i + j * ld] += grad[i] * w + g.g * hess[i + j * nq];
       if (Jv) Jv[i + j * ld] += g.gv * grad[i] * grad[j];
+    }
+  }
+}
+
+/*@C
+  MbsRowForcesBatch - The most coordinates MbsRowForces() takes at once on the view desc, with its grad and work in
+  desc->work after the caller's first nq: 3 on a point mass alone (nq = 3), 8 on a rigid body, 12 on two. Not collective.
+@*/
+PetscInt MbsRowForcesBatch(MbsDescription desc)
+{
+  PetscInt nq = desc->nq, ns = nq / 3;
+
+  return (3 * nq * nq + 2 * nq) / (3 * nq + ns * ns + 1); /* 3 nq^2 + 4 nq in all: nq + n nq + n (2 nq + ns^2 + 1) + nq */
+}
+
+/*
+  MbsRowForces - MbsCoordinateForce() on n bilinear coordinates s_r = el->row[row[r]] (kinematics.c) with the stiffness
+  ik[r] and damping id[r] each, at most MbsRowForcesBatch(): their values into s and gradients into grad (n x nq, row r
+  at grad + r nq), which the caller may read after. A bilinear Hessian is constant and s_qq = C (x) I3 on the view's
+  (slot, component) pairs (MbsBilinearAddSlotHessian()), so C (nq/3 x nq/3) stands for the nq x nq matrix, which is
+  never formed: s_qq v from C, g s_qq on the diagonals of the 3 x 3 blocks. Jq and Jv are then summed over the n
+  coordinates entry by entry, each loaded and stored once, not once per coordinate: an entry receives the same terms in
+  the same order as from MbsCoordinateForce() coordinate after coordinate, so the two agree to the last bit (but for the
+  sign of a zero). The support of row forces is whole slots (MbsBilinearMark()), and the blocks run over it. work:
+  n (2 nq + nq^2/9 + 1) + nq. Not collective.
+*/
+void MbsRowForces(MbsDescription desc, const MbsElement *el, PetscInt n, const PetscInt row[], const PetscInt ik[], const PetscInt id[], const PetscReal q[], const PetscReal v[], PetscReal s[], PetscReal grad[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld, PetscReal work[])
+{
+  PetscInt   nq = desc->nq, ns = nq / 3, m = MbsSupportSize(desc);
+  PetscReal *u = work, *w = u + n * nq, *C = w + n * nq, *g = C + n * ns * ns, *hv = g + n;
+
+  for (PetscInt r = 0; r < n; r++) {
+    PetscReal  *gr = grad + r * nq, *Cr = C + r * ns * ns, rate = 0;
+    MbsLawForce law;
+
+    for (PetscInt i = 0; i < nq; i++) gr[i] = 0;
+    s[r] = MbsBilinearAddGradient(desc, &el->row[row[r]], q, 1, gr, 1);
+    for (PetscInt i = 0; i < nq; i++) rate += gr[i] * v[i];
+    MbsForceLawEval(desc, el, ik[r], id[r], s[r], rate, &law);
+    AddForce(desc, &law, gr, F, Jp, ld);
+    for (PetscInt i = 0; i < nq && Jv; i++) u[r * nq + i] = law.gv * gr[i];
+    if (!Jq) continue;
+    for (PetscInt k = 0; k < ns * ns; k++) Cr[k] = 0;
+    MbsBilinearAddSlotHessian(desc, &el->row[row[r]], 1, Cr, ns);
+    for (PetscInt a = 0; a < ns; a++) { /* (s_qq v)_i, i = 3 a + k, summed as MbsCoordinateForce() sums, without its zeros */
+      PetscReal x0 = 0, x1 = 0, x2 = 0;
+
+      for (PetscInt b = 0; b < ns; b++) {
+        x0 += Cr[a + b * ns] * v[3 * b];
+        x1 += Cr[a + b * ns] * v[3 * b + 1];
+        x2 += Cr[a + b * ns] * v[3 * b + 2];
+      }
+      hv[3 * a]     = x0;
+      hv[3 * a + 1] = x1;
+      hv[3 * a + 2] = x2;
+    }
+    for (PetscInt i = 0; i < nq; i++) w[r * nq + i] = law.gx * gr[i] + law.gv * hv[i];
+    g[r] = law.g;
+  }
+  for (PetscInt jj = 0; jj < m && (Jq || Jv); jj += 3)
+    for (PetscInt ii = 0; ii < m; ii += 3) { /* the 3 x 3 block at slots (i/3, j/3), column by column, the coordinates in turn */
+      PetscInt i = MbsSupportAt(desc, ii), j = MbsSupportAt(desc, jj), ab = i / 3 + (j / 3) * ns;
+
+      for (PetscInt c = 0; c < 3 && Jq; c++) { /* g s_qq on the block's diagonal */
+        PetscReal *column = Jq + i + (j + c) * ld, x0 = column[0], x1 = column[1], x2 = column[2];
+
+        for (PetscInt r = 0; r < n; r++) {
+          const PetscReal *gi = grad + r * nq + i, wc = w[r * nq + j + c], h = g[r] * C[r * ns * ns + ab];
+
+          x0 += gi[0] * wc + (c == 0) * h;
+          x1 += gi[1] * wc + (c == 1) * h;
+          x2 += gi[2] * wc + (c == 2) * h;
+        }
+        column[0] = x0;
+        column[1] = x1;
+        column[2] = x2;
+      }
+      for (PetscInt c = 0; c < 3 && Jv; c++) {
+        PetscReal *column = Jv + i + (j + c) * ld, x0 = column[0], x1 = column[1], x2 = column[2];
+
+        for (PetscInt r = 0; r < n; r++) {
+          const PetscReal *ui = u + r * nq + i, gc = grad[r * nq + j + c];
+
+          x0 += ui[0] * gc;
+          x1 += ui[1] * gc;
+          x2 += ui[2] * gc;
+        }
+        column[0] = x0;
+        column[1] = x1;
+        column[2] = x2;
+      }
     }
 }
 

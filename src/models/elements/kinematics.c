@@ -132,26 +132,43 @@ void MbsMapAddTranspose(MbsDescription desc, const MbsVectorMap *map, PetscReal 
   }
 }
 
-/* J += scale A^T K B (K 3 x 3 row-major, NULL: the identity), J column-major with leading dimension ld */
-void MbsMapAddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorMap *B, const PetscReal K[9], PetscReal scale, PetscReal J[], PetscInt ld)
+/*
+  J += scale A^T K B (K 3 x 3 row-major, NULL: the identity), J column-major with leading dimension ld; with slots (K
+  NULL) instead the slot matrix C of scale A^T B = C (x) I3, one entry per 3 x 3 block at the blocks' slots of the
+  view, from the same products in the same order
+*/
+static void AddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorMap *B, const PetscReal K[9], PetscReal scale, PetscBool slots, PetscReal J[], PetscInt ld)
 {
   for (PetscInt ta = 0; ta < A->nterm; ta++)
     for (PetscInt tb = 0; tb < B->nterm; tb++) {
-      PetscInt oa = desc->body[A->body[ta]].offset, ob = desc->body[B->body[tb]].offset;
+      PetscInt oa = desc->body[A->body[ta]].offset, ob = desc->body[B->body[tb]].offset, nb = TermSlots(desc, B, tb);
 
-      for (PetscInt sa = 0; sa < MbsBodySlots(desc, A->body[ta]); sa++)
-        for (PetscInt sb = 0; sb < MbsBodySlots(desc, B->body[tb]); sb++) {
-          PetscReal c = scale * Coefficient(A, ta, sa) * Coefficient(B, tb, sb);
+      for (PetscInt sa = 0; sa < TermSlots(desc, A, ta); sa++) {
+        PetscReal ca = scale * Coefficient(A, ta, sa);
+
+        if (ca == 0) continue;
+        for (PetscInt sb = 0; sb < nb; sb++) {
+          PetscReal  c = ca * Coefficient(B, tb, sb);
+          PetscReal *block;
 
           if (c == 0) continue;
-          for (PetscInt ka = 0; ka < 3; ka++)
-            for (PetscInt kb = 0; kb < 3; kb++) {
-              PetscReal Kab = K ? K[3 * ka + kb] : (PetscReal)(ka == kb);
-
-              if (Kab != 0) J[(oa + 3 * sa + ka) + (ob + 3 * sb + kb) * ld] += c * Kab;
-            }
+          if (slots) {
+            J[(oa / 3 + sa) + (ob / 3 + sb) * ld] += c;
+            continue;
+          }
+          block = J + (oa + 3 * sa) + (ob + 3 * sb) * ld;
+          for (PetscInt ka = 0; ka < 3 && !K; ka++) block[ka + ka * ld] += c;
+          for (PetscInt ka = 0; ka < 3 && K; ka++)
+            for (PetscInt kb = 0; kb < 3; kb++)
+              if (K[3 * ka + kb] != 0) block[ka + kb * ld] += c * K[3 * ka + kb];
         }
+      }
     }
+}
+
+void MbsMapAddOuter(MbsDescription desc, const MbsVectorMap *A, const MbsVectorMap *B, const PetscReal K[9], PetscReal scale, PetscReal J[], PetscInt ld)
+{
+  AddOuter(desc, A, B, K, scale, PETSC_FALSE, J, ld);
 }
 
 /* The element's next row (constraint row or coordinate), zeroed; at most 6 (fixed, bushing) */
@@ -224,13 +241,29 @@ PetscReal MbsBilinearAddGradient(MbsDescription desc, const MbsBilinear *s, cons
   return value;
 }
 
+static void AddHessian(MbsDescription desc, const MbsBilinear *s, PetscReal scale, PetscBool slots, PetscReal J[], PetscInt ld)
+{
+  for (PetscInt i = 0; i < s->nproduct; i++) {
+    AddOuter(desc, &s->a[i], &s->b[i], NULL, scale * s->sign[i], slots, J, ld);
+    AddOuter(desc, &s->b[i], &s->a[i], NULL, scale * s->sign[i], slots, J, ld);
+  }
+}
+
 /* J += scale s_qq */
 void MbsBilinearAddHessian(MbsDescription desc, const MbsBilinear *s, PetscReal scale, PetscReal J[], PetscInt ld)
 {
-  for (PetscInt i = 0; i < s->nproduct; i++) {
-    MbsMapAddOuter(desc, &s->a[i], &s->b[i], NULL, scale * s->sign[i], J, ld);
-    MbsMapAddOuter(desc, &s->b[i], &s->a[i], NULL, scale * s->sign[i], J, ld);
-  }
+  AddHessian(desc, s, scale, PETSC_FALSE, J, ld);
+}
+
+/*@C
+  MbsBilinearAddSlotHessian - C += scale times the slot matrix C_s of s_qq = C_s (x) I3 (every map acts alike on the
+  3 components of a slot): C is nq/3 x nq/3 on the view's slots, leading dimension ld. Each of its entries is the sum
+  that MbsBilinearAddHessian() adds into each of the 3 entries of its block, in the same order, so the two agree to the
+  last bit; C_s is 9 times smaller. Not collective.
+@*/
+void MbsBilinearAddSlotHessian(MbsDescription desc, const MbsBilinear *s, PetscReal scale, PetscReal C[], PetscInt ld)
+{
+  AddHessian(desc, s, scale, PETSC_TRUE, C, ld);
 }
 
 /* out[j stride] += scale d(s_q w)/dq_j = scale (s_qq w)_j */
