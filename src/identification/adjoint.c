@@ -429,7 +429,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscScalar       *l;
     SNES               snes;
     TSAdapt            adapt;
-    PetscInt           lag;
+    PetscInt           lag, reuse;
     PetscBool          rk;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->lambda));
@@ -469,7 +469,8 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
       PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
     }
     /* the forward's Newton factors afresh again after the sweep */
-    PetscCall(MbsTSSetKLUReuse(o->ts, model->adjoint_klu_reuse));
+    PetscCall(MbsModelGetAdjointKLUReuse(model, &reuse));
+    PetscCall(MbsTSSetKLUReuse(o->ts, reuse));
     PetscCall(TSAdjointSolve(o->ts));
     PetscCall(MbsTSSetKLUReuse(o->ts, 0));
     PetscCall(VecGetArrayRead(mu, &g));

@@ -432,6 +432,17 @@ PetscErrorCode MbsModelGetPetscKLU(MbsModel model, PetscBool *petsc_klu)
 }
 
 /*
+  MbsModelGetAdjointKLUReuse - The most corrections of a transposed solve of an adjoint sweep on KLU's kept factors
+  (-adjoint_klu_reuse; 0: every step's Jacobian factored). Not collective.
+*/
+PetscErrorCode MbsModelGetAdjointKLUReuse(MbsModel model, PetscInt *reuse)
+{
+  PetscFunctionBeginUser;
+  *reuse = model->adjoint_klu_reuse;
+  PetscFunctionReturn(0);
+}
+
+/*
   MbsModelGetJacobianWork - The n x n dense array the sparse path has the model write its Jacobian into, allocated on
   the first call and freed with the model. Not collective.
 */

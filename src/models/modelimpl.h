@@ -200,6 +200,7 @@ PETSC_INTERN PetscErrorCode MbsModelGetStepCaps(MbsModel, PetscReal *, PetscReal
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianWork(MbsModel, PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetPetscKLU(MbsModel, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsModelGetAdjointKLUReuse(MbsModel, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsModelGetDifferentialInfo(MbsModel, const PetscBool **, PetscBool *, const char **);
 PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelHasOutputP(MbsModel, PetscBool *);
