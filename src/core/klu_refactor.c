@@ -21,6 +21,18 @@
   PETSc's choice; -1 for klu_refactor, which then skips its O(nnz) check of the arrays klu_factor checked), KLU's
   other defaults (AMD ordering, BTF, pivot tolerance 0.001). -jacobian_petsc_klu (or -pc_type lu
   -pc_factor_mat_solver_type klu, with the solve's prefix) chooses PETSc's interface instead.
+
+  The adjoint sweep of a theta method (adjoint.c, -adjoint_klu_reuse N) solves one transposed system per step, with the
+  Jacobian J_n of that step; a factorisation cost the powertrain's 72 unknowns about 11 us, a solve 1 us. There the
+  factors M of an earlier step are kept (MbsPCSetKLUReuse) and each J_n^T x = b is solved by iterative refinement,
+
+    x_0 = M^-T b,   x_k+1 = x_k + M^-T (b - J_n^T x_k),
+
+  until the residual is at the backward error of rounding (MbsKLURefine_Private): on the powertrain two corrections per
+  step, 85 factorisations in a sweep of 2800 steps, the gradient unchanged to 4e-13 of its largest entry. A solve that
+  needs all N corrections has the next matrix factored; one that N do not bring to rounding is solved again with the LU
+  of its own matrix, and the next matrices are factored for a while (a doubling back-off). KSP stays KSPPREONLY: a
+  Krylov method around the same preconditioner would add its vector work to corrections that contract by 1e-5 each.
 */
 #include "core/coreimpl.h"
 #include <klu.h>
@@ -34,12 +46,12 @@
 
 /* a solve refined on kept factors (MbsPCSetKLUReuse()) is done when its residual is within this many times
    |op(A)| |x| + |b| (max norms): 8 units of rounding, a little above what the residual's own rounding leaves */
+#define MBS_KLU_REFINE_BACKWARD_ERROR (8 * PETSC_MACHINE_EPSILON)
+
 /* after this many failed refinements in a row (1 + 2 + .. + 64 matrices factored), one refinement is tried every
    this many matrices: on engine4's adjoint, where the factors of the last step need 4 corrections and those of two
    steps ago fail, the wasted tries cost 1/64 of a factorisation per step */
 #define MBS_KLU_REUSE_MAX_BACKOFF 64
-
-#define MBS_KLU_REFINE_BACKWARD_ERROR (8 * PETSC_MACHINE_EPSILON)
 
 typedef struct {
   klu_common       common;
@@ -377,8 +389,8 @@ PetscErrorCode MbsPCGetKLUCounts(PC pc, PetscInt *nanalysis, PetscInt *nfactor, 
 
 /*
   MbsPCSetKLUReuse - With reuse > 0, the KLU of MbsPCSetKLURefactor() keeps its factors when its matrix changes and
-  solves with the new matrix by iterative refinement on them, to a componentwise backward error of a few units of
-  rounding (as accurate as a fresh LU), with at most reuse corrections; a solve that needs them all has the next matrix
+  solves with the new matrix by iterative refinement on them, to a normwise backward error of a few units of rounding
+  (as accurate as a fresh LU), with at most reuse corrections; a solve that needs them all has the next matrix
   factored, one they do not refine is solved again by the LU of its own matrix. reuse = 0 (the default) factors every
   matrix; setting it ends the counts of MbsPCGetKLUReuseCounts() (reported by -info). Any other PC is left alone. Not
   collective.
