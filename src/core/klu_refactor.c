@@ -237,7 +237,7 @@ static PetscErrorCode MbsKLURefine_Private(PC pc, MbsKLU *klu, Vec b, Vec x, Pet
           const PetscScalar p = a[e] * xa[i];
 
           r[ja[e]] -= p;
-          bound[ja[e]] += PetscAbsScalar(p);
+          if (k) bound[ja[e]] += PetscAbsScalar(p);
         }
     else
       for (PetscInt i = 0; i < n; i++)
@@ -245,8 +245,14 @@ static PetscErrorCode MbsKLURefine_Private(PC pc, MbsKLU *klu, Vec b, Vec x, Pet
           const PetscScalar p = a[e] * xa[ja[e]];
 
           r[i] -= p;
-          bound[i] += PetscAbsScalar(p);
+          if (k) bound[i] += PetscAbsScalar(p);
         }
+    /* x_0 of the kept factors is never refined: its check is skipped */
+    if (!k) {
+      PetscCall(MbsKLUSolveInPlace_Private(klu, n, r, transpose));
+      for (PetscInt i = 0; i < n; i++) xa[i] += r[i];
+      continue;
+    }
     rmax = bmax = 0;
     *refined    = PETSC_TRUE;
     for (PetscInt i = 0; i < n; i++) {
