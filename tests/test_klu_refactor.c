@@ -6,7 +6,10 @@
   and the solve off by 8e-4; only the fallback to a factorisation with pivoting gives the 1e-15 asserted.
   Prints each case's relative error and the counts of analyses, factorisations with pivoting and refactorisations;
   fails above 1e-13 or when a count is not the one the case implies (a refactorisation that always fell back to
-  pivoting, or never did, would still solve accurately).
+  pivoting, or never did, would still solve accurately). Then the adjoint's reuse (MbsPCSetKLUReuse): a change of 1e-5
+  is refined on the kept factors to the closed form, a matrix the kept factors cannot refine (their iteration diverges)
+  is factored afresh and solved again, the next matrix after such a failure is factored, the one after that refined
+  again; turned off, the next matrix is factored. Each with its counts.
 */
 #include "core/coreimpl.h"
 
@@ -78,6 +81,48 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-36s relative error %.1e, %" PetscInt_FMT " analyses, %" PetscInt_FMT " factorisations, %" PetscInt_FMT " refactorisations\n", cases[c].what, (double)error, count[0], count[1], count[2]));
     worst = PetscMax(worst, error);
     for (PetscInt k = 0; k < 3; k++) counted = (PetscBool)(counted && count[k] == cases[c].count[k]);
+  }
+  /* the adjoint's reuse (MbsPCSetKLUReuse, at most 3 corrections): counts of set-ups, factorisations, refined solves and
+     failed refinements after each case */
+  {
+    const struct {
+      const char *what;
+      PetscScalar m[4];
+      PetscInt    count[4];
+    } reused[] = {
+      {"reuse: small change, refined",     {2.00002, 1, 0.5, 3.00001}, {1, 0, 2, 0}},
+      {"reuse: far off, factored afresh",  {1e-14, 1, 2, 1e-14},       {2, 1, 2, 1}},
+      {"reuse: after a failure, factored", {2, 1, 0.5, 3},             {3, 2, 2, 1}},
+      {"reuse: small change, refined",     {2, 1, 0.5, 3.00003},       {4, 2, 4, 1}},
+    };
+    MbsKLUReuseCounts reuse;
+    PetscInt          before[3], after[3];
+
+    PetscCall(MbsPCSetKLUReuse(pc, 3));
+    for (size_t c = 0; c < PETSC_STATIC_ARRAY_LENGTH(reused); c++) {
+      PetscReal error = 0;
+
+      PetscCall(SolveCase(ksp, A, reused[c].m, &error));
+      PetscCall(MbsPCGetKLUReuseCounts(pc, &reuse));
+      PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-36s relative error %.1e, %" PetscInt_FMT " matrices, %" PetscInt_FMT " factored, %" PetscInt_FMT " solves refined (%" PetscInt_FMT " corrections), %" PetscInt_FMT " not\n", reused[c].what, (double)error,
+                            reuse.nsetup, reuse.nfactor, reuse.nsolve, reuse.ncorrection, reuse.nfail));
+      worst   = PetscMax(worst, error);
+      counted = (PetscBool)(counted && reuse.nsetup == reused[c].count[0] && reuse.nfactor == reused[c].count[1] && reuse.nsolve == reused[c].count[2] && reuse.nfail == reused[c].count[3]);
+    }
+    /* a refinement that converges at once would mean the kept factors were of this matrix: the changes must cost corrections */
+    counted = (PetscBool)(counted && reuse.ncorrection >= reuse.nsolve);
+    /* off again: every new matrix is factored, as the forward solve's Newton expects */
+    PetscCall(MbsPCSetKLUReuse(pc, 0));
+    PetscCall(MbsPCGetKLUCounts(pc, &before[0], &before[1], &before[2]));
+    {
+      PetscReal error = 0;
+
+      PetscCall(SolveCase(ksp, A, (PetscScalar[]){2.1, 1, 0.5, 3}, &error));
+      worst = PetscMax(worst, error);
+    }
+    PetscCall(MbsPCGetKLUCounts(pc, &after[0], &after[1], &after[2]));
+    PetscCall(PetscPrintf(PETSC_COMM_SELF, "%-36s %" PetscInt_FMT " factorisation(s)\n", "reuse off: factored", after[1] + after[2] - before[1] - before[2]));
+    counted = (PetscBool)(counted && after[1] + after[2] == before[1] + before[2] + 1);
   }
   PetscCall(KSPDestroy(&ksp));
   PetscCall(MatDestroy(&A));

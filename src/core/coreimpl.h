@@ -43,6 +43,18 @@ PETSC_INTERN PetscErrorCode MbsTSTrajectoryRegisterStages(void);
 /* the sparse Jacobian's LU by KLU, its pivots reused while their growth allows (klu_refactor.c) */
 PETSC_INTERN PetscErrorCode MbsPCSetKLURefactor(PC);
 PETSC_INTERN PetscErrorCode MbsPCGetKLUCounts(PC, PetscInt *, PetscInt *, PetscInt *);
+/* its factors kept across matrices, each solve refined (MbsPCSetKLUReuse(), for the adjoint's transposed solves) */
+typedef struct {
+  PetscInt nsetup;         /* matrices set up while reusing */
+  PetscInt nfactor;        /* of them and of the solves below, those factored afresh */
+  PetscInt nsolve;         /* solves refined on kept factors to the backward error of rounding */
+  PetscInt ncorrection;    /* corrections of those solves, in all */
+  PetscInt max_correction; /* the most one of them needed */
+  PetscInt nfail;          /* solves not refined within the allowed corrections: factored afresh and solved again */
+} MbsKLUReuseCounts;
+PETSC_INTERN PetscErrorCode MbsPCSetKLUReuse(PC, PetscInt);
+PETSC_INTERN PetscErrorCode MbsPCGetKLUReuseCounts(PC, MbsKLUReuseCounts *);
+PETSC_INTERN PetscErrorCode MbsTSSetKLUReuse(TS, PetscInt);
 
 /* /eigen groups of a result file (eigen.c) */
 PETSC_INTERN PetscErrorCode MbsEigenWrite(MbsH5Writer *, const char[], const MbsEigenResult *);

@@ -438,7 +438,7 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
     PetscScalar       *l;
     SNES               snes;
     TSAdapt            adapt;
-    PetscInt           lag;
+    PetscInt           lag, reuse;
     PetscBool          rk;
 
     PetscCall(VecCreateSeq(PETSC_COMM_SELF, model->n, &o->lambda));
@@ -477,7 +477,11 @@ static PetscErrorCode MbsIntegralGradient_Private(MbsGradientObjects *o, MbsMode
       PetscCall(TSGetAdapt(o->ts, &adapt));
       PetscCall(TSAdaptSetType(adapt, TSADAPTNONE));
     }
+    /* the forward's Newton factors afresh again after the sweep */
+    PetscCall(MbsModelGetAdjointKLUReuse(model, &reuse));
+    PetscCall(MbsTSSetKLUReuse(o->ts, reuse));
     PetscCall(TSAdjointSolve(o->ts));
+    PetscCall(MbsTSSetKLUReuse(o->ts, 0));
     PetscCall(VecGetArrayRead(mu, &g));
     for (PetscInt k = 0; k < nid; k++)
       PetscCheck(!PetscIsInfOrNanReal(g[k]), PETSC_COMM_SELF, PETSC_ERR_FP, "The adjoint gradient of %s with respect to parameter %s of model %s is %g: the adjoint solve overflowed", integral->name, model->param_info[id[k]].name, model->type, (double)g[k]);

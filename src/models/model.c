@@ -257,6 +257,10 @@ PetscErrorCode MbsModelSetFromOptions(MbsModel model)
                              model->petsc_klu, &model->petsc_klu, NULL));
   PetscCheck(!model->petsc_klu || model->sparse_jacobian, model->comm, PETSC_ERR_ARG_INCOMP, "-jacobian_petsc_klu chooses the LU of a sparse Jacobian, but model %s (%" PetscInt_FMT " states) assembles it dense: add -jacobian_sparse or drop -jacobian_petsc_klu",
              model->type, model->n);
+  model->adjoint_klu_reuse = 3;
+  PetscCall(PetscOptionsInt("-adjoint_klu_reuse", "The adjoint solve of an implicit theta method (cn, theta, beuler) with the sparse Jacobian's KLU keeps the factors across steps and refines each transposed solve on them to the backward error of rounding, with at most this many corrections; a solve that needs them all has the next step's Jacobian factored, one they do not refine is solved again with its own Jacobian's factors (0: factor every step's Jacobian, as the forward solve does)", "MbsGradient",
+                            model->adjoint_klu_reuse, &model->adjoint_klu_reuse, NULL));
+  PetscCheck(model->adjoint_klu_reuse >= 0, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-adjoint_klu_reuse %" PetscInt_FMT ": give 0 (factor at every step) or the most corrections of one solve", model->adjoint_klu_reuse);
   PetscCall(PetscOptionsInt("-jacobian_lag", "Newton of a forward solve of an implicit integrator refactors its Jacobian at least every this many iterations, counted across steps, and sooner when an iteration contracts by less than half (1: every iteration; adjoint solves always use fresh Jacobians; default: the model's)", "MbsSimulate",
                             model->jacobian_lag, &model->jacobian_lag, NULL));
   PetscCheck(model->jacobian_lag >= 1, model->comm, PETSC_ERR_ARG_OUTOFRANGE, "-jacobian_lag %" PetscInt_FMT ": give 1 (a fresh Jacobian at every Newton iteration) or more", model->jacobian_lag);
@@ -424,6 +428,17 @@ PetscErrorCode MbsModelGetPetscKLU(MbsModel model, PetscBool *petsc_klu)
 {
   PetscFunctionBeginUser;
   *petsc_klu = model->petsc_klu;
+  PetscFunctionReturn(0);
+}
+
+/*
+  MbsModelGetAdjointKLUReuse - The most corrections of a transposed solve of an adjoint sweep on KLU's kept factors
+  (-adjoint_klu_reuse; 0: every step's Jacobian factored). Not collective.
+*/
+PetscErrorCode MbsModelGetAdjointKLUReuse(MbsModel model, PetscInt *reuse)
+{
+  PetscFunctionBeginUser;
+  *reuse = model->adjoint_klu_reuse;
   PetscFunctionReturn(0);
 }
 

@@ -154,6 +154,7 @@ struct _p_MbsModel {
   PetscBool               nodal_input;                  /* takes a nodal input without a force coordinate (a model file's force element with input: true) */
   PetscBool               sparse_jacobian;              /* the integrator assembles AIJ and factors it with KLU (simulate.c) */
   PetscBool               petsc_klu;                    /* that KLU is PETSc's interface, not core/klu_refactor.c's */
+  PetscInt                adjoint_klu_reuse;            /* corrections of a transposed solve on kept factors (MbsPCSetKLUReuse) */
   PetscReal              *jacobian_work;                /* n x n dense Jacobian the model writes into, for the sparse path */
   PetscInt                jacobian_lag;                 /* a forward solve's Newton refactors every jacobian_lag-th iteration, across steps (simulate.c) */
   PetscInt                newton_predictor;             /* degree of the polynomial through past states that starts each Newton solve, 0: the last state (simulate.c) */
@@ -199,6 +200,7 @@ PETSC_INTERN PetscErrorCode MbsModelGetStepCaps(MbsModel, PetscReal *, PetscReal
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianSettings(MbsModel, PetscBool *, PetscInt *, PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsModelGetJacobianWork(MbsModel, PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelGetPetscKLU(MbsModel, PetscBool *);
+PETSC_INTERN PetscErrorCode MbsModelGetAdjointKLUReuse(MbsModel, PetscInt *);
 PETSC_INTERN PetscErrorCode MbsModelGetDifferentialInfo(MbsModel, const PetscBool **, PetscBool *, const char **);
 PETSC_INTERN PetscErrorCode MbsModelGetParametersRead(MbsModel, const PetscReal **);
 PETSC_INTERN PetscErrorCode MbsModelHasOutputP(MbsModel, PetscBool *);
