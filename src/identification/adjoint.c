@@ -11,8 +11,9 @@
   (below), which reads dr/dU and dg/dp at the stages itself: no sub-TS unless the integral's value is asked for
   (design). A cost on measured samples (time) reads the output at step points instead: before the adjoint step
   back from such a point, its dJ/dU is added to lambda (TSAdjointSolve hands lambda to the adjoint monitor first),
-  and no quadrature is set up. The trajectory is kept in memory by default, in mbsid's own type (core/trajectory.c: one allocation, not PETSc's
-  vectors per step); -ts_trajectory_type and its checkpointing options are honoured.
+  and no quadrature is set up. The trajectory is kept in memory by default, in mbsid's own type (core/trajectory.c:
+  one growing block, not PETSc's vectors per step); checkpointing options select PETSc's memory type, and
+  -ts_trajectory_type is honoured.
 
   The Runge-Kutta adjoint step is mbsid's own (MbsTSAdjointStep_RK, put in TSRK's method table before the sweep):
   PETSc's forms dg/dU (n solves with E) and dg/dp (np solves) at every stage through SNESComputeJacobian, whose
@@ -58,7 +59,8 @@ typedef struct {
 /* Whether checkpointing options of PETSc's memory trajectory are given: mbsid's own (stages) keeps every step */
 static PetscErrorCode MbsCheckpointingGiven_Private(PetscBool *given)
 {
-  const char *const names[] = {"-ts_trajectory_stride", "-ts_trajectory_max_cps_ram", "-ts_trajectory_max_cps_disk", "-ts_trajectory_max_units_ram", "-ts_trajectory_max_units_disk", "-ts_trajectory_memory_type"};
+  const char *const names[] = {"-ts_trajectory_stride",      "-ts_trajectory_max_cps_ram",    "-ts_trajectory_max_cps_disk", "-ts_trajectory_max_units_ram", "-ts_trajectory_max_units_disk",
+                               "-ts_trajectory_memory_type", "-ts_trajectory_revolve_online", "-ts_trajectory_save_stack",   "-ts_trajectory_use_dram"};
 
   PetscFunctionBeginUser;
   *given = PETSC_FALSE;

@@ -76,7 +76,8 @@ typedef struct {
   one a new point takes: an adjoint step of CN asks for it at both ends, so at every node twice, at U' = 0 and at the
   step's difference quotient, on which it depends only through the mass and inertia parameters and the internal states
   (point[].rate, DescribedJacobianPCreate()); and the accelerometers' dy/dp at a node, which the step asks for before
-  either of its dF/dp, fills the node's (ChannelsAssembleP()).
+  either of its dF/dp, fills the node's (ChannelsAssembleP()) once dF/dp has been read as a matrix (read): a
+  Runge-Kutta gradient's adjoint step takes the dense dF/dp and would never read what its stages filled.
 */
 typedef struct {
   PetscBool  wrt_p;
@@ -86,6 +87,7 @@ typedef struct {
   PointKey   point[2];
   PetscReal  control_size[2][MBS_MAX_CONTROL];
   PetscInt   next;
+  PetscBool  read;
 } SparseForm;
 
 /*
@@ -1406,6 +1408,7 @@ static PetscErrorCode SparseAssemble(MbsModel model, SparseForm *form, PetscReal
   PetscFunctionBeginUser;
   (void)Description(model); /* first: an input that came or went empties dF/dp's cache */
   PetscCall(SparseKeptFind(model, form, t, U, Udot, &kept));
+  form->read = PETSC_TRUE;
   PetscCall(MatSeqAIJGetArray(A, &sink.values));
   if (kept >= 0) PetscCall(PetscArraycpy(sink.values, form->cached[kept], form->nnz));
   else {
@@ -1456,7 +1459,7 @@ static PetscErrorCode SparsePlaces_Private(MbsModel model, SparseForm *form, con
   sink.cursor = 0;
   PetscCall(AssembleEither(model, form->wrt_p, model->t0, U, U, 1, &sink));
   form->nnz          = sink.ia[nrow];
-  form->point[0].set = form->point[1].set = PETSC_FALSE;
+  form->point[0].set = form->point[1].set = form->read = PETSC_FALSE;
   PetscCall(PetscFree(form->cached[0]));
   if (form->wrt_p) PetscCall(PetscMalloc1(2 * form->nnz, &form->cached[0]));
   form->cached[1] = form->wrt_p ? form->cached[0] + form->nnz : NULL;
@@ -1726,13 +1729,14 @@ static PetscInt ChannelElement(Described *d, const PetscInt channel[], PetscInt 
 */
 static PetscErrorCode ChannelsAssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
 {
-  Described  *d    = (Described *)model->data;
-  SparseForm *form = &d->jacobian_p;
-  PetscInt    kept = 0, entry;
+  Described  *d     = (Described *)model->data;
+  SparseForm *form  = &d->jacobian_p;
+  PetscBool   share = (PetscBool)(form->cached[0] && form->read && !form->point[0].rate);
+  PetscInt    kept  = -1, entry;
 
   PetscFunctionBeginUser;
-  if (form->cached[0] && !form->point[0].rate) PetscCall(SparseKeptFind(model, form, t, U, Udot, &kept));
-  if (kept >= 0) {
+  if (share) PetscCall(SparseKeptFind(model, form, t, U, Udot, &kept));
+  if (!share || kept >= 0) {
     PetscCall(AssembleP(model, t, U, Udot, sink));
     PetscFunctionReturn(0);
   }

@@ -99,6 +99,16 @@ void MbsBushingRotationRows(MbsElement *el, const MbsVectorMap a[3], const MbsVe
   }
 }
 
+/* Whether a body of el turns: a rigid (or flexible) body, not a point mass or the ground */
+static PetscBool RotatingBody(MbsYAMLReader *reader, const MbsElement *el)
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+
+  for (PetscInt k = 0; k < 2; k++)
+    if (el->body[k] != MBS_GROUND && (desc->body[el->body[k]].rigid || desc->body[el->body[k]].flexible)) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+
 static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
   PetscInt     nrot_k, nrot_d;
@@ -111,6 +121,8 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscCall(MbsForceLawsRead(reader, node, "rotational_stiffness", PETSC_TRUE, "N m", "rad", PETSC_FALSE, 3, el, 6, &nrot_k));
   PetscCall(MbsForceLawsRead(reader, node, "rotational_damping", PETSC_FALSE, "N m", "rad", PETSC_FALSE, 3, el, 9, &nrot_d));
   if ((nrot_k && nrot_k != 3) || (nrot_d && nrot_d != 3)) PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need 3 values each"));
+  if ((nrot_k || nrot_d) && !RotatingBody(reader, el))
+    PetscCall(MbsYAMLError(reader, node, "rotational_stiffness and rotational_damping need a rigid body (with inertia) among the bushing's bodies: point masses and the ground do not rotate, so the rotation coordinates would be constant"));
   if (nrot_k || nrot_d) MbsBushingRotationRows(el, a, c);
   el->row_forces = PETSC_TRUE; /* MbsRowForces on its rows */
   for (PetscInt i = 0; i < 2 * el->nrow; i++)
@@ -118,7 +130,8 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscFunctionReturn(0);
 }
 
-/* Its rows with a stiffness or damping (MbsRowForces() takes them in batches that fit the view's scratch) */
+/* Its rows with a stiffness or damping, all in one MbsRowForces() call: its scratch holds 3 rows on a point mass alone
+   and more than 6 on any view with a rigid body, and rotation rows need one (BushingRead()) */
 static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   PetscInt   nq = desc->nq, batch = MbsRowForcesBatch(desc), row[6], ik[6], id[6], n = 0;
@@ -135,18 +148,15 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
     d      = &el->value[id[n]];
     if (k->param >= 0 || d->param >= 0 || k->value != 0 || d->value != 0 || MbsForceLawActive(el, ik[n]) || MbsForceLawActive(el, id[n])) n++;
   }
-  for (PetscInt r0 = 0; r0 < n; r0 += batch) {
-    PetscInt nb = PetscMin(batch, n - r0);
+  PetscCheck(n <= batch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Bushing '%s': %" PetscInt_FMT " rows exceed the %" PetscInt_FMT " its view's scratch holds", el->name, n, batch);
+  MbsRowForces(desc, el, n, row, ik, id, q, v, s, grad, F, Jq, Jv, Jp, ld, work);
+  for (PetscInt r = 0; r < n && Jp; r++)
+    for (PetscInt g = 0; g < el->ngeometry; g++) {
+      PetscInt  j = el->geometry[g].param;
+      PetscReal s_p;
 
-    MbsRowForces(desc, el, nb, row + r0, ik + r0, id + r0, q, v, s, grad, F, Jq, Jv, Jp, ld, work);
-    for (PetscInt r = 0; r < nb && Jp; r++)
-      for (PetscInt g = 0; g < el->ngeometry; g++) {
-        PetscInt  j = el->geometry[g].param;
-        PetscReal s_p;
-
-        if (MbsGeometryFirst(el, g) && MbsBushingRowByPoint(desc, el, row[r0 + r], j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik[r0 + r], id[r0 + r], s[r], grad + r * nq, v, s_p, grad_p, Jp + j * ld);
-      }
-  }
+      if (MbsGeometryFirst(el, g) && MbsBushingRowByPoint(desc, el, row[r], j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik[r], id[r], s[r], grad + r * nq, v, s_p, grad_p, Jp + j * ld);
+    }
   PetscFunctionReturn(0);
 }
 
