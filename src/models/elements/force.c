@@ -12,10 +12,11 @@
   Its generalised force is f = P^T e F(t), P the (constant) Jacobian of the point; dF/dA_i, dF/df_i, dF/dphi_i (dF/dA,
   dF/dphi of a sweep) where those are parameters. Fields: body, point (ground coordinates at the initial pose, default
   the centre of mass), direction (its components may be parameters, unit "1": e = a/|a| at the current parameters,
-  de/dp_j = (I - e e^T) da/dp_j / |a|, geometry.c "Axes"), then for harmonics amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists
-  of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods that ends smoothly, as the cart's
-  move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential), amplitude [N], phase [rad] (default 0),
-  frequencies: [f0, f1] (plain numbers, positive, different) [Hz], sweep_time: [t0, t1] [s] (default the file's time);
+  de/dp_j = (I - e e^T) da/dp_j / |a|, geometry.c "Axes"), then for harmonics amplitudes [N], frequencies [Hz],
+  phases [rad] (default 0), lists of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods
+  that ends smoothly, as the cart's move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential),
+  amplitude [N], phase [rad] (default 0), frequencies: [f0, f1] (plain numbers, positive, different) [Hz],
+  sweep_time: [t0, t1] [s] (default the file's time);
   for a recorded force: history: FILE (as -input_file takes it, HDF5 or text; a relative path from the model file's
   folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
