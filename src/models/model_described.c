@@ -3069,6 +3069,7 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   MbsDescription desc = Description(model);
   PetscInt       nq = desc->nq, nc = desc->nc, m = model->nq, n = NFull(model), found = -1;
   PetscReal     *U = work, *a = U + n, *dydu = a + nq, *dyda = dydu + n, *G = dyda + nq, *s = G + nc * nq, *VT = s + nq + nc, *N = VT + nq * nq, y;
+  PetscReal      direction[3], unused[3];
   MbsVectorMap   P;
 
   PetscFunctionBeginUser;
@@ -3087,7 +3088,8 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   PetscCall(FreeMotions(model, U, G, s, VT, N));
   MbsMapPoint(desc, desc->element[found].body[0], desc->element[found].vector[0], &P);
   PetscCall(PetscArrayzero(a, nq));
-  MbsMapAddTranspose(desc, &P, 1, desc->element[found].vector[1], a, 1);
+  MbsJointAxisUnit(&desc->element[found], -1, direction, unused); /* at the parameters (geometry.c, "Axes") */
+  MbsMapAddTranspose(desc, &P, 1, direction, a, 1);
   ProjectVector(nq, m, N, a, B);
   PetscCall(PetscArrayzero(a, nq));
   for (PetscInt c = 0; c < model->nchannel; c++) {
@@ -3262,9 +3264,14 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   /* G here is the 3D nc x nq (leading dimension nc), StaticEquilibrium() writes a planar model's kept rows on its free
      coordinates: a planar model refuses joints that move with p (PlanarSetUp()), so none continues its pose */
   PetscCheck(d->planar < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The linearisation of model %s continued along p_%" PetscInt_FMT " is 3D only, the model is planar", model->type, j);
-  for (PetscInt e = 0; e < desc->nelement; e++) /* the rows follow an axis nonlinearly: the differences of the linearisation's polynomial do not hold */
-    PetscCheck(!MbsJointAxisParameter(&desc->element[e], j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its axis, which its rows follow nonlinearly (a unit vector and its normals); the derivative of the frequency response needs rows affine in the parameter, so -cost frf takes a joint's point but not its axis: identify %s with -cost time or spectrum",
-               desc->file, desc->element[e].line, desc->element[e].name, desc->element[e].type, model->param_info[j].name, model->param_info[j].name);
+  for (PetscInt e = 0; e < desc->nelement; e++) { /* rows and loads follow an axis nonlinearly: the differences of the linearisation's polynomial do not hold */
+    const MbsElement *el = &desc->element[e];
+
+    PetscCheck(!MbsJointAxisParameter(el, j) || el->ops->kind == MBS_ELEMENT_EXCITATION, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its axis, which its rows follow nonlinearly (a unit vector and its normals); the derivative of the frequency response needs rows affine in the parameter, so -cost frf takes a joint's point but not its axis: identify %s with -cost time or spectrum",
+               desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
+    PetscCheck(!MbsJointAxisParameter(el, j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its direction or axis, which the load follows nonlinearly (a unit vector); the derivative of the frequency response needs a load affine in the parameter, so -cost frf takes a force's point but not its direction: identify %s with -cost time or spectrum",
+               desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
+  }
   InitialPose(desc, a->q, v);
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
   PoseDerivative(model, j, a->q, w, a->dq);

@@ -285,6 +285,38 @@ static PetscErrorCode MbsSensitivityCheckOutput_Private(MbsModel base, PetscInt 
   PetscFunctionReturn(0);
 }
 
+/* The input's direction B (dF/dF_in = -B) must not move with a design parameter b_j (a described force with input: true
+   whose point or direction is b_j): dF/db_j would then hold -F_in dB/db_j, whose derivative by the nodal forces the
+   sensitivity rows leave out (dG_j/dF_k = 0 there). B at b_j moved by a step against B at b_j: any change refuses it. */
+static PetscErrorCode MbsSensitivityCheckInput_Private(MbsModel base, PetscInt nb, const PetscInt b[], const PetscReal u[], PetscReal B[], PetscReal moved[])
+{
+  PetscFunctionBeginUser;
+  for (PetscInt j = 0; j < nb; j++) {
+    PetscReal      p    = base->p[b[j]];
+    PetscBool      same = PETSC_TRUE;
+    PetscErrorCode ierr;
+
+    PetscCall(MbsModelInputDirection(base, base->t0, u, B));
+    base->p[b[j]] = p + 1e-3 * PetscMax(1, PetscAbsReal(p));
+    ierr          = MbsModelInputDirection(base, base->t0, u, moved);
+    base->p[b[j]] = p;
+    PetscCall(ierr);
+    for (PetscInt i = 0; i < base->n; i++) same = (PetscBool)(same && B[i] == moved[i]);
+    PetscCheck(same, base->comm, PETSC_ERR_SUP, "Model %s: its input force moves with parameter %s (a force with input: true whose point or direction is that parameter), so that dF/d%s depends on the designed input, which the sensitivity equations leave out; design the other parameters, or give that force's point and direction as numbers",
+               base->type, base->param_info[b[j]].name, base->param_info[b[j]].name);
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The output's checks, then with a nodal input the input's (u: a state; dydu, other: scratch) */
+static PetscErrorCode MbsSensitivityCheck_Private(MbsModel base, PetscInt nb, const PetscInt b[], PetscBool nodal, PetscReal u[], PetscReal dydu[], PetscReal other[])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsSensitivityCheckOutput_Private(base, nb, b, u, dydu, other));
+  if (nodal) PetscCall(MbsSensitivityCheckInput_Private(base, nb, b, u, dydu, other));
+  PetscFunctionReturn(0);
+}
+
 /* D_j at the start of a DAE base once, before any solve: an element without second derivatives (a described model's
    maxwell) is refused here, by name, and not after a forward solve */
 static PetscErrorCode MbsSensitivityProbe_Private(MbsModel base, PetscInt j, PetscReal u[], PetscReal D[])
@@ -321,7 +353,7 @@ PetscErrorCode MbsModelCreateSensitivity(MbsModel base, PetscInt nb, const Petsc
     PetscReal *u, *dydu, *other;
 
     PetscCall(PetscCalloc3(n, &u, n, &dydu, PetscMax(n, base->np), &other));
-    MbsCallCleanup(MbsSensitivityCheckOutput_Private(base, nb, b, u, dydu, other), PetscFree3(u, dydu, other));
+    MbsCallCleanup(MbsSensitivityCheck_Private(base, nb, b, (PetscBool)(nnodes > 0), u, dydu, other), PetscFree3(u, dydu, other));
   }
   if (base->ops.initial_state) {
     PetscReal *u, *D; /* U, U', S = S' = 0 */

@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration or relative_displacement element and of a point_on_plane's normal, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal and of a force's or engine_force's direction, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }

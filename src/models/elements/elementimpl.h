@@ -385,6 +385,7 @@ PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const ch
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
+PETSC_INTERN void           MbsFollowerLoadMoved(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscInt);
 
 /* Points whose coordinates are parameters (geometry.c) */
 PETSC_INTERN PetscBool MbsGeometryUpdate(MbsDescription, MbsElement *);

@@ -112,3 +112,24 @@ PetscErrorCode MbsFollowerLoadSecond(MbsDescription desc, const MbsElement *el, 
   if (dsdp[j] != 0) MbsMapAddOuter(desc, A, B, NULL, -dsdp[j], Dq, ld);
   PetscFunctionReturn(0);
 }
+
+/*@C
+  MbsFollowerLoadMoved - The follower load s(t) A^T (B q) whose maps move with a parameter p_j by dA, dB (either may be
+  NULL; a direction or axis that is a parameter, geometry.c): with q, its column Jp_j += -s (dA^T (B q) + A^T (dB q));
+  without, the second derivative of Jq = -s A^T B, J += -s (dA^T B + A^T dB) (MbsElementForceSecondFn). Not collective.
+@*/
+void MbsFollowerLoadMoved(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, const MbsVectorMap *dA, const MbsVectorMap *dB, PetscReal t, const PetscReal q[], PetscReal J[], PetscInt ld)
+{
+  PetscReal s = MbsEngineOrderValue(desc, el, t, NULL), x[3];
+
+  if (dA && q) {
+    MbsMapEval(desc, B, q, PETSC_TRUE, x);
+    MbsMapAddTranspose(desc, dA, -s, x, J, 1);
+  }
+  if (dB && q) {
+    MbsMapEval(desc, dB, q, PETSC_TRUE, x);
+    MbsMapAddTranspose(desc, A, -s, x, J, 1);
+  }
+  if (dA && !q) MbsMapAddOuter(desc, dA, B, NULL, -s, J, ld);
+  if (dB && !q) MbsMapAddOuter(desc, A, dB, NULL, -s, J, ld);
+}

@@ -1,5 +1,5 @@
 /*
-  Element force: an excitation F(t) e at a body point, e a fixed direction in ground axes and either harmonics
+  Element force: an excitation F(t) e at a body point, e a fixed unit direction in ground axes and either harmonics
 
     F(t) = sum_i A_i sin(2 pi f_i t + phi_i)  for t <= until,  0 after    [N]
 
@@ -11,10 +11,12 @@
 
   Its generalised force is f = P^T e F(t), P the (constant) Jacobian of the point; dF/dA_i, dF/df_i, dF/dphi_i (dF/dA,
   dF/dphi of a sweep) where those are parameters. Fields: body, point (ground coordinates at the initial pose, default
-  the centre of mass), direction, then for harmonics amplitudes [N], frequencies [Hz], phases [rad] (default 0), lists
-  of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods that ends smoothly, as the cart's
-  move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential), amplitude [N], phase [rad] (default 0),
-  frequencies: [f0, f1] (plain numbers, positive, different) [Hz], sweep_time: [t0, t1] [s] (default the file's time);
+  the centre of mass), direction (its components may be parameters, unit "1": e = a/|a| at the current parameters,
+  de/dp_j = (I - e e^T) da/dp_j / |a|, geometry.c "Axes"), then for harmonics amplitudes [N], frequencies [Hz],
+  phases [rad] (default 0), lists of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods
+  that ends smoothly, as the cart's move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential),
+  amplitude [N], phase [rad] (default 0), frequencies: [f0, f1] (plain numbers, positive, different) [Hz],
+  sweep_time: [t0, t1] [s] (default the file's time);
   for a recorded force: history: FILE (as -input_file takes it, HDF5 or text; a relative path from the model file's
   folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
@@ -154,7 +156,7 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
   PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "direction", el->vector[1]));
+  PetscCall(MbsYAMLReadAxis(reader, node, "direction", el, el->vector[1]));
   PetscCall(MbsYAMLReadWords(reader, node, "input", &ninput, input));
   if (ninput && strcmp(input[0], "true") && strcmp(input[0], "false")) PetscCall(MbsYAMLError(reader, node, "input: '%s' is neither true nor false", input[0]));
   el->takes_input = (PetscBool)(ninput && !strcmp(input[0], "true"));
@@ -253,28 +255,36 @@ static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t
 
 static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  PetscReal   *dFdp = MbsParameterScratch(desc), size;
+  PetscReal   *dFdp = MbsParameterScratch(desc), size, e[3], de[3];
   MbsVectorMap P;
 
   PetscFunctionBeginUser;
   if (Jp) PetscCall(PetscArrayzero(dFdp, desc->nparam));
   size = ForceLaw(desc, el, t, Jp ? dFdp : NULL);
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
-  if (F) MbsMapAddTranspose(desc, &P, -size, el->vector[1], F, 1);
+  MbsJointAxisUnit(el, -1, e, de);
+  if (F) MbsMapAddTranspose(desc, &P, -size, e, F, 1);
   for (PetscInt j = 0; j < desc->nparam && Jp; j++)
-    if (dFdp[j] != 0) MbsMapAddTranspose(desc, &P, -dFdp[j], el->vector[1], Jp + j * ld, 1);
+    if (dFdp[j] != 0) MbsMapAddTranspose(desc, &P, -dFdp[j], e, Jp + j * ld, 1);
   for (PetscInt n = 0; n < el->ngeometry && Jp; n++) { /* a point coordinate p_j (geometry.c): -d(P^T e F)/dp_j = -(dP/dp_j)^T e F */
     MbsVectorMap D;
 
     if (!MbsGeometryFirst(el, n)) continue;
     MbsGeometryPointDerivative(desc, el, 0, el->geometry[n].param, &D);
-    MbsMapAddTranspose(desc, &D, -size, el->vector[1], Jp + el->geometry[n].param * ld, 1);
+    MbsMapAddTranspose(desc, &D, -size, e, Jp + el->geometry[n].param * ld, 1);
+  }
+  for (PetscInt c = 0; c < 3 && Jp; c++) { /* a direction component p_j (geometry.c, "Axes"): -d(P^T e F)/dp_j = -P^T (de/dp_j) F */
+    PetscInt j = MbsJointAxisFirst(el, c);
+
+    if (j < 0) continue;
+    MbsJointAxisUnit(el, j, e, de);
+    MbsMapAddTranspose(desc, &P, -size, de, Jp + j * ld, 1);
   }
   PetscFunctionReturn(0);
 }
 
-/* f = P^T e F(t, p) with P constant in q (a point coordinate p_j moves it, but dP/dp_j is constant too): no second
-   derivative in q or v */
+/* f = P^T e F(t, p) with P constant in q (a point coordinate p_j moves it, but dP/dp_j is constant too; a direction
+   component moves e alone): no second derivative in q or v */
 static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   return 0;
