@@ -80,4 +80,4 @@ err = np.max(np.abs(got - expected))
 print(f"the shaft's point {point} at t0: mbsid {got}, independent {expected}, differ by {err:.2e} m (moved {np.max(np.abs(expected - point)):.3e} m)")
 status |= not err <= 1e-9
 print("ok" if not status else "FAIL")
-sys.exit(status)
+sys.exit(int(status))
