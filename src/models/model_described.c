@@ -3639,10 +3639,11 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
    NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 3], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6], n = 0;
 
   for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) AddOnce(found, &n, el->axis[c].param);
+  for (PetscInt c = 0; c < 3 && el->cross; c++) AddOnce(found, &n, el->axis_b[c].param);
 
   for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)
@@ -3808,6 +3809,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
     if (desc->element[e].row_p && !desc->element[e].motion) d->moves_pose = PETSC_TRUE; /* a prescribed motion's row holds at the file's pose at every p (prescribed.c) */
     for (PetscInt g = 0; g < desc->element[e].ngeometry; g++)
       if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
+    if (desc->element[e].cross && desc->element[e].naxis) d->moves_pose = PETSC_TRUE; /* a universal's axes stop being perpendicular at the file's pose */
   }
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];

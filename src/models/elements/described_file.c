@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal and of a force's or engine_force's direction, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -609,6 +609,28 @@ PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElemen
   PetscFunctionReturn(0);
 }
 
+/* key: an axis in ground coordinates at the initial pose into value (its components, which may be parameters), at (their
+   values) and axis (the unit vector); naxis counts its parameters */
+static PetscErrorCode ReadAxisValues(MbsYAMLReader *reader, void *node, const char key[], MbsValue value[3], PetscReal at[3], PetscInt *naxis, PetscReal axis[3])
+{
+  PetscReal length = 0, fixed = 0;
+  PetscInt  nparam = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadValues(reader, node, key, "1", PETSC_TRUE, 3, value, NULL));
+  for (PetscInt c = 0; c < 3; c++) {
+    at[c] = value[c].value;
+    length += PetscSqr(value[c].value);
+    if (value[c].param >= 0) nparam++;
+    else fixed += PetscSqr(value[c].value);
+  }
+  if (length == 0) PetscCall(MbsYAMLError(reader, node, "%s must not be the zero vector", key));
+  if (nparam && fixed == 0) PetscCall(MbsYAMLError(reader, node, "%s: the components that are no parameters are all zero, so the parameters' zero would leave no axis; give a non-zero component as a number", key));
+  for (PetscInt c = 0; c < 3; c++) axis[c] = value[c].value / PetscSqrtReal(length);
+  *naxis += nparam;
+  PetscFunctionReturn(0);
+}
+
 /*@C
   MbsYAMLReadAxis - key: a joint's axis or normal in ground coordinates at the initial pose, the unit vector axis; its
   components (dimensionless, unit "1") may be parameters, the rows then follow a/|a| (geometry.c). The bodies must be
@@ -616,21 +638,26 @@ PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *reader, void *node, MbsElemen
 @*/
 PetscErrorCode MbsYAMLReadAxis(MbsYAMLReader *reader, void *node, const char key[], MbsElement *el, PetscReal axis[3])
 {
-  PetscReal length = 0, fixed = 0, za[3];
+  PetscReal za[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadValues(reader, node, key, "1", PETSC_TRUE, 3, el->axis, NULL));
-  for (PetscInt c = 0; c < 3; c++) {
-    el->axis_at[c] = el->axis[c].value;
-    length += PetscSqr(el->axis[c].value);
-    if (el->axis[c].param >= 0) el->naxis++;
-    else fixed += PetscSqr(el->axis[c].value);
-  }
-  if (length == 0) PetscCall(MbsYAMLError(reader, node, "%s must not be the zero vector", key));
-  if (el->naxis && fixed == 0) PetscCall(MbsYAMLError(reader, node, "%s: the components that are no parameters are all zero, so the parameters' zero would leave no axis; give a non-zero component as a number", key));
-  for (PetscInt c = 0; c < 3; c++) axis[c] = el->axis[c].value / PetscSqrtReal(length);
+  PetscCall(ReadAxisValues(reader, node, key, el->axis, el->axis_at, &el->naxis, axis));
   MbsDescriptionLocalDirection(reader->desc, el->body[0], axis, za);
   el->axis_k = MbsPerpendicularBranch(za);
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadCrossAxes - A universal joint's axis_a, fixed in body a, and axis_b, fixed in body b (ground coordinates at
+  the initial pose, unit vectors into axis[0], axis[1]); their components may be parameters (el->cross, geometry.c).
+  The bodies must be read.
+@*/
+PetscErrorCode MbsYAMLReadCrossAxes(MbsYAMLReader *reader, void *node, MbsElement *el, PetscReal axis[2][3])
+{
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadAxis(reader, node, "axis_a", el, axis[0]));
+  PetscCall(ReadAxisValues(reader, node, "axis_b", el->axis_b, el->axis_b_at, &el->naxis, axis[1]));
+  el->cross = PETSC_TRUE;
   PetscFunctionReturn(0);
 }
 

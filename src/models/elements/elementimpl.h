@@ -205,7 +205,8 @@ typedef enum {
   MBS_AXIS_COMMON_1,
   MBS_AXIS_COMMON_2,
   MBS_AXIS_NORMAL,
-  MBS_AXIS_GROUND /* a prescribed motion's e.(P - P0), e in ground axes (prescribed.c) */
+  MBS_AXIS_GROUND, /* a prescribed motion's e.(P - P0), e in ground axes (prescribed.c) */
+  MBS_AXIS_CROSS   /* a universal joint's z(a).z(b) of its two axes (universal.c) */
 } MbsAxisRow;
 
 struct _MbsElement {
@@ -257,6 +258,11 @@ struct _MbsElement {
   PetscInt   naxis, axis_k;
   PetscBool  normals;
   MbsAxisRow axis_row[6];
+  /* cross: a second axis fixed in body b (a universal joint's, universal.c), its components and their values at the
+     last update as axis's; the rows then read axis in body a and axis_b in body b, and naxis counts both's parameters */
+  PetscBool cross;
+  MbsValue  axis_b[3];
+  PetscReal axis_b_at[3];
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -365,6 +371,7 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const cha
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointAxis(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadAxis(MbsYAMLReader *, void *, const char[], MbsElement *, PetscReal[3]);
+PETSC_INTERN PetscErrorCode MbsYAMLReadCrossAxes(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWorldPoint(MbsYAMLReader *, void *, PetscInt, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLError(MbsYAMLReader *, void *, const char[], ...);
 PETSC_INTERN MbsDescription MbsYAMLReaderDescription(MbsYAMLReader *);

@@ -37,10 +37,28 @@
   there, n_i(p).e(p) = 0 for every p). The file's pose therefore holds at every p, as for a joint's point. The rows are
   not affine in p: their Hessians are rebuilt at every update, their pattern is every coordinate of the row's bodies
   (model_described.c), and the frequency response's derivative, which needs affine rows, refuses such a parameter.
+  A universal joint has two axes, a in body a and b in body b (el->cross, el->axis_b), and its cross row z_a(a).z_b(b) the
+  derivative dz_a.z_b + z_a.dz_b, a common axis's shape; but there e_a(p).e_b(p) is not zero away from the file's
+  values, so its start pose is projected onto the joints (model_described.c, moves_pose) as for a point_a.
   The other elements whose axis may be a parameter differentiate e themselves with MbsJointAxisUnit(): prescribed.c,
   rotational_spring.c (and angle.c through its rows), position.c (and velocity.c).
 */
 #include "models/elements/elementimpl.h"
+
+/* The unit axis e = a/|a| of components value at their values at (the last update's), and de/dp_j (zero for j < 0) */
+static void AxisUnit(const MbsValue value[3], const PetscReal at[3], PetscInt j, PetscReal e[3], PetscReal de[3])
+{
+  PetscReal da[3], length = 0, along = 0;
+
+  for (PetscInt c = 0; c < 3; c++) {
+    da[c] = (PetscReal)(j >= 0 && value[c].param == j);
+    length += PetscSqr(at[c]);
+  }
+  length = PetscSqrtReal(length);
+  for (PetscInt c = 0; c < 3; c++) e[c] = at[c] / length;
+  for (PetscInt c = 0; c < 3; c++) along += e[c] * da[c];
+  for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
+}
 
 /*@C
   MbsJointAxisUnit - el's unit axis e = a/|a| in ground axes at its axis of the last update (el->axis_at, which its
@@ -48,16 +66,7 @@
 @*/
 void MbsJointAxisUnit(const MbsElement *el, PetscInt j, PetscReal e[3], PetscReal de[3])
 {
-  PetscReal da[3], length = 0, along = 0;
-
-  for (PetscInt c = 0; c < 3; c++) {
-    da[c] = (PetscReal)(j >= 0 && el->axis[c].param == j);
-    length += PetscSqr(el->axis_at[c]);
-  }
-  length = PetscSqrtReal(length);
-  for (PetscInt c = 0; c < 3; c++) e[c] = el->axis_at[c] / length;
-  for (PetscInt c = 0; c < 3; c++) along += e[c] * da[c];
-  for (PetscInt c = 0; c < 3; c++) de[c] = (da[c] - e[c] * along) / length;
+  AxisUnit(el->axis, el->axis_at, j, e, de);
 }
 
 /*@C
@@ -76,27 +85,29 @@ PetscReal MbsJointAxisBranchDistance(MbsDescription desc, const MbsElement *el)
   return PetscSqrtReal(PetscMax(0, 1 - PetscSqr(z[el->axis_k])));
 }
 
-/* The joint's vectors in body axes at its axis of the last update (el->axis_at, which its rows hold): z[k] the axis in
-   the axes of body k, n the normals of z[0]; with j >= 0 their derivatives by p_j */
+/* The joint's vectors in body axes at its axes of the last update (el->axis_at, el->axis_b_at, which its rows hold): z[k]
+   the axis in the axes of body k (a cross's axis_b in body b), n the normals of z[0] if the element builds them; with
+   j >= 0 their derivatives by p_j */
 static void JointAxisFrame(MbsDescription desc, const MbsElement *el, PetscInt j, PetscReal z[2][3], PetscReal n[2][3], PetscReal dz[2][3], PetscReal dn[2][3])
 {
-  PetscReal e[3], de[3];
-
-  MbsJointAxisUnit(el, j, e, de);
   for (PetscInt k = 0; k < 2; k++) {
+    PetscReal e[3], de[3];
+
+    if (k && el->cross) AxisUnit(el->axis_b, el->axis_b_at, j, e, de);
+    else MbsJointAxisUnit(el, j, e, de);
     MbsDescriptionLocalDirection(desc, el->body[k], e, z[k]);
     MbsDescriptionLocalDirection(desc, el->body[k], de, dz[k]);
   }
-  MbsPerpendicularAt(z[0], el->axis_k, j >= 0 ? dz[0] : NULL, n, dn);
+  if (el->normals) MbsPerpendicularAt(z[0], el->axis_k, j >= 0 ? dz[0] : NULL, n, dn);
 }
 
 /*@C
-  MbsJointAxisParameter - Whether p_j is a component of el's axis. Not collective.
+  MbsJointAxisParameter - Whether p_j is a component of el's axis (or of a cross's axis_b). Not collective.
 @*/
 PetscBool MbsJointAxisParameter(const MbsElement *el, PetscInt j)
 {
   for (PetscInt c = 0; c < 3 && el->naxis; c++)
-    if (el->axis[c].param == j) return PETSC_TRUE;
+    if (el->axis[c].param == j || (el->cross && el->axis_b[c].param == j)) return PETSC_TRUE;
   return PETSC_FALSE;
 }
 
@@ -161,9 +172,10 @@ static void JointAxisRowMaps(MbsDescription desc, const MbsElement *el, PetscInt
   MbsMapDirection(desc, el->body[1], z[1], b);
 }
 
+/* Whether row i's factor of body b is the axis there (a common axis, a cross), not P_b - P_a */
 static PetscBool JointAxisCommon(const MbsElement *el, PetscInt i)
 {
-  return (PetscBool)(el->axis_row[i] == MBS_AXIS_COMMON_1 || el->axis_row[i] == MBS_AXIS_COMMON_2);
+  return (PetscBool)(el->axis_row[i] == MBS_AXIS_COMMON_1 || el->axis_row[i] == MBS_AXIS_COMMON_2 || el->axis_row[i] == MBS_AXIS_CROSS);
 }
 
 /*@C
@@ -190,10 +202,11 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
       el->vector[k][i] = x[k][i];
     }
   for (PetscInt c = 0; c < 3 && el->naxis; c++) { /* an axis that is a parameter */
-    PetscReal a = MbsValueOf(&el->axis[c], desc->p);
+    PetscReal a = MbsValueOf(&el->axis[c], desc->p), b = el->cross ? MbsValueOf(&el->axis_b[c], desc->p) : 0;
 
-    moved          = (PetscBool)(moved || a != el->axis_at[c]);
+    moved          = (PetscBool)(moved || a != el->axis_at[c] || (el->cross && b != el->axis_b_at[c]));
     el->axis_at[c] = a;
+    if (el->cross) el->axis_b_at[c] = b;
   }
   if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
     PetscReal c[6];

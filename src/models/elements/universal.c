@@ -1,7 +1,9 @@
 /*
   Element universal (Cardan joint): a spherical joint whose two cross axes stay perpendicular, (R_a x_a).(R_b x_b) = 0,
   x_a fixed in a, x_b fixed in b (4 rows). Fields: bodies: [a, b], point (or point_a, point_b), axis_a, axis_b (ground
-  coordinates at the initial pose, perpendicular there).
+  coordinates at the initial pose, perpendicular there). Their components may be parameters (geometry.c, "Axes"): the
+  cross row then reads x_a = R_a0^T e_a(p), x_b = R_b0^T e_b(p), and as e_a(p).e_b(p) is not zero away from the file's
+  values, the start pose is projected onto the joints (ProjectPose in model_described.c), as for a point_a.
 */
 #include "models/elements/elementimpl.h"
 
@@ -13,13 +15,13 @@ static PetscErrorCode UniversalRead(MbsYAMLReader *reader, void *node, MbsElemen
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_a", axis[0]));
-  PetscCall(MbsYAMLReadUnitVector(reader, node, "axis_b", axis[1]));
+  PetscCall(MbsYAMLReadCrossAxes(reader, node, el, axis));
   MbsJointPointRows(desc, el);
   for (PetscInt i = 0; i < 2; i++) {
     MbsDescriptionLocalDirection(desc, el->body[i], axis[i], cross[i]);
     MbsMapDirection(desc, el->body[i], cross[i], &map[i]);
   }
+  el->axis_row[el->nrow] = MBS_AXIS_CROSS;
   MbsBilinearProduct(&map[0], &map[1], 1, MbsElementNewRow(el));
   PetscFunctionReturn(0);
 }
