@@ -135,6 +135,7 @@ typedef struct {
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
   PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
+  PetscBool              state_geometry; /* a point of an element with states is a parameter: their start s0 moves with p */
   /* the linearisation continued along a parameter (DescribedLinearizeAlong()); NULL: not */
   Along      *along;
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
@@ -2006,11 +2007,11 @@ static void AugmentedSolve(Described *d, PetscInt m, const PetscReal A[], const 
 
 /*
   The internal states at the pose q: each state element's s(t0) (its dampers relaxed) into s (NULL: not kept) and, with
-  dq, their derivative ds0 along dq into ds, the pose moving by dq = dq0/dp_j: the derivative of each element's start
-  rule. Not the implicit function theorem on the state rows at rest, R_s ds = -R_q dq: a Maxwell stiffness of 0, a
+  ds, their derivative ds0/dp_j into ds, the pose moving by dq = dq0/dp_j (NULL: fixed) and the elements' points with
+  p_j (j >= 0): the derivative of each element's start rule. Not the implicit function theorem on the state rows at rest, R_s ds = -R_q dq: a Maxwell stiffness of 0, a
   bound the file may allow, leaves R_s singular while the relaxed start e(q0) still moves with the pose
 */
-static void StatesInitial(Described *d, const PetscReal q[], const PetscReal dq[], PetscReal s[], PetscReal ds[])
+static void StatesInitial(Described *d, const PetscReal q[], const PetscReal dq[], PetscInt j, PetscReal s[], PetscReal ds[])
 {
   for (PetscInt e = 0; e < d->desc->nelement; e++) {
     const MbsElement *el = &d->desc->element[e];
@@ -2020,7 +2021,7 @@ static void StatesInitial(Described *d, const PetscReal q[], const PetscReal dq[
 
     if (!el->nstate) continue;
     view = View(d, nb, b, q, dq, &lq, &ldq);
-    MbsElementStates(el)->state_initial(view, el, lq, dq ? ldq : NULL, s ? s + el->first_state : d->state_local, dq ? ds + el->first_state : NULL);
+    MbsElementStates(el)->state_initial(view, el, lq, dq ? ldq : NULL, j, s ? s + el->first_state : d->state_local, ds ? ds + el->first_state : NULL);
   }
 }
 
@@ -2291,7 +2292,7 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular (zero pivot in column %" PetscInt_FMT ")", desc->file, zero_pivot);
   if (d->rheonomic || d->joint_geometry) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
-  StatesInitial(d, U, NULL, U + 2 * m, NULL); /* after ImposeMotion: the states' rates see the start velocities */
+  StatesInitial(d, U, NULL, -1, U + 2 * m, NULL); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscArrayzero(b, m));
   PetscCall(AddForces(d, FORCES_ALL, t0, U, U + nq, U + 2 * m, b, NULL, NULL, NULL, NULL));
@@ -2331,7 +2332,7 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
                               -2 (Phi_r,qq v)^T dv/dp - (Phi_r,qq v')^T dq/dp + d''_p(t0) - s_r,q v' - v^T s_r,qq v]
   at U(t0), U'(t0), where the rows v of dF/dp hold s_q^T lambda_r of a moving joint (AddJointRowsP) and those of dF/dq
   sum_r lambda_r Phi_r,qq. The internal states start at rest at the pose (StatesInitial), so with a moving pose they
-  move too: ds/dp_j = ds0/dq dq/dp_j (StatesInitial).
+  move too, and with their own points: ds/dp_j = ds0/dq dq/dp_j + ds0/dp_j (StatesInitial).
 */
 typedef struct {
   PetscReal *rate, *accel, *dq, *dv, *impulse, *h, *g, *vdiff, *iota, *dddp, *ds; /* d'_p, d''_p (nc x np), nq, nq, m, nq, nq, nq, nc, np, ns */
@@ -2379,7 +2380,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
   PetscInt         n = NFull(model), np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
-  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry);
+  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry || d->state_geometry);
   const PetscReal *q = U, *v = U + nq;
 
   PetscFunctionBeginUser;
@@ -2408,7 +2409,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 
     for (PetscInt i = 0; i < nq; i++) x->dv[i] = 0;
     PoseDerivative(model, j, q, w, x->dq);
-    if (ns && d->moves_pose) StatesInitial(d, q, x->dq, NULL, x->ds);
+    if (ns && moving) StatesInitial(d, q, d->moves_pose ? x->dq : NULL, j, NULL, x->ds);
     if (moving) { /* the velocities */
       for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
@@ -2430,7 +2431,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     if (moving) {
       for (PetscInt i = 0; i < nq; i++) {
         for (PetscInt k = 0; k < nq; k++) column[i] -= MBS_IJ(J, nq + i, nq + k, n) * x->dv[k] + MBS_IJ(J, nq + i, k, n) * x->dq[k];
-        for (PetscInt k = 0; k < ns && d->moves_pose; k++) column[i] -= MBS_IJ(J, nq + i, 2 * m + k, n) * x->ds[k];
+        for (PetscInt k = 0; k < ns; k++) column[i] -= MBS_IJ(J, nq + i, 2 * m + k, n) * x->ds[k];
       }
       for (PetscInt r = 0; r < nc; r++) {
         PetscReal dot = 0;
@@ -2454,7 +2455,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     }
     AugmentedSolve(d, m, A, pivots, 1, column);
     for (PetscInt r = 0; r < nc; r++) dUdp[j * n + 2 * nq + r] = column[nq + r];
-    for (PetscInt k = 0; k < ns && d->moves_pose; k++) dUdp[j * n + 2 * m + k] = x->ds[k];
+    for (PetscInt k = 0; k < ns && moving; k++) dUdp[j * n + 2 * m + k] = x->ds[k];
     for (PetscInt i = 0; i < nq; i++) {
       dUdp[j * n + i] = x->dq[i];
       column[i]       = x->dv[i];
@@ -2466,7 +2467,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described          *d  = (Described *)model->data;
-  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry ? n * n : 0;
+  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry || d->state_geometry ? n * n : 0;
   PetscReal          *A, *G, *Jp, *J, *work;
   PetscInt           *pivots;
   StartDerivativeWork x;
@@ -3025,7 +3026,7 @@ static PetscErrorCode DescribedLinearize_Private(MbsModel model, PetscReal M[], 
   else {
     PetscCall(StartPose(model, q, v));
     PetscCall(PetscArrayzero(v, nq));
-    StatesInitial(d, q, NULL, state, NULL); /* at rest, the dampers relaxed */
+    StatesInitial(d, q, NULL, -1, state, NULL); /* at rest, the dampers relaxed */
     PetscCall(StaticEquilibrium(model, q, v, state, &damping_stiffness, NULL, offset, R, G, lambda));
     for (PetscInt r = 0; r < nc; r++) MbsBilinearAddHessian(desc, d->row[r], lambda[r], Kf, nq);
   }
@@ -3169,7 +3170,7 @@ static PetscErrorCode DescribedLinearizeFirstOrder_Private(MbsModel model, Petsc
   PetscCall(FreeMotions(model, q, G, sv, VT, Nm));
   if (d->along) AlongValue(model, 2 * ld * (2 * nq + ns), d->along->W, d->along->dW, W0); /* W0, then W1 */
   else {
-    StatesInitial(d, q, NULL, s, NULL);
+    StatesInitial(d, q, NULL, -1, s, NULL);
     PetscCall(StateBlocks(d, model->t0, q, v, s, W0, W1));
   }
   for (PetscInt i = 0; i < m; i++) {
@@ -3276,7 +3277,7 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
   PoseDerivative(model, j, a->q, w, a->dq);
   PetscCall(PetscArrayzero(v, nq));
-  StatesInitial(d, a->q, ns && d->moves_pose ? a->dq : NULL, s, ds);
+  StatesInitial(d, a->q, d->moves_pose ? a->dq : NULL, j, s, ds);
   PetscCall(FreeMotions(model, a->q, dG, sv, VT, a->N)); /* dG: scratch */
   PetscCall(StaticEquilibrium(model, a->q, v, s, &forces, &forces_p, offset, R, G, lambda));
   for (PetscInt b = 0; b < desc->nbody; b++)
@@ -3814,6 +3815,7 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];
 
+    if (el->nstate && el->ngeometry) d->state_geometry = PETSC_TRUE;
     if (!el->takes_input) continue;
     PetscCheck(model->ncontrol < MBS_MAX_CONTROL, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': more than %d forces with input: true", desc->file, el->line, el->name, MBS_MAX_CONTROL);
     d->control_element[model->ncontrol]     = el;

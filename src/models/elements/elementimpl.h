@@ -186,13 +186,13 @@ typedef struct {
 } MbsGeometry;
 
 /* A type whose elements have internal states (kind MBS_ELEMENT_FORCE, force NULL; its read sets el->nstate > 0): its
-   table, then its rows, its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0) and, with dq not
-   NULL, their derivative ds along dq (the start pose moving with a parameter), and its second derivatives (NULL: none,
-   and design refuses the model) */
+   table, then its rows, its states s(t0) at the initial pose q (a state of rest: R(q, 0, s, 0) = 0) and, with ds not
+   NULL, their derivative ds along dq (the start pose moving with a parameter; NULL: fixed) and p_j (j >= 0: its points'
+   parameter, geometry.c), and its second derivatives (NULL: none, and design refuses the model) */
 typedef struct {
   MbsElementType    base;
   MbsElementStateFn state;
-  void (*state_initial)(MbsDescription, const MbsElement *, const PetscReal q[], const PetscReal dq[], PetscReal s[], PetscReal ds[]);
+  void (*state_initial)(MbsDescription, const MbsElement *, const PetscReal q[], const PetscReal dq[], PetscInt j, PetscReal s[], PetscReal ds[]);
   MbsElementStateSecondFn state_second;
 } MbsElementStateType;
 

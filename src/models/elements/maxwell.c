@@ -89,6 +89,30 @@ static PetscErrorCode MaxwellRead(MbsYAMLReader *reader, void *node, MbsElement 
   PetscFunctionReturn(0);
 }
 
+/*
+  The columns d/dp_j of coordinate i's rows for each parameter p_j that moves its points (geometry.c): with
+  s_p = e_i,p and grad_p = d(e_i,q)/dp_j (MbsBushingRowByPoint), the Kelvin-Voigt branch's by MbsCoordinateForceP and
+  the Maxwell branch's (k = k_m, x = e - s; row its state row, or -1 without a branch)
+
+    force rows  k (s_p grad + x grad_p),   state row  -k s_p
+*/
+static void MaxwellPointP(MbsDescription desc, const MbsElement *el, PetscInt i, const PetscReal q[], const PetscReal v[], PetscReal e, PetscReal x, PetscReal k, const PetscReal grad[], PetscInt row, PetscReal Jp[], PetscInt ld)
+{
+  PetscInt   nq     = desc->nq;
+  PetscReal *grad_p = desc->work + nq + nq * nq, s_p;
+
+  for (PetscInt g = 0; g < el->ngeometry; g++) {
+    PetscInt   j   = el->geometry[g].param;
+    PetscReal *Jpj = Jp + j * ld;
+
+    if (!MbsGeometryFirst(el, g) || !MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) continue;
+    MbsCoordinateForceP(desc, el, Slot(i, 0), Slot(i, 1), e, grad, v, s_p, grad_p, Jpj);
+    if (row < 0) continue;
+    for (PetscInt r = 0; r < nq; r++) Jpj[r] += k * (s_p * grad[r] + x * grad_p[r]);
+    Jpj[row] -= k * s_p;
+  }
+}
+
 static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sdot[], PetscReal R[], PetscReal J[], PetscReal Jp[])
 {
   PetscInt   nq = desc->nq, ns = el->nstate, ld = nq + ns;
@@ -107,6 +131,7 @@ static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, Pe
       MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
     }
     MbsCoordinateForce(desc, el, Slot(i, 0), Slot(i, 1), e, grad, J ? hess : NULL, v, R, J, J ? J + nq * ld : NULL, Jp, ld);
+    if (!branch && Jp) MaxwellPointP(desc, el, i, q, v, e, 0, 0, grad, -1, Jp, ld);
     if (!branch) continue;
     {
       const PetscReal k = MbsValueOf(km, desc->p), c = MbsValueOf(cm, desc->p), x = e - s[j], rate = sdot ? sdot[j] : 0;
@@ -128,19 +153,25 @@ static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, Pe
         Jp[row + km->param * ld] -= x;
       }
       if (Jp && cm->param >= 0) Jp[row + cm->param * ld] += rate;
+      if (Jp) MaxwellPointP(desc, el, i, q, v, e, x, k, grad, row, Jp, ld);
     }
     j++;
   }
   PetscFunctionReturn(0);
 }
 
-/* The dampers relaxed at the pose q: s_j = e_i(q), and along dq ds_j = e_i,q dq (whatever k_m: at k_m = 0 the state
-   rows at rest leave s free, but the relaxed start is still e_i(q)) */
-static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal dq[], PetscReal s[], PetscReal ds[])
+/* The dampers relaxed at the pose q: s_j = e_i(q), and ds_j = e_i,q dq + e_i,p (whatever k_m: at k_m = 0 the state
+   rows at rest leave s free, but the relaxed start is still e_i(q)) along the pose's dq and the point's p_j (jp >= 0) */
+static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const PetscReal q[], const PetscReal dq[], PetscInt jp, PetscReal s[], PetscReal ds[])
 {
   for (PetscInt j = 0; j < el->nstate; j++) {
-    s[j] = MbsBilinearValue(desc, &el->row[MaxwellCoordinate(el, j)], q);
-    if (dq) ds[j] = MbsBilinearRate(desc, &el->row[MaxwellCoordinate(el, j)], q, dq);
+    PetscInt  i = MaxwellCoordinate(el, j);
+    PetscReal s_p;
+
+    s[j] = MbsBilinearValue(desc, &el->row[i], q);
+    if (!ds) continue;
+    ds[j] = dq ? MbsBilinearRate(desc, &el->row[i], q, dq) : 0;
+    if (jp >= 0 && MbsBushingRowByPoint(desc, el, i, jp, q, &s_p, desc->work, NULL)) ds[j] += s_p;
   }
 }
 
@@ -154,30 +185,31 @@ static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const
 static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], const PetscReal sq[], const PetscReal sv[], const PetscReal ss[], PetscInt jp, PetscReal shift, PetscReal D[], PetscReal work[])
 {
   PetscInt   nq = desc->nq, ns = el->nstate, ld = nq + ns;
-  PetscReal *grad = work, *hess = grad + nq, *a = hess + nq * nq, *law_work = a + nq;
+  PetscReal *grad = work, *hess = grad + nq, *a = hess + nq * nq, *grad_p = a + nq, *hess_p = grad_p + nq, *law_work = hess_p + nq * nq, s_p = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0, j = 0; i < el->nrow; i++) {
     const MbsValue *km = &el->value[Slot(i, 2)], *cm = &el->value[Slot(i, 3)];
-    PetscReal       e = MbsBilinearValue(desc, &el->row[i], q);
+    PetscReal       e     = MbsBilinearValue(desc, &el->row[i], q);
+    PetscBool       moved = MbsBushingRowByPoint(desc, el, i, jp, q, &s_p, grad_p, hess_p);
 
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
     MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
-    MbsCoordinateForceSecond(desc, el, Slot(i, 0), Slot(i, 1), e, 0, NULL, grad, hess, NULL, v, sq, sv, jp, D, D + nq * ld, ld, law_work);
+    MbsCoordinateForceSecond(desc, el, Slot(i, 0), Slot(i, 1), e, moved ? s_p : 0, moved ? grad_p : NULL, grad, hess, moved ? hess_p : NULL, v, sq, sv, jp, D, D + nq * ld, ld, law_work);
     if (MaxwellCoordinate(el, j) != i) continue;
     {
       const PetscReal k = MbsValueOf(km, desc->p), x = e - s[j], dk = km->param == jp ? 1 : 0;
-      PetscReal       dx  = -ss[j];
+      PetscReal       dx  = moved ? s_p - ss[j] : -ss[j];
       PetscInt        row = nq + j, scol = 2 * nq + j;
 
       for (PetscInt r = 0; r < nq; r++) {
-        a[r] = 0;
+        a[r] = moved ? grad_p[r] : 0;
         for (PetscInt c = 0; c < nq; c++) a[r] += hess[r + c * nq] * sq[c];
         dx += grad[r] * sq[r];
       }
       for (PetscInt c = 0; c < nq; c++) {
-        for (PetscInt r = 0; r < nq; r++) D[r + c * ld] += k * (a[r] * grad[c] + grad[r] * a[c]) + (k * dx + dk * x) * hess[r + c * nq] + dk * grad[r] * grad[c];
+        for (PetscInt r = 0; r < nq; r++) D[r + c * ld] += k * (a[r] * grad[c] + grad[r] * a[c]) + (k * dx + dk * x) * hess[r + c * nq] + dk * grad[r] * grad[c] + (moved ? k * x * hess_p[r + c * nq] : 0);
         D[row + c * ld] -= k * a[c] + dk * grad[c];
       }
       for (PetscInt r = 0; r < nq; r++) D[r + scol * ld] -= k * a[r] + dk * grad[r];
@@ -189,7 +221,7 @@ static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *
 }
 
 static const MbsElementStateType Maxwell = {
-  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_FALSE, NULL},
+  {MBS_ELEMENT_FORCE, MaxwellRead, NULL, NULL, NULL, PETSC_FALSE, NULL, NULL, NULL, PETSC_TRUE, MbsBushingRows},
   MaxwellState, MaxwellStateInitial, MaxwellStateSecond
 };
 
