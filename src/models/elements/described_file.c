@@ -917,7 +917,7 @@ static PetscErrorCode CheckGeometry(MbsYAMLReader *reader, MbsElement *el)
     const MbsGeometry *g    = &el->geometry[n];
     PetscInt           body = el->body[g->point];
 
-    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, spring_damper, force, engine_force, prescribed, position, velocity, acceleration and relative_displacement elements and of the joints (distance and those with a point) may (the geometry of the other types is not identifiable yet)",
+    PetscCheck(el->ops->geometric, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' in an element of type %s: only the points of bushing, maxwell, spring_damper, force, engine_force, prescribed, position, velocity, acceleration and relative_displacement elements and of the joints (distance and those with a point) may (the geometry of the other types is not identifiable yet)",
                desc->file, g->line, el->name, g->field, desc->param_info[g->param].name, el->type);
     PetscCheck(body == MBS_GROUND || !desc->body[body].flexible, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': %s cannot hold the parameter '%s' on flexible body '%s', whose elements act on its nodes", desc->file, g->line, el->name, g->field,
                desc->param_info[g->param].name, desc->body[body].name);
