@@ -25,6 +25,10 @@
   [N m/rad], rotational_maxwell_damping: [3] [N m s/rad], rotational_stiffness, rotational_damping: [3]. At least one
   Maxwell stiffness must not be 0; maxwell_stiffness and maxwell_damping may be left out when the rotations carry one.
   Values: el->value[Slot(i, b)], coordinate i = 0..5, branch b = 0..3 (k, d, k_m, c_m).
+
+  Its points may hold parameters as a bushing's (geometry.c, bushing.c): a translation's e_i,p = s_p and
+  d(e_i,q)/dp_j = grad_p enter the force and state rows (MaxwellPointP), the relaxed start (ds0/dp_j = e_i,q dq0/dp_j +
+  s_p) and the second derivatives (grad's derivative H sq + grad_p, x's s_p, H's the Hessian of s_p).
 */
 #include "models/elements/elementimpl.h"
 
