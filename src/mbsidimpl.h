@@ -26,6 +26,7 @@ PETSC_INTERN PetscErrorCode MbsOptionsIntArray(PetscOptionItems *, const char[],
 PETSC_INTERN PetscErrorCode MbsNamedValues(MPI_Comm, const char[], const char[], const char[], PetscInt, const char *const[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
+PETSC_INTERN PetscErrorCode MbsStrlcat(char[], const char[], size_t);
 PETSC_EXTERN PetscErrorCode MbsPushErrorHandler(void);
 PETSC_EXTERN PetscBool      MbsErrorRaisedOnEveryRank(void);
 PETSC_EXTERN const char    *MbsVersion(void);

@@ -114,14 +114,14 @@ static PetscErrorCode MbsEigenWriteGains_Private(MbsH5Writer *writer, const MbsE
   for (PetscInt l = 0; l < ec->nloop; l++) {
     PetscCall(MbsModelGetControlSensor(ec->model, ec->input[l], &sensor, NULL));
     PetscCall(MbsModelGetControlInput(ec->model, ec->input[l], &force));
-    PetscCall(PetscStrlcat(sensors, l ? "," : "", sizeof(sensors)));
-    PetscCall(PetscStrlcat(sensors, sensor, sizeof(sensors)));
-    PetscCall(PetscStrlcat(forces, l ? "," : "", sizeof(forces)));
-    PetscCall(PetscStrlcat(forces, force ? force : "force coordinate", sizeof(forces)));
-    PetscCall(PetscStrlcat(sources, l ? "," : "", sizeof(sources)));
+    PetscCall(MbsStrlcat(sensors, l ? "," : "", sizeof(sensors)));
+    PetscCall(MbsStrlcat(sensors, sensor, sizeof(sensors)));
+    PetscCall(MbsStrlcat(forces, l ? "," : "", sizeof(forces)));
+    PetscCall(MbsStrlcat(forces, force ? force : "force coordinate", sizeof(forces)));
+    PetscCall(MbsStrlcat(sources, l ? "," : "", sizeof(sources)));
     PetscCall(MbsModelControlOptionsPrefix(ec->model, ec->input[l], sizeof(prefix), prefix));
     PetscCall(PetscSNPrintf(option, sizeof(option), "-%scontroller_gains", prefix));
-    PetscCall(PetscStrlcat(sources, ec->given[l] ? option : "estimated by perturbation", sizeof(sources)));
+    PetscCall(MbsStrlcat(sources, ec->given[l] ? option : "estimated by perturbation", sizeof(sources)));
   }
   PetscCall(MbsModelControlGainUnits(ec->model, ec->input[0], sizeof(kp), kp, ki, kd));
   PetscCall(PetscSNPrintf(units, sizeof(units), ec->nloop > 1 ? "per row: Kp [N/y], Ki [N/(y s)], Kd [N s/y], y in the unit of the loop's sensor" : "Kp [%s], Ki [%s], Kd [%s]", kp, ki, kd));

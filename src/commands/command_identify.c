@@ -404,10 +404,10 @@ static PetscErrorCode MbsIdentifyMonitor(Tao tao, void *ptr)
 
     MbsCallUndo(MbsObjectiveGetParameterInfo(obj, k, &info), PetscFree(line));
     PetscCall(PetscSNPrintf(value, sizeof(value), " %s %.8g", info->name, (double)ctx->hist_p[(ctx->nhist - 1) * nid + k]));
-    PetscCall(PetscStrlcat(line, value, size));
+    PetscCall(MbsStrlcat(line, value, size));
   }
   PetscCall(PetscSNPrintf(value, sizeof(value), "  step %.2e  %.1f s  remaining ~%.0f s\n", (double)step, (double)elapsed, its > 0 ? (double)(remaining * elapsed / its) : 0.0));
-  PetscCall(PetscStrlcat(line, value, size));
+  PetscCall(MbsStrlcat(line, value, size));
   MbsCallUndo(MbsObjectiveGetComm(obj, &comm), PetscFree(line));
   MbsCallUndo(PetscPrintf(comm, "%s", line), PetscFree(line));
   PetscCall(PetscFree(line));

@@ -77,8 +77,8 @@ static PetscErrorCode MbsUnitFind_Private(const MbsUnit table[], const char opti
 
     PetscCall(PetscStrcmp((*unit)->name, name, &same));
     if (same) PetscFunctionReturn(0);
-    PetscCall(PetscStrlcat(known, (*unit) == table ? "" : ", ", sizeof(known)));
-    PetscCall(PetscStrlcat(known, (*unit)->name, sizeof(known)));
+    PetscCall(MbsStrlcat(known, (*unit) == table ? "" : ", ", sizeof(known)));
+    PetscCall(MbsStrlcat(known, (*unit)->name, sizeof(known)));
   }
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_UNKNOWN_TYPE, "%s %s: unknown unit; known: %s", option, name, known);
 }

@@ -183,7 +183,7 @@ PetscErrorCode MbsControllerSetFromOptions(MbsController c, const char options_p
     char value[64];
 
     PetscCall(PetscSNPrintf(value, sizeof(value), "%s%s=%g", i ? ", " : "", c->plugin->param_names[i], c->plugin->param_defaults[i]));
-    PetscCall(PetscStrlcat(text, value, sizeof(text)));
+    PetscCall(MbsStrlcat(text, value, sizeof(text)));
   }
   if (c->plugin->nparams) PetscCall(MbsOptionsRealArrayExact(PetscOptionsObject, "-controller_params", text, "", c->plugin->nparams, c->params, NULL));
   MbsOptionsEnd();

@@ -505,7 +505,7 @@ static PetscErrorCode MbsCheckCheckpointing_Private(MbsModel model, TS ts)
         r = (strtod(tf, NULL) - model->t0) / dt;
         if (PetscCeilReal(r) != m || r - (m - 1) < MBS_LAST_STEP_STRETCH) continue;
         PetscCall(PetscSNPrintf(span, sizeof(span), "%s-time_span %.15g,%s", spans[0] ? " or " : ", e.g. ", (double)model->t0, tf));
-        PetscCall(PetscStrlcat(spans, span, sizeof(spans)));
+        PetscCall(MbsStrlcat(spans, span, sizeof(spans)));
         break;
       }
     }

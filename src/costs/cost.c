@@ -135,8 +135,8 @@ static PetscErrorCode MbsCostSelectChannels_Private(MbsCost cost, const char pat
     PetscFunctionReturn(0);
   }
   for (PetscInt c = 0; c < nmeasured; c++) {
-    PetscCall(PetscStrlcat(known, c ? ", " : "", sizeof(known)));
-    PetscCall(PetscStrlcat(known, measured[c].output, sizeof(known)));
+    PetscCall(MbsStrlcat(known, c ? ", " : "", sizeof(known)));
+    PetscCall(MbsStrlcat(known, measured[c].output, sizeof(known)));
   }
   if (cost->channels[0]) PetscCall(PetscStrToArray(cost->channels, ',', &nnames, &names));
   *nselect = cost->channels[0] ? nnames : nmeasured;

@@ -180,8 +180,8 @@ static PetscErrorCode MbsCheckpointParameterNames_Private(MbsObjective obj, char
   PetscCall(PetscMalloc1(size, names));
   (*names)[0] = 0;
   for (PetscInt k = 0; k < obj->nid; k++) {
-    if (k) PetscCall(PetscStrlcat(*names, ",", size));
-    PetscCall(PetscStrlcat(*names, obj->model->param_info[obj->id[k]].name, size));
+    if (k) PetscCall(MbsStrlcat(*names, ",", size));
+    PetscCall(MbsStrlcat(*names, obj->model->param_info[obj->id[k]].name, size));
   }
   PetscFunctionReturn(0);
 }

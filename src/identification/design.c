@@ -66,8 +66,8 @@ PetscErrorCode MbsDesignCreate(MPI_Comm comm, MbsDesign *design)
   if (set) {
     parameters[0] = 0;
     for (PetscInt i = 0; i < nnames; i++) {
-      if (i) PetscCall(PetscStrlcat(parameters, ",", sizeof(parameters)));
-      PetscCall(PetscStrlcat(parameters, names[i], sizeof(parameters)));
+      if (i) PetscCall(MbsStrlcat(parameters, ",", sizeof(parameters)));
+      PetscCall(MbsStrlcat(parameters, names[i], sizeof(parameters)));
       PetscCall(PetscFree(names[i]));
     }
   }
@@ -152,7 +152,7 @@ PetscErrorCode MbsDesignUnits(MbsDesign d, const char pair[], char text[], size_
     char one[96];
 
     PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s [%s]", j ? ", " : "", d->base->param_info[d->b[j]].name, d->base->param_info[d->b[j]].unit));
-    PetscCall(PetscStrlcat(text, one, size));
+    PetscCall(MbsStrlcat(text, one, size));
   }
   PetscFunctionReturn(0);
 }

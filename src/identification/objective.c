@@ -103,8 +103,8 @@ static PetscErrorCode MbsIdentifiableNames_Private(MbsModel first, char **names,
   PetscCall(PetscCalloc1(size, names));
   for (PetscInt i = 0; i < first->np; i++) {
     if (!first->param_info[i].identifiable) continue;
-    if ((*names)[0]) PetscCall(PetscStrlcat(*names, ",", size));
-    PetscCall(PetscStrlcat(*names, first->param_info[i].name, size));
+    if ((*names)[0]) PetscCall(MbsStrlcat(*names, ",", size));
+    PetscCall(MbsStrlcat(*names, first->param_info[i].name, size));
   }
   *np = first->np;
   PetscFunctionReturn(0);

@@ -21,8 +21,8 @@ static PetscErrorCode MbsModelCheckOneInput_Private(MbsModel model, const char w
   PetscFunctionBeginUser;
   if (model->ncontrol <= 1) PetscFunctionReturn(0);
   for (PetscInt k = 0; k < model->ncontrol; k++) {
-    PetscCall(PetscStrlcat(names, k ? ", " : "", sizeof(names)));
-    PetscCall(PetscStrlcat(names, model->control_input[k], sizeof(names)));
+    PetscCall(MbsStrlcat(names, k ? ", " : "", sizeof(names)));
+    PetscCall(MbsStrlcat(names, model->control_input[k], sizeof(names)));
   }
   SETERRQ(model->comm, PETSC_ERR_SUP, "Model file '%s' has %" PetscInt_FMT " forces with input: true (%s): %s drives one, so keep input: true on one force; with several, each is driven by its controller in the loop (mbsid perturb, eigen -controller)",
           model->model_file, model->ncontrol, names, what);

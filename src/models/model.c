@@ -616,8 +616,8 @@ PetscErrorCode MbsModelGetParameterIndex(MbsModel model, const char name[], Pets
       *index = i;
       PetscFunctionReturn(0);
     }
-    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-    PetscCall(PetscStrlcat(known, model->param_info[i].name, sizeof(known)));
+    PetscCall(MbsStrlcat(known, " ", sizeof(known)));
+    PetscCall(MbsStrlcat(known, model->param_info[i].name, sizeof(known)));
   }
   SETERRQ(model->comm, PETSC_ERR_ARG_UNKNOWN_TYPE, "Model %s has no parameter '%s'; its parameters are:%s", model->type, name, known);
 }
@@ -880,8 +880,8 @@ PetscErrorCode MbsModelFindChannel(MbsModel model, const char name[], const char
     PetscCall(MbsModelGetChannelInfo(model, *c, &channel, NULL));
     PetscCall(PetscStrcmp(channel, name, &same));
     if (same) PetscFunctionReturn(0);
-    PetscCall(PetscStrlcat(known, *c ? ", " : "", sizeof(known)));
-    PetscCall(PetscStrlcat(known, channel, sizeof(known)));
+    PetscCall(MbsStrlcat(known, *c ? ", " : "", sizeof(known)));
+    PetscCall(MbsStrlcat(known, channel, sizeof(known)));
   }
   SETERRQ(model->comm, PETSC_ERR_ARG_WRONG, "%s: channel '%s' is not an output channel of model %s, whose channels are: %s", source, name, model->type, known);
 }

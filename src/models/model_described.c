@@ -2150,7 +2150,7 @@ static PetscErrorCode MovedParameters(MbsModel model, const PetscReal p[], char 
   for (PetscInt k = 0; k < model->np; k++) {
     if (p[k] == model->param_info[k].value) continue;
     PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)p[k], (double)model->param_info[k].value));
-    PetscCall(PetscStrlcat(at, one, len));
+    PetscCall(MbsStrlcat(at, one, len));
   }
   PetscFunctionReturn(0);
 }
@@ -3447,9 +3447,9 @@ static PetscErrorCode DescribedModeCoordinates(MbsModel model, PetscInt *nz, Pet
   PetscCall(PetscCalloc1(*nz * model->nq, T));
   PetscCall(PetscCalloc1(size, what));
   for (PetscInt b = 0; b < desc->nbody; b++) {
-    PetscCall(PetscStrlcat(*what, b ? "; " : "", size));
-    PetscCall(PetscStrlcat(*what, desc->body[b].name, size));
-    PetscCall(PetscStrlcat(*what, desc->body[b].rigid ? ": u_x u_y u_z [m] phi_x phi_y phi_z [rad]" : ": u_x u_y u_z [m]", size));
+    PetscCall(MbsStrlcat(*what, b ? "; " : "", size));
+    PetscCall(MbsStrlcat(*what, desc->body[b].name, size));
+    PetscCall(MbsStrlcat(*what, desc->body[b].rigid ? ": u_x u_y u_z [m] phi_x phi_y phi_z [rad]" : ": u_x u_y u_z [m]", size));
   }
   PetscCall(PetscCalloc1(3 * nq + nc * nq + nc + nq * nq + nq * model->nq, &work));
   MbsCallCleanup(DescribedModeCoordinates_Private(model, *nz, *T, work), PetscFree(work));
@@ -3552,8 +3552,8 @@ static PetscErrorCode DescribedEnergyFamilies(MbsModel model, PetscInt *nfamily,
   for (PetscInt f = 0; f < *nfamily; f++) size += (PetscInt)strlen(Family[f]) + 2;
   PetscCall(PetscCalloc1(size, names));
   for (PetscInt f = 0; f < *nfamily; f++) {
-    PetscCall(PetscStrlcat(*names, f ? ", " : "", size));
-    PetscCall(PetscStrlcat(*names, Family[f], size));
+    PetscCall(MbsStrlcat(*names, f ? ", " : "", size));
+    PetscCall(MbsStrlcat(*names, Family[f], size));
   }
   PetscCall(PetscCalloc1(*nfamily * m * m, MF));
   PetscCall(PetscCalloc1(2 * nq + nc * nq + nq + nc + nq * nq + 3 * nq * m, &work));

@@ -338,8 +338,8 @@ PetscErrorCode MbsCsvFindColumn(const MbsCsv *csv, const char spec[], PetscInt *
 
     PetscCall(PetscStrcasecmp(csv->name[c], spec, &same));
     if (same) *column = c;
-    PetscCall(PetscStrlcat(known, c ? ", " : "", sizeof(known)));
-    PetscCall(PetscStrlcat(known, csv->name[c], sizeof(known)));
+    PetscCall(MbsStrlcat(known, c ? ", " : "", sizeof(known)));
+    PetscCall(MbsStrlcat(known, csv->name[c], sizeof(known)));
   }
   PetscCheck(*column >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-columns: CSV file '%s' has no column '%s'; %s%s", csv->path, spec, csv->name ? "its header names (a name with a comma is given by its 1-based index) " : "it has no header, so give 1-based indices", known);
   PetscFunctionReturn(0);

@@ -133,6 +133,28 @@ PetscErrorCode MbsStringsFree(PetscInt n, char *list[])
   PetscFunctionReturn(0);
 }
 
+/*@C
+  MbsStrlcat - Appends as much of t (may be NULL) to the string s in a buffer of n bytes as fits, always terminated.
+  PETSc 3.18's PetscStrlcat appends at most n - strlen(t) bytes of t instead of n - strlen(s) - 1: it cut a model's
+  only parameter 'f_plus' to 'f_' in the default -identify list (8 bytes), and it writes past the buffer when s
+  nearly fills it (MBS_PETSC_STRLCAT_TRUNCATES). Not collective.
+@*/
+PetscErrorCode MbsStrlcat(char s[], const char t[], size_t n)
+{
+  size_t used;
+
+  PetscFunctionBeginUser;
+  if (!MBS_PETSC_STRLCAT_TRUNCATES) {
+    PetscCall(PetscStrlcat(s, t, n));
+    PetscFunctionReturn(0);
+  }
+  PetscCheck(n > 0, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "String buffer length must be positive");
+  PetscCall(PetscStrlen(s, &used));
+  PetscCheck(used < n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "A string of %zu characters in a buffer of %zu bytes", used, n);
+  if (t) strncat(s, t, n - used - 1);
+  PetscFunctionReturn(0);
+}
+
 /*
   The files a command reads and writes, declared as their options are read. An output that is one of the inputs, or
   another output, would destroy what the run reads or writes first: each declaration is compared with those before

@@ -13,8 +13,8 @@ PetscErrorCode MbsFunctionListNames(PetscFunctionList list, char names[], size_t
   names[0] = 0;
   PetscCall(PetscFunctionListGet(list, &entries, &n));
   for (int i = 0; i < n; i++) {
-    if (i) PetscCall(PetscStrlcat(names, " ", len));
-    PetscCall(PetscStrlcat(names, entries[i], len));
+    if (i) PetscCall(MbsStrlcat(names, " ", len));
+    PetscCall(MbsStrlcat(names, entries[i], len));
   }
   PetscCall(PetscFree(entries));
   PetscFunctionReturn(0);

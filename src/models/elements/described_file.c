@@ -111,8 +111,8 @@ static PetscErrorCode MissingField(MbsYAMLReader *reader, yaml_node_t *node, con
   for (yaml_node_pair_t *pair = node->data.mapping.pairs.start; pair < node->data.mapping.pairs.top; pair++) {
     const char *name = Scalar(Node(reader, pair->key));
 
-    PetscCall(PetscStrlcat(given, " ", sizeof(given)));
-    PetscCall(PetscStrlcat(given, name ? name : "?", sizeof(given)));
+    PetscCall(MbsStrlcat(given, " ", sizeof(given)));
+    PetscCall(MbsStrlcat(given, name ? name : "?", sizeof(given)));
   }
   PetscCall(MbsYAMLError(reader, node, "the field '%s' is missing; the fields given are:%s", key, given));
   PetscFunctionReturn(0);
@@ -178,8 +178,8 @@ static PetscErrorCode ReadValue(MbsYAMLReader *reader, yaml_node_t *node, const 
       value->value = desc->param_info[i].value;
       PetscFunctionReturn(0);
     }
-    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-    PetscCall(PetscStrlcat(known, desc->param_info[i].name, sizeof(known)));
+    PetscCall(MbsStrlcat(known, " ", sizeof(known)));
+    PetscCall(MbsStrlcat(known, desc->param_info[i].name, sizeof(known)));
   }
   PetscCall(MbsYAMLError(reader, name, "%s refers to the unknown parameter '%s'; the parameters section declares:%s", key, Scalar(name), desc->nparam ? known : " none"));
   PetscFunctionReturn(0);
@@ -269,8 +269,8 @@ PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *reader, void *item_, const char 
   if (item->data.mapping.pairs.top - item->data.mapping.pairs.start == 1 && word && !strcmp(word, "param")) PetscFunctionReturn(0);
   for (PetscInt i = 0; i < n; i++) {
     if (word && !strcmp(word, words[i])) *choice = i;
-    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-    PetscCall(PetscStrlcat(known, words[i], sizeof(known)));
+    PetscCall(MbsStrlcat(known, " ", sizeof(known)));
+    PetscCall(MbsStrlcat(known, words[i], sizeof(known)));
   }
   if (*choice < 0 || item->data.mapping.pairs.top - item->data.mapping.pairs.start != 1)
     PetscCall(MbsYAMLError(reader, item, "%s: '%s' is no law of %s (a value is a number, {param: NAME} or one {LAW: ...} of:%s)", key, word ? word : "?", key, known));
@@ -438,8 +438,8 @@ static PetscErrorCode FindBody(MbsYAMLReader *reader, yaml_node_t *node, const c
       *index = b;
       PetscFunctionReturn(0);
     }
-    PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-    PetscCall(PetscStrlcat(known, desc->body[b].name, sizeof(known)));
+    PetscCall(MbsStrlcat(known, " ", sizeof(known)));
+    PetscCall(MbsStrlcat(known, desc->body[b].name, sizeof(known)));
   }
   PetscCall(MbsYAMLError(reader, node, "%s refers to the unknown body '%s'; bodies:%s", what, name, known));
   PetscFunctionReturn(0);
@@ -475,8 +475,8 @@ PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *reader, void *node, cons
   if (!nname) PetscCall(MbsYAMLError(reader, node, "the field '%s' is missing: the name of the %s element whose load it reads", type, type));
   for (const MbsElement *e = reader->desc->element; e < el; e++) {
     if (!strcmp(e->type, type)) {
-      PetscCall(PetscStrlcat(known, " ", sizeof(known)));
-      PetscCall(PetscStrlcat(known, e->name, sizeof(known)));
+      PetscCall(MbsStrlcat(known, " ", sizeof(known)));
+      PetscCall(MbsStrlcat(known, e->name, sizeof(known)));
     }
     if (!strcmp(e->name, name[0])) *other = e;
   }
@@ -810,7 +810,7 @@ static PetscErrorCode ReadFlexible(MbsYAMLReader *reader, yaml_node_t *field, Mb
   if (flexible->damping.value < 0 || (flexible->damping.param >= 0 && desc->param_info[flexible->damping.param].lower < 0))
     PetscCall(MbsYAMLError(reader, field, "modal_damping must not be negative%s", flexible->damping.param >= 0 ? " (nor the lower bound of its parameter)" : ""));
   if (file[0] != '/' && slash) PetscCall(PetscSNPrintf(path, sizeof(path), "%.*s/", (int)(slash - desc->file), desc->file));
-  PetscCall(PetscStrlcat(path, file, sizeof(path)));
+  PetscCall(MbsStrlcat(path, file, sizeof(path)));
   PetscCall(PetscSNPrintf(where, sizeof(where), "Model file '%s', line %d, body '%s'", desc->file, (int)field->start_mark.line + 1, body->name));
   PetscCall(MbsFlexibleReadFile(where, path, flexible));
   body->mass.value = flexible->slot_mass[0];
@@ -865,7 +865,7 @@ static PetscErrorCode ReadInertia(MbsYAMLReader *reader, yaml_node_t *field, Mbs
         for (PetscInt i = 0; i < 9; i++) Jc[i] += (p[k] - info->value) * dJ[i];
       }
       PetscCall(PetscSNPrintf(one, sizeof(one), " %s = %g", info->name, (double)p[k]));
-      PetscCall(PetscStrlcat(at, one, sizeof(at)));
+      PetscCall(MbsStrlcat(at, one, sizeof(at)));
     }
     if (!PositiveDefinite(Jc)) PetscCall(MbsYAMLError(reader, node, "the inertia tensor is no body's at a corner of its parameters' bounds (%s): narrow lower and upper so that each principal moment stays less than the sum of the other two", at + 1));
   }
