@@ -231,22 +231,14 @@ static PetscErrorCode MbsKLURefine_Private(PC pc, MbsKLU *klu, Vec b, Vec x, Pet
       r[i]     = ba[i];
       bound[i] = PetscAbsScalar(ba[i]);
     }
-    if (transpose)
-      for (PetscInt i = 0; i < n; i++)
-        for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
-          const PetscScalar p = a[e] * xa[i];
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt e = ia[i]; e < ia[i + 1]; e++) { /* entry (i, ja[e]) of A, or of A^T at (ja[e], i) */
+        const PetscInt    row = transpose ? ja[e] : i;
+        const PetscScalar p   = a[e] * xa[transpose ? i : ja[e]];
 
-          r[ja[e]] -= p;
-          if (k) bound[ja[e]] += PetscAbsScalar(p);
-        }
-    else
-      for (PetscInt i = 0; i < n; i++)
-        for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
-          const PetscScalar p = a[e] * xa[ja[e]];
-
-          r[i] -= p;
-          if (k) bound[i] += PetscAbsScalar(p);
-        }
+        r[row] -= p;
+        if (k) bound[row] += PetscAbsScalar(p);
+      }
     /* x_0 of the kept factors is never refined: its check is skipped */
     if (!k) {
       PetscCall(MbsKLUSolveInPlace_Private(klu, n, r, transpose));
