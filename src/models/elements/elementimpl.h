@@ -338,6 +338,8 @@ PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], Pet
 PETSC_INTERN PetscInt     MbsPerpendicularBranch(const PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicularAt(const PetscReal[3], PetscInt, const PetscReal[3], PetscReal[2][3], PetscReal[2][3]);
 PETSC_INTERN void         MbsRelativeDirection(MbsDescription, const MbsElement *, const PetscReal[3], PetscReal[3]);
+PETSC_INTERN PetscBool    MbsPolarRotation(const PetscReal[9], PetscReal[9], PetscReal[9]);
+PETSC_INTERN void         MbsPolarRotationDerivative(const PetscReal[9], const PetscReal[9], const PetscReal[9], PetscReal[9]);
 PETSC_INTERN void         MbsJointPointRows(MbsDescription, MbsElement *);
 PETSC_INTERN void         MbsJointAxisRows(MbsDescription, MbsElement *, const PetscReal[3]);
 PETSC_INTERN void         MbsJointRotationRows(MbsDescription, MbsElement *);
