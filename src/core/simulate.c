@@ -1055,7 +1055,7 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   PetscScalar     *u, *udot;
   char             type[64] = TSCN;
   TSType           chosen;
-  PetscBool        explicit_form, refused, sparse, multipliers;
+  PetscBool        explicit_form, refused, sparse, multipliers, usable;
   PetscInt         lag, predictor, nsample, nfrozen;
   const PetscReal *sample_t, *frozen_t;
 
@@ -1073,7 +1073,14 @@ static PetscErrorCode MbsSimulateSolve_Private(MbsSimObjects *o, MbsModel model,
   Udot = o->Udot;
   PetscCall(VecGetArrayWrite(U, &u));
   PetscCall(VecGetArrayWrite(Udot, &udot));
-  PetscCall(MbsModelInitialState(model, model->t0, u, udot));
+  PetscCall(MbsModelInitialStateTry(model, model->t0, u, udot, &usable));
+  if (!usable) { /* parameters outside the model's domain: a diverged solve, which MbsSignalCheck() explains */
+    PetscCall(VecRestoreArrayWrite(Udot, &udot));
+    PetscCall(VecRestoreArrayWrite(U, &u));
+    signal->reason = TS_DIVERGED_NONLINEAR_SOLVE;
+    signal->t_end  = model->t0;
+    PetscFunctionReturn(0);
+  }
   /* the explicit form needs no Jacobian: the Runge-Kutta adjoint takes products with dg/dU (adjoint.c) */
   if (sparse && !explicit_form) PetscCall(MbsSparseJacobianCreate_Private(model, u, &o->J));
   else if (!explicit_form) PetscCall(MatCreateSeqDense(PETSC_COMM_SELF, model->n, model->n, NULL, &o->J));
@@ -1300,6 +1307,7 @@ PetscErrorCode MbsSignalCheck(MbsModel model, const MbsSignal *signal)
   PetscFunctionBeginUser;
   PetscCheck(!signal->nonfinite, PETSC_COMM_SELF, PETSC_ERR_FP, "Model %s: output %s is not finite at t = %g s (step %" PetscInt_FMT ")", model->type, model->output_name, (double)signal->t_end, signal->steps);
   PetscCheck(signal->reason >= 0 || !MbsSolveRefused(model, refusal, sizeof(refusal)), PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "The forward solve of model %s was refused: %s", model->type, refusal);
+  PetscCheck(signal->reason >= 0 || !MbsModelStartRefusal(model), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "%s", MbsModelStartRefusal(model));
   PetscCheck(signal->reason >= 0, PETSC_COMM_SELF, PETSC_ERR_NOT_CONVERGED, "Time integration of model %s failed at t = %g s of [%g, %g]: %s; try a smaller -ts_dt or -ts_adapt_type basic", model->type, (double)signal->t_end, (double)model->t0,
              (double)model->tf, TSConvergedReasons[signal->reason]);
   PetscFunctionReturn(0);

@@ -1412,6 +1412,37 @@ PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[],
 }
 
 /*@C
+  MbsModelInitialStateTry - MbsModelInitialState(), except that a start the model refuses at its current parameters is no
+  error: *usable is PETSC_FALSE and MbsModelStartRefusal() says why. The model raises PETSC_ERR_ARG_OUTOFRANGE for
+  parameters outside its domain (no pose satisfies the joints, an axis turned onto its normals' branch, a frame that
+  is no rotation), which a line search meets at a trial step and must step back from like from a diverged solve;
+  every other error stays one. Not collective.
+@*/
+PetscErrorCode MbsModelInitialStateTry(MbsModel model, PetscReal t0, PetscReal u[], PetscReal udot[], PetscBool *usable)
+{
+  PetscErrorCode ierr;
+  char          *specific = NULL;
+
+  PetscFunctionBeginUser;
+  model->start_refusal[0] = 0;
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = MbsModelInitialState(model, t0, u, udot);
+  PetscCall(PetscPopErrorHandler());
+  *usable = (PetscBool)!ierr;
+  if (!ierr) PetscFunctionReturn(0);
+  PetscCall(PetscErrorMessage(ierr, NULL, &specific));
+  PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, ierr, "%s", specific ? specific : "the initial state failed");
+  PetscCall(PetscStrncpy(model->start_refusal, specific && specific[0] ? specific : "the start is outside the model's domain", sizeof(model->start_refusal)));
+  PetscFunctionReturn(0);
+}
+
+/* MbsModelStartRefusal - Why the last solve's start was refused (MbsModelInitialStateTry()), or NULL */
+const char *MbsModelStartRefusal(MbsModel model)
+{
+  return model->start_refusal[0] ? model->start_refusal : NULL;
+}
+
+/*@C
   MbsModelLinearize - M, C, K (nq x nq, column-major, caller frees with PetscFree3) about the model's operating point. Not collective.
 @*/
 PetscErrorCode MbsModelLinearize(MbsModel model, PetscInt *nq, PetscReal **M, PetscReal **C, PetscReal **K)

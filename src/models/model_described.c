@@ -2189,7 +2189,7 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
       char at[256];
 
       PetscCall(MovedParameters(model, w->p, at, sizeof(at)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
               desc->file, at, (double)s);
     }
   }

@@ -185,6 +185,7 @@ struct _p_MbsModel {
   char                   model_file[PETSC_MAX_PATH_LEN]; /* -model_file of model described */
   unsigned long long     model_file_checksum;            /* of the bytes read from model_file (MbsChecksumFile) */
   char                   planar[8];                      /* a model from a file: the ground axis normal to its plane, "x", "y", "z", or "none" (3D) */
+  char                   start_refusal[1024];            /* why the last solve's start was refused at its parameters (MbsModelInitialStateTry), "" if it was not */
 };
 
 PETSC_INTERN PetscErrorCode MbsModelSetSampleTimes(MbsModel, PetscInt, const PetscReal[]);
@@ -193,6 +194,8 @@ PETSC_INTERN PetscErrorCode MbsModelSetAnalysisStep(MbsModel, PetscReal);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseSet(MbsModel, PetscInt, const PetscReal[2]);
 PETSC_INTERN PetscErrorCode MbsSolveRefuseForget(MbsModel);
 PETSC_INTERN PetscBool      MbsSolveRefused(MbsModel, char[], size_t);
+PETSC_INTERN PetscErrorCode MbsModelInitialStateTry(MbsModel, PetscReal, PetscReal[], PetscReal[], PetscBool *);
+PETSC_INTERN const char    *MbsModelStartRefusal(MbsModel);
 PETSC_INTERN PetscErrorCode MbsModelFreezeSteps(MbsModel, PetscBool);
 PETSC_INTERN PetscErrorCode MbsModelGetSampleTimes(MbsModel, PetscInt *, const PetscReal **, PetscReal *);
 PETSC_INTERN PetscErrorCode MbsModelGetFrozenSteps(MbsModel, PetscInt *, const PetscReal **);
