@@ -14,7 +14,9 @@ static const char
   f = K e + D e', F_B = -R_A C f at r_B, F_A = -F_B at the same point. Further, the pair exerts no net moment about the
   origin, and the power of Q is -(e^T K e' + e'^T D e'), of which the damper's part e'^T D e' >= 0 is dissipated.
   The bushing_force sensors read f_i, and relative_displacement sensors across the pair read n.(r_B - r_A) (frame
-  ground) and (R_A n).(r_B - r_A) (frame body; A's axes start as the ground's), both zero at the initial pose.
+  ground) and (R_A n).(r_B - r_A) (frame body; A's axes start as the ground's), both zero at the initial pose. A
+  position and a velocity sensor at the bushing's point on B with frame: body read (R_B n).r_B and
+  (R_B n).(v_B + w_B x R_B b).
 
   2. The engine-order loads on a rigid body at a finite rotation R, at constant speed n: an engine_force along the body
   direction d at the body point c and an engine_torque about the body axis m (section 5, with d and m turned off the
@@ -141,6 +143,8 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   for (PetscInt k = 0; k < 3; k++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  f%c: {type: bushing_force, bushing: mount, component: %c}\n", 'x' + (int)k, 'x' + (int)k));
   for (PetscInt frame = 0; frame < 2; frame++)
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  gap_%s: {type: relative_displacement, bodies: [A, B], point: [%.17g, %.17g, %.17g], axis: [%.17g, %.17g, %.17g], frame: %s}\n", frame ? "body" : "ground", (double)p[0], (double)p[1], (double)p[2], (double)n_gap[0], (double)n_gap[1], (double)n_gap[2], frame ? "body" : "ground"));
+  for (PetscInt kind = 0; kind < 2; kind++)
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  %s_body: {type: %s, body: B, point: [%.17g, %.17g, %.17g], axis: [%.17g, %.17g, %.17g], frame: body}\n", kind ? "velocity" : "position", kind ? "velocity" : "position", (double)p[0], (double)p[1], (double)p[2], (double)n_gap[0], (double)n_gap[1], (double)n_gap[2]));
   PetscCall(PetscFClose(PETSC_COMM_SELF, file));
   PetscCall(LoadModel(path, &model, &n));
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
@@ -219,6 +223,22 @@ static PetscErrorCode CheckBushing(MbsTest *test)
     for (PetscInt frame = 0; frame < 2; frame++) {
       PetscCall(MbsModelChannelOutput(model, 4 + frame, 0, U, &y[frame], NULL));
       PetscCall(MbsTestClose(test, frame ? "relative_displacement, frame body = (R_A n).(r_B - r_A)" : "relative_displacement, frame ground = n.(r_B - r_A)", y[frame], want[frame], 0, 1e-14));
+    }
+  }
+  /* position and velocity channels 6, 7, frame body: B's point r_B and its velocity v_B + w_B x (R_B b) along R_B n */
+  {
+    PetscReal y[2], want[2] = {0, 0}, turned[3], arm[3], spin[3];
+
+    Times(RB, PETSC_FALSE, n_gap, turned);
+    Times(RB, PETSC_FALSE, b, arm);
+    Cross(wB, arm, spin);
+    for (PetscInt k = 0; k < 3; k++) {
+      want[0] += turned[k] * rB[k];
+      want[1] += turned[k] * (vB[k] + spin[k]);
+    }
+    for (PetscInt kind = 0; kind < 2; kind++) {
+      PetscCall(MbsModelChannelOutput(model, 6 + kind, 0, U, &y[kind], NULL));
+      PetscCall(MbsTestClose(test, kind ? "velocity, frame body = (R_B n).(v_B + w_B x R_B b)" : "position, frame body = (R_B n).r_B", y[kind], want[kind], 0, 1e-14));
     }
   }
   Cross(t1, FB, MB);
