@@ -396,7 +396,7 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  for (PetscInt e = 0; e < desc->nelement; e++) { /* points, axes and a table's knots that are parameters */
+  for (PetscInt e = 0; e < desc->nelement; e++) {                                                                        /* points, axes and a table's knots that are parameters */
     if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->value0) /* the rows are compiled */
       for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
     MbsForceLawsUpdate(desc, &desc->element[e]);

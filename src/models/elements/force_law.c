@@ -109,7 +109,7 @@ static void SplineEquations(PetscInt n, const PetscReal h[], const PetscReal dh[
 */
 static PetscInt TableSpline(MbsForceLaw *law)
 {
-  PetscInt  n = law->n, pivots[3 * MBS_MAX_LAW], zero_pivot;
+  PetscInt  n                            = law->n, pivots[3 * MBS_MAX_LAW], zero_pivot;
   PetscReal A[MBS_MAX_LAW * MBS_MAX_LAW] = {0}, dA[MBS_MAX_LAW * MBS_MAX_LAW], dB[MBS_MAX_LAW * MBS_MAX_LAW], h[MBS_MAX_LAW], dh[MBS_MAX_LAW], M[MBS_MAX_LAW];
 
   for (PetscInt i = 0; i < n * n; i++) law->W[i] = 0;
@@ -174,7 +174,9 @@ static PetscErrorCode KnotRange(MbsDescription desc, const MbsValue *knot, const
 }
 
 /* The knots must increase at every point of their parameters' bounds box: the spline needs h_j > 0 wherever TAO or
-   -p_NAME may move them, and each pair's worst case is a corner of its own two bounds (the same parameter twice: equal) */
+   -p_NAME may move them. Two neighbours that are different parameters or numbers are worst at a corner of their own
+   two bounds; a parameter at two knots that are not neighbours is caught by a pair between them (it cannot be below
+   and above the knots in between at once) */
 static PetscErrorCode CheckKnots(MbsYAMLReader *reader, const char key[], const char deflection[], const MbsForceLaw *law, void *nodes[])
 {
   MbsDescription desc = MbsYAMLReaderDescription(reader);
@@ -189,7 +191,10 @@ static PetscErrorCode CheckKnots(MbsYAMLReader *reader, const char key[], const 
     PetscCall(KnotRange(desc, hi, deflection, above, above_text, sizeof(above_text)));
     if (lo->param < 0 && hi->param < 0 && !(above[0] > below[1]))
       PetscCall(MbsYAMLError(reader, nodes[j], "%s: the table's deflections must increase, but deflection %" PetscInt_FMT " (%g) follows %g", key, j + 1, (double)above[0], (double)below[1]));
-    if (!(above[0] > below[1] && (lo->param < 0 || lo->param != hi->param)))
+    if (lo->param >= 0 && lo->param == hi->param)
+      PetscCall(
+        MbsYAMLError(reader, nodes[j], "%s: deflections %" PetscInt_FMT " and %" PetscInt_FMT " of the table are the same parameter '%s', so they can never increase: give each knot its own parameter", key, j, j + 1, desc->param_info[lo->param].name));
+    if (!(above[0] > below[1]))
       PetscCall(MbsYAMLError(reader, nodes[j], "%s: the table's deflections must increase for every value of their parameters within bounds, but deflection %" PetscInt_FMT " (%s) can reach deflection %" PetscInt_FMT " (%s): narrow the bounds so that they do not overlap", key, j + 1, above_text, j, below_text));
   }
   PetscFunctionReturn(0);
@@ -222,8 +227,8 @@ static PetscErrorCode ReadLaw(MbsYAMLReader *reader, void *item, const char key[
     PetscCall(ReadCoefficients(reader, table, "deflection", &law->n, units, law->knot, nodes));
     PetscCall(CheckKnots(reader, key, deflection, law, nodes));
     for (PetscInt j = 0; j < law->n; j++) {
-      law->x[j] = law->knot[j].value;
-      law->f[j] = law->c[j].value;
+      law->x[j]  = law->knot[j].value;
+      law->f[j]  = law->c[j].value;
       law->moves = (PetscBool)(law->moves || law->knot[j].param >= 0);
     }
     PetscCheck(TableSpline(law) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The spline's equations are singular at increasing knots");
