@@ -2,7 +2,7 @@
   Nonlinear force laws of the force elements bushing, spring_damper and rotational_spring (issues 33, 34): any value of
   their stiffness or damping fields may be a law of the coordinate's deflection x (m or rad) and rate x' instead of a
   number. The force on the coordinate is g(x, x') = K(x) + D(x, x'), the generalised force -g x_q^T
-  (MbsCoordinateForce; spring_damper along its line), and every coefficient may be {param: NAME}.
+  (MbsCoordinateForce; spring_damper along its line), and every coefficient and knot may be {param: NAME}.
 
     stiffness  k or {param: k}                        K = k x
                {polynomial: [k1, k2, ..., kn]}         K = k1 x + k2 x^2 + ... + kn x^n      k1 > 0, n <= 16
@@ -22,6 +22,17 @@
 
   so dK/df_j = w_j(x), and K is twice continuously differentiable inside the table, once at its ends (the tangent
   lines): dF/dq is continuous for Newton and the adjoint. The amplitude and friction laws dissipate: D x' >= 0.
+
+  The knots x_j may be parameters too (branch tableparam), increasing on the whole box of their bounds (CheckKnots()).
+  Then W and M = W f follow p (MbsForceLawsUpdate(), before every evaluation), and by d/dx_k of A M = B f
+
+    dM/dx_k = A^-1 (dB/dx_k f - dA/dx_k M),   A linear in h (dA = A(dh)), B's entries 6/h,   dh = e_k-1 - e_k,
+
+  while on [x_i, x_i+1] h and a move by dh_i = [k = i+1] - [k = i], da = ([k = i+1] - a dh_i) / h, so that K and its
+  slope K' = (f_i+1 - f_i) / h + h/6 ((1 - 3a^2) M_i + (3b^2 - 1) M_i+1) have their derivatives by x_k (TableAt());
+  beyond an end x_e the tangent K(x_e) + K'(x_e) (x - x_e) moves with x_e as well. The interval lookup stays piecewise:
+  K and K' are continuous across the knots in both x and the knots, K'' and the knots' second derivatives are not (a
+  time cost is once differentiable in a knot where the motion crosses it).
 */
 #include "models/elements/elementimpl.h"
 
