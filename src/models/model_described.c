@@ -4235,7 +4235,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
-  for (PetscInt e = 0; e < d->desc->nelement && !d->joint_geometry; e++) /* a table's law is no polynomial in its knots: continued too */
+  for (PetscInt e = 0; e < d->desc->nelement && d->planar < 0; e++) /* a table's law is no polynomial in its knots: continued too (in 3D) */
     if (MbsForceLawKnot(&d->desc->element[e], -1)) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->joint_geometry) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->planar < 0) PetscFunctionReturn(0);
