@@ -624,7 +624,7 @@ void MbsForceLawSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, P
 
       TableAt(law, x, w, ws, law->moves ? dk : NULL, dks);
       TableCurvature(law, x, wss);
-      for (PetscInt k = 0; k < law->n; k++) *dgx += wss[k] * MbsValueOf(&c[k], p) * dx + Is(&c[k], j) * ws[k] + (law->moves ? Is(&law->knot[k], j) * dks[k] : 0);
+      for (PetscInt k = 0; k < law->n; k++) *dgx += wss[k] * MbsValueOf(&c[k], p) * dx + Is(&c[k], j) * ws[k] + (Is(&law->knot[k], j) ? dks[k] : 0); /* dks only of the knots that are parameters */
     } break;
     case MBS_LAW_AMPLITUDE: { /* g_x = 2 d0 a x x', g_x' = d0 (1 + a x^2) */
       PetscReal d0 = MbsValueOf(&c[0], p), a = MbsValueOf(&c[1], p);
