@@ -396,9 +396,11 @@ static MbsDescription Description(MbsModel model)
   MbsDescription desc = d->desc;
 
   desc->p = model->p;
-  for (PetscInt e = 0; e < desc->nelement; e++)                                                                          /* points that are parameters */
+  for (PetscInt e = 0; e < desc->nelement; e++) {                                                                        /* points, axes and a table's knots that are parameters */
     if (MbsGeometryUpdate(desc, &desc->element[e]) && desc->element[e].ops->kind == MBS_ELEMENT_CONSTRAINT && d->value0) /* the rows are compiled */
       for (PetscInt i = 0; i < desc->element[e].nrow; i++) RowCompile(d, desc->element[e].first_row + i);
+    MbsForceLawsUpdate(desc, &desc->element[e]);
+  }
   if (d->input_element) {
     const MbsInput *input = model->input.type != MBS_INPUT_MODEL ? &model->input : NULL;
 
@@ -3272,6 +3274,8 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
                desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
     PetscCheck(!MbsJointAxisParameter(el, j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is a component of its direction or axis, which the load follows nonlinearly (a unit vector); the derivative of the frequency response needs a load affine in the parameter, so -cost frf takes a force's point but not its direction: identify %s with -cost time or spectrum",
                desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
+    PetscCheck(el->ops->kind != MBS_ELEMENT_SENSOR || !MbsForceLawKnot(el, j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", sensor '%s' (%s): parameter '%s' is a knot of the table law the sensor reads, whose slope at rest, the sensor's row, follows the knot nonlinearly (a spline); the derivative of the frequency response needs sensor rows polynomial in the parameter: identify %s with -cost time or spectrum, or leave the sensor out of the model",
+               desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
   }
   InitialPose(desc, a->q, v);
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
@@ -3635,12 +3639,12 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
   if (k >= 0) found[(*n)++] = k;
 }
 
-/* The parameters of el's value and harmonic fields, of a history's scale, of a force's nonlinear laws (el->law[i].c,
-   force_law.c), of its points' coordinates and of its axis's components (geometry.c), each once, into list (may be
-   NULL); their number */
+/* The parameters of el's value and harmonic fields, of a history's scale, of a force's nonlinear laws (their
+   coefficients el->law[i].c and a table's knots el->law[i].knot, force_law.c), of its points' coordinates and of its
+   axis's components (geometry.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + 2 * MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6], n = 0;
 
   for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) AddOnce(found, &n, el->axis[c].param);
@@ -3651,7 +3655,10 @@ static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
     for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
   if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);                        /* a force history's scale (force.c) */
   for (PetscInt i = 0; i < MBS_MAX_VALUE && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
-    for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) AddOnce(found, &n, el->law[i].c[j].param);
+    for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) {
+      AddOnce(found, &n, el->law[i].c[j].param);
+      AddOnce(found, &n, el->law[i].knot[j].param);
+    }
   for (PetscInt j = 0; j < n && list; j++) list[j] = found[j];
   return n;
 }
@@ -4228,6 +4235,8 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
+  for (PetscInt e = 0; e < d->desc->nelement && d->planar < 0; e++) /* a table's law is no polynomial in its knots: continued too (in 3D) */
+    if (MbsForceLawKnot(&d->desc->element[e], -1)) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->joint_geometry) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->planar < 0) PetscFunctionReturn(0);
   model->ops.residual              = PlanarResidual;

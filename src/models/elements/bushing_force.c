@@ -37,8 +37,8 @@ static PetscErrorCode BushingLoadRead(MbsYAMLReader *reader, void *node, MbsElem
   }
   el->value[0] = bushing->value[i < 3 ? i : 3 + i]; /* as BushingForce: k_0..2, d_0..2, k_r 0..2, d_r 0..2 */
   el->value[1] = bushing->value[i < 3 ? 3 + i : 6 + i];
-  if (bushing->law) { /* its nonlinear laws too (force_law.c) */
-    PetscCall(PetscCalloc1(2, &el->law));
+  if (bushing->law) { /* its nonlinear laws too (force_law.c), in an array as long as every element's */
+    PetscCall(PetscCalloc1(MBS_MAX_VALUE, &el->law));
     el->law[0] = bushing->law[i < 3 ? i : 3 + i];
     el->law[1] = bushing->law[i < 3 ? 3 + i : 6 + i];
   }

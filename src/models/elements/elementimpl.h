@@ -456,22 +456,28 @@ typedef enum {
 typedef struct _MbsForceLaw {
   MbsForceLawType type;
   PetscInt        n;
-  MbsValue        c[MBS_MAX_LAW];               /* coefficients, or the table's forces */
-  PetscReal       x[MBS_MAX_LAW];               /* the table's deflections, increasing */
-  PetscReal       W[MBS_MAX_LAW * MBS_MAX_LAW]; /* the spline's second derivatives at x_j: M = W c (n x n, column-major) */
+  MbsValue        c[MBS_MAX_LAW];                /* coefficients, or the table's forces */
+  MbsValue        knot[MBS_MAX_LAW];             /* the table's deflections, increasing on their parameters' bounds */
+  PetscBool       moves;                         /* a knot is a parameter: x, f, W and dM follow p (MbsForceLawsUpdate) */
+  PetscReal       x[MBS_MAX_LAW];                /* the knots at the last update */
+  PetscReal       f[MBS_MAX_LAW];                /* the forces at the last update */
+  PetscReal       W[MBS_MAX_LAW * MBS_MAX_LAW];  /* the spline's second derivatives at x_j: M = W f (n x n, column-major) */
+  PetscReal       dM[MBS_MAX_LAW * MBS_MAX_LAW]; /* dM/dx_k = (dW/dx_k) f in column k, for the knots that are parameters */
 } MbsForceLaw;
 
 /* g, dg/dx, dg/dx' of one coordinate, and dg/dp for the parameters it depends on */
 typedef struct {
   PetscReal g, gx, gv;
   PetscInt  np;
-  PetscInt  param[2 * MBS_MAX_LAW];
-  PetscReal dgdp[2 * MBS_MAX_LAW];
+  PetscInt  param[3 * MBS_MAX_LAW]; /* a table's forces and knots, a damping law's coefficients */
+  PetscReal dgdp[3 * MBS_MAX_LAW];
 } MbsLawForce;
 
 PETSC_INTERN PetscErrorCode MbsForceLawsRead(MbsYAMLReader *, void *, const char[], PetscBool, const char[], const char[], PetscBool, PetscInt, MbsElement *, PetscInt, PetscInt *);
 PETSC_INTERN void           MbsForceLawEval(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, MbsLawForce *);
 PETSC_INTERN PetscBool      MbsForceLawActive(const MbsElement *, PetscInt);
+PETSC_INTERN void           MbsForceLawsUpdate(MbsDescription, MbsElement *);
+PETSC_INTERN PetscBool      MbsForceLawKnot(const MbsElement *, PetscInt);
 PETSC_INTERN void           MbsForceLawSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, PetscReal, PetscReal, PetscInt, PetscReal *, PetscReal *);
 PETSC_INTERN void           MbsCoordinateForceSecond(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 PETSC_INTERN void           MbsCoordinateForceP(MbsDescription, const MbsElement *, PetscInt, PetscInt, PetscReal, const PetscReal[], const PetscReal[], PetscReal, const PetscReal[], PetscReal[]);

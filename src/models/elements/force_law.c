@@ -2,7 +2,7 @@
   Nonlinear force laws of the force elements bushing, spring_damper and rotational_spring (issues 33, 34): any value of
   their stiffness or damping fields may be a law of the coordinate's deflection x (m or rad) and rate x' instead of a
   number. The force on the coordinate is g(x, x') = K(x) + D(x, x'), the generalised force -g x_q^T
-  (MbsCoordinateForce; spring_damper along its line), and every coefficient may be {param: NAME}.
+  (MbsCoordinateForce; spring_damper along its line), and every coefficient and knot may be {param: NAME}.
 
     stiffness  k or {param: k}                        K = k x
                {polynomial: [k1, k2, ..., kn]}         K = k1 x + k2 x^2 + ... + kn x^n      k1 > 0, n <= 16
@@ -22,27 +22,44 @@
 
   so dK/df_j = w_j(x), and K is twice continuously differentiable inside the table, once at its ends (the tangent
   lines): dF/dq is continuous for Newton and the adjoint. The amplitude and friction laws dissipate: D x' >= 0.
+
+  The knots x_j may be parameters too (branch tableparam), increasing on the whole box of their bounds (CheckKnots()).
+  Then W and M = W f follow p (MbsForceLawsUpdate(), before every evaluation), and by d/dx_k of A M = B f
+
+    dM/dx_k = A^-1 (dB/dx_k f - dA/dx_k M),   A linear in h (dA = A(dh)), B's entries 6/h,   dh = e_k-1 - e_k,
+
+  while on [x_i, x_i+1] h and a move by dh_i = [k = i+1] - [k = i], da = ([k = i+1] - a dh_i) / h, so that K and its
+  slope K' = (f_i+1 - f_i) / h + h/6 ((1 - 3a^2) M_i + (3b^2 - 1) M_i+1) have their derivatives by x_k (TableAt());
+  beyond an end x_e the tangent K(x_e) + K'(x_e) (x - x_e) moves with x_e as well. The interval lookup stays piecewise:
+  K and K' are continuous across the knots in both x and the knots, K'' and the knots' second derivatives are not (a
+  time cost is once differentiable in a knot where the motion crosses it).
 */
 #include "models/elements/elementimpl.h"
 
 static const char *const StiffnessLaws[] = {"polynomial", "table"};
 static const char *const DampingLaws[]   = {"amplitude", "friction"};
 
-/* The forces' weights w (K = w.f) and their slopes ws (dK/dx = ws.f) at x */
-static void TableWeights(const MbsForceLaw *law, PetscReal x, PetscReal w[], PetscReal ws[])
+/*
+  The table at x: the forces' weights w (K = w.f) and slopes ws (dK/dx = ws.f), and with dk not NULL the derivatives
+  by each knot x_k that is a parameter, at the forces f of the last update: dK/dx_k into dk[k] and d(dK/dx)/dx_k into
+  dks[k] (the others untouched). On the interval [x_i, x_i+1] the knots move h by dh = [k = i+1] - [k = i] and a by
+  da = ([k = i+1] - a dh) / h, every knot the M_j (dM, TableSpline()); beyond an end e the law is the tangent
+  K(x_e) + S (x - x_e) of the end's slope S, where a stays 0 or 1 and x - x_e moves with x_e.
+*/
+static void TableAt(const MbsForceLaw *law, PetscReal x, PetscReal w[], PetscReal ws[], PetscReal dk[], PetscReal dks[])
 {
-  PetscInt  n = law->n, i = 0;
-  PetscReal h, a, b, beyond = 0;
+  const PetscReal *f = law->f;
+  PetscInt         n = law->n, i = 0, end = -1;
+  PetscReal        h, a, b, beyond = 0, Mi = 0, Mj = 0, S = 0, P, Q;
 
   while (i < n - 2 && x > law->x[i + 1]) i++;
   h = law->x[i + 1] - law->x[i];
   a = (law->x[i + 1] - x) / h;
-  if (x < law->x[0]) { /* the tangent at x_0 */
-    beyond = x - law->x[0];
-    a      = 1;
-  } else if (x > law->x[n - 1]) {
-    beyond = x - law->x[n - 1];
-    a      = 0;
+  if (x < law->x[0]) end = 0; /* the tangent at x_0 */
+  else if (x > law->x[n - 1]) end = n - 1;
+  if (end >= 0) {
+    beyond = x - law->x[end];
+    a      = end ? 0 : 1;
   }
   b = 1 - a;
   for (PetscInt j = 0; j < n; j++) {
@@ -51,37 +68,85 @@ static void TableWeights(const MbsForceLaw *law, PetscReal x, PetscReal w[], Pet
     w[j]  = (j == i) * a + (j == i + 1) * b + h * h / 6 * ((a * a * a - a) * Wi + (b * b * b - b) * Wj);
     ws[j] = ((j == i + 1) - (PetscReal)(j == i)) / h + h / 6 * ((1 - 3 * a * a) * Wi + (3 * b * b - 1) * Wj);
     w[j] += ws[j] * beyond;
+    Mi += Wi * f[j];
+    Mj += Wj * f[j];
+    S += ws[j] * f[j];
+  }
+  P = (a * a * a - a) * Mi + (b * b * b - b) * Mj; /* K = a f_i + b f_i+1 + h^2/6 P + S beyond */
+  Q = (1 - 3 * a * a) * Mi + (3 * b * b - 1) * Mj; /* S = (f_i+1 - f_i) / h + h/6 Q */
+  for (PetscInt k = 0; k < n && dk; k++) {
+    const PetscReal *dM = law->dM + k * n;
+    PetscReal        dh = (k == i + 1) - (PetscReal)(k == i), da = end >= 0 ? 0 : ((k == i + 1) - a * dh) / h, db = -da, dP, dQ;
+
+    if (law->knot[k].param < 0) continue;
+    dP     = (3 * a * a - 1) * da * Mi + (3 * b * b - 1) * db * Mj + (a * a * a - a) * dM[i] + (b * b * b - b) * dM[i + 1];
+    dQ     = -6 * a * da * Mi + 6 * b * db * Mj + (1 - 3 * a * a) * dM[i] + (3 * b * b - 1) * dM[i + 1];
+    dks[k] = -(f[i + 1] - f[i]) * dh / (h * h) + dh / 6 * Q + h / 6 * dQ;
+    dk[k]  = da * (f[i] - f[i + 1]) + h * dh / 3 * P + h * h / 6 * dP + dks[k] * beyond - S * (k == end);
   }
 }
 
-/* W = A^-1 B of the not-a-knot spline's equations A M = B f (column-major, n x n) */
-static PetscErrorCode TableSpline(MbsForceLaw *law)
+/*
+  The rows of the not-a-knot spline's equations A M = B f on the intervals h (n - 1) into A and B (n x n, zeroed):
+  continuity of the slope at the inner points, of the third derivative at x_1 and x_n-2. With dh, their derivatives
+  along the intervals' change dh instead: A is linear in h, B's entries are +-6/h.
+*/
+static void SplineEquations(PetscInt n, const PetscReal h[], const PetscReal dh[], PetscReal A[], PetscReal B[])
 {
-  PetscInt  n                            = law->n, pivots[3 * MBS_MAX_LAW];
-  PetscReal A[MBS_MAX_LAW * MBS_MAX_LAW] = {0}, *B = law->W, h[MBS_MAX_LAW];
-  PetscInt  zero_pivot;
+  const PetscReal *l = dh ? dh : h;
 
-  PetscFunctionBeginUser;
-  PetscCall(PetscArrayzero(B, n * n));
-  for (PetscInt i = 0; i < n - 1; i++) h[i] = law->x[i + 1] - law->x[i];
   for (PetscInt i = 1; i < n - 1; i++) {
-    MBS_IJ(A, i, i - 1, n) = h[i - 1];
-    MBS_IJ(A, i, i, n)     = 2 * (h[i - 1] + h[i]);
-    MBS_IJ(A, i, i + 1, n) = h[i];
-    MBS_IJ(B, i, i + 1, n) = 6 / h[i];
-    MBS_IJ(B, i, i, n)     = -6 / h[i] - 6 / h[i - 1];
-    MBS_IJ(B, i, i - 1, n) = 6 / h[i - 1];
+    PetscReal r0 = dh ? -6 * dh[i - 1] / (h[i - 1] * h[i - 1]) : 6 / h[i - 1], r1 = dh ? -6 * dh[i] / (h[i] * h[i]) : 6 / h[i];
+
+    MBS_IJ(A, i, i - 1, n) = l[i - 1];
+    MBS_IJ(A, i, i, n)     = 2 * (l[i - 1] + l[i]);
+    MBS_IJ(A, i, i + 1, n) = l[i];
+    MBS_IJ(B, i, i + 1, n) = r1;
+    MBS_IJ(B, i, i, n)     = -r1 - r0;
+    MBS_IJ(B, i, i - 1, n) = r0;
   }
-  MBS_IJ(A, 0, 0, n)         = h[1];
-  MBS_IJ(A, 0, 1, n)         = -(h[0] + h[1]);
-  MBS_IJ(A, 0, 2, n)         = h[0];
-  MBS_IJ(A, n - 1, n - 3, n) = h[n - 2];
-  MBS_IJ(A, n - 1, n - 2, n) = -(h[n - 3] + h[n - 2]);
-  MBS_IJ(A, n - 1, n - 1, n) = h[n - 3];
-  zero_pivot                 = MbsDenseLUFactor(n, A, pivots);
-  PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The spline's equations are singular at row %" PetscInt_FMT, zero_pivot);
-  MbsDenseLUSolve(n, A, pivots, n, B);
-  PetscFunctionReturn(0);
+  MBS_IJ(A, 0, 0, n)         = l[1];
+  MBS_IJ(A, 0, 1, n)         = -(l[0] + l[1]);
+  MBS_IJ(A, 0, 2, n)         = l[0];
+  MBS_IJ(A, n - 1, n - 3, n) = l[n - 2];
+  MBS_IJ(A, n - 1, n - 2, n) = -(l[n - 3] + l[n - 2]);
+  MBS_IJ(A, n - 1, n - 1, n) = l[n - 3];
+}
+
+/*
+  W = A^-1 B of the spline through the knots law->x and, for each knot x_k that is a parameter, the derivative of its
+  M = W f at the forces law->f, from d/dx_k of A M = B f: dM_k = A^-1 (dB f - dA M), where x_k moves h_k-1 by +1 and
+  h_k by -1. Returns the row of A's zero pivot, or -1.
+*/
+static PetscInt TableSpline(MbsForceLaw *law)
+{
+  PetscInt  n                            = law->n, pivots[3 * MBS_MAX_LAW], zero_pivot;
+  PetscReal A[MBS_MAX_LAW * MBS_MAX_LAW] = {0}, dA[MBS_MAX_LAW * MBS_MAX_LAW], dB[MBS_MAX_LAW * MBS_MAX_LAW], h[MBS_MAX_LAW], dh[MBS_MAX_LAW], M[MBS_MAX_LAW];
+
+  for (PetscInt i = 0; i < n * n; i++) law->W[i] = 0;
+  for (PetscInt i = 0; i < n - 1; i++) h[i] = law->x[i + 1] - law->x[i];
+  SplineEquations(n, h, NULL, A, law->W);
+  zero_pivot = MbsDenseLUFactor(n, A, pivots);
+  if (zero_pivot >= 0) return zero_pivot;
+  MbsDenseLUSolve(n, A, pivots, n, law->W);
+  for (PetscInt i = 0; i < n; i++) {
+    M[i] = 0;
+    for (PetscInt j = 0; j < n; j++) M[i] += law->W[i + j * n] * law->f[j];
+  }
+  for (PetscInt k = 0; k < n; k++) {
+    PetscReal *dM = law->dM + k * n;
+
+    if (law->knot[k].param < 0) continue;
+    for (PetscInt i = 0; i < n - 1; i++) dh[i] = (i == k - 1) - (PetscReal)(i == k);
+    for (PetscInt i = 0; i < n * n; i++) dA[i] = dB[i] = 0;
+    SplineEquations(n, h, dh, dA, dB);
+    for (PetscInt i = 0; i < n; i++) {
+      dM[i] = 0;
+      for (PetscInt j = 0; j < n; j++) dM[i] += MBS_IJ(dB, i, j, n) * law->f[j] - MBS_IJ(dA, i, j, n) * M[j];
+    }
+    MbsDenseLUSolve(n, A, pivots, 1, dM);
+  }
+  return -1;
 }
 
 /* force middle / deflection^power, e.g. "N/m^3", "N m s/rad" */
@@ -93,28 +158,71 @@ static PetscErrorCode Unit(char unit[], size_t size, const char force[], const c
   PetscFunctionReturn(0);
 }
 
-/* The coefficients of law: the list key of item, exactly n of them (1 to MBS_MAX_LAW with n = 0), the j-th in units[j] */
-static PetscErrorCode ReadCoefficients(MbsYAMLReader *reader, void *item, const char key[], PetscInt n, char units[][64], MbsForceLaw *law)
+/* The coefficients of the list key of item into c: exactly *n of them, or 1 to MBS_MAX_LAW with *n = 0 (then their
+   number into *n), the j-th in units[j]; their nodes into nodes */
+static PetscErrorCode ReadCoefficients(MbsYAMLReader *reader, void *item, const char key[], PetscInt *n, char units[][64], MbsValue c[], void *nodes[])
 {
-  void *coefficient[MBS_MAX_LAW];
+  PetscInt exact = *n;
 
   PetscFunctionBeginUser;
-  law->n = n;
-  PetscCall(MbsYAMLReadItems(reader, item, key, PETSC_TRUE, n ? n : MBS_MAX_LAW, coefficient, n ? NULL : &law->n));
-  for (PetscInt j = 0; j < law->n; j++) PetscCall(MbsYAMLReadItemValue(reader, coefficient[j], key, units[j], &law->c[j]));
+  PetscCall(MbsYAMLReadItems(reader, item, key, PETSC_TRUE, exact ? exact : MBS_MAX_LAW, nodes, exact ? NULL : n));
+  for (PetscInt j = 0; j < *n; j++) PetscCall(MbsYAMLReadItemValue(reader, nodes[j], key, units[j], &c[j]));
+  PetscFunctionReturn(0);
+}
+
+/* The knot's range on its parameter's bounds (its value when fixed), and how the messages name it */
+static PetscErrorCode KnotRange(MbsDescription desc, const MbsValue *knot, const char unit[], PetscReal range[2], char text[], size_t size)
+{
+  PetscFunctionBeginUser;
+  range[0] = range[1] = knot->value;
+  if (knot->param < 0) PetscCall(PetscSNPrintf(text, size, "%g", (double)knot->value));
+  else {
+    range[0] = desc->param_info[knot->param].lower;
+    range[1] = desc->param_info[knot->param].upper;
+    PetscCall(PetscSNPrintf(text, size, "parameter '%s' in [%g, %g] %s", desc->param_info[knot->param].name, (double)range[0], (double)range[1], unit));
+  }
+  PetscFunctionReturn(0);
+}
+
+/* The knots must increase at every point of their parameters' bounds box: the spline needs h_j > 0 wherever TAO or
+   -p_NAME may move them. Two neighbours that are different parameters or numbers are worst at a corner of their own
+   two bounds; a parameter at two knots that are not neighbours is caught by a pair between them (it cannot be below
+   and above the knots in between at once) */
+static PetscErrorCode CheckKnots(MbsYAMLReader *reader, const char key[], const char deflection[], const MbsForceLaw *law, void *nodes[])
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+
+  PetscFunctionBeginUser;
+  for (PetscInt j = 1; j < law->n; j++) {
+    const MbsValue *lo = &law->knot[j - 1], *hi = &law->knot[j];
+    PetscReal       below[2], above[2];
+    char            below_text[128], above_text[128];
+
+    PetscCall(KnotRange(desc, lo, deflection, below, below_text, sizeof(below_text)));
+    PetscCall(KnotRange(desc, hi, deflection, above, above_text, sizeof(above_text)));
+    if (lo->param < 0 && hi->param < 0 && !(above[0] > below[1]))
+      PetscCall(MbsYAMLError(reader, nodes[j], "%s: the table's deflections must increase, but deflection %" PetscInt_FMT " (%g) follows %g", key, j + 1, (double)above[0], (double)below[1]));
+    if (lo->param >= 0 && lo->param == hi->param)
+      PetscCall(
+        MbsYAMLError(reader, nodes[j], "%s: deflections %" PetscInt_FMT " and %" PetscInt_FMT " of the table are the same parameter '%s', so they can never increase: give each knot its own parameter", key, j, j + 1, desc->param_info[lo->param].name));
+    if (!(above[0] > below[1]))
+      PetscCall(MbsYAMLError(reader, nodes[j], "%s: the table's deflections must increase for every value of their parameters within bounds, but deflection %" PetscInt_FMT " (%s) can reach deflection %" PetscInt_FMT " (%s): narrow the bounds so that they do not overlap", key, j + 1, above_text, j, below_text));
+  }
   PetscFunctionReturn(0);
 }
 
 static PetscErrorCode ReadLaw(MbsYAMLReader *reader, void *item, const char key[], PetscBool stiffness, PetscInt choice, const char force[], const char deflection[], MbsForceLaw *law)
 {
-  char units[MBS_MAX_LAW][64];
+  char  units[MBS_MAX_LAW][64];
+  void *nodes[MBS_MAX_LAW];
 
   PetscFunctionBeginUser;
   law->type = stiffness ? (choice ? MBS_LAW_TABLE : MBS_LAW_POLYNOMIAL) : (choice ? MBS_LAW_FRICTION : MBS_LAW_AMPLITUDE);
+  law->n    = 0;
   switch (law->type) {
   case MBS_LAW_POLYNOMIAL: /* k_j in force / deflection^j */
     for (PetscInt j = 0; j < MBS_MAX_LAW; j++) PetscCall(Unit(units[j], sizeof(units[j]), force, deflection, "", j + 1));
-    PetscCall(ReadCoefficients(reader, item, "polynomial", 0, units, law));
+    PetscCall(ReadCoefficients(reader, item, "polynomial", &law->n, units, law->c, nodes));
     if (!(law->c[0].value > 0))
       PetscCall(MbsYAMLError(reader, item, "%s: the polynomial's first coefficient, its linear term k1, must be positive (the stiffness at zero deflection, which holds the initial pose and which eigen linearises), got %g", key, (double)law->c[0].value));
     break;
@@ -124,12 +232,17 @@ static PetscErrorCode ReadLaw(MbsYAMLReader *reader, void *item, const char key[
 
     for (PetscInt j = 0; j < MBS_MAX_LAW; j++) PetscCall(PetscStrncpy(units[j], force, sizeof(units[j])));
     PetscCall(MbsYAMLReadMapping(reader, item, "table", 2, fields, &table));
-    PetscCall(ReadCoefficients(reader, table, "force", 0, units, law));
+    PetscCall(ReadCoefficients(reader, table, "force", &law->n, units, law->c, nodes));
     if (law->n < 4) PetscCall(MbsYAMLError(reader, table, "%s: a table needs at least 4 points (a cubic spline), got %" PetscInt_FMT, key, law->n));
-    PetscCall(MbsYAMLReadVector(reader, table, "deflection", PETSC_TRUE, law->n, law->x, NULL));
-    for (PetscInt j = 1; j < law->n; j++)
-      if (!(law->x[j] > law->x[j - 1])) PetscCall(MbsYAMLError(reader, table, "%s: the table's deflections must increase, but deflection %" PetscInt_FMT " (%g) follows %g", key, j + 1, (double)law->x[j], (double)law->x[j - 1]));
-    PetscCall(TableSpline(law));
+    for (PetscInt j = 0; j < MBS_MAX_LAW; j++) PetscCall(PetscStrncpy(units[j], deflection, sizeof(units[j])));
+    PetscCall(ReadCoefficients(reader, table, "deflection", &law->n, units, law->knot, nodes));
+    PetscCall(CheckKnots(reader, key, deflection, law, nodes));
+    for (PetscInt j = 0; j < law->n; j++) {
+      law->x[j]  = law->knot[j].value;
+      law->f[j]  = law->c[j].value;
+      law->moves = (PetscBool)(law->moves || law->knot[j].param >= 0);
+    }
+    PetscCheck(TableSpline(law) < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The spline's equations are singular at increasing knots");
   } break;
   default: { /* d0 in force s / deflection, then c [1/deflection^2], or F [force] and v [deflection/s] */
     PetscBool friction = (PetscBool)(law->type == MBS_LAW_FRICTION);
@@ -139,7 +252,8 @@ static PetscErrorCode ReadLaw(MbsYAMLReader *reader, void *item, const char key[
       PetscCall(PetscStrncpy(units[1], force, sizeof(units[1])));
       PetscCall(PetscSNPrintf(units[2], sizeof(units[2]), "%s/s", deflection));
     } else PetscCall(Unit(units[1], sizeof(units[1]), "1", deflection, "", 2));
-    PetscCall(ReadCoefficients(reader, item, DampingLaws[choice], friction ? 3 : 2, units, law));
+    law->n = friction ? 3 : 2;
+    PetscCall(ReadCoefficients(reader, item, DampingLaws[choice], &law->n, units, law->c, nodes));
     for (PetscInt j = 0; j < law->n; j++)
       if (law->c[j].value < 0 || (j == 2 && !(law->c[j].value > 0)))
         PetscCall(MbsYAMLError(reader, item, "%s: the %s law's coefficient %" PetscInt_FMT " must be %s, got %g", key, DampingLaws[choice], j + 1, j == 2 ? "positive (a speed)" : "non-negative (no negative damping)", (double)law->c[j].value));
@@ -174,6 +288,40 @@ PetscErrorCode MbsForceLawsRead(MbsYAMLReader *reader, void *node, const char ke
     PetscCall(ReadLaw(reader, item[i], key, stiffness, choice, force, deflection, &el->law[first + i]));
   }
   PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsForceLawsUpdate - Moves the knots of el's tables that are parameters to desc->p: the spline's W and dM/dx_k rebuilt
+  when a knot or a force changed since the last call (before every evaluation, as MbsGeometryUpdate()). CheckKnots()
+  keeps the knots increasing on the parameters' bounds, so A is regular. Not collective.
+@*/
+void MbsForceLawsUpdate(MbsDescription desc, MbsElement *el)
+{
+  for (PetscInt i = 0; i < MBS_MAX_VALUE && el->law; i++) {
+    MbsForceLaw *law   = &el->law[i];
+    PetscBool    moved = PETSC_FALSE;
+
+    if (!law->moves) continue;
+    for (PetscInt j = 0; j < law->n; j++) {
+      PetscReal x = MbsValueOf(&law->knot[j], desc->p), f = MbsValueOf(&law->c[j], desc->p);
+
+      moved     = (PetscBool)(moved || x != law->x[j] || f != law->f[j]);
+      law->x[j] = x;
+      law->f[j] = f;
+    }
+    if (moved) (void)TableSpline(law);
+  }
+}
+
+/*@C
+  MbsForceLawKnot - Whether parameter j (any parameter with j < 0) is a knot of one of el's tables. Not collective.
+@*/
+PetscBool MbsForceLawKnot(const MbsElement *el, PetscInt j)
+{
+  for (PetscInt i = 0; i < MBS_MAX_VALUE && el->law; i++)
+    for (PetscInt k = 0; el->law[i].moves && k < el->law[i].n; k++)
+      if (el->law[i].knot[k].param >= 0 && (j < 0 || el->law[i].knot[k].param == j)) return PETSC_TRUE;
+  return PETSC_FALSE;
 }
 
 PetscBool MbsForceLawActive(const MbsElement *el, PetscInt i)
@@ -227,15 +375,16 @@ void MbsForceLawEval(MbsDescription desc, const MbsElement *el, PetscInt ik, Pet
       }
     } break;
     case MBS_LAW_TABLE: {
-      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW];
+      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW], dk[MBS_MAX_LAW], dks[MBS_MAX_LAW];
 
-      TableWeights(law, x, w, ws);
+      TableAt(law, x, w, ws, law->moves ? dk : NULL, dks);
       for (PetscInt j = 0; j < law->n; j++) {
         PetscReal fj = MbsValueOf(&c[j], p);
 
         f->g += w[j] * fj;
         f->gx += ws[j] * fj;
         AddParameter(f, &c[j], w[j]);
+        if (law->knot[j].param >= 0) AddParameter(f, &law->knot[j], dk[j]);
       }
     } break;
     case MBS_LAW_AMPLITUDE: {
@@ -471,11 +620,11 @@ void MbsForceLawSecond(MbsDescription desc, const MbsElement *el, PetscInt ik, P
       }
     } break;
     case MBS_LAW_TABLE: {
-      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW], wss[MBS_MAX_LAW];
+      PetscReal w[MBS_MAX_LAW], ws[MBS_MAX_LAW], wss[MBS_MAX_LAW], dk[MBS_MAX_LAW], dks[MBS_MAX_LAW];
 
-      TableWeights(law, x, w, ws);
+      TableAt(law, x, w, ws, law->moves ? dk : NULL, dks);
       TableCurvature(law, x, wss);
-      for (PetscInt k = 0; k < law->n; k++) *dgx += wss[k] * MbsValueOf(&c[k], p) * dx + Is(&c[k], j) * ws[k];
+      for (PetscInt k = 0; k < law->n; k++) *dgx += wss[k] * MbsValueOf(&c[k], p) * dx + Is(&c[k], j) * ws[k] + (Is(&law->knot[k], j) ? dks[k] : 0); /* dks only of the knots that are parameters */
     } break;
     case MBS_LAW_AMPLITUDE: { /* g_x = 2 d0 a x x', g_x' = d0 (1 + a x^2) */
       PetscReal d0 = MbsValueOf(&c[0], p), a = MbsValueOf(&c[1], p);
