@@ -23,7 +23,7 @@ PETSC_INTERN PetscErrorCode MbsOptionsIntRange(PetscOptionItems *, const char[],
 PETSC_INTERN PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsOptionsRealArray(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscReal[], PetscInt *, PetscBool *);
 PETSC_INTERN PetscErrorCode MbsOptionsIntArray(PetscOptionItems *, const char[], const char[], const char[], PetscInt, PetscInt[], PetscInt *, PetscBool *);
-PETSC_INTERN PetscErrorCode MbsNamedValues(MPI_Comm, const char[], const char[], const char[], PetscInt, const char *const[], PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsNamedValues(MPI_Comm, const char[], const char[], const char[], const char[], PetscInt, const char *const[], PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsHelpMute(PetscBool);
 PETSC_INTERN PetscErrorCode MbsStringsFree(PetscInt, char *[]);
 PETSC_INTERN PetscErrorCode MbsStrlcat(char[], const char[], size_t);

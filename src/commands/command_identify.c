@@ -2,7 +2,9 @@
   mbsid identify: the parameters that minimise the cost, by TAO (default bqnkls, the bound-constrained
   quasi-Newton method with a line search; -tao_type and the -tao_* tolerances are honoured) with the adjoint gradient.
 
-  TAO works on scaled variables, x_k = p_k / p_k,0 (or x_k = log(p_k / p_k,0) with -identify_scaling log),
+  TAO works on scaled variables, x_k = p_k / p_k,0 (or x_k = log(p_k / p_k,0) with -identify_scaling log; a parameter
+  that starts at zero or below, a position or a gravity component, is scaled by a size s_k instead, p_k = p_k,0 +
+  s_k (x_k - 1): -identify_scale NAME:s, default |p_k,0| or half its bounds' width),
   bounded by the model's physical bounds, and on the scaled cost J / J_0: in SI units J is tiny (1e-14 for
   amplitudes of 1e-4 rad) and would stop TAO at once. J and the gradient are reported unscaled. A forward
   solve that fails during a line search, or whose adaptive steps alias an analysed frequency, is a failed step for TAO
@@ -47,6 +49,8 @@ typedef struct {
   MbsScan       scan; /* NULL without -scan_grid */
   MbsScaling    scaling;
   PetscReal    *p0;            /* initial values */
+  PetscReal    *dpdx, *shift;  /* linear scaling p = dpdx x + shift: p0 and 0 for a positive start */
+  char          scale[1024];   /* -identify_scale NAME:s,... */
   PetscReal     J0;            /* cost scale */
   PetscScalar  *x;             /* work: TAO's point */
   PetscReal    *p, *g;         /* work: physical values and gradient */
@@ -77,13 +81,46 @@ typedef struct {
 } MbsIdentifyContext;
 
 /* p of TAO's x, clamped to the physical bounds: TAO holds x within its bounds, but p0 exp(log(upper / p0)) (or
-   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses */
+   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses. shift is 0 for a positive start, so
+   that p = p0 x exactly there */
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
 {
   for (PetscInt k = 0; k < ctx->nid; k++) {
-    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->p0[k] * x[k];
+    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->dpdx[k] * x[k] + ctx->shift[k];
     p[k] = PetscMin(PetscMax(p[k], ctx->p_lower[k]), ctx->p_upper[k]);
   }
+}
+
+/*
+  The linear scaling p = dpdx x + shift of each identified parameter, x = 1 at the start p0: dpdx = p0 and shift = 0
+  for a positive start (p = p0 x); for a start at zero or below, a position or a gravity component, dpdx is the size
+  -identify_scale gives, or |p0|, or at p0 = 0 half the width of the parameter's bounds (which must then be finite)
+*/
+static PetscErrorCode MbsIdentifyLinearScaling_Private(MbsIdentifyContext *ctx)
+{
+  const char **names;
+  MPI_Comm     comm;
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
+  PetscCall(PetscMalloc1(ctx->nid, &names));
+  for (PetscInt k = 0; k < ctx->nid; k++) {
+    const MbsParameterInfo *info;
+
+    PetscCall(MbsObjectiveGetParameterInfo(ctx->obj, k, &info));
+    names[k]     = info->name;
+    ctx->dpdx[k] = ctx->p0[k] > 0 ? ctx->p0[k] : ctx->p0[k] < 0 ? -ctx->p0[k] : (info->upper - info->lower) / 2;
+  }
+  MbsCallUndo(MbsNamedValues(comm, "-identify_scale", ctx->scale, "identified parameter", "-identify", ctx->nid, names, ctx->dpdx), PetscFree(names));
+  PetscCall(PetscFree(names));
+  for (PetscInt k = 0; k < ctx->nid; k++) {
+    const MbsParameterInfo *info;
+
+    PetscCall(MbsObjectiveGetParameterInfo(ctx->obj, k, &info));
+    PetscCheck(ctx->dpdx[k] < 1e100, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at 0 and has no finite bounds to take its size from: give it with -identify_scale %s:SIZE [%s], the size of the changes expected", info->name, info->name, info->unit);
+    ctx->shift[k] = ctx->p0[k] - ctx->dpdx[k]; /* exactly 0 where dpdx = p0 */
+  }
+  PetscFunctionReturn(0);
 }
 
 static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, void *ptr)
@@ -117,8 +154,8 @@ static PetscErrorCode MbsIdentifyObjective(Tao tao, Vec X, PetscReal *f, Vec G, 
     *f         = J / ctx->J0;
     ctx->gnorm = 0;
     for (PetscInt k = 0; k < ctx->nid; k++) {
-      /* dJ/dx = dJ/dp dp/dx, dp/dx = p0 (linear) or p (log) */
-      g[k] = ctx->g[k] * (ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k]) / ctx->J0;
+      /* dJ/dx = dJ/dp dp/dx, dp/dx = dpdx (linear) or p (log) */
+      g[k] = ctx->g[k] * (ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->dpdx[k]) / ctx->J0;
       ctx->gnorm += ctx->g[k] * ctx->g[k];
     }
     ctx->gnorm = PetscSqrtReal(ctx->gnorm);
@@ -151,7 +188,7 @@ static PetscErrorCode MbsIdentifyHessian(Tao tao, Vec X, Mat H, Mat Hpre, void *
   PetscCall(MbsObjectiveGetComm(ctx->obj, &comm));
   for (PetscInt k = 0; k < nid; k++)
     for (PetscInt l = 0; l < nid; l++) {
-      PetscReal dk = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k], dl = ctx->scaling == MBS_SCALING_LOG ? ctx->p[l] : ctx->p0[l];
+      PetscReal dk = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->dpdx[k], dl = ctx->scaling == MBS_SCALING_LOG ? ctx->p[l] : ctx->dpdx[l];
 
       PetscCall(MatSetValue(H, k, l, G[k * nid + l] * dk * dl / ctx->J0, INSERT_VALUES));
     }
@@ -219,7 +256,7 @@ static PetscErrorCode MbsIdentifyLeastSquares_Private(MbsIdentifyContext *ctx, V
     PetscCall(MatDenseGetArrayWrite(J, &a));
     ctx->gnorm = 0;
     for (PetscInt k = 0; k < nid; k++) {
-      PetscReal dp_dx = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->p0[k], g = 0;
+      PetscReal dp_dx = ctx->scaling == MBS_SCALING_LOG ? ctx->p[k] : ctx->dpdx[k], g = 0;
 
       for (PetscInt i = 0; i < m; i++) {
         a[i + k * m] = scale * jac[i * nid + k] * dp_dx;
@@ -616,7 +653,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
   PetscCall(PetscFree(ctx->ls.state));
   PetscCall(VecDestroy(&ctx->ls.R));
   PetscCall(MatDestroy(&ctx->ls.J));
-  PetscCall(PetscFree2(ctx->p_lower, ctx->p_upper));
+  PetscCall(PetscFree4(ctx->p_lower, ctx->p_upper, ctx->dpdx, ctx->shift));
   PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
   PetscCall(MbsConfidenceReset(&ctx->conf));
   PetscCall(MbsEigenResultReset(&ctx->eigen[0]));
@@ -654,6 +691,8 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   MbsOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx->scaling, (PetscEnum *)&ctx->scaling, NULL));
+  PetscCall(PetscOptionsString("-identify_scale", "Sizes s of parameters that start at zero or below, NAME:s,... [each parameter's unit]: linear scaling p = p0 + s (x - 1); default |p0|, or half the bounds' width at p0 = 0", "", ctx->scale, ctx->scale,
+                               sizeof(ctx->scale), NULL));
   nexpect = 2;
   PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", 0, ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
@@ -711,23 +750,24 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   PetscCall(VecGetArrayWrite(X, &x));
   PetscCall(VecGetArrayWrite(lower, &lo));
   PetscCall(VecGetArrayWrite(upper, &hi));
-  PetscCall(PetscMalloc2(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper));
+  PetscCall(PetscMalloc4(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper, ctx->nid, &ctx->dpdx, ctx->nid, &ctx->shift));
+  PetscCall(MbsIdentifyLinearScaling_Private(ctx));
   for (PetscInt k = 0; k < ctx->nid; k++) {
     const MbsParameterInfo *info;
 
     PetscCall(MbsObjectiveGetParameterInfo(obj, k, &info));
     ctx->p_lower[k] = info->lower;
     ctx->p_upper[k] = info->upper;
-    PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: identification scales by the start value, which must be positive", info->name, (double)ctx->p0[k]);
     if (ctx->scaling == MBS_SCALING_LOG) {
+      PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: -identify_scaling log scales by the start value, which must be positive (the default linear scaling takes any start)", info->name, (double)ctx->p0[k]);
       PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
       x[k]  = 0;
       lo[k] = PetscLogReal(info->lower / ctx->p0[k]);
       hi[k] = PetscLogReal(info->upper / ctx->p0[k]);
     } else {
       x[k]  = 1;
-      lo[k] = info->lower / ctx->p0[k];
-      hi[k] = info->upper / ctx->p0[k];
+      lo[k] = (info->lower - ctx->shift[k]) / ctx->dpdx[k];
+      hi[k] = (info->upper - ctx->shift[k]) / ctx->dpdx[k];
     }
   }
   PetscCall(VecRestoreArrayWrite(upper, &hi));

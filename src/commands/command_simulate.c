@@ -362,7 +362,7 @@ static PetscErrorCode MbsSimulationChannelNoise_Private(MbsModel model, PetscRea
     PetscCall(MbsModelGetChannelInfo(model, c, &names[c], NULL));
     (*channel_sigma)[c] = sigma;
   }
-  MbsCallUndo(MbsNamedValues(model->comm, "-channel_noise", channel_noise, "the model's outputs", nchannel, names, *channel_sigma), PetscFree(names));
+  MbsCallUndo(MbsNamedValues(model->comm, "-channel_noise", channel_noise, "channel", "the model's outputs", nchannel, names, *channel_sigma), PetscFree(names));
   PetscCall(PetscFree(names));
   PetscFunctionReturn(0);
 }

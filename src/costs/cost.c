@@ -183,7 +183,7 @@ static PetscErrorCode MbsCostWeights_Private(MbsCost cost, const char path[])
     cost->weight[c] = -1;
   }
   PetscCall(PetscSNPrintf(where, sizeof(where), "measurement file '%s' that the cost compares (-channels)", path));
-  MbsCallUndo(MbsNamedValues(model->comm, "-channel_weights", cost->channel_weights, where, cost->npart, names, cost->weight), PetscFree(names));
+  MbsCallUndo(MbsNamedValues(model->comm, "-channel_weights", cost->channel_weights, "channel", where, cost->npart, names, cost->weight), PetscFree(names));
   PetscCall(PetscFree(names));
   for (PetscInt c = 0; c < cost->npart; c++) {
     MbsCost   part = cost->part[c];

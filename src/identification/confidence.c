@@ -371,7 +371,7 @@ static PetscErrorCode MbsConfidenceGivenNoise_Private(MbsObjective obj, const ch
   PetscFunctionBeginUser;
   PetscCall(MbsCostGetNumChannels(obj->cost, &nchannel));
   PetscCheck(!channel_noise[0] || names[0][0], obj->comm, PETSC_ERR_ARG_WRONG, "-channel_noise %s: the measurement file (-measurement) has one channel (its tables at the root), not named channels; give its noise with -noise_sigma", channel_noise);
-  PetscCall(MbsNamedValues(obj->comm, "-channel_noise", channel_noise, "the measurement that the cost compares (-channels)", nchannel, names, sigma));
+  PetscCall(MbsNamedValues(obj->comm, "-channel_noise", channel_noise, "channel", "the measurement that the cost compares (-channels)", nchannel, names, sigma));
   PetscFunctionReturn(0);
 }
 

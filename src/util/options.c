@@ -42,11 +42,11 @@ PetscErrorCode MbsOptionsRealArrayExact(PetscOptionItems *PetscOptionsObject, co
 }
 
 /*@C
-  MbsNamedValues - Reads a list "NAME:value,..." given to option (its value, list) into values[c] of the channel that
-  each NAME names among names[0..n-1]; the channels not named keep their entries. Every value must be a positive
-  number; where names the file or the channels the names come from, for the messages. Collective.
+  MbsNamedValues - Reads a list "NAME:value,..." given to option (its value, list) into values[c] of the entry (what:
+  a channel, a parameter) that each NAME names among names[0..n-1]; the entries not named keep their values. Every
+  value must be a positive number; where names the file or the list the names come from, for the messages. Collective.
 @*/
-PetscErrorCode MbsNamedValues(MPI_Comm comm, const char option[], const char list[], const char where[], PetscInt n, const char *const names[], PetscReal values[])
+PetscErrorCode MbsNamedValues(MPI_Comm comm, const char option[], const char list[], const char what[], const char where[], PetscInt n, const char *const names[], PetscReal values[])
 {
   char **items  = NULL;
   int    nitems = 0;
@@ -65,8 +65,8 @@ PetscErrorCode MbsNamedValues(MPI_Comm comm, const char option[], const char lis
     while (c < n && (syntax || strcmp(items[k], names[c]))) c++;
     if (syntax || c == n || !(value > 0) || PetscIsInfOrNanReal(value)) {
       PetscCall(PetscStrToArrayDestroy(nitems, items));
-      PetscCheck(!syntax, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME:value (a channel's name and its value)", option, item);
-      PetscCheck(c < n, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' names no channel of %s", option, item, where);
+      PetscCheck(!syntax, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME:value (a %s's name and its value)", option, item, what);
+      PetscCheck(c < n, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' names no %s of %s", option, item, what, where);
       SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: '%s' gives a value that is not a positive number", option, item);
     }
     values[c] = value;
