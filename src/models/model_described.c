@@ -1936,7 +1936,8 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
 }
 
 /* The file's pose and velocity q_f, v_f at the parameters p (NULL: at the file's values; a body's start fields may be
-   parameters, MbsBodyPoseAt()); flexible bodies undeformed (gamma = 0) */
+   parameters, MbsBodyPoseAt()); flexible bodies undeformed (gamma = 0). An orientation that is no frame at p is refused
+   as the other starts that trial parameters make impossible (ProjectPose_Private, AxesUsable): PETSC_ERR_ARG_OUTOFRANGE */
 static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], PetscReal q[], PetscReal v[])
 {
   PetscFunctionBeginUser;
@@ -1955,7 +1956,7 @@ static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], Pets
         PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", desc->param_info[k].name, (double)p[k], (double)desc->param_info[k].value));
         PetscCall(MbsStrlcat(at, one, sizeof(at)));
       }
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
               desc->file, body->line, body->name, at);
     }
   }
