@@ -136,6 +136,7 @@ typedef struct {
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
   PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
   PetscBool              state_geometry; /* a point of an element with states is a parameter: their start s0 moves with p */
+  PetscBool              start_p;        /* a body's initial position, velocity, angular velocity or orientation is a parameter */
   /* the linearisation continued along a parameter (DescribedLinearizeAlong()); NULL: not */
   Along      *along;
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
@@ -1936,15 +1937,40 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
   PetscFunctionReturn(0);
 }
 
-/* The file's pose and velocity; flexible bodies undeformed (gamma = 0) */
-static void InitialPose(MbsDescription desc, PetscReal q[], PetscReal v[])
+/* The file's pose and velocity q_f, v_f at the parameters p (NULL: at the file's values; a body's start fields may be
+   parameters, MbsBodyPoseAt()); flexible bodies undeformed (gamma = 0). An orientation that is no frame at p is refused
+   as the other starts that trial parameters make impossible (ProjectPose_Private, AxesUsable): PETSC_ERR_ARG_OUTOFRANGE */
+static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], PetscReal q[], PetscReal v[])
 {
+  PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
-    PetscInt o = desc->body[b].offset;
+    const MbsBody *body    = &desc->body[b];
+    PetscInt       o       = body->offset;
+    char           at[256] = "", one[96];
 
     for (PetscInt i = 12; i < 3 * MbsBodySlots(desc, b); i++) q[o + i] = v[o + i] = 0;
-    MbsBodyPose(&desc->body[b], q + o, v + o);
+    if (!p) MbsBodyPose(body, q + o, v + o);
+    else if (!MbsBodyPoseAt(body, p, q + o, v + o)) {
+      for (PetscInt i = 9; i < 18; i++) {
+        PetscInt k = body->start[i].param;
+
+        if (k < 0) continue;
+        PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", desc->param_info[k].name, (double)p[k], (double)desc->param_info[k].value));
+        PetscCall(MbsStrlcat(at, one, sizeof(at)));
+      }
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
+              desc->file, body->line, body->name, at);
+    }
   }
+  PetscFunctionReturn(0);
+}
+
+/* dq_f/dp_j, dv_f/dp_j of InitialPose() at p */
+static void InitialPoseDerivative(MbsDescription desc, const PetscReal p[], PetscInt j, PetscReal dq[], PetscReal dv[])
+{
+  for (PetscInt i = 0; i < desc->nq; i++) dq[i] = dv[i] = 0;
+  for (PetscInt b = 0; b < desc->nbody; b++)
+    if (desc->body[b].start_p) MbsBodyPoseDerivative(&desc->body[b], p, j, dq + desc->body[b].offset, dv + desc->body[b].offset);
 }
 
 /* Phi_q (nc x nq, column-major) at q */
@@ -2067,6 +2093,7 @@ static PetscErrorCode StatesInitialRates(Described *d, PetscReal t0, const Petsc
 typedef struct {
   PetscReal *K, *r, *nu, *qf, *vf, *diff;  /* K (m x m, factored at the solution), residual or step (m), nu (nc), q_f, v_f, q - q_f */
   PetscReal *q_accepted, *nu_accepted, *p; /* the continuation's last solution (nq, nc) and the parameters asked for (np) */
+  PetscReal *dqf, *dvf;                    /* dq_f/dp_j, dv_f/dp_j (a body's start fields as parameters) */
   PetscInt  *pivots;
 } StartWork;
 
@@ -2076,7 +2103,7 @@ static PetscErrorCode StartWorkCreate(MbsModel model, StartWork *w)
 
   PetscFunctionBeginUser;
   PetscCall(PetscCalloc7(m * m, &w->K, m, &w->r, nc, &w->nu, nq, &w->qf, nq, &w->vf, nq, &w->diff, 3 * m, &w->pivots));
-  PetscCall(PetscCalloc3(nq, &w->q_accepted, nc, &w->nu_accepted, model->np, &w->p));
+  PetscCall(PetscCalloc5(nq, &w->q_accepted, nc, &w->nu_accepted, model->np, &w->p, nq, &w->dqf, nq, &w->dvf));
   PetscFunctionReturn(0);
 }
 
@@ -2084,7 +2111,7 @@ static PetscErrorCode StartWorkDestroy(StartWork *w)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree7(w->K, w->r, w->nu, w->qf, w->vf, w->diff, w->pivots));
-  PetscCall(PetscFree3(w->q_accepted, w->nu_accepted, w->p));
+  PetscCall(PetscFree5(w->q_accepted, w->nu_accepted, w->p, w->dqf, w->dvf));
   PetscFunctionReturn(0);
 }
 
@@ -2169,7 +2196,7 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
   PetscBool      converged;
 
   PetscFunctionBeginUser;
-  InitialPose(desc, w->qf, w->vf);
+  PetscCall(InitialPose(desc, NULL, w->qf, w->vf));
   for (PetscInt i = 0; i < nq; i++) qscale = PetscMax(qscale, PetscAbsReal(w->qf[i]));
   PetscCall(PetscArraycpy(w->q_accepted, w->qf, nq));
   PetscCall(PetscArrayzero(w->nu_accepted, nc));
@@ -2178,6 +2205,7 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
 
     for (PetscInt j = 0; j < np; j++) model->p[j] = model->param_info[j].value + next * (w->p[j] - model->param_info[j].value);
     if (next == 1) PetscCall(PetscArraycpy(model->p, w->p, np)); /* exactly */
+    PetscCall(InitialPose(desc, model->p, w->qf, w->vf));        /* the file's state moves with a body's start parameters */
     PetscCall(PetscArraycpy(q, w->q_accepted, nq));
     PetscCall(PetscArraycpy(w->nu, w->nu_accepted, nc));
     PetscCall(ProjectionNewton(model, q, w, qscale, &converged));
@@ -2238,7 +2266,7 @@ static PetscErrorCode StartPose(MbsModel model, PetscReal q[], PetscReal v[])
 
   PetscFunctionBeginUser;
   PetscCall(AxesUsable(model));
-  InitialPose(Description(model), q, v);
+  PetscCall(InitialPose(Description(model), model->p, q, v));
   if (!d->moves_pose) PetscFunctionReturn(0);
   PetscCall(StartWorkCreate(model, &w));
   MbsCallCleanup(ProjectPose(model, q, &w), StartWorkDestroy(&w));
@@ -2293,7 +2321,7 @@ static PetscErrorCode DescribedInitialState_Private(MbsModel model, PetscReal t0
   PetscCall(AugmentedMatrix(model, U, A, G));
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular (zero pivot in column %" PetscInt_FMT ")", desc->file, zero_pivot);
-  if (d->rheonomic || d->joint_geometry) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
+  if (d->rheonomic || d->joint_geometry || d->start_p) PetscCall(ImposeMotion(model, t0, A, pivots, U, b));
   StatesInitial(d, U, NULL, -1, U + 2 * m, NULL); /* after ImposeMotion: the states' rates see the start velocities */
   PetscCall(StatesInitialRates(d, t0, U, U + nq, U + 2 * m, Udot + 2 * m));
   PetscCall(PetscArrayzero(b, m));
@@ -2360,6 +2388,7 @@ static void PoseDerivative(MbsModel model, PetscInt j, const PetscReal q[], Star
     w->r[nq + r] = MbsBilinearValue(desc, &drow, q);
   }
   for (PetscInt i = 0; i < m; i++) w->r[i] = -w->r[i];
+  AddMassTimes(desc, model->p, w->dqf, w->r); /* the file's pose moves: + M dq_f/dp_j */
   MbsDenseLUSolve(m, w->K, w->pivots, 1, w->r);
   for (PetscInt i = 0; i < nq; i++) dq[i] = w->r[i];
 }
@@ -2382,7 +2411,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
   PetscInt         n = NFull(model), np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
-  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry || d->state_geometry);
+  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry || d->state_geometry || d->start_p);
   const PetscReal *q = U, *v = U + nq;
 
   PetscFunctionBeginUser;
@@ -2392,7 +2421,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
   zero_pivot = MbsDenseLUFactor(m, A, pivots);
   PetscCheck(zero_pivot < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "Model file '%s': the system of the initial accelerations is singular", desc->file);
   if (moving) {
-    InitialPose(desc, w->qf, w->vf);
+    PetscCall(InitialPose(desc, model->p, w->qf, w->vf));
     for (PetscInt i = 0; i < m; i++) x->impulse[i] = 0; /* iota of ImposeMotion, again */
     for (PetscInt r = 0; r < nc; r++) x->impulse[nq + r] = RowMotion(d, r, t0, 1, NULL) - MbsBilinearRate(desc, d->row[r], q, w->vf);
     AugmentedSolve(d, m, A, pivots, 1, x->impulse);
@@ -2410,12 +2439,14 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
     PetscReal *column = dUdp + j * n + nq; /* scratch: rows nq .. nq + m - 1 of column j, then moved to lambda */
 
     for (PetscInt i = 0; i < nq; i++) x->dv[i] = 0;
+    InitialPoseDerivative(desc, model->p, j, w->dqf, w->dvf);
     PoseDerivative(model, j, q, w, x->dq);
     if (ns && moving) StatesInitial(d, q, d->moves_pose ? x->dq : NULL, j, NULL, x->ds);
     if (moving) { /* the velocities */
       for (PetscInt i = 0; i < m; i++) x->impulse[i] = i < nq ? 0 : x->rate[i - nq + j * nc];
       AddMassDerivativeTimes(desc, j, x->vdiff, x->impulse);
       for (PetscInt i = 0; i < nq; i++) x->impulse[i] = -x->impulse[i];
+      AddMassTimes(desc, model->p, w->dvf, x->impulse); /* the file's velocities move: + M dv_f/dp_j */
       for (PetscInt r = 0; r < nc; r++) {
         PetscReal dot = 0;
 
@@ -2469,7 +2500,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described          *d  = (Described *)model->data;
-  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry || d->state_geometry ? n * n : 0;
+  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry || d->state_geometry || d->start_p ? n * n : 0;
   PetscReal          *A, *G, *Jp, *J, *work;
   PetscInt           *pivots;
   StartDerivativeWork x;
@@ -2812,7 +2843,7 @@ static PetscErrorCode DescribedCheck_Private(MbsModel model, PetscReal *G, Petsc
   PetscFunctionBeginUser;
   PetscCheck(d->nc_kept < d->nq_free, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': %" PetscInt_FMT " constraints on %" PetscInt_FMT " coordinates leave no free motion%s", desc->file, d->nc_kept, d->nq_free,
              d->planar >= 0 && desc->nc < desc->nq ? " in the plane (planar: a joint whose axis is not the plane's normal holds the bodies still)" : "");
-  InitialPose(desc, q, v);
+  PetscCall(InitialPose(desc, NULL, q, v));
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
     vscale = PetscMax(vscale, PetscAbsReal(v[i]));
@@ -2989,6 +3020,15 @@ static PetscErrorCode StaticEquilibrium(MbsModel model, const PetscReal q[], con
     scale      = PetscMax(scale, PetscAbsReal(R[d->free[i]]));
   }
   for (PetscInt r = nc - 1; r >= 0 && d->planar >= 0; r--) lambda[r] = RowDropped(d, r) ? 0 : lambda[d->reduce[2 * nq + r] - 2 * d->nq_free]; /* onto every row, down: kept row k is at most row r */
+  for (PetscInt b = 0; b < desc->nbody && unbalanced > 1e-8 * PetscMax(scale, 1); b++) {                                                      /* velocities do not enter the linearisation at rest */
+    for (PetscInt i = 0; i < 18; i++) {
+      PetscInt k = desc->body[b].start[i].param;
+
+      if (k < 0 || (i >= 3 && i < 9) || model->p[k] == model->param_info[k].value) continue;
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': parameter '%s' = %g (file: %g) moves its initial %s, and the linearisation (eigen, frf, -cost frf) is about the start pose at rest, which is then no static equilibrium (a generalised force of %g is not carried by the joints); linearise at the file's value, and identify '%s' with -cost time or spectrum",
+              desc->file, desc->body[b].line, desc->body[b].name, model->param_info[k].name, (double)model->p[k], (double)model->param_info[k].value, i < 3 ? "position" : "orientation", (double)unbalanced, model->param_info[k].name);
+    }
+  }
   if (unbalanced > 1e-8 * PetscMax(scale, 1) && ((Described *)model->data)->moves_pose) {
     char at[256];
 
@@ -3277,8 +3317,9 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
     PetscCheck(el->ops->kind != MBS_ELEMENT_SENSOR || !MbsForceLawKnot(el, j), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", sensor '%s' (%s): parameter '%s' is a knot of the table law the sensor reads, whose slope at rest, the sensor's row, follows the knot nonlinearly (a spline); the derivative of the frequency response needs sensor rows polynomial in the parameter: identify %s with -cost time or spectrum, or leave the sensor out of the model",
                desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
   }
-  InitialPose(desc, a->q, v);
+  PetscCall(InitialPose(desc, model->p, a->q, v));
   if (d->moves_pose) PetscCall(ProjectPose(model, a->q, w));
+  InitialPoseDerivative(desc, model->p, j, w->dqf, w->dvf);
   PoseDerivative(model, j, a->q, w, a->dq);
   PetscCall(PetscArrayzero(v, nq));
   StatesInitial(d, a->q, d->moves_pose ? a->dq : NULL, j, s, ds);
@@ -3819,6 +3860,8 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
       if (strcmp(desc->element[e].geometry[g].field, "point")) d->moves_pose = PETSC_TRUE;
     if (desc->element[e].cross && desc->element[e].naxis) d->moves_pose = PETSC_TRUE; /* a universal's axes stop being perpendicular at the file's pose */
   }
+  for (PetscInt b = 0; b < desc->nbody; b++) d->start_p = (PetscBool)(d->start_p || desc->body[b].start_p);
+  if (d->start_p) d->moves_pose = PETSC_TRUE; /* the file's state itself moves: projected onto the joints */
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];
 
@@ -4021,7 +4064,7 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
   for (PetscInt k = 0; k < 4; k++) PetscCall(PetscMalloc1(nf, &d->full[k]));
   q = d->pinned;
   v = d->full[0]; /* the initial velocities, while the scratch is free */
-  InitialPose(desc, q, v);
+  PetscCall(InitialPose(desc, NULL, q, v));
   for (PetscInt i = 0; i < nq; i++) {
     qscale = PetscMax(qscale, PetscAbsReal(q[i]));
     vscale = PetscMax(vscale, PetscAbsReal(v[i]));
@@ -4035,6 +4078,17 @@ static PetscErrorCode PlanarSetUp(MbsModel model, Described *d, PetscInt a)
       if (PetscAbsReal(q[o + 3 * e + (a + 1) % 3]) <= tol && PetscAbsReal(q[o + 3 * e + (a + 2) % 3]) <= tol) axis = e;
     PetscCheck(axis >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s', line %" PetscInt_FMT ", body '%s': none of its axes u, v, w lies along the plane's normal %c at the initial pose (to 1e-12), so it cannot move in the plane normal to %c (%s)",
                desc->file, body->line, body->name, 'x' + (char)a, 'x' + (char)a, d->plane);
+    for (PetscInt i = 0; i < 18; i++) { /* the plane holds the pinned coordinates at the file's values */
+      const char *const field[] = {"position", "velocity", "angular_velocity"};
+      PetscBool         pin     = (PetscBool)(i < 6 ? i % 3 == a : i < 9 ? i % 3 != a : (i - 9) % 3 == a || (i - 9) / 3 == axis - 1);
+      char              what[64];
+
+      if (!pin || body->start[i].param < 0) continue;
+      if (i < 9) PetscCall(PetscSNPrintf(what, sizeof(what), "%s's %c", field[i / 3], 'x' + (char)(i % 3)));
+      else PetscCall(PetscSNPrintf(what, sizeof(what), "orientation's %c of axis %c", 'x' + (char)((i - 9) % 3), "uvw"[(i - 9) / 3]));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", body '%s': %s is the parameter '%s', which would move the body out of the plane normal to %c (%s); only the in-plane components of position and velocity, the angular velocity about %c and the in-plane entries of the axes other than %c may be parameters: give it a number, or run the file in 3D (-model_planar none)",
+              desc->file, body->line, body->name, what, desc->param_info[body->start[i].param].name, 'x' + (char)a, d->plane, 'x' + (char)a, "uvw"[PetscMax(axis - 1, 0)]);
+    }
     for (PetscInt i = 0; i < BodySize(desc, b); i++) {
       PetscBool pin = (PetscBool)(i % 3 == a || (body->rigid && i / 3 == axis));
 
@@ -4121,7 +4175,7 @@ static PetscErrorCode PlanarCheckReads(MbsModel model)
   const char    *normal = "xyz" + d->planar;
 
   PetscFunctionBeginUser;
-  InitialPose(desc, U, U + nq);
+  PetscCall(InitialPose(desc, NULL, U, U + nq));
   for (PetscInt k = 0; k < model->nchannel; k++) {
     const MbsElement *el  = &desc->element[d->sensor[k]];
     PetscBool         any = PETSC_FALSE, reads;

@@ -735,18 +735,17 @@ static PetscErrorCode ReadParameters(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-/*@C
-  MbsYAMLReadRotation - key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10)
-  in ground coordinates, into R column by column; absent: the identity (an error when required). what names the axes
-  in messages.
-@*/
-PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const char key[], const char what[], PetscReal R[9], PetscBool *set)
+/* key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10) in ground
+   coordinates, into R column by column; with values each entry may be {param: NAME} (unit 1), values then holds them
+   and R their file values; absent: the identity */
+static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], const char what[], MbsValue values[], PetscReal R[9], PetscBool *set)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *node = Find(reader, mapping, key);
   PetscReal    det;
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 9; k++) R[k] = (k % 4 == 0);
+  for (PetscInt k = 0; k < 9 && values; k++) values[k] = (MbsValue){R[k], -1};
   if (set) *set = (PetscBool)(node != NULL);
   if (!node) PetscFunctionReturn(0);
   if (node->type != YAML_SEQUENCE_NODE || node->data.sequence.items.top - node->data.sequence.items.start != 3)
@@ -755,17 +754,57 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node_, const cha
     yaml_node_t *axis = Node(reader, node->data.sequence.items.start[s]);
 
     if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of %s needs 3 numbers", key));
-    for (PetscInt k = 0; k < 3; k++) PetscCall(ReadReal(reader, Node(reader, axis->data.sequence.items.start[k]), key, &R[3 * s + k]));
+    for (PetscInt k = 0; k < 3; k++) {
+      yaml_node_t *item = Node(reader, axis->data.sequence.items.start[k]);
+
+      if (values) {
+        PetscCall(ReadValue(reader, item, key, "1", &values[3 * s + k]));
+        R[3 * s + k] = values[3 * s + k].value;
+      } else PetscCall(ReadReal(reader, item, key, &R[3 * s + k]));
+    }
   }
   for (PetscInt s = 0; s < 3; s++)
     for (PetscInt t = 0; t < 3; t++) {
       const PetscReal *a = R + 3 * s, *b = R + 3 * t;
 
       if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
-        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation%s: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, values ? " at its parameters' file values" : "", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
     }
   det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
   if (det < 0) PetscCall(MbsYAMLError(reader, node, "%s is a reflection (x x y = -z); the axes must be right-handed", key));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadRotation - key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10)
+  in ground coordinates, into R column by column; absent: the identity (an error when required). what names the axes
+  in messages.
+@*/
+PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node, const char key[], const char what[], PetscReal R[9], PetscBool *set)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, NULL, R, set));
+  PetscFunctionReturn(0);
+}
+
+/*
+  The initial state of a body: position [m], velocity [m/s], angular_velocity [rad/s] and orientation, each entry a
+  number or a parameter (doc/model-files.md, "The initial state as parameters"); r0, v0, omega0, R0 their file values
+*/
+static PetscErrorCode ReadStart(MbsYAMLReader *reader, yaml_node_t *field, MbsBody *body)
+{
+  const char *const key[3]  = {"position", "velocity", "angular_velocity"};
+  const char *const unit[3] = {"m", "m/s", "rad/s"};
+  PetscReal        *file[3] = {body->r0, body->v0, body->omega0};
+
+  PetscFunctionBeginUser;
+  for (PetscInt f = 0; f < 3; f++) {
+    for (PetscInt k = 0; k < 3; k++) body->start[3 * f + k] = (MbsValue){0, -1};
+    PetscCall(MbsYAMLReadValues(reader, field, key[f], unit[f], PETSC_FALSE, 3, body->start + 3 * f, NULL));
+    for (PetscInt k = 0; k < 3; k++) file[f][k] = body->start[3 * f + k].value;
+  }
+  PetscCall(ReadRotation(reader, field, "orientation", "body axes u, v, w", body->start + 9, body->R0, NULL));
+  for (PetscInt i = 0; i < 18; i++) body->start_p = (PetscBool)(body->start_p || body->start[i].param >= 0);
   PetscFunctionReturn(0);
 }
 
@@ -895,10 +934,7 @@ static PetscErrorCode ReadBodies(MbsYAMLReader *reader, yaml_node_t *node)
       body->mass = mass;
       PetscCall(ReadInertia(reader, field, body));
     }
-    PetscCall(MbsYAMLReadVector(reader, field, "position", PETSC_FALSE, 3, body->r0, NULL));
-    PetscCall(MbsYAMLReadVector(reader, field, "velocity", PETSC_FALSE, 3, body->v0, NULL));
-    PetscCall(MbsYAMLReadRotation(reader, field, "orientation", "body axes u, v, w", body->R0, NULL));
-    PetscCall(MbsYAMLReadVector(reader, field, "angular_velocity", PETSC_FALSE, 3, body->omega0, NULL));
+    PetscCall(ReadStart(reader, field, body));
     if (!body->rigid && (Find(reader, field, "orientation") || Find(reader, field, "angular_velocity"))) PetscCall(MbsYAMLError(reader, field, "a point mass (no inertia) has no orientation or angular velocity"));
     PetscCall(EndMapping(reader));
   }

@@ -52,7 +52,9 @@ typedef struct {
   PetscBool    rigid;                          /* 12 natural coordinates (3 (4 + 3 nmode) when flexible); PETSC_FALSE: a point mass, 3 */
   MbsValue     mass;                           /* [kg] */
   MbsValue     moment[6];                      /* Ixx, Iyy, Izz, Ixy, Iyz, Ixz about the centre of mass, body axes [kg m^2] */
-  PetscReal    r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column */
+  PetscReal    r0[3], R0[9], v0[3], omega0[3]; /* R0 = [u v w] column by column; the file's values, at which every element's geometry is read */
+  MbsValue     start[18];                      /* position, velocity, angular_velocity, orientation (u, v, w): the initial state's numbers or parameters */
+  PetscBool    start_p;                        /* a parameter among start */
   PetscInt     offset;                         /* first coordinate in q */
 } MbsBody;
 
@@ -332,6 +334,8 @@ PETSC_INTERN void         MbsBilinearAddSlotHessian(MbsDescription, const MbsBil
 PETSC_INTERN void         MbsBilinearAddRateGradient(MbsDescription, const MbsBilinear *, const PetscReal[], PetscReal, PetscReal[], PetscInt);
 PETSC_INTERN void         MbsBilinearMark(MbsDescription, const MbsBilinear *, PetscBool, PetscBool[]);
 PETSC_INTERN void         MbsBodyPose(const MbsBody *, PetscReal[], PetscReal[]);
+PETSC_INTERN PetscBool    MbsBodyPoseAt(const MbsBody *, const PetscReal[], PetscReal[], PetscReal[]);
+PETSC_INTERN void         MbsBodyPoseDerivative(const MbsBody *, const PetscReal[], PetscInt, PetscReal[], PetscReal[]);
 PETSC_INTERN void         MbsBodyJbar(const MbsBody *, const PetscReal[], PetscInt, PetscReal[9]);
 PETSC_INTERN void         MbsMapInitial(MbsDescription, const MbsVectorMap *, PetscReal[3]);
 PETSC_INTERN void         MbsPerpendicular(const PetscReal[3], PetscReal[3], PetscReal[3]);

@@ -292,22 +292,79 @@ void MbsBilinearMark(MbsDescription desc, const MbsBilinear *s, PetscBool every_
   }
 }
 
-/* The body's initial coordinates (r, u, v, w) and rates (r', u' = omega x u, ...) */
-void MbsBodyPose(const MbsBody *body, PetscReal q[], PetscReal v[])
+/* (r, u, v, w) and their rates (r', u' = omega x u, ...) from the position r, the axes R (rows u, v, w), the velocity
+   vel and the angular velocity omega (ground coordinates) */
+static void Pose(PetscBool rigid, const PetscReal r[3], const PetscReal R[9], const PetscReal vel[3], const PetscReal omega[3], PetscReal q[], PetscReal v[])
 {
   for (PetscInt k = 0; k < 3; k++) {
-    q[k] = body->r0[k];
-    v[k] = body->v0[k];
+    q[k] = r[k];
+    v[k] = vel[k];
   }
-  if (!body->rigid) return;
-  for (PetscInt s = 0; s < 3; s++) {
-    const PetscReal *e = body->R0 + 3 * s, *w = body->omega0;
+  for (PetscInt s = 0; s < 3 && rigid; s++) {
+    const PetscReal *e = R + 3 * s;
 
     for (PetscInt k = 0; k < 3; k++) q[3 + 3 * s + k] = e[k];
-    v[3 + 3 * s + 0] = w[1] * e[2] - w[2] * e[1];
-    v[3 + 3 * s + 1] = w[2] * e[0] - w[0] * e[2];
-    v[3 + 3 * s + 2] = w[0] * e[1] - w[1] * e[0];
+    v[3 + 3 * s + 0] = omega[1] * e[2] - omega[2] * e[1];
+    v[3 + 3 * s + 1] = omega[2] * e[0] - omega[0] * e[2];
+    v[3 + 3 * s + 2] = omega[0] * e[1] - omega[1] * e[0];
   }
+}
+
+/* The body's initial coordinates (r, u, v, w) and rates at the file's values */
+void MbsBodyPose(const MbsBody *body, PetscReal q[], PetscReal v[])
+{
+  Pose(body->rigid, body->r0, body->R0, body->v0, body->omega0, q, v);
+}
+
+/* The start's 18 numbers at p (position, velocity, angular velocity, the orientation's entries A), with j >= 0 instead
+   their derivative by p_j (1 where p_j stands); whether the orientation holds a parameter */
+static PetscBool StartAt(const MbsBody *body, const PetscReal p[], PetscInt j, PetscReal x[18])
+{
+  PetscBool turns = PETSC_FALSE;
+
+  for (PetscInt i = 0; i < 18; i++) {
+    x[i]  = j >= 0 ? (PetscReal)(body->start[i].param == j) : MbsValueOf(&body->start[i], p);
+    turns = (PetscBool)(turns || (i >= 9 && body->start[i].param >= 0));
+  }
+  return turns;
+}
+
+/*
+  The body's initial coordinates and rates at the parameters p (doc/model-files.md, "The initial state as
+  parameters"): its start's fields at p, the axes the polar factor of the orientation's nine numbers A(p) (rotation.c)
+  when they hold a parameter, else the file's. PETSC_FALSE, q and v untouched, where A(p) is no right-handed frame.
+*/
+PetscBool MbsBodyPoseAt(const MbsBody *body, const PetscReal p[], PetscReal q[], PetscReal v[])
+{
+  PetscReal x[18], R[9], S[9];
+
+  if (!body->start_p) {
+    MbsBodyPose(body, q, v);
+    return PETSC_TRUE;
+  }
+  if (!StartAt(body, p, -1, x) || !body->rigid) {
+    for (PetscInt k = 0; k < 9; k++) R[k] = body->R0[k];
+  } else if (!MbsPolarRotation(x + 9, R, S)) return PETSC_FALSE;
+  Pose(body->rigid, x, R, x + 3, x + 6, q, v);
+  return PETSC_TRUE;
+}
+
+/* d/dp_j of MbsBodyPoseAt()'s q and v at p (where it returned PETSC_TRUE): dr, de = rows of dR (rotation.c), dv and
+   d(omega x e) = domega x e + omega x de */
+void MbsBodyPoseDerivative(const MbsBody *body, const PetscReal p[], PetscInt j, PetscReal dq[], PetscReal dv[])
+{
+  PetscReal x[18], dx[18], R[9], S[9], dR[9] = {0}, q[12], v[12];
+
+  StartAt(body, p, j, dx);
+  if (!StartAt(body, p, -1, x) || !body->rigid) {
+    for (PetscInt k = 0; k < 9; k++) R[k] = body->R0[k];
+  } else {
+    (void)MbsPolarRotation(x + 9, R, S);
+    MbsPolarRotationDerivative(R, S, dx + 9, dR);
+  }
+  Pose(body->rigid, dx, dR, dx + 3, x + 6, dq, dv); /* omega x de */
+  Pose(body->rigid, x, R, x + 3, dx + 6, q, v);     /* domega x e */
+  for (PetscInt i = 3; i < 12 && body->rigid; i++) dv[i] += v[i];
 }
 
 /*
