@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The pendulum of tests/models/gravity_pendulum.yaml at its identified g and m against the closed form.
+"""The pendulum of inputs/models/gravity_pendulum.yaml at its identified g and m against the closed form.
 
 Usage: check_gravity_pendulum.py MBSID MODEL IDENTIFY.h5 RTOL
 

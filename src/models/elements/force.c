@@ -15,8 +15,9 @@
   de/dp_j = (I - e e^T) da/dp_j / |a|, geometry.c "Axes"), then for harmonics amplitudes [N], frequencies [Hz],
   phases [rad] (default 0), lists of equal length (at most 8), until [s] (default: for ever; a pulse of whole periods
   that ends smoothly, as the cart's move of cart_pendulum_chain.md); for a sweep: sweep (linear or exponential),
-  amplitude [N], phase [rad] (default 0), frequencies: [f0, f1] (plain numbers, positive, different) [Hz],
-  sweep_time: [t0, t1] [s] (default the file's time);
+  amplitude [N], phase [rad] (default 0), frequencies: [f0, f1] (positive, different) [Hz], sweep_time: [t0, t1] [s]
+  (default the file's time), each a number or a parameter whose bounds keep f0, f1 > 0, f0 != f1 and t0 < t1 on their
+  whole box;
   for a recorded force: history: FILE (as -input_file takes it, HDF5 or text; a relative path from the model file's
   folder), F(t) = scale h(t), h the piecewise-linear interpolant of its nodes (end values held outside), scale
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
@@ -24,8 +25,11 @@
 
   ramp: T_r [s] (harmonics and sweeps) tapers the start: F(t) w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r and 1
   after, tau from the sweep's t0 (harmonics: the file's t0); F, F' and F'' vanish at tau = 0, so a start from rest
-  excites no beam mode beyond the force's own frequencies (beam_bushings.md, section 5). w has no parameter: dF/dp
-  is the untapered one times w.
+  excites no beam mode beyond the force's own frequencies (beam_bushings.md, section 5). T_r may be a parameter (its
+  bounds keeping the taper within the law's interval), and the sweep's t0 moves the taper's start: MbsTimeLaw gives
+  their derivatives. until stays a number: the force switches off there, so the discrete cost of fixed steps is
+  piecewise constant in it. The law's parameters of the force with input: true are refused in design (ForceSecond),
+  whose nodal input replaces the law.
 */
 #include "models/elements/elementimpl.h"
 
