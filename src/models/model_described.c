@@ -860,6 +860,30 @@ typedef enum {
   state (offset[3] < 0: none; s the internal states); -df/dp into Jp (may be NULL) at the rows offset[0] + coordinate
   and the parameter's column.
 */
+/*
+  -d(m g)/dp of a body's weight into the sink at the rows offset + coordinate: -g_k by its mass, -m (and a flexible
+  body's -int c_s dm, row 0 of its slot mass, on slot s) by the component g_k; with both parameters each takes the
+  other's current value, which is the mixed derivative d2(m g_k)/dm dg_k = 1 of the design and the linearisation
+*/
+static PetscErrorCode AddGravityP(MbsDescription desc, const MbsBody *body, PetscInt offset, Sink *Jp)
+{
+  PetscInt nslot = body->flexible ? body->flexible->nslot : 1;
+
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 3; k++) {
+    PetscInt  row   = offset + body->offset + k;
+    PetscReal value = -MbsValueOf(&desc->gravity[k], desc->p);
+
+    if (body->mass.param >= 0) PetscCall(SinkAdd(Jp, 1, &row, 1, &body->mass.param, &value));
+    for (PetscInt s = 0; s < nslot && desc->gravity[k].param >= 0; s++) {
+      row   = offset + body->offset + 3 * s + k;
+      value = -(s ? body->flexible->slot_mass[s] : MbsValueOf(&body->mass, desc->p));
+      PetscCall(SinkAdd(Jp, 1, &row, 1, &desc->gravity[k].param, &value));
+    }
+  }
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode AddForces(Described *d, ForceSet set, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal s[], PetscReal F[], const PetscBool rows_of[], Sink *J, Sink *Jp, const PetscInt offset[5])
 {
   MbsDescription desc = d->desc;
@@ -874,10 +898,11 @@ static PetscErrorCode AddForces(Described *d, ForceSet set, PetscReal t, const P
     MbsDescription view;
     PetscReal     *lq, *lv;
 
-    for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * desc->gravity[k];
+    for (PetscInt k = 0; k < 3 && F; k++) F[body->offset + k] -= MbsValueOf(&body->mass, desc->p) * MbsValueOf(&desc->gravity[k], desc->p);
+    for (PetscInt s = 1; body->flexible && s < body->flexible->nslot && F; s++)
+      for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * MbsValueOf(&desc->gravity[k], desc->p);
+    if (SinkWants(Jp, 1, &b)) PetscCall(AddGravityP(desc, body, offset[0], Jp));
     if (!body->flexible) continue;
-    for (PetscInt s = 1; s < body->flexible->nslot && F; s++)
-      for (PetscInt k = 0; k < 3; k++) F[body->offset + 3 * s + k] -= body->flexible->slot_mass[s] * desc->gravity[k];
     if (!(force || jac || jacp)) continue;
     view = View(d, 1, &b, q, v, &lq, &lv);
     nq   = view->nq;
@@ -1288,7 +1313,7 @@ static PetscBool ReadsRate(MbsDescription desc, const PetscInt column[])
   return rate;
 }
 
-/* dF/dp into the sink: the masses' d(m (r'' - g))/dm, the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m, the force
+/* dF/dp into the sink: the masses' d(m r'')/dm (their weight's in AddForces()), the moments' d(Jbar (x) I3 (u'', v'', w''))/dI_m, the force
    elements' (and flexible bodies') -df/dp, the joints' rows that follow their points (AddJointRowsP), and -d'_p, -d_p
    of the prescribed motions in their rows Phi_q v - d', Phi - d (no product reads those rows) */
 static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[], const PetscReal Udot[], Sink *sink)
@@ -1304,11 +1329,10 @@ static PetscErrorCode AssembleP(MbsModel model, PetscReal t, const PetscReal U[]
     PetscInt         rows[9];
 
     if (!SinkWants(sink, 1, &b)) continue;
-    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) {
-      PetscInt  row   = nq + body->offset + k;
-      PetscReal value = Udot[row] - desc->gravity[k];
+    for (PetscInt k = 0; k < 3 && body->mass.param >= 0; k++) { /* its weight's -g_k: AddForces() */
+      PetscInt row = nq + body->offset + k;
 
-      PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &value));
+      PetscCall(SinkAdd(sink, 1, &row, 1, &body->mass.param, &Udot[row]));
     }
     for (PetscInt m = 0; m < 6 && body->rigid && !body->flexible; m++) {
       PetscReal dJ[9], value[9] = {0};
@@ -3325,8 +3349,6 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   StatesInitial(d, a->q, d->moves_pose ? a->dq : NULL, j, s, ds);
   PetscCall(FreeMotions(model, a->q, dG, sv, VT, a->N)); /* dG: scratch */
   PetscCall(StaticEquilibrium(model, a->q, v, s, &forces, &forces_p, offset, R, G, lambda));
-  for (PetscInt b = 0; b < desc->nbody; b++)
-    for (PetscInt k = 0; k < 3 && desc->body[b].mass.param == j; k++) Rp[desc->body[b].offset + k + j * nq] -= desc->gravity[k];
   for (PetscInt r = 0; r < nc; r++) {
     RowGradientP(d, r, j, a->q, a->dq, g);
     for (PetscInt i = 0; i < nq; i++) MBS_IJ(dG, r, i, nc) = g[i];
@@ -3685,7 +3707,7 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
    axis's components (geometry.c), each once, into list (may be NULL); their number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + 2 * MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + 2 * MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6 + 6], n = 0;
 
   for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) AddOnce(found, &n, el->axis[c].param);
@@ -3694,7 +3716,12 @@ static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
   for (PetscInt i = 0; i < MBS_MAX_VALUE; i++) AddOnce(found, &n, el->value[i].param);
   for (PetscInt h = 0; h < el->nharmonic; h++)
     for (PetscInt c = 0; c < 4; c++) AddOnce(found, &n, el->harmonic[h][c].param);
-  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param);                        /* a force history's scale (force.c) */
+  if (el->nnode) AddOnce(found, &n, el->harmonic[0][0].param); /* a force history's scale (force.c) */
+  for (PetscInt k = 0; k < 2; k++) {                           /* a taper's start and length, a sweep's f0, f1, t0, t1 */
+    AddOnce(found, &n, el->ramp[k].param);
+    AddOnce(found, &n, el->sweep.f[k].param);
+    AddOnce(found, &n, el->sweep.t[k].param);
+  }
   for (PetscInt i = 0; i < MBS_MAX_VALUE && el->ops->kind != MBS_ELEMENT_SENSOR; i++) /* a sensor's law array is its own (bushing_force.c) */
     for (PetscInt j = 0; MbsForceLawActive(el, i) && j < el->law[i].n; j++) {
       AddOnce(found, &n, el->law[i].c[j].param);

@@ -3,7 +3,7 @@
   keeping its line, so that every error names the file, the line and the entity. Schema (doc/model-files.md):
 
     time:       {t0: 0, tf: 2, dt: 1e-3, dt_max: 0}               [s], all optional
-    gravity:    [gx, gy, gz]                                       [m/s^2], optional
+    gravity:    [gx, gy, gz]                                       [m/s^2], optional, each may be a parameter
     planar:     x, y or z                                          every body moves in the plane normal to that ground
                                                                    axis and turns about it only (model_described.c), optional
     parameters: NAME: {value: 1000, unit: N/m, lower: 0, upper: 1e9, description: "..."}
@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, gravity's components, stiffness, damping, free lengths, excitation values (a sweep's frequencies and sweep_time and a ramp too), the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -981,6 +981,7 @@ static PetscErrorCode ReadElements(MbsYAMLReader *reader, yaml_node_t *node)
     if (!el->ops) PetscCall(MbsYAMLError(reader, Find(reader, field, "type"), "unknown element type '%s'; types: %s", el->type, known));
     el->body[0] = el->body[1] = MBS_GROUND;
     for (PetscInt k = 0; k < MBS_MAX_VALUE; k++) el->value[k].param = -1;
+    for (PetscInt k = 0; k < 2; k++) el->ramp[k] = el->sweep.f[k] = el->sweep.t[k] = (MbsValue){0, -1};
     reader->element = el;
     PetscCall(el->ops->read(reader, field, el));
     PetscCall(CheckGeometry(reader, el));
@@ -1071,23 +1072,31 @@ static PetscErrorCode ReadPlanar(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
+/* gravity: [gx, gy, gz] [m/s^2] (default none), each component a number or a parameter (read after the parameters) */
+static PetscErrorCode ReadGravity(MbsYAMLReader *reader, yaml_node_t *root, yaml_node_t *gravity)
+{
+  PetscFunctionBeginUser;
+  for (PetscInt k = 0; k < 3; k++) reader->desc->gravity[k] = (MbsValue){0, -1};
+  if (gravity) PetscCall(MbsYAMLReadValues(reader, root, "gravity", "m/s^2", PETSC_FALSE, 3, reader->desc->gravity, NULL));
+  PetscFunctionReturn(0);
+}
+
 static PetscErrorCode ReadDocument(MbsYAMLReader *reader)
 {
-  MbsDescription desc = reader->desc;
-  yaml_node_t   *root = yaml_document_get_root_node(&reader->doc);
+  yaml_node_t *root = yaml_document_get_root_node(&reader->doc);
 
   PetscFunctionBeginUser;
   PetscCall(BeginMapping(reader, root, "top level", NULL));
   reader->entity[0] = 0;
   {
-    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed"), *planar = Find(reader, root, "planar");
+    yaml_node_t *time = Find(reader, root, "time"), *parameters = Find(reader, root, "parameters"), *bodies = Find(reader, root, "bodies"), *elements = Find(reader, root, "elements"), *output = Find(reader, root, "output"), *speed = Find(reader, root, "speed"), *planar = Find(reader, root, "planar"), *gravity = Find(reader, root, "gravity");
 
-    PetscCall(MbsYAMLReadVector(reader, root, "gravity", PETSC_FALSE, 3, desc->gravity, NULL));
     PetscCall(EndMapping(reader));
     PetscCall(ReadPlanar(reader, planar));
     PetscCall(ReadTime(reader, time));
     PetscCall(ReadParameters(reader, parameters));
     reader->entity[0] = 0;
+    PetscCall(ReadGravity(reader, root, gravity));
     PetscCall(ReadBodies(reader, bodies));
     PetscCall(ReadElements(reader, elements));
     PetscCall(ReadSpeed(reader, speed));

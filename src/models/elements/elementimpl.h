@@ -102,8 +102,8 @@ typedef enum {
 
 typedef struct {
   MbsSweepLaw law;
-  PetscReal   f[2]; /* f0, f1 [Hz] */
-  PetscReal   t[2]; /* t0, t1 [s] */
+  MbsValue    f[2]; /* f0, f1 [Hz] */
+  MbsValue    t[2]; /* t0, t1 [s] */
 } MbsSweep;
 
 typedef enum {
@@ -224,7 +224,7 @@ struct _MbsElement {
   MbsValue              harmonic[MBS_MAX_HARMONICS][4]; /* amplitude, frequency [Hz] or engine order, phase [rad], power of the crank speed */
   PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
-  PetscReal             ramp[2];                        /* a force's taper sin^2: its start and length [s] (length 0: none) */
+  MbsValue              ramp[2];                        /* a force's taper sin^2: its start (a sweep's t0) and length [s] (length 0: none) */
   PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
@@ -278,8 +278,8 @@ struct _MbsDescription {
   PetscInt          nbody, nelement, nparam, nq, nc;
   MbsBody          *body;
   MbsElement       *element;
-  MbsParameterInfo *param_info; /* owned: names, units and descriptions are copies */
-  PetscReal         gravity[3];
+  MbsParameterInfo *param_info;          /* owned: names, units and descriptions are copies */
+  MbsValue          gravity[3];          /* [m/s^2] */
   PetscInt          planar, planar_line; /* planar: the ground axis (0, 1, 2) normal to the plane of motion, -1: 3D; its line */
   PetscInt          output;              /* the sensor that is the model's output y */
   PetscReal         t0, tf, dt, dt_max;
