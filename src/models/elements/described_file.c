@@ -742,6 +742,7 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, 
 {
   yaml_node_t *node = Find(reader, mapping, key);
   PetscReal    det;
+  PetscBool    named = PETSC_FALSE; /* an entry holds a parameter: the check is of the file's values */
 
   PetscFunctionBeginUser;
   for (PetscInt k = 0; k < 9; k++) R[k] = (k % 4 == 0);
@@ -760,6 +761,7 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, 
       if (values) {
         PetscCall(ReadValue(reader, item, key, "1", &values[3 * s + k]));
         R[3 * s + k] = values[3 * s + k].value;
+        named        = (PetscBool)(named || values[3 * s + k].param >= 0);
       } else PetscCall(ReadReal(reader, item, key, &R[3 * s + k]));
     }
   }
@@ -768,7 +770,7 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, 
       const PetscReal *a = R + 3 * s, *b = R + 3 * t;
 
       if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
-        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation%s: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, values ? " at its parameters' file values" : "", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation%s: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, named ? " at its parameters' file values" : "", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
     }
   det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
   if (det < 0) PetscCall(MbsYAMLError(reader, node, "%s is a reflection (x x y = -z); the axes must be right-handed", key));
