@@ -188,7 +188,7 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
   PetscReal x[2][3];
   PetscBool moved = PETSC_FALSE;
 
-  if (!el->ngeometry && !el->row_p && !el->naxis) return PETSC_FALSE;
+  if (!el->ngeometry && !el->row_p && !el->naxis && !el->nframe) return PETSC_FALSE;
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt i = 0; i < 3; i++) x[k][i] = el->point0[k][i];
   for (PetscInt n = 0; n < el->ngeometry; n++) {
@@ -208,7 +208,8 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
     el->axis_at[c] = a;
     if (el->cross) el->axis_b_at[c] = b;
   }
-  if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
+  if (el->nframe) moved = (PetscBool)(MbsBushingFrameUpdate(desc, el) || moved); /* a bushing's axes (bushing.c) */
+  if (el->row_p) {                                                               /* rows that follow the parameters of its values too: moved when a constant changed */
     PetscReal c[6];
 
     for (PetscInt r = 0; r < el->nrow; r++) c[r] = el->row[r].c;
