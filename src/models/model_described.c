@@ -3750,7 +3750,7 @@ static PetscErrorCode DescribedSupportSetUp(Described *d)
     MbsDescription    view = View(d, nb, b, NULL, NULL, &lq, &lv);
 
     for (PetscInt i = 0; i < view->nq; i++) mark[i] = (PetscBool)!el->row_forces;
-    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0 || el->naxis > 0 || el->nframe > 0), mark);
+    for (PetscInt r = 0; r < el->nrow && el->row_forces; r++) MbsBilinearMark(view, &el->row[r], (PetscBool)(el->ngeometry > 0 || el->naxis > 0), mark);
     for (PetscInt i = 0; i < view->nq; i++)
       if (mark[i]) d->support[count++] = i;
     d->support_start[e + 1] = count;
