@@ -2210,7 +2210,7 @@ static PetscErrorCode ProjectPose(MbsModel model, PetscReal q[], StartWork *w)
   divided by the distance between the two (MbsJointAxisBranchDistance()), 1 at the file's values for a joint along a
   coordinate axis and never below 0.8 there, so 1e-6 is a turn of some 55 degrees or more that ends within 1e-6 rad of it;
   and a bushing's axes whose entries at the parameters are no right-handed frame, which has no nearest rotation
-  (MbsBushingFrameUpdate())
+  (MbsBushingRows())
 */
 static PetscErrorCode AxesUsable(MbsModel model)
 {

@@ -18,6 +18,14 @@
   A coordinate of its points may be a parameter p_j (geometry.c): e_i = a_i.(P_b - P_a) then has the derivative
   e_i,p = a_i.D_j, D_j = d(P_b - P_a)/dp_j linear in q, again a bilinear scalar; -df/dp_j follows from
   MbsCoordinateForceP and the second derivatives take its gradient and (constant) Hessian.
+
+  Frame parameters. An entry of axes may be a parameter p_j (unit 1): at other values than the file's the nine
+  entries A(p) are no rotation, and the frame is their polar factor R (rotation.c), rebuilt with the rows at every
+  update (MbsBushingRows(), refused where A(p) is no right-handed frame). Its rows are the axes C e_i, and
+  dR/dp_j (MbsPolarRotationDerivative(), dA/dp_j = 1 at the entries that are p_j) gives da_i, dc_i, the same maps of
+  the axes' derivatives; each coordinate is linear in each of a, c and P_b - P_a, so its derivative is the coordinate
+  with da in place of a plus the one with dc in place of c (Coordinate()), again bilinear in q, and enters the force,
+  the Maxwell rows, the sensors and the second derivatives exactly as a point's e_i,p does (MbsBushingRowP()).
 */
 #include "models/elements/elementimpl.h"
 
@@ -53,9 +61,11 @@ static void Coordinate(PetscInt k, const MbsVectorMap a[3], const MbsVectorMap c
 }
 
 /*@C
-  MbsBushingRows - A bushing's rows at its points' current place el->vector (geometry.c) and, when its axes hold
-  parameters, at its frame of the last update el->frame_R (MbsBushingFrameUpdate()): its translation rows
-  a_i.(P_b - P_a) (a bushing_force sensor's one), and with a frame its rotation rows too. Not collective.
+  MbsBushingRows - A bushing's rows at its points' current place el->vector and its axes' entries el->frame_A at the
+  last update (geometry.c): its translation rows a_i.(P_b - P_a) (a bushing_force sensor's one) and, when its axes hold
+  parameters, its rotation rows too, at the polar factor R of the entries (rotation.c) into el->frame_R, S = R^T A into
+  el->frame_S. Where A is no right-handed frame el->frame_ok is false and the rows are kept: the model refuses to solve
+  with them (model_described.c). Not collective.
 @*/
 void MbsBushingRows(MbsDescription desc, MbsElement *el)
 {
@@ -66,35 +76,13 @@ void MbsBushingRows(MbsDescription desc, MbsElement *el)
     for (PetscInt i = 0; i < el->nrow && el->frame_first + i < 3; i++) el->row[i].b[0] = d;
     return;
   }
+  el->frame_ok = MbsPolarRotation(el->frame_A, el->frame_R, el->frame_S);
+  if (!el->frame_ok) return;
   for (PetscInt i = 0; i < 3; i++) FrameMaps(desc, el, el->frame_R + 3 * i, &a[i], &c[i]);
   for (PetscInt r = 0; r < el->nrow; r++) {
     el->row[r] = (MbsBilinear){0};
     Coordinate(el->frame_first + r, a, c, &d, &el->row[r]);
   }
-}
-
-/*@C
-  MbsBushingFrameUpdate - Moves a frame whose entries are parameters to desc->p: the polar factor R of the entries'
-  values A (rotation.c) into el->frame_R, S = R^T A into el->frame_S; el->frame_ok false, R and S kept, where A is no
-  right-handed frame (the model refuses to solve with it, model_described.c). Returns whether R moved. Not collective.
-@*/
-PetscBool MbsBushingFrameUpdate(MbsDescription desc, MbsElement *el)
-{
-  PetscReal A[9], R[9], S[9];
-  PetscBool moved = PETSC_FALSE;
-
-  for (PetscInt k = 0; k < 9; k++) {
-    A[k]  = MbsValueOf(&el->frame[k], desc->p);
-    moved = (PetscBool)(moved || A[k] != el->frame_A[k]);
-  }
-  if (!moved) return PETSC_FALSE;
-  for (PetscInt k = 0; k < 9; k++) el->frame_A[k] = A[k];
-  el->frame_ok = MbsPolarRotation(A, R, S);
-  for (PetscInt k = 0; k < 9 && el->frame_ok; k++) {
-    el->frame_R[k] = R[k];
-    el->frame_S[k] = S[k];
-  }
-  return el->frame_ok;
 }
 
 /* dR/dp_j of the frame at the last update (its rows the axes' derivatives), dA/dp_j being 1 at each entry that is p_j;

@@ -497,7 +497,6 @@ PETSC_INTERN void           MbsBushingRotationRows(MbsElement *, const MbsVector
 PETSC_INTERN void           MbsBushingRows(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool      MbsBushingRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
 #define MBS_MAX_BUSHING_PARAM (MBS_MAX_GEOMETRY + 9) /* a bushing's point coordinates and frame entries */
-PETSC_INTERN PetscInt  MbsBushingParameters(const MbsElement *, PetscInt[]);
-PETSC_INTERN PetscBool MbsBushingFrameUpdate(MbsDescription, MbsElement *);
+PETSC_INTERN PetscInt MbsBushingParameters(const MbsElement *, PetscInt[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);

@@ -208,8 +208,13 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
     el->axis_at[c] = a;
     if (el->cross) el->axis_b_at[c] = b;
   }
-  if (el->nframe) moved = (PetscBool)(MbsBushingFrameUpdate(desc, el) || moved); /* a bushing's axes (bushing.c) */
-  if (el->row_p) {                                                               /* rows that follow the parameters of its values too: moved when a constant changed */
+  for (PetscInt k = 0; k < 9 && el->nframe; k++) { /* a bushing's axes, whose polar factor its rows take (bushing.c) */
+    PetscReal a = MbsValueOf(&el->frame[k], desc->p);
+
+    moved          = (PetscBool)(moved || a != el->frame_A[k]);
+    el->frame_A[k] = a;
+  }
+  if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
     PetscReal c[6];
 
     for (PetscInt r = 0; r < el->nrow; r++) c[r] = el->row[r].c;
