@@ -176,10 +176,11 @@ PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsE
   }
   MbsElementPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 3; i++) {
-    if (framed) FrameMaps(desc, el, axes + 3 * i, &a[i], &c[i]);
-    else { /* a's own axes */ PetscReal ci[3];
+    PetscReal ci[3];
 
-      MbsMapDirection(desc, el->body[0], axes + 3 * i, &a[i]);
+    if (framed) FrameMaps(desc, el, axes + 3 * i, &a[i], &c[i]);
+    else {
+      MbsMapDirection(desc, el->body[0], axes + 3 * i, &a[i]); /* a's own axes */
       MbsRelativeDirection(desc, el, axes + 3 * i, ci);
       MbsMapDirection(desc, el->body[1], ci, &c[i]);
     }

@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b, of a force's or engine_force's direction and the entries of a bushing's or maxwell's axes, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, stiffness, damping, free lengths, excitation values, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -735,11 +735,12 @@ static PetscErrorCode ReadParameters(MbsYAMLReader *reader, yaml_node_t *node)
   PetscFunctionReturn(0);
 }
 
-/* MbsYAMLReadRotation(), and with values not NULL its entries as numbers or parameters (unit "1") into values, R at
-   their file values */
-static PetscErrorCode ReadRotation(MbsYAMLReader *reader, void *node_, const char key[], const char what[], MbsValue values[], PetscReal R[9], PetscBool *set)
+/* key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10) in ground
+   coordinates, into R column by column; with values each entry may be {param: NAME} (unit 1), values then holds them
+   and R their file values; absent: the identity */
+static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, const char key[], const char what[], MbsValue values[], PetscReal R[9], PetscBool *set)
 {
-  yaml_node_t *node = Find(reader, (yaml_node_t *)node_, key);
+  yaml_node_t *node = Find(reader, mapping, key);
   PetscReal    det;
 
   PetscFunctionBeginUser;
@@ -754,11 +755,12 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, void *node_, const cha
 
     if (axis->type != YAML_SEQUENCE_NODE || axis->data.sequence.items.top - axis->data.sequence.items.start != 3) PetscCall(MbsYAMLError(reader, axis, "each axis of %s needs 3 numbers", key));
     for (PetscInt k = 0; k < 3; k++) {
-      yaml_node_t *entry = Node(reader, axis->data.sequence.items.start[k]);
+      yaml_node_t *item = Node(reader, axis->data.sequence.items.start[k]);
 
-      if (values) PetscCall(ReadValue(reader, entry, key, "1", &values[3 * s + k]));
-      if (values) R[3 * s + k] = values[3 * s + k].value;
-      else PetscCall(ReadReal(reader, entry, key, &R[3 * s + k]));
+      if (values) {
+        PetscCall(ReadValue(reader, item, key, "1", &values[3 * s + k]));
+        R[3 * s + k] = values[3 * s + k].value;
+      } else PetscCall(ReadReal(reader, item, key, &R[3 * s + k]));
     }
   }
   for (PetscInt s = 0; s < 3; s++)
@@ -766,7 +768,7 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, void *node_, const cha
       const PetscReal *a = R + 3 * s, *b = R + 3 * t;
 
       if (PetscAbsReal(a[0] * b[0] + a[1] * b[1] + a[2] * b[2] - (s == t)) > 1e-10)
-        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
+        PetscCall(MbsYAMLError(reader, node, "%s is not a rotation%s: axes %" PetscInt_FMT " and %" PetscInt_FMT " have the product %.6g instead of %d (give unit, orthogonal axes to 1e-10)", key, values ? " at its parameters' file values" : "", s + 1, t + 1, (double)(a[0] * b[0] + a[1] * b[1] + a[2] * b[2]), s == t));
     }
   det = R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) + R[2] * (R[3] * R[7] - R[4] * R[6]);
   if (det < 0) PetscCall(MbsYAMLError(reader, node, "%s is a reflection (x x y = -z); the axes must be right-handed", key));
@@ -781,7 +783,7 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, void *node_, const cha
 PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node, const char key[], const char what[], PetscReal R[9], PetscBool *set)
 {
   PetscFunctionBeginUser;
-  PetscCall(ReadRotation(reader, node, key, what, NULL, R, set));
+  PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, NULL, R, set));
   PetscFunctionReturn(0);
 }
 
@@ -792,7 +794,7 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node, const char
 PetscErrorCode MbsYAMLReadRotationValues(MbsYAMLReader *reader, void *node, const char key[], const char what[], MbsValue values[9], PetscReal R[9], PetscBool *set)
 {
   PetscFunctionBeginUser;
-  PetscCall(ReadRotation(reader, node, key, what, values, R, set));
+  PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, values, R, set));
   PetscFunctionReturn(0);
 }
 
