@@ -133,10 +133,10 @@ typedef struct {
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
   PetscReal             *free_motions_p; /* with joint_geometry: the parameters it was computed at */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  PetscBool              frame;          /* a bushing's axes hold parameters (bushing.c): -cost frf refuses them (DescribedLinearizeAlong()); their states' start moves with p (state_geometry) */
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
   PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
-  PetscBool              state_geometry; /* a point or frame entry of an element with states is a parameter: their start s0 moves with p */
-  PetscBool              frame;          /* a bushing's axes hold parameters (bushing.c): -cost frf refuses them (DescribedLinearizeAlong()) */
+  PetscBool              state_geometry; /* a point of an element with states is a parameter: their start s0 moves with p */
   /* the linearisation continued along a parameter (DescribedLinearizeAlong()); NULL: not */
   Along      *along;
   MbsElement *input_element; /* the (first) force with input: true, which a nodal input drives */
