@@ -133,6 +133,7 @@ typedef struct {
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
   PetscReal             *free_motions_p; /* with joint_geometry: the parameters it was computed at */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
+  PetscBool              frame;          /* a bushing's axes hold parameters (bushing.c): -cost frf refuses them (DescribedLinearizeAlong()); their states' start moves with p (state_geometry) */
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
   PetscBool              moves_pose;     /* one that moves its rows at the file's pose (not a point in ground coordinates): StartPose */
   PetscBool              state_geometry; /* a point of an element with states is a parameter: their start s0 moves with p */
@@ -2261,7 +2262,9 @@ static PetscErrorCode ProjectPose(MbsModel model, PetscReal q[], StartWork *w)
 /*
   Refuses an axis that its parameters turned (nearly) onto the coordinate axis its normals are built from: they are
   divided by the distance between the two (MbsJointAxisBranchDistance()), 1 at the file's values for a joint along a
-  coordinate axis and never below 0.8 there, so 1e-6 is a turn of some 55 degrees or more that ends within 1e-6 rad of it
+  coordinate axis and never below 0.8 there, so 1e-6 is a turn of some 55 degrees or more that ends within 1e-6 rad of it;
+  and a bushing's axes whose entries at the parameters are no right-handed frame, which has no nearest rotation
+  (MbsBushingRows())
 */
 static PetscErrorCode AxesUsable(MbsModel model)
 {
@@ -2270,9 +2273,24 @@ static PetscErrorCode AxesUsable(MbsModel model)
 
   PetscFunctionBeginUser;
   for (PetscInt e = 0; e < desc->nelement; e++) {
-    const MbsElement *el = &desc->element[e];
-    char              at[256];
+    const MbsElement *el      = &desc->element[e];
+    char              at[256] = "";
 
+    if (el->nframe && !el->frame_ok) {
+      const PetscReal *A = el->frame_A;
+
+      for (PetscInt k = 0; k < 9; k++) {
+        PetscInt j = el->frame[k].param, first = 0;
+        char     item[96];
+
+        while (el->frame[first].param != j) first++;
+        if (j < 0 || first < k) continue;
+        PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s = %g", at[0] ? ", " : "", model->param_info[j].name, (double)model->p[j]));
+        PetscCall(MbsStrlcat(at, item, sizeof(at)));
+      }
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), so no rotation is nearest to them: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
+              desc->file, el->line, el->name, el->type, (double)A[0], (double)A[1], (double)A[2], (double)A[3], (double)A[4], (double)A[5], (double)A[6], (double)A[7], (double)A[8], at);
+    }
     if (MbsJointAxisBranchDistance(desc, el) >= 1e-6) continue;
     PetscCall(MovedParameters(model, model->p, at, sizeof(at)));
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axis (%g, %g, %g) at %s lies along the %c axis of %s, from which the element builds the axis' normals (chosen at the file's axis, so that they follow the parameters smoothly): keep the axis' parameters nearer the file's values (bounds in the file's parameters: section)",
@@ -3441,6 +3459,14 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
   PetscFunctionBeginUser;
   PetscCall(AlongDestroy(&d->along)); /* the linearisation continues no more */
   if (j < 0) PetscFunctionReturn(0);
+  for (PetscInt e = 0; e < desc->nelement; e++) { /* the polar factor of a bushing's axes is no polynomial in an entry */
+    const MbsElement *el = &desc->element[e];
+
+    for (PetscInt k = 0; k < 9 && el->nframe; k++)
+      PetscCheck(el->frame[k].param != j, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is an entry of its axes, which its coordinates follow nonlinearly (the rotation nearest to the entries); the derivative of the frequency response needs a linearisation polynomial in the parameter, so -cost frf takes a bushing's stiffness, damping and points but not its axes: identify %s with -cost time or spectrum",
+                 desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
+  }
+  if (!d->joint_geometry) PetscFunctionReturn(0); /* nothing to continue */
   PetscCall(PetscNew(&a));
   MbsCallUndo(PetscCalloc1(2 * nq + 2 * nq * m + 4 * nq * nq + 2 * nW, &a->q), AlongDestroy(&a));
   a->j   = j;
@@ -3704,12 +3730,14 @@ static void AddOnce(PetscInt found[], PetscInt *n, PetscInt k)
 
 /* The parameters of el's value and harmonic fields, of a history's scale, of a force's nonlinear laws (their
    coefficients el->law[i].c and a table's knots el->law[i].knot, force_law.c), of its points' coordinates and of its
-   axis's components (geometry.c), each once, into list (may be NULL); their number */
+   axis's components (geometry.c) and of its frame's entries (bushing.c), each once, into list (may be NULL); their
+   number */
 static PetscInt ElementParameters(const MbsElement *el, PetscInt list[])
 {
-  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + 2 * MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6 + 6], n = 0;
+  PetscInt found[MBS_MAX_VALUE + 4 * MBS_MAX_HARMONICS + 2 * MBS_MAX_VALUE * MBS_MAX_LAW + MBS_MAX_GEOMETRY + 6 + 6 + 9], n = 0;
 
   for (PetscInt g = 0; g < el->ngeometry; g++) AddOnce(found, &n, el->geometry[g].param);
+  for (PetscInt k = 0; k < 9 && el->nframe; k++) AddOnce(found, &n, el->frame[k].param);
   for (PetscInt c = 0; c < 3 && el->naxis; c++) AddOnce(found, &n, el->axis[c].param);
   for (PetscInt c = 0; c < 3 && el->cross; c++) AddOnce(found, &n, el->axis_b[c].param);
 
@@ -3892,7 +3920,8 @@ static PetscErrorCode DescribedSetUp(MbsModel model, Described *d, PetscInt a)
   for (PetscInt e = 0; e < desc->nelement; e++) {
     MbsElement *el = &desc->element[e];
 
-    if (el->nstate && el->ngeometry) d->state_geometry = PETSC_TRUE;
+    if (el->nstate && (el->ngeometry || el->nframe)) d->state_geometry = PETSC_TRUE;
+    if (el->nframe) d->frame = PETSC_TRUE;
     if (!el->takes_input) continue;
     PetscCheck(model->ncontrol < MBS_MAX_CONTROL, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': more than %d forces with input: true", desc->file, el->line, el->name, MBS_MAX_CONTROL);
     d->control_element[model->ncontrol]     = el;
@@ -4318,7 +4347,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
   for (PetscInt e = 0; e < d->desc->nelement && d->planar < 0; e++) /* a table's law is no polynomial in its knots: continued too (in 3D) */
     if (MbsForceLawKnot(&d->desc->element[e], -1)) model->ops.linearize_along = DescribedLinearizeAlong;
-  if (d->joint_geometry) model->ops.linearize_along = DescribedLinearizeAlong;
+  if (d->joint_geometry || d->frame) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->planar < 0) PetscFunctionReturn(0);
   model->ops.residual              = PlanarResidual;
   model->ops.jacobian              = PlanarJacobian;

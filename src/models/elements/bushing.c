@@ -18,45 +18,144 @@
   A coordinate of its points may be a parameter p_j (geometry.c): e_i = a_i.(P_b - P_a) then has the derivative
   e_i,p = a_i.D_j, D_j = d(P_b - P_a)/dp_j linear in q, again a bilinear scalar; -df/dp_j follows from
   MbsCoordinateForceP and the second derivatives take its gradient and (constant) Hessian.
+
+  Frame parameters. An entry of axes may be a parameter p_j (unit 1): at other values than the file's the nine
+  entries A(p) are no rotation, and the frame is their polar factor R (rotation.c), rebuilt with the rows at every
+  update (MbsBushingRows(), refused where A(p) is no right-handed frame). Its rows are the axes C e_i, and
+  dR/dp_j (MbsPolarRotationDerivative(), dA/dp_j = 1 at the entries that are p_j) gives da_i, dc_i, the same maps of
+  the axes' derivatives; each coordinate is linear in each of a, c and P_b - P_a, so its derivative is the coordinate
+  with da in place of a plus the one with dc in place of c (Coordinate()), again bilinear in q, and enters the force,
+  the Maxwell rows, the sensors and the second derivatives exactly as a point's e_i,p does (MbsBushingRowP()).
 */
 #include "models/elements/elementimpl.h"
 
-/*@C
-  MbsBushingRows - A bushing's translation rows a_i.(P_b - P_a) (its first three, or a bushing_force sensor's one) at
-  its points' current place el->vector (geometry.c). Not collective.
-@*/
-void MbsBushingRows(MbsDescription desc, MbsElement *el)
+/* The frame's axis (ground coordinates at the initial pose) as body a's direction map a = R_a R_a0^T axis and body
+   b's c = R_b R_b0^T axis: a_i and c_i of the header for axis C e_i, both linear in axis */
+static void FrameMaps(MbsDescription desc, const MbsElement *el, const PetscReal axis[3], MbsVectorMap *a, MbsVectorMap *c)
 {
-  MbsVectorMap d;
+  PetscReal e[3], ci[3];
 
-  MbsElementPointDifference(desc, el, &d);
-  for (PetscInt i = 0; i < PetscMin(3, el->nrow); i++) el->row[i].b[0] = d;
+  MbsDescriptionLocalDirection(desc, el->body[0], axis, e);
+  MbsMapDirection(desc, el->body[0], e, a);
+  MbsRelativeDirection(desc, el, e, ci);
+  MbsMapDirection(desc, el->body[1], ci, c);
+}
+
+/* Appends the bushing's coordinate k to row: a_k.d (k < 3, d = P_b - P_a) or x_r,i = 1/2 (a_l.c_m - a_m.c_l), (i, m, l)
+   cyclic (k = 3 + i); each is linear in each of a, c and d, so with one of them replaced by its derivative it is that
+   part of the coordinate's derivative */
+static void Coordinate(PetscInt k, const MbsVectorMap a[3], const MbsVectorMap c[3], const MbsVectorMap *d, MbsBilinear *row)
+{
+  const PetscInt pair[3][2] = {
+    {2, 1},
+    {0, 2},
+    {1, 0}
+  };
+
+  if (k < 3) {
+    MbsBilinearProduct(&a[k], d, 1, row);
+    return;
+  }
+  MbsBilinearProduct(&a[pair[k - 3][0]], &c[pair[k - 3][1]], 0.5, row);
+  MbsBilinearProduct(&a[pair[k - 3][1]], &c[pair[k - 3][0]], -0.5, row);
 }
 
 /*@C
-  MbsBushingRowByPoint - e_i,p = a_i.D of translation row i (D = d(P_b - P_a)/dp_j): its value, gradient (grad_p, nq)
-  and, with hess_p, Hessian (nq x nq); false when p_j moves no point (or row i is a rotation's). Not collective.
+  MbsBushingRows - A bushing's rows at its points' current place el->vector and its axes' entries el->frame_A at the
+  last update (geometry.c): its translation rows a_i.(P_b - P_a) (a bushing_force sensor's one) and, when its axes hold
+  parameters, its rotation rows too, at the polar factor R of the entries (rotation.c) into el->frame_R, S = R^T A into
+  el->frame_S. Where A is no right-handed frame el->frame_ok is false and the rows are kept: the model refuses to solve
+  with them (model_described.c). Not collective.
 @*/
-PetscBool MbsBushingRowByPoint(MbsDescription desc, const MbsElement *el, PetscInt i, PetscInt j, const PetscReal q[], PetscReal *s_p, PetscReal grad_p[], PetscReal hess_p[])
+void MbsBushingRows(MbsDescription desc, MbsElement *el)
 {
-  MbsBilinear  row = {0};
-  MbsVectorMap D;
-  PetscInt     nq = desc->nq;
+  MbsVectorMap d, a[3], c[3];
 
-  if (i >= 3 || !MbsGeometryDifferenceDerivative(desc, el, j, &D)) return PETSC_FALSE;
-  MbsBilinearProduct(&el->row[i].a[0], &D, 1, &row);
-  *s_p = MbsBilinearValue(desc, &row, q);
-  for (PetscInt k = 0; k < nq; k++) grad_p[k] = 0;
-  MbsBilinearAddGradient(desc, &row, q, 1, grad_p, 1);
-  for (PetscInt k = 0; k < nq * nq && hess_p; k++) hess_p[k] = 0;
-  if (hess_p) MbsBilinearAddHessian(desc, &row, 1, hess_p, nq);
+  MbsElementPointDifference(desc, el, &d);
+  if (!el->nframe) {
+    for (PetscInt i = 0; i < el->nrow && el->frame_first + i < 3; i++) el->row[i].b[0] = d;
+    return;
+  }
+  el->frame_ok = MbsPolarRotation(el->frame_A, el->frame_R, el->frame_S);
+  if (!el->frame_ok) return;
+  for (PetscInt i = 0; i < 3; i++) FrameMaps(desc, el, el->frame_R + 3 * i, &a[i], &c[i]);
+  for (PetscInt r = 0; r < el->nrow; r++) {
+    el->row[r] = (MbsBilinear){0};
+    Coordinate(el->frame_first + r, a, c, &d, &el->row[r]);
+  }
+}
+
+/* dR/dp_j of the frame at the last update (its rows the axes' derivatives), dA/dp_j being 1 at each entry that is p_j;
+   false when p_j is no entry */
+static PetscBool FrameDerivative(const MbsElement *el, PetscInt j, PetscReal dR[9])
+{
+  PetscReal dA[9];
+  PetscBool found = PETSC_FALSE;
+
+  for (PetscInt k = 0; k < 9; k++) {
+    dA[k] = (PetscReal)(j >= 0 && el->frame[k].param == j);
+    found = (PetscBool)(found || dA[k] != 0);
+  }
+  if (found) MbsPolarRotationDerivative(el->frame_R, el->frame_S, dA, dR);
+  return found;
+}
+
+/*@C
+  MbsBushingParameters - The parameters among el's point coordinates (geometry.c) and frame entries, each once, into
+  list (MBS_MAX_BUSHING_PARAM); their number. Not collective.
+@*/
+PetscInt MbsBushingParameters(const MbsElement *el, PetscInt list[])
+{
+  PetscInt n = 0;
+
+  for (PetscInt i = 0; i < el->ngeometry + 9; i++) {
+    PetscInt j = i < el->ngeometry ? el->geometry[i].param : el->nframe ? el->frame[i - el->ngeometry].param : -1, k = 0;
+
+    while (k < n && list[k] != j) k++;
+    if (j >= 0 && k == n) list[n++] = j;
+  }
+  return n;
+}
+
+/*@C
+  MbsBushingRowP - ds/dp_j of el's row r, the bushing coordinate s = el->frame_first + r: its value, gradient (grad_p,
+  nq) and, with hess_p, Hessian (nq x nq); false when p_j moves neither its points nor its frame. A point's p_j gives
+  a_k.D (D = d(P_b - P_a)/dp_j, translations only), a frame entry the coordinate with da_i, dc_i, the maps of the axes'
+  derivatives dR/dp_j, in place of a_i and c_i (Coordinate()): both bilinear in q. Not collective.
+@*/
+PetscBool MbsBushingRowP(MbsDescription desc, const MbsElement *el, PetscInt r, PetscInt j, const PetscReal q[], PetscReal *s_p, PetscReal grad_p[], PetscReal hess_p[])
+{
+  MbsBilinear  row[2] = {{0}, {0}};
+  MbsVectorMap D, d, a[3], c[3], da[3], dc[3];
+  PetscInt     k = el->frame_first + r, nq = desc->nq;
+  PetscReal    dR[9];
+  PetscBool    point = (PetscBool)(k < 3 && MbsGeometryDifferenceDerivative(desc, el, j, &D)), frame = (PetscBool)(el->nframe && FrameDerivative(el, j, dR));
+
+  if (!point && !frame) return PETSC_FALSE;
+  if (!frame) MbsBilinearProduct(&el->row[r].a[0], &D, 1, &row[0]);
+  else {
+    MbsElementPointDifference(desc, el, &d);
+    for (PetscInt i = 0; i < 3; i++) {
+      FrameMaps(desc, el, el->frame_R + 3 * i, &a[i], &c[i]);
+      FrameMaps(desc, el, dR + 3 * i, &da[i], &dc[i]);
+    }
+    Coordinate(k, da, c, &d, &row[0]);
+    if (point || k >= 3) Coordinate(k, a, dc, &D, &row[1]);
+  }
+  *s_p = 0;
+  for (PetscInt i = 0; i < nq; i++) grad_p[i] = 0;
+  for (PetscInt i = 0; i < nq * nq && hess_p; i++) hess_p[i] = 0;
+  for (PetscInt m = 0; m < 2; m++) {
+    *s_p += MbsBilinearAddGradient(desc, &row[m], q, 1, grad_p, 1);
+    if (hess_p) MbsBilinearAddHessian(desc, &row[m], 1, hess_p, nq);
+  }
   return PETSC_TRUE;
 }
 
 /*@C
-  MbsBushingTranslationRows - Reads a bushing's points and frame (point or point_a, point_b; axes) and makes its three
-  translation coordinates e_i = (R_a C e_i).(P_b - P_a) the element's rows; a_i = R_a C e_i and c_i = R_b R0^T C e_i
-  for its rotation coordinates. Not collective.
+  MbsBushingTranslationRows - Reads a bushing's points and frame (point or point_a, point_b; axes, whose entries may be
+  parameters) and makes its three translation coordinates e_i = (R_a C e_i).(P_b - P_a) the element's rows; a_i =
+  R_a C e_i and c_i = R_b R0^T C e_i for its rotation coordinates. Not collective.
 @*/
 PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsElement *el, MbsVectorMap a[3], MbsVectorMap c[3])
 {
@@ -67,17 +166,25 @@ PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsE
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadJointPoints(reader, node, el, el->vector));
-  PetscCall(MbsYAMLReadRotation(reader, node, "axes", "bushing axes", axes, &framed));
+  PetscCall(MbsYAMLReadRotationValues(reader, node, "axes", "bushing axes", el->frame, axes, &framed));
+  el->frame_ok = PETSC_TRUE;
+  for (PetscInt k = 0; k < 9; k++) el->nframe += el->frame[k].param >= 0;
+  if (el->nframe) { /* the rows read the polar factor at every p, at the file's values too (there A to 1e-10) */
+    PetscCall(PetscArraycpy(el->frame_A, axes, 9));
+    PetscCheck(MbsPolarRotation(axes, el->frame_R, el->frame_S), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The file's axes of '%s' passed as a rotation but have no polar factor", el->name);
+    PetscCall(PetscArraycpy(axes, el->frame_R, 9));
+  }
   MbsElementPointDifference(desc, el, &d);
   for (PetscInt i = 0; i < 3; i++) {
-    PetscReal e[3], ci[3];
+    PetscReal ci[3];
 
-    if (framed) MbsDescriptionLocalDirection(desc, el->body[0], axes + 3 * i, e); /* C e_i */
-    else PetscCall(PetscArraycpy(e, axes + 3 * i, 3));                            /* a's own axis */
-    MbsMapDirection(desc, el->body[0], e, &a[i]);
-    MbsRelativeDirection(desc, el, e, ci);
-    MbsMapDirection(desc, el->body[1], ci, &c[i]);
-    MbsBilinearProduct(&a[i], &d, 1, MbsElementNewRow(el));
+    if (framed) FrameMaps(desc, el, axes + 3 * i, &a[i], &c[i]);
+    else {
+      MbsMapDirection(desc, el->body[0], axes + 3 * i, &a[i]); /* a's own axes */
+      MbsRelativeDirection(desc, el, axes + 3 * i, ci);
+      MbsMapDirection(desc, el->body[1], ci, &c[i]);
+    }
+    Coordinate(i, a, c, &d, MbsElementNewRow(el));
   }
   PetscFunctionReturn(0);
 }
@@ -85,18 +192,7 @@ PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *reader, void *node, MbsE
 /* The three rotation coordinates x_r,i = 1/2 (a_k.c_j - a_j.c_k), (i, j, k) cyclic, as the element's next rows */
 void MbsBushingRotationRows(MbsElement *el, const MbsVectorMap a[3], const MbsVectorMap c[3])
 {
-  const PetscInt pair[3][2] = {
-    {2, 1},
-    {0, 2},
-    {1, 0}
-  };
-
-  for (PetscInt i = 0; i < 3; i++) {
-    MbsBilinear *row = MbsElementNewRow(el);
-
-    MbsBilinearProduct(&a[pair[i][0]], &c[pair[i][1]], 0.5, row);
-    MbsBilinearProduct(&a[pair[i][1]], &c[pair[i][0]], -0.5, row);
-  }
+  for (PetscInt i = 3; i < 6; i++) Coordinate(i, a, c, NULL, MbsElementNewRow(el));
 }
 
 /* Whether a body of el turns: a rigid (or flexible) body, not a point mass or the ground */
@@ -134,7 +230,7 @@ static PetscErrorCode BushingRead(MbsYAMLReader *reader, void *node, MbsElement 
    and more than 6 on any view with a rigid body, and rotation rows need one (BushingRead()) */
 static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
-  PetscInt   nq = desc->nq, batch = MbsRowForcesBatch(desc), row[6], ik[6], id[6], n = 0;
+  PetscInt   nq = desc->nq, batch = MbsRowForcesBatch(desc), row[6], ik[6], id[6], n = 0, param[MBS_MAX_BUSHING_PARAM], nparam;
   PetscReal *grad_p = desc->work, *grad = grad_p + nq, *work = grad + batch * nq, s[6];
 
   PetscFunctionBeginUser;
@@ -150,17 +246,19 @@ static PetscErrorCode BushingForce(MbsDescription desc, const MbsElement *el, Pe
   }
   PetscCheck(n <= batch, PETSC_COMM_SELF, PETSC_ERR_PLIB, "Bushing '%s': %" PetscInt_FMT " rows exceed the %" PetscInt_FMT " its view's scratch holds", el->name, n, batch);
   MbsRowForces(desc, el, n, row, ik, id, q, v, s, grad, F, Jq, Jv, Jp, ld, work);
-  for (PetscInt r = 0; r < n && Jp; r++)
-    for (PetscInt g = 0; g < el->ngeometry; g++) {
-      PetscInt  j = el->geometry[g].param;
+  nparam = Jp ? MbsBushingParameters(el, param) : 0;
+  for (PetscInt r = 0; r < n; r++)
+    for (PetscInt k = 0; k < nparam; k++) {
+      PetscInt  j = param[k];
       PetscReal s_p;
 
-      if (MbsGeometryFirst(el, g) && MbsBushingRowByPoint(desc, el, row[r], j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik[r], id[r], s[r], grad + r * nq, v, s_p, grad_p, Jp + j * ld);
+      if (MbsBushingRowP(desc, el, row[r], j, q, &s_p, grad_p, NULL)) MbsCoordinateForceP(desc, el, ik[r], id[r], s[r], grad + r * nq, v, s_p, grad_p, Jp + j * ld);
     }
   PetscFunctionReturn(0);
 }
 
-/* Each coordinate is bilinear: its Hessian is constant (and so is its derivative by a point's coordinate) */
+/* Each coordinate is bilinear: its Hessian is constant (and so is its derivative by a point's coordinate or a frame's
+   entry) */
 static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   PetscInt   nq   = desc->nq;
@@ -168,7 +266,7 @@ static PetscErrorCode BushingForceSecond(MbsDescription desc, const MbsElement *
 
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < el->nrow; i++) {
-    PetscBool moved = MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, hess_p);
+    PetscBool moved = MbsBushingRowP(desc, el, i, j, q, &s_p, grad_p, hess_p);
 
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);

@@ -9,7 +9,8 @@
   which the bushing pulls back with -R_a C f on b (and pushes a with +R_a C f). Fields: bushing (the name of a bushing
   declared before the sensor; a rotational load needs its rotational_stiffness or rotational_damping), component: x,
   y or z (the bushing's frame axes). A force follows the bushing's points when their coordinates are parameters
-  (geometry.c): dy/dp_j = g_s s_p + g_s' s_p,q v, s_p = a_i.d(P_b - P_a)/dp_j (MbsBushingRowByPoint).
+  (geometry.c), a force and a moment its frame when its axes' entries are: dy/dp_j = g_s s_p + g_s' s_p,q v, s_p the
+  coordinate's derivative (MbsBushingRowP).
 */
 #include "models/elements/elementimpl.h"
 
@@ -35,6 +36,13 @@ static PetscErrorCode BushingLoadRead(MbsYAMLReader *reader, void *node, MbsElem
     PetscCall(PetscArraycpy(el->geometry, bushing->geometry, bushing->ngeometry));
     PetscCall(PetscArraycpy(&el->vector[0][0], &bushing->point0[0][0], 6));
   }
+  el->nframe      = bushing->nframe; /* both follow its frame (bushing.c) */
+  el->frame_first = i;
+  el->frame_ok    = bushing->frame_ok;
+  PetscCall(PetscArraycpy(el->frame, bushing->frame, 9));
+  PetscCall(PetscArraycpy(el->frame_A, bushing->frame_A, 9));
+  PetscCall(PetscArraycpy(el->frame_R, bushing->frame_R, 9));
+  PetscCall(PetscArraycpy(el->frame_S, bushing->frame_S, 9));
   el->value[0] = bushing->value[i < 3 ? i : 3 + i]; /* as BushingForce: k_0..2, d_0..2, k_r 0..2, d_r 0..2 */
   el->value[1] = bushing->value[i < 3 ? 3 + i : 6 + i];
   if (bushing->law) { /* its nonlinear laws too (force_law.c), in an array as long as every element's */
@@ -79,15 +87,17 @@ static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *
 {
   const MbsBilinear *s = &el->row[0];
   MbsLawForce        g;
+  PetscInt           param[MBS_MAX_BUSHING_PARAM], nparam;
 
   PetscFunctionBeginUser;
   MbsForceLawEval(desc, el, 0, 1, MbsBilinearValue(desc, s, q), MbsBilinearRate(desc, s, q, v), &g);
   for (PetscInt k = 0; k < g.np; k++) dydp[g.param[k]] += g.dgdp[k];
-  for (PetscInt n = 0; n < el->ngeometry; n++) { /* a point coordinate p_j: dy/dp_j = g_e e_p + g_e' e_p,q v */
-    PetscInt   j      = el->geometry[n].param;
+  nparam = MbsBushingParameters(el, param);
+  for (PetscInt n = 0; n < nparam; n++) { /* a point coordinate or frame entry p_j: dy/dp_j = g_e e_p + g_e' e_p,q v */
+    PetscInt   j      = param[n];
     PetscReal *grad_p = desc->work, e_p, rate_p = 0;
 
-    if (!MbsGeometryFirst(el, n) || !MbsBushingRowByPoint(desc, el, 0, j, q, &e_p, grad_p, NULL)) continue;
+    if (!MbsBushingRowP(desc, el, 0, j, q, &e_p, grad_p, NULL)) continue;
     for (PetscInt k = 0; k < desc->nq; k++) rate_p += grad_p[k] * v[k];
     dydp[j] += g.gx * e_p + g.gv * rate_p;
   }
@@ -95,7 +105,7 @@ static PetscErrorCode BushingLoadSensorP(MbsDescription desc, const MbsElement *
 }
 
 static const MbsElementType BushingForce  = {MBS_ELEMENT_SENSOR, BushingForceRead, NULL, BushingLoadSensor, "N", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_TRUE, MbsBushingRows};
-static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_FALSE, NULL};
+static const MbsElementType BushingMoment = {MBS_ELEMENT_SENSOR, BushingMomentRead, NULL, BushingLoadSensor, "N m", PETSC_FALSE, NULL, BushingLoadSensorP, NULL, PETSC_FALSE, MbsBushingRows};
 
 PetscErrorCode MbsElementGetType_BushingForce(const MbsElementType **type)
 {

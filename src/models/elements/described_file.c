@@ -126,7 +126,7 @@ static PetscErrorCode ReadReal(MbsYAMLReader *reader, yaml_node_t *node, const c
   PetscFunctionBeginUser;
   if (text) *value = strtod(text, &end);
   if (!text)
-    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, gravity's components, stiffness, damping, free lengths, excitation values (a sweep's frequencies and sweep_time and a ramp too), the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
+    PetscCall(MbsYAMLError(reader, node, "%s takes a plain number here, not a list or mapping (a {param: NAME} may stand for masses, inertia entries, gravity's components, stiffness, damping, free lengths, excitation values (a sweep's frequencies and sweep_time and a ramp too), a body's initial position, velocity, angular_velocity and orientation, a bushing's or maxwell's axes, a table law's deflections, the points of bushings, spring_dampers, forces, engine forces and position, velocity, acceleration and relative_displacement sensors and a joint's point, and the components of the axis of a revolute, cylindrical, prismatic, point_on_line, prescribed, rotational_spring, angle, position, velocity, acceleration, relative_displacement or engine_torque element, of a point_on_plane's normal, of a universal's axis_a and axis_b and of a force's or engine_force's direction, not for other geometry)", key));
   if (end == text || *end || (!PetscIsNormalReal(*value) && *value != 0)) PetscCall(MbsYAMLError(reader, node, "%s must be a finite number, got '%s'", key, text));
   PetscFunctionReturn(0);
 }
@@ -786,6 +786,17 @@ PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node, const char
 {
   PetscFunctionBeginUser;
   PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, NULL, R, set));
+  PetscFunctionReturn(0);
+}
+
+/*@C
+  MbsYAMLReadRotationValues - MbsYAMLReadRotation() whose nine entries may be parameters (dimensionless, unit "1"), into
+  values (absent: the identity's); R holds them at the file's values, where they must be a rotation.
+@*/
+PetscErrorCode MbsYAMLReadRotationValues(MbsYAMLReader *reader, void *node, const char key[], const char what[], MbsValue values[9], PetscReal R[9], PetscBool *set)
+{
+  PetscFunctionBeginUser;
+  PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, values, R, set));
   PetscFunctionReturn(0);
 }
 

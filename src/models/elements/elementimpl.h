@@ -265,6 +265,15 @@ struct _MbsElement {
   PetscBool cross;
   MbsValue  axis_b[3];
   PetscReal axis_b_at[3];
+  /* a bushing's or maxwell's axes whose entries are parameters (bushing.c, "Frame parameters"): the file's nine entries
+     (the axes as rows, ground coordinates at the initial pose), nframe of them parameters; at the last update their
+     values frame_A, its polar factor frame_R (the axes the rows read) and frame_S = R^T A (rotation.c); frame_ok false
+     while A(p) is no right-handed frame (R and S then kept); frame_first: the bushing coordinate of row 0 (0, or a
+     bushing_force's or bushing_moment's own) */
+  MbsValue  frame[9];
+  PetscReal frame_A[9], frame_R[9], frame_S[9];
+  PetscInt  nframe, frame_first;
+  PetscBool frame_ok;
 };
 
 /* The state callbacks of an element with internal states, or NULL */
@@ -372,6 +381,7 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *, void *, const cha
 PETSC_INTERN PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], void **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadRotationValues(MbsYAMLReader *, void *, const char[], const char[], MbsValue[9], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const char[], const char[], PetscBool, PetscInt, MbsValue[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadJointPoints(MbsYAMLReader *, void *, MbsElement *, PetscReal[2][3]);
@@ -495,6 +505,8 @@ MBS_ELEMENT_TYPE(Maxwell);
 PETSC_INTERN PetscErrorCode MbsBushingTranslationRows(MbsYAMLReader *, void *, MbsElement *, MbsVectorMap[3], MbsVectorMap[3]);
 PETSC_INTERN void           MbsBushingRotationRows(MbsElement *, const MbsVectorMap[3], const MbsVectorMap[3]);
 PETSC_INTERN void           MbsBushingRows(MbsDescription, MbsElement *);
-PETSC_INTERN PetscBool      MbsBushingRowByPoint(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
+PETSC_INTERN PetscBool      MbsBushingRowP(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
+#define MBS_MAX_BUSHING_PARAM (MBS_MAX_GEOMETRY + 9) /* a bushing's point coordinates and frame entries */
+PETSC_INTERN PetscInt MbsBushingParameters(const MbsElement *, PetscInt[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);

@@ -188,7 +188,7 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
   PetscReal x[2][3];
   PetscBool moved = PETSC_FALSE;
 
-  if (!el->ngeometry && !el->row_p && !el->naxis) return PETSC_FALSE;
+  if (!el->ngeometry && !el->row_p && !el->naxis && !el->nframe) return PETSC_FALSE;
   for (PetscInt k = 0; k < 2; k++)
     for (PetscInt i = 0; i < 3; i++) x[k][i] = el->point0[k][i];
   for (PetscInt n = 0; n < el->ngeometry; n++) {
@@ -207,6 +207,12 @@ PetscBool MbsGeometryUpdate(MbsDescription desc, MbsElement *el)
     moved          = (PetscBool)(moved || a != el->axis_at[c] || (el->cross && b != el->axis_b_at[c]));
     el->axis_at[c] = a;
     if (el->cross) el->axis_b_at[c] = b;
+  }
+  for (PetscInt k = 0; k < 9 && el->nframe; k++) { /* a bushing's axes, whose polar factor its rows take (bushing.c) */
+    PetscReal a = MbsValueOf(&el->frame[k], desc->p);
+
+    moved          = (PetscBool)(moved || a != el->frame_A[k]);
+    el->frame_A[k] = a;
   }
   if (el->row_p) { /* rows that follow the parameters of its values too: moved when a constant changed */
     PetscReal c[6];

@@ -26,8 +26,9 @@
   Maxwell stiffness must not be 0; maxwell_stiffness and maxwell_damping may be left out when the rotations carry one.
   Values: el->value[Slot(i, b)], coordinate i = 0..5, branch b = 0..3 (k, d, k_m, c_m).
 
-  Its points may hold parameters as a bushing's (geometry.c, bushing.c): a translation's e_i,p = s_p and
-  d(e_i,q)/dp_j = grad_p enter the force and state rows (MaxwellPointP), the relaxed start (ds0/dp_j = e_i,q dq0/dp_j +
+  Its points and the entries of its axes may hold parameters as a bushing's (geometry.c, bushing.c): a coordinate's
+  e_i,p = s_p (MbsBushingRowP(); a frame entry moves the rotations' too) and
+  d(e_i,q)/dp_j = grad_p enter the force and state rows (MaxwellGeometryP), the relaxed start (ds0/dp_j = e_i,q dq0/dp_j +
   s_p) and the second derivatives (grad's derivative H sq + grad_p, x's s_p, H's the Hessian of s_p).
 */
 #include "models/elements/elementimpl.h"
@@ -94,22 +95,22 @@ static PetscErrorCode MaxwellRead(MbsYAMLReader *reader, void *node, MbsElement 
 }
 
 /*
-  The columns d/dp_j of coordinate i's rows for each parameter p_j that moves its points (geometry.c): with
-  s_p = e_i,p and grad_p = d(e_i,q)/dp_j (MbsBushingRowByPoint), the Kelvin-Voigt branch's by MbsCoordinateForceP and
+  The columns d/dp_j of coordinate i's rows for each parameter p_j that moves its points (geometry.c) or frame: with
+  s_p = e_i,p and grad_p = d(e_i,q)/dp_j (MbsBushingRowP), the Kelvin-Voigt branch's by MbsCoordinateForceP and
   the Maxwell branch's (k = k_m, x = e - s; row its state row, or -1 without a branch)
 
     force rows  k (s_p grad + x grad_p),   state row  -k s_p
 */
-static void MaxwellPointP(MbsDescription desc, const MbsElement *el, PetscInt i, const PetscReal q[], const PetscReal v[], PetscReal e, PetscReal x, PetscReal k, const PetscReal grad[], PetscInt row, PetscReal Jp[], PetscInt ld)
+static void MaxwellGeometryP(MbsDescription desc, const MbsElement *el, PetscInt i, const PetscReal q[], const PetscReal v[], PetscReal e, PetscReal x, PetscReal k, const PetscReal grad[], PetscInt row, PetscReal Jp[], PetscInt ld)
 {
-  PetscInt   nq     = desc->nq;
+  PetscInt   nq = desc->nq, param[MBS_MAX_BUSHING_PARAM], nparam = MbsBushingParameters(el, param);
   PetscReal *grad_p = desc->work + nq + nq * nq, s_p;
 
-  for (PetscInt g = 0; g < el->ngeometry; g++) {
-    PetscInt   j   = el->geometry[g].param;
+  for (PetscInt n = 0; n < nparam; n++) {
+    PetscInt   j   = param[n];
     PetscReal *Jpj = Jp + j * ld;
 
-    if (!MbsGeometryFirst(el, g) || !MbsBushingRowByPoint(desc, el, i, j, q, &s_p, grad_p, NULL)) continue;
+    if (!MbsBushingRowP(desc, el, i, j, q, &s_p, grad_p, NULL)) continue;
     MbsCoordinateForceP(desc, el, Slot(i, 0), Slot(i, 1), e, grad, v, s_p, grad_p, Jpj);
     if (row < 0) continue;
     for (PetscInt r = 0; r < nq; r++) Jpj[r] += k * (s_p * grad[r] + x * grad_p[r]);
@@ -135,7 +136,7 @@ static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, Pe
       MbsBilinearAddHessian(desc, &el->row[i], 1, hess, nq);
     }
     MbsCoordinateForce(desc, el, Slot(i, 0), Slot(i, 1), e, grad, J ? hess : NULL, v, R, J, J ? J + nq * ld : NULL, Jp, ld);
-    if (!branch && Jp) MaxwellPointP(desc, el, i, q, v, e, 0, 0, grad, -1, Jp, ld);
+    if (!branch && Jp) MaxwellGeometryP(desc, el, i, q, v, e, 0, 0, grad, -1, Jp, ld);
     if (!branch) continue;
     {
       const PetscReal k = MbsValueOf(km, desc->p), c = MbsValueOf(cm, desc->p), x = e - s[j], rate = sdot ? sdot[j] : 0;
@@ -157,7 +158,7 @@ static PetscErrorCode MaxwellState(MbsDescription desc, const MbsElement *el, Pe
         Jp[row + km->param * ld] -= x;
       }
       if (Jp && cm->param >= 0) Jp[row + cm->param * ld] += rate;
-      if (Jp) MaxwellPointP(desc, el, i, q, v, e, x, k, grad, row, Jp, ld);
+      if (Jp) MaxwellGeometryP(desc, el, i, q, v, e, x, k, grad, row, Jp, ld);
     }
     j++;
   }
@@ -175,7 +176,7 @@ static void MaxwellStateInitial(MbsDescription desc, const MbsElement *el, const
     s[j] = MbsBilinearValue(desc, &el->row[i], q);
     if (!ds) continue;
     ds[j] = dq ? MbsBilinearRate(desc, &el->row[i], q, dq) : 0;
-    if (jp >= 0 && MbsBushingRowByPoint(desc, el, i, jp, q, &s_p, desc->work, NULL)) ds[j] += s_p;
+    if (jp >= 0 && MbsBushingRowP(desc, el, i, jp, q, &s_p, desc->work, NULL)) ds[j] += s_p;
   }
 }
 
@@ -195,7 +196,7 @@ static PetscErrorCode MaxwellStateSecond(MbsDescription desc, const MbsElement *
   for (PetscInt i = 0, j = 0; i < el->nrow; i++) {
     const MbsValue *km = &el->value[Slot(i, 2)], *cm = &el->value[Slot(i, 3)];
     PetscReal       e     = MbsBilinearValue(desc, &el->row[i], q);
-    PetscBool       moved = MbsBushingRowByPoint(desc, el, i, jp, q, &s_p, grad_p, hess_p);
+    PetscBool       moved = MbsBushingRowP(desc, el, i, jp, q, &s_p, grad_p, hess_p);
 
     PetscCall(PetscArrayzero(grad, nq + nq * nq));
     MbsBilinearAddGradient(desc, &el->row[i], q, 1, grad, 1);
