@@ -223,7 +223,7 @@ struct _MbsElement {
   PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscReal             ramp[2];                        /* a force's taper sin^2: its start and length [s] (length 0: none) */
-  PetscBool             turning;                        /* a sensor's axis turns with its body */
+  PetscBool             turning;                        /* a sensor's axis, a force's direction or a torque's axis turns with its body (frame: body) */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
   MbsSweep              sweep;                          /* a force's sweep instead of harmonics */
@@ -354,6 +354,7 @@ PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
+PETSC_INTERN PetscErrorCode MbsYAMLReadFrame(MbsYAMLReader *, void *, PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
 PETSC_INTERN void           MbsSensorAlongP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
@@ -388,13 +389,15 @@ PETSC_INTERN void           MbsFlexibleForceSecond(MbsDescription, PetscInt, Pet
 /* Time laws of excitations and prescribed motions (force.c) */
 PETSC_INTERN PetscErrorCode MbsTimeLawRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsTimeLaw(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
+PETSC_INTERN PetscReal      MbsExcitationLaw(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
 
-/* Engine-order loads (engine_order.c) */
+/* Engine-order laws and follower loads of any law (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
-PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
-PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
-PETSC_INTERN void           MbsFollowerLoadMoved(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerForce(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerForceSecond(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsFollowerTorque(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerTorqueSecond(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 
 /* Points whose coordinates are parameters (geometry.c) */
 PETSC_INTERN PetscBool MbsGeometryUpdate(MbsDescription, MbsElement *);
@@ -488,3 +491,4 @@ PETSC_INTERN void           MbsBushingRows(MbsDescription, MbsElement *);
 PETSC_INTERN PetscBool      MbsBushingRowByPoint(MbsDescription, const MbsElement *, PetscInt, PetscInt, const PetscReal[], PetscReal *, PetscReal[], PetscReal[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);
+MBS_ELEMENT_TYPE(Torque);
