@@ -37,6 +37,7 @@ static PetscErrorCode TorqueRead(MbsYAMLReader *reader, void *node, MbsElement *
   if (!desc->body[el->body[0]].rigid) PetscCall(MbsYAMLError(reader, node, "a torque on a point mass does nothing; name a rigid body (one with inertia)"));
   PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
   PetscCall(MbsYAMLReadFrame(reader, node, &el->turning));
+  if (MbsYAMLHasField(reader, node, "input")) PetscCall(MbsYAMLError(reader, node, "input: a torque takes none; -input_file and a controller drive a force with input: true"));
   el->normals = el->turning; /* the couple's normals come from the file's branch (el->axis_k): refused where a parameter turns the axis onto it */
   PetscCall(MbsTimeLawRead(reader, node, "N m", el));
   PetscFunctionReturn(0);
