@@ -10,10 +10,11 @@
 #include "models/elements/elementimpl.h"
 
 /*@C
-  MbsYAMLReadFrame - frame: ground (default) or body, the axes a sensor's axis or a load's direction is fixed in;
-  turning: body. Shared with force.c and torque.c.
+  MbsSensorReadFrame - frame: ground (default) or body, the axes a sensor's axis is fixed in; with body, axis (ground
+  coordinates at the initial pose) becomes body coordinates of body, and turning is set. Shared with
+  relative_displacement.c.
 @*/
-PetscErrorCode MbsYAMLReadFrame(MbsYAMLReader *reader, void *node, PetscBool *turning)
+PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *reader, void *node, PetscInt body, PetscReal axis[3], PetscBool *turning)
 {
   const char *frame[1];
   PetscInt    nframe = 1;
@@ -22,18 +23,6 @@ PetscErrorCode MbsYAMLReadFrame(MbsYAMLReader *reader, void *node, PetscBool *tu
   PetscCall(MbsYAMLReadWords(reader, node, "frame", &nframe, frame));
   if (nframe && strcmp(frame[0], "ground") && strcmp(frame[0], "body")) PetscCall(MbsYAMLError(reader, node, "frame: '%s' is neither ground nor body", frame[0]));
   *turning = (PetscBool)(nframe && !strcmp(frame[0], "body"));
-  PetscFunctionReturn(0);
-}
-
-/*@C
-  MbsSensorReadFrame - frame (MbsYAMLReadFrame()), the axes a sensor's axis is fixed in; with body, axis (ground
-  coordinates at the initial pose) becomes body coordinates of body, and turning is set. Shared with
-  relative_displacement.c.
-@*/
-PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *reader, void *node, PetscInt body, PetscReal axis[3], PetscBool *turning)
-{
-  PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadFrame(reader, node, turning));
   if (*turning) {
     PetscReal ground[3] = {axis[0], axis[1], axis[2]};
 

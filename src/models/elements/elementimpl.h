@@ -354,7 +354,6 @@ PETSC_INTERN PetscErrorCode MbsDescriptionRead(const char[], MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsDescriptionDestroy(MbsDescription *);
 PETSC_INTERN PetscErrorCode MbsSensorRead(MbsYAMLReader *, void *, MbsElement *);
 PETSC_INTERN PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *, void *, PetscInt, PetscReal[3], PetscBool *);
-PETSC_INTERN PetscErrorCode MbsYAMLReadFrame(MbsYAMLReader *, void *, PetscBool *);
 PETSC_INTERN void           MbsSensorAlong(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal *, PetscReal[]);
 PETSC_INTERN void           MbsSensorAlongP(MbsDescription, const MbsElement *, const PetscReal[], PetscBool, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadEarlierElement(MbsYAMLReader *, void *, const char[], const MbsElement *, const MbsElement **);
@@ -394,6 +393,7 @@ PETSC_INTERN PetscReal      MbsExcitationLaw(MbsDescription, const MbsElement *,
 /* Engine-order laws and follower loads of any law (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsTorqueReadBodyAxis(MbsYAMLReader *, void *, MbsElement *, PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsFollowerForce(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
 PETSC_INTERN PetscErrorCode MbsFollowerForceSecond(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 PETSC_INTERN PetscErrorCode MbsFollowerTorque(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);

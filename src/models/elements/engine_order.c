@@ -95,6 +95,23 @@ PetscReal MbsEngineOrderValue(MbsDescription desc, const MbsElement *el, PetscRe
   return s;
 }
 
+/*@C
+  MbsTorqueReadBodyAxis - The body of a torque (a rigid body: the ground and a point mass are refused) and its axis
+  (ground axes at the initial pose, components may be parameters; its unit vector into axis): engine_torque's and
+  torque's. Not collective.
+@*/
+PetscErrorCode MbsTorqueReadBodyAxis(MbsYAMLReader *reader, void *node, MbsElement *el, PetscReal axis[3])
+{
+  MbsDescription desc = MbsYAMLReaderDescription(reader);
+
+  PetscFunctionBeginUser;
+  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
+  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a torque on the ground does nothing; name a body"));
+  if (!desc->body[el->body[0]].rigid) PetscCall(MbsYAMLError(reader, node, "a torque on a point mass does nothing; name a rigid body (one with inertia)"));
+  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
+  PetscFunctionReturn(0);
+}
+
 /* Adds the generalised force f = s(t) A^T (B q) of a follower load: F += -f, Jq += -s A^T B, Jp += -A^T (B q) ds/dp
    (any may be NULL), s the law of the element's type */
 static PetscErrorCode FollowerLoad(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, const PetscReal q[], PetscReal F[], PetscReal Jq[], PetscReal Jp[], PetscInt ld)

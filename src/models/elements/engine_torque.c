@@ -10,14 +10,10 @@
 
 static PetscErrorCode EngineTorqueRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      axis[3];
+  PetscReal axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
-  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a torque on the ground does nothing; name a body"));
-  if (!desc->body[el->body[0]].rigid) PetscCall(MbsYAMLError(reader, node, "a torque on a point mass does nothing; name a rigid body (one with inertia)"));
-  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
+  PetscCall(MbsTorqueReadBodyAxis(reader, node, el, axis));
   el->normals = PETSC_TRUE; /* built from the file's branch (el->axis_k): refused where a parameter turns the axis onto it */
   PetscCall(MbsEngineOrderRead(reader, node, "N m", el));
   PetscFunctionReturn(0);

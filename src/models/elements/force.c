@@ -156,13 +156,15 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
 {
   const char *input[1];
   PetscInt    ninput = 1;
+  PetscReal   direction[3];
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadAxis(reader, node, "direction", el, el->vector[1]));
-  PetscCall(MbsYAMLReadFrame(reader, node, &el->turning));
+  PetscCall(PetscArraycpy(direction, el->vector[1], 3));
+  PetscCall(MbsSensorReadFrame(reader, node, el->body[0], direction, &el->turning)); /* frame: as a sensor's; the follower's maps turn the direction themselves (MbsJointAxisUnit) */
   PetscCall(MbsYAMLReadWords(reader, node, "input", &ninput, input));
   if (ninput && strcmp(input[0], "true") && strcmp(input[0], "false")) PetscCall(MbsYAMLError(reader, node, "input: '%s' is neither true nor false", input[0]));
   el->takes_input = (PetscBool)(ninput && !strcmp(input[0], "true"));

@@ -28,15 +28,11 @@
 
 static PetscErrorCode TorqueRead(MbsYAMLReader *reader, void *node, MbsElement *el)
 {
-  MbsDescription desc = MbsYAMLReaderDescription(reader);
-  PetscReal      axis[3];
+  PetscReal axis[3];
 
   PetscFunctionBeginUser;
-  PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
-  if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a torque on the ground does nothing; name a body"));
-  if (!desc->body[el->body[0]].rigid) PetscCall(MbsYAMLError(reader, node, "a torque on a point mass does nothing; name a rigid body (one with inertia)"));
-  PetscCall(MbsYAMLReadAxis(reader, node, "axis", el, axis));
-  PetscCall(MbsYAMLReadFrame(reader, node, &el->turning));
+  PetscCall(MbsTorqueReadBodyAxis(reader, node, el, axis));
+  PetscCall(MbsSensorReadFrame(reader, node, el->body[0], axis, &el->turning)); /* frame: as a sensor's; the maps turn the axis themselves (MbsJointAxisUnit) */
   if (MbsYAMLHasField(reader, node, "input")) PetscCall(MbsYAMLError(reader, node, "input: a torque takes none; -input_file and a controller drive a force with input: true"));
   el->normals = el->turning; /* the couple's normals come from the file's branch (el->axis_k): refused where a parameter turns the axis onto it */
   PetscCall(MbsTimeLawRead(reader, node, "N m", el));
