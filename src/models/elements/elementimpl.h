@@ -223,7 +223,7 @@ struct _MbsElement {
   PetscBool             sine[MBS_MAX_HARMONICS];        /* an engine order's sin, not cos */
   PetscReal             until;                          /* an excitation acts on [t0, until] [s] */
   PetscReal             ramp[2];                        /* a force's taper sin^2: its start and length [s] (length 0: none) */
-  PetscBool             turning;                        /* a sensor's axis, a force's direction or a torque's axis turns with its body (frame: body) */
+  PetscBool             turning;                        /* a sensor's axis turns with its body */
   PetscInt              first_row;                      /* of the constraints in the model's lambda, mu */
   struct _MbsForceLaw  *law;                            /* nonlinear laws of the force values (force_law.c), or NULL: all linear */
   MbsSweep              sweep;                          /* a force's sweep instead of harmonics */

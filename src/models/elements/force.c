@@ -296,13 +296,19 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
 }
 
 /* f = P^T e F(t, p) with P constant in q (a point coordinate p_j moves it, but dP/dp_j is constant too; a direction
-   component moves e alone): no second derivative in q or v; the follower force's (frame: body) has */
+   component moves e alone): no second derivative in q or v */
 static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
-  return el->turning ? MbsFollowerForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work) : 0;
+  return 0;
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, MbsExcitationLaw, NULL, ForceSecond, PETSC_TRUE, NULL};
+/* frame: body: the follower force's second derivatives (engine_order.c); frame: ground: ForceSecond's */
+static PetscErrorCode ForceSecondOfFrame(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  return el->turning ? MbsFollowerForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work) : ForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work);
+}
+
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, MbsExcitationLaw, NULL, ForceSecondOfFrame, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {
