@@ -3168,6 +3168,8 @@ static PetscErrorCode DescribedLinearizeIO_Private(MbsModel model, const char lo
   PetscCheck(found >= 0, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s' has no element '%s' to load the frequency response with (-frf_load)", desc->file, load ? load : "of an excitation");
   PetscCheck(!strcmp(desc->element[found].type, "force"), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "Model file '%s': element '%s' (line %" PetscInt_FMT ") is a %s, but the load of a frequency response must be a force element", desc->file,
              desc->element[found].name, desc->element[found].line, desc->element[found].type);
+  PetscCheck(!desc->element[found].turning, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s': force '%s' (line %" PetscInt_FMT ") has frame: body, but the load of a frequency response and of the linearised model (-linearize) must keep its direction in the ground (frame: ground)",
+             desc->file, desc->element[found].name, desc->element[found].line);
   *used = desc->element[found].name;
   PetscCall(LinearizationPose(model, U, U + nq));
   PetscCall(FreeMotions(model, U, G, s, VT, N));

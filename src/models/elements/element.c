@@ -43,6 +43,7 @@ static PetscErrorCode MbsElementRegisterAll(void)
   PetscCall(PetscFunctionListAdd(&MbsElementList, "maxwell", MbsElementGetType_Maxwell));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "prescribed", MbsElementGetType_Prescribed));
   PetscCall(PetscFunctionListAdd(&MbsElementList, "reaction_force", MbsElementGetType_ReactionForce));
+  PetscCall(PetscFunctionListAdd(&MbsElementList, "torque", MbsElementGetType_Torque));
   PetscFunctionReturn(0);
 }
 

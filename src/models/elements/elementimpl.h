@@ -402,13 +402,16 @@ PETSC_INTERN void           MbsFlexibleForceSecond(MbsDescription, PetscInt, Pet
 /* Time laws of excitations and prescribed motions (force.c) */
 PETSC_INTERN PetscErrorCode MbsTimeLawRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsTimeLaw(MbsDescription, const MbsElement *, PetscReal, PetscInt, PetscReal[]);
+PETSC_INTERN PetscReal      MbsExcitationLaw(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
 
-/* Engine-order loads (engine_order.c) */
+/* Engine-order laws and follower loads of any law (engine_order.c) */
 PETSC_INTERN PetscErrorCode MbsEngineOrderRead(MbsYAMLReader *, void *, const char[], MbsElement *);
 PETSC_INTERN PetscReal      MbsEngineOrderValue(MbsDescription, const MbsElement *, PetscReal, PetscReal[]);
-PETSC_INTERN PetscErrorCode MbsFollowerLoad(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
-PETSC_INTERN PetscErrorCode MbsFollowerLoadSecond(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, PetscInt, PetscReal[], PetscInt);
-PETSC_INTERN void           MbsFollowerLoadMoved(MbsDescription, const MbsElement *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, const MbsVectorMap *, PetscReal, const PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsTorqueReadBodyAxis(MbsYAMLReader *, void *, MbsElement *, PetscReal[3]);
+PETSC_INTERN PetscErrorCode MbsFollowerForce(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerForceSecond(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
+PETSC_INTERN PetscErrorCode MbsFollowerTorque(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscReal[], PetscInt);
+PETSC_INTERN PetscErrorCode MbsFollowerTorqueSecond(MbsDescription, const MbsElement *, PetscReal, const PetscReal[], const PetscReal[], const PetscReal[], const PetscReal[], PetscInt, PetscReal[], PetscReal[], PetscInt, PetscReal[]);
 
 /* Points whose coordinates are parameters (geometry.c) */
 PETSC_INTERN PetscBool MbsGeometryUpdate(MbsDescription, MbsElement *);
@@ -510,3 +513,4 @@ PETSC_INTERN PetscBool      MbsBushingRowP(MbsDescription, const MbsElement *, P
 PETSC_INTERN PetscInt MbsBushingParameters(const MbsElement *, PetscInt[]);
 MBS_ELEMENT_TYPE(Prescribed);
 MBS_ELEMENT_TYPE(ReactionForce);
+MBS_ELEMENT_TYPE(Torque);

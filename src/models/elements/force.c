@@ -23,6 +23,11 @@
   (dimensionless, unit "1", default 1). -input_file itself drives a hand-coded model's force coordinate, which a
   described model has not: its forces act at points of bodies, so the history is a field of the force element.
 
+  frame: body (default ground) turns the direction with the body: F(t) R R0^T e at the point, the follower force of
+  engine_force with this file's law (MbsFollowerForce, engine_order.c), whose generalised force depends on q; a
+  controller's input (input: true) is refused there, since the model keeps its Jacobian at (t, U), which the
+  controller's force would change.
+
   ramp: T_r [s] (harmonics and sweeps) tapers the start: F(t) w(tau), w = sin^2(pi tau / (2 T_r)) for tau < T_r and 1
   after, tau from the sweep's t0 (harmonics: the file's t0); F, F' and F'' vanish at tau = 0, so a start from rest
   excites no beam mode beyond the force's own frequencies (beam_bushings.md, section 5). T_r may be a parameter (its
@@ -194,15 +199,19 @@ static PetscErrorCode ForceRead(MbsYAMLReader *reader, void *node, MbsElement *e
 {
   const char *input[1];
   PetscInt    ninput = 1;
+  PetscReal   direction[3];
 
   PetscFunctionBeginUser;
   PetscCall(MbsYAMLReadBody(reader, node, "body", PETSC_TRUE, &el->body[0]));
   if (el->body[0] == MBS_GROUND) PetscCall(MbsYAMLError(reader, node, "a force on the ground does nothing; name a body"));
   PetscCall(MbsYAMLReadWorldPoint(reader, node, el->body[0], el->vector[0]));
   PetscCall(MbsYAMLReadAxis(reader, node, "direction", el, el->vector[1]));
+  PetscCall(PetscArraycpy(direction, el->vector[1], 3));
+  PetscCall(MbsSensorReadFrame(reader, node, el->body[0], direction, &el->turning)); /* frame: as a sensor's; the follower's maps turn the direction themselves (MbsJointAxisUnit) */
   PetscCall(MbsYAMLReadWords(reader, node, "input", &ninput, input));
   if (ninput && strcmp(input[0], "true") && strcmp(input[0], "false")) PetscCall(MbsYAMLError(reader, node, "input: '%s' is neither true nor false", input[0]));
   el->takes_input = (PetscBool)(ninput && !strcmp(input[0], "true"));
+  if (el->takes_input && el->turning) PetscCall(MbsYAMLError(reader, node, "input: true takes a force of frame: ground; one of frame: body (a follower force, whose Jacobian follows its size) cannot carry -input_file or a controller"));
   if (el->takes_input && !MbsYAMLHasField(reader, node, "amplitudes") && !MbsYAMLHasField(reader, node, "sweep") && !MbsYAMLHasField(reader, node, "history")) PetscFunctionReturn(0);
   PetscCall(MbsTimeLawRead(reader, node, "N", el));
   PetscFunctionReturn(0);
@@ -339,9 +348,11 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
   return s;
 }
 
-/* F(t) less a controller's u (the force with input: true, held over a sample) and dF/dA_i, dF/df_i, dF/dphi_i of the
-   parameters among them, added into dFdp */
-static PetscReal ForceLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
+/*@C
+  MbsExcitationLaw - F(t) less a controller's u (the force with input: true, held over a sample) and dF/dA_i, dF/df_i,
+  dF/dphi_i of the parameters among them, added into dFdp: the law of force and torque. Not collective.
+@*/
+PetscReal MbsExcitationLaw(MbsDescription desc, const MbsElement *el, PetscReal t, PetscReal dFdp[])
 {
   return MbsTimeLaw(desc, el, t, 0, dFdp) - el->control;
 }
@@ -352,8 +363,9 @@ static PetscErrorCode ForceForce(MbsDescription desc, const MbsElement *el, Pets
   MbsVectorMap P;
 
   PetscFunctionBeginUser;
+  if (el->turning) PetscFunctionReturn(MbsFollowerForce(desc, el, t, q, v, F, Jq, Jv, Jp, ld));
   if (Jp) PetscCall(PetscArrayzero(dFdp, desc->nparam));
-  size = ForceLaw(desc, el, t, Jp ? dFdp : NULL);
+  size = MbsExcitationLaw(desc, el, t, Jp ? dFdp : NULL);
   MbsMapPoint(desc, el->body[0], el->vector[0], &P);
   MbsJointAxisUnit(el, -1, e, de);
   if (F) MbsMapAddTranspose(desc, &P, -size, e, F, 1);
@@ -400,7 +412,13 @@ static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, Pet
   PetscFunctionReturn(0);
 }
 
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, ForceLaw, NULL, ForceSecond, PETSC_TRUE, NULL};
+/* frame: body: the follower force's second derivatives (engine_order.c); frame: ground: ForceSecond's */
+static PetscErrorCode ForceSecondOfFrame(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
+{
+  return el->turning ? MbsFollowerForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work) : ForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work);
+}
+
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, MbsExcitationLaw, NULL, ForceSecondOfFrame, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {
