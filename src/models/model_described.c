@@ -131,7 +131,7 @@ typedef struct {
   PetscBool             *channel_used;
   PetscInt              *channel_pivots;
   PetscReal             *free_motions;   /* N of FreeMotions(), once computed */
-  PetscReal             *free_motions_p; /* with joint_geometry: the parameters it was computed at */
+  PetscReal             *free_motions_p; /* the parameters it was computed at (compared where they move Phi_q at the start) */
   PetscBool              rheonomic;      /* a row moves with time (a prescribed motion, elements/prescribed.c) */
   PetscBool              frame;          /* a bushing's axes hold parameters (bushing.c): -cost frf refuses them (DescribedLinearizeAlong()); their states' start moves with p (state_geometry) */
   PetscBool              joint_geometry; /* a joint's point or length is a parameter: its rows, their Hessians and N move with p */
@@ -2979,9 +2979,10 @@ static PetscErrorCode AlongDestroy(Along **a)
 
 /*
   N (nq x m): an orthonormal basis of the null space of Phi_q at the initial pose q, the free motions (SVD; G, s, VT:
-  work). Unless a joint's point is a parameter (which moves Phi_q), N is computed once and kept: its SVD is most of the
-  work of a linearisation with a flexible body, which the frequency response's derivatives repeat twice per parameter.
-  When a joint's point is a parameter, N is kept with the parameters it was computed at and reused at the same ones: the
+  work). Unless a joint's point is a parameter or the start pose moves with the parameters (a body's start position or
+  orientation, a universal's axes: q moves, and with it Phi_q, the orthonormality rows included), N is computed once
+  and kept: its SVD is most of the work of a linearisation with a flexible body, which the frequency response's
+  derivatives repeat twice per parameter. Otherwise N is kept with the parameters it was computed at and reused at the same ones: the
   frequency response at p0 and the continuation from it (DescribedLinearizeAlong()) must see the same basis N0 of the
   null space, not merely the same space; while the linearisation is continued, N(p0) + (p - p0) dN/dp.
 */
@@ -2996,7 +2997,7 @@ static PetscErrorCode FreeMotions(MbsModel model, const PetscReal q[], PetscReal
     AlongValue(model, nq * model->nq, d->along->N, d->along->dN, N);
     PetscFunctionReturn(0);
   }
-  if (d->free_motions && d->joint_geometry) PetscCall(PetscArraycmp(d->free_motions_p, model->p, model->np, &same));
+  if (d->free_motions && (d->joint_geometry || d->moves_pose)) PetscCall(PetscArraycmp(d->free_motions_p, model->p, model->np, &same));
   if (d->free_motions && same) {
     PetscCall(PetscArraycpy(N, d->free_motions, nq * model->nq));
     PetscFunctionReturn(0);
