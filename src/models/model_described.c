@@ -3449,12 +3449,13 @@ static PetscErrorCode DescribedLinearizeAlong_Private(MbsModel model, PetscInt j
   PetscFunctionReturn(0);
 }
 
-/* Whether a table law's knot is a parameter (a 3D model's linearisation then continues along it) */
-static PetscBool TableKnots(MbsDescription desc)
+/* Whether the linearisation continues along the parameters: joint points move Phi_q, and a table law's knots (no
+   polynomial in them) in 3D; a bushing frame's entries alone set linearize_along only to be refused there */
+static PetscBool ContinuesAlong(Described *d)
 {
-  for (PetscInt e = 0; e < desc->nelement; e++)
-    if (MbsForceLawKnot(&desc->element[e], -1)) return PETSC_TRUE;
-  return PETSC_FALSE;
+  for (PetscInt e = 0; e < d->desc->nelement && d->planar < 0; e++)
+    if (MbsForceLawKnot(&d->desc->element[e], -1)) return PETSC_TRUE;
+  return d->joint_geometry;
 }
 
 static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
@@ -3477,7 +3478,7 @@ static PetscErrorCode DescribedLinearizeAlong(MbsModel model, PetscInt j)
       PetscCheck(el->frame[k].param != j, PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): parameter '%s' is an entry of its axes, which its coordinates follow nonlinearly (the rotation nearest to the entries); the derivative of the frequency response needs a linearisation polynomial in the parameter, so -cost frf takes a bushing's stiffness, damping and points but not its axes: identify %s with -cost time or spectrum",
                  desc->file, el->line, el->name, el->type, model->param_info[j].name, model->param_info[j].name);
   }
-  if (!d->joint_geometry && !TableKnots(desc)) PetscFunctionReturn(0); /* a bushing frame's parameters alone: nothing to continue */
+  if (!ContinuesAlong(d)) PetscFunctionReturn(0);
   PetscCall(PetscNew(&a));
   MbsCallUndo(PetscCalloc1(2 * nq + 2 * nq * m + 4 * nq * nq + 2 * nW, &a->q), AlongDestroy(&a));
   a->j   = j;
@@ -4356,8 +4357,7 @@ PetscErrorCode MbsModelCreate_Described(MbsModel model)
   /* the sensitivity equations' second derivatives (optimal input design) */
   model->ops.jacobian_sensitivity = DescribedJacobianSensitivity;
   if (d->input_element) model->ops.input_direction = DescribedInputDirection;
-  /* a table's law is no polynomial in its knots: continued too (in 3D); a frame's entries are refused there */
-  if (d->joint_geometry || d->frame || (d->planar < 0 && TableKnots(d->desc))) model->ops.linearize_along = DescribedLinearizeAlong;
+  if (d->frame || ContinuesAlong(d)) model->ops.linearize_along = DescribedLinearizeAlong;
   if (d->planar < 0) PetscFunctionReturn(0);
   model->ops.residual              = PlanarResidual;
   model->ops.jacobian              = PlanarJacobian;
