@@ -49,7 +49,7 @@ typedef struct {
   MbsScan       scan; /* NULL without -scan_grid */
   MbsScaling    scaling;
   PetscReal    *p0;            /* initial values */
-  PetscReal    *dpdx, *shift;  /* linear scaling p = dpdx x + shift: p0 and 0 for a positive start */
+  PetscReal    *dpdx, *shift;  /* linear scaling p = dpdx x + shift (MbsIdentifyLinearScaling_Private()) */
   char          scale[1024];   /* -identify_scale NAME:s,... */
   PetscReal     J0;            /* cost scale */
   PetscScalar  *x;             /* work: TAO's point */
@@ -92,9 +92,10 @@ static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[]
 }
 
 /*
-  The linear scaling p = dpdx x + shift of each identified parameter, x = 1 at the start p0: dpdx = p0 and shift = 0
-  for a positive start (p = p0 x); for a start at zero or below, a position or a gravity component, dpdx is the size
-  -identify_scale gives, or |p0|, or at p0 = 0 half the width of the parameter's bounds (which must then be finite)
+  The linear scaling p = dpdx x + shift of each identified parameter, x = 1 at the start p0: dpdx is the size
+  -identify_scale gives, else p0 for a positive start (shift = 0 then: p = p0 x exactly), |p0| for a negative one (a
+  position, a gravity component) and half the width of the parameter's bounds at p0 = 0 (which must then be finite and
+  not empty)
 */
 static PetscErrorCode MbsIdentifyLinearScaling_Private(MbsIdentifyContext *ctx)
 {
@@ -118,6 +119,7 @@ static PetscErrorCode MbsIdentifyLinearScaling_Private(MbsIdentifyContext *ctx)
 
     PetscCall(MbsObjectiveGetParameterInfo(ctx->obj, k, &info));
     PetscCheck(ctx->dpdx[k] < 1e100, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at 0 and has no finite bounds to take its size from: give it with -identify_scale %s:SIZE [%s], the size of the changes expected", info->name, info->name, info->unit);
+    PetscCheck(ctx->dpdx[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at 0 and its bounds [%g, %g] %s fix it there: leave it out of -identify, or widen its bounds", info->name, (double)info->lower, (double)info->upper, info->unit);
     ctx->shift[k] = ctx->p0[k] - ctx->dpdx[k]; /* exactly 0 where dpdx = p0 */
   }
   PetscFunctionReturn(0);
@@ -691,8 +693,8 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   MbsOptionsBegin(comm, NULL, "mbsid identify: parameters that minimise the cost", "identify");
   PetscCall(MbsOptionsOutputFile(PetscOptionsObject, "-o", "Result file (HDF5)", output, sizeof(output)));
   PetscCall(PetscOptionsEnum("-identify_scaling", "TAO variables: p/p0 (linear) or log(p/p0) (log, for parameters spanning decades)", "", MbsScalings, (PetscEnum)ctx->scaling, (PetscEnum *)&ctx->scaling, NULL));
-  PetscCall(PetscOptionsString("-identify_scale", "Sizes s of parameters that start at zero or below, NAME:s,... [each parameter's unit]: linear scaling p = p0 + s (x - 1); default |p0|, or half the bounds' width at p0 = 0", "", ctx->scale, ctx->scale,
-                               sizeof(ctx->scale), NULL));
+  PetscCall(
+    PetscOptionsString("-identify_scale", "Sizes s of the parameters named, NAME:s,... [each parameter's unit]: linear scaling p = p0 + s (x - 1); default p0 > 0, |p0| below zero, half the bounds' width at 0", "", ctx->scale, ctx->scale, sizeof(ctx->scale), NULL));
   nexpect = 2;
   PetscCall(MbsOptionsRealArray(PetscOptionsObject, "-eigen_expect_hz", "Band lo,hi [Hz] that the modes starting inside must not leave (eigen check; default: none)", "", 0, ctx->eigen_expect_hz, &nexpect, &ctx->eigen_expect_set));
   PetscCall(PetscOptionsBool("-eigen_strict", "Fail (non-zero exit) when the eigen check flags the result", "", ctx->eigen_strict, &ctx->eigen_strict, NULL));
@@ -747,11 +749,12 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   X     = ctx->X;
   lower = ctx->lower;
   upper = ctx->upper;
+  PetscCall(PetscMalloc4(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper, ctx->nid, &ctx->dpdx, ctx->nid, &ctx->shift));
+  PetscCheck(ctx->scaling != MBS_SCALING_LOG || !ctx->scale[0], comm, PETSC_ERR_ARG_INCOMP, "-identify_scale %s sizes the linear scaling, but -identify_scaling log scales by the start values: give one of the two", ctx->scale);
+  if (ctx->scaling == MBS_SCALING_LINEAR) PetscCall(MbsIdentifyLinearScaling_Private(ctx));
   PetscCall(VecGetArrayWrite(X, &x));
   PetscCall(VecGetArrayWrite(lower, &lo));
   PetscCall(VecGetArrayWrite(upper, &hi));
-  PetscCall(PetscMalloc4(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper, ctx->nid, &ctx->dpdx, ctx->nid, &ctx->shift));
-  PetscCall(MbsIdentifyLinearScaling_Private(ctx));
   for (PetscInt k = 0; k < ctx->nid; k++) {
     const MbsParameterInfo *info;
 

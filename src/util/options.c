@@ -65,7 +65,7 @@ PetscErrorCode MbsNamedValues(MPI_Comm comm, const char option[], const char lis
     while (c < n && (syntax || strcmp(items[k], names[c]))) c++;
     if (syntax || c == n || !(value > 0) || PetscIsInfOrNanReal(value)) {
       PetscCall(PetscStrToArrayDestroy(nitems, items));
-      PetscCheck(!syntax, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME:value (a %s's name and its value)", option, item, what);
+      PetscCheck(!syntax, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' is not NAME:value (the name of a %s and its value)", option, item, what);
       PetscCheck(c < n, comm, PETSC_ERR_ARG_WRONG, "%s: '%s' names no %s of %s", option, item, what, where);
       SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "%s: '%s' gives a value that is not a positive number", option, item);
     }
