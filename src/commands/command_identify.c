@@ -636,7 +636,7 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
   if (ctx->confidence) {
-    PetscCall(MbsObjectiveConfidence(obj, final, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_differences, ctx->confidence_step, &ctx->conf));
+    PetscCall(MbsObjectiveConfidence(obj, final, ctx->scaling == MBS_SCALING_LOG ? ctx->p0 : ctx->dpdx, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_differences, ctx->confidence_step, &ctx->conf));
     PetscCall(MbsConfidenceView(obj, &ctx->conf));
   }
   PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));

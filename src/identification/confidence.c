@@ -106,7 +106,7 @@ static PetscErrorCode MbsConfidenceForwardSensitivities_Private(MbsObjective obj
   p, which with forward sensitivities is the only one.
 */
 #define MBS_CONFIDENCE_CHANNEL_VALUES(n) (2 * (n) * (n) + 4)
-static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt e, const PetscReal p[], PetscReal step, PetscBool differences, PetscReal values[], PetscBool *forward, PetscBool *ok)
+static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt e, const PetscReal p[], const PetscReal scale[], PetscReal step, PetscBool differences, PetscReal values[], PetscBool *forward, PetscBool *ok)
 {
   PetscInt       n = obj->nid, nv = MBS_CONFIDENCE_CHANNEL_VALUES(n);
   MbsResidualSet at  = {NULL, 0, 0, NULL, NULL, NULL, NULL, NULL};
@@ -134,7 +134,7 @@ static PetscErrorCode MbsExperimentConfidence_Private(MbsObjective obj, PetscInt
   PetscCall(PetscFree(jac));
   for (PetscInt j = 0; j < n && *ok && !*forward; j++) {
     const MbsParameterInfo *info = &obj->model->param_info[obj->id[j]];
-    PetscReal               h    = step * (p[j] != 0 ? PetscAbsReal(p[j]) : 1), hi, lo;
+    PetscReal               h    = step * scale[j], hi, lo;
     PetscBool               ok_fwd, ok_bwd;
 
     /* a result on its bound (where the model refuses to go beyond): the difference on the side within */
@@ -207,8 +207,8 @@ static PetscErrorCode MbsInvertSPD_Private(PetscInt n, PetscReal a[], PetscBool 
   PetscFunctionReturn(0);
 }
 
-/* Condition number of the Gauss-Newton matrix in relative parameters, diag(p) H diag(p) */
-static PetscErrorCode MbsRelativeCondition_Private(PetscInt n, const PetscReal H[], const PetscReal p[], PetscReal *condition)
+/* Condition number of the Gauss-Newton matrix in relative parameters, diag(s) H diag(s), s the parameters' sizes */
+static PetscErrorCode MbsRelativeCondition_Private(PetscInt n, const PetscReal H[], const PetscReal s[], PetscReal *condition)
 {
   PetscBLASInt bn, lwork, info;
   PetscReal   *a, *eig, *work;
@@ -218,7 +218,7 @@ static PetscErrorCode MbsRelativeCondition_Private(PetscInt n, const PetscReal H
   PetscCall(PetscBLASIntCast(3 * n, &lwork));
   PetscCall(PetscMalloc3(n * n, &a, n, &eig, 3 * n, &work));
   for (PetscInt j = 0; j < n; j++)
-    for (PetscInt k = 0; k < n; k++) a[j * n + k] = p[j] * H[j * n + k] * p[k];
+    for (PetscInt k = 0; k < n; k++) a[j * n + k] = s[j] * H[j * n + k] * s[k];
   PetscCallBLAS("LAPACKsyev", LAPACKsyev_("N", "U", &bn, a, &bn, eig, work, &lwork, &info));
   PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK dsyev failed (info %d)", (int)info);
   *condition = eig[0] > 0 ? eig[n - 1] / eig[0] : PETSC_INFINITY;
@@ -314,7 +314,7 @@ static PetscErrorCode MbsConfidenceStatistics_Private(MbsConfidence *conf, const
 
   PetscFunctionBeginUser;
   for (PetscInt c = 0; c < C; c++) all_given = (PetscBool)(all_given && conf->given[c]);
-  PetscCall(MbsRelativeCondition_Private(n, H, p, &conf->condition));
+  PetscCall(MbsRelativeCondition_Private(n, H, conf->scale, &conf->condition));
   PetscCall(PetscMalloc3(n * n, &Hinv, n * n, &HG, C * n * n, &B));
   PetscCall(PetscArraycpy(Hinv, H, n * n));
   PetscCall(MbsInvertSPD_Private(n, Hinv, &ok));
@@ -399,10 +399,13 @@ PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective obj, const char channe
   Newton, see the file's head). sigma > 0 is the noise of each measured value of every channel, channel_noise
   ("NAME:sigma,...", may be empty) that of the channels it names; a channel with neither has its noise estimated from
   the residual. dr/dp comes from forward sensitivities where the method allows and differences is false, else from
-  central differences with the relative step step. When the statistics cannot be formed (singular
-  Gauss-Newton matrix, no degree of freedom left) conf->valid is false and conf->reason says why. Collective.
+  central differences with the relative step step. Each parameter is measured in its size (the steps, the condition
+  number in relative parameters, the relative std): |p_j|, or size[j] (may be NULL; identify's scaling) where p_j is
+  below 1e-3 of it, so that a parameter identified at 0 (a position, a gravity component) is not called undetermined.
+  When the statistics cannot be formed (singular Gauss-Newton matrix, no degree of freedom left) conf->valid is false
+  and conf->reason says why. Collective.
 @*/
-PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], PetscReal sigma, const char channel_noise[], PetscBool differences, PetscReal step, MbsConfidence *conf)
+PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], const PetscReal size[], PetscReal sigma, const char channel_noise[], PetscBool differences, PetscReal step, MbsConfidence *conf)
 {
   PetscInt    n = obj->nid, C, nv;
   PetscMPIInt rank;
@@ -417,6 +420,8 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], Pet
   conf->n        = n;
   conf->nchannel = C;
   PetscCall(PetscMalloc4(n, &conf->estimate, n, &conf->std, n, &conf->lower, n, &conf->upper));
+  PetscCall(PetscMalloc1(n, &conf->scale));
+  for (PetscInt j = 0; j < n; j++) conf->scale[j] = size && PetscAbsReal(p[j]) < 1e-3 * size[j] ? size[j] : p[j] != 0 ? PetscAbsReal(p[j]) : 1;
   PetscCall(PetscMalloc4(n * n, &conf->gauss_newton, n * n, &conf->covariance, n * n, &conf->correlation, n * n, &conf->fisher));
   PetscCall(PetscMalloc4(C, &conf->sigma, C, &conf->given, C, &conf->channel_name, C, &conf->channel_unit));
   for (PetscInt c = 0; c < C; c++) {
@@ -434,7 +439,7 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], Pet
   for (PetscInt e = 0; e < obj->nexp && ok_local; e++) {
     PetscBool ok = PETSC_TRUE, forward = PETSC_TRUE;
 
-    if (obj->exp[e].rank == rank) PetscCall(MbsExperimentConfidence_Private(obj, e, p, step, differences, &local[e * nv], &forward, &ok));
+    if (obj->exp[e].rank == rank) PetscCall(MbsExperimentConfidence_Private(obj, e, p, conf->scale, step, differences, &local[e * nv], &forward, &ok));
     ok_local = ok;
     forward_local &= forward;
   }
@@ -497,7 +502,7 @@ PetscErrorCode MbsConfidenceView(MbsObjective obj, const MbsConfidence *conf)
     const MbsParameterInfo *info     = &obj->model->param_info[obj->id[j]];
     PetscBool               at_bound = (PetscBool)(PetscAbsReal(conf->estimate[j] - info->lower) <= 1e-6 * PetscAbsReal(info->lower) || PetscAbsReal(conf->estimate[j] - info->upper) <= 1e-6 * PetscAbsReal(info->upper));
 
-    PetscCall(PetscPrintf(comm, "  %-6s %-14.10g std %-11.4e (%.3g %%)  95 %% interval [%.8g, %.8g] %s%s\n", info->name, (double)conf->estimate[j], (double)conf->std[j], (double)(100 * conf->std[j] / PetscAbsReal(conf->estimate[j])), (double)conf->lower[j],
+    PetscCall(PetscPrintf(comm, "  %-6s %-14.10g std %-11.4e (%.3g %%)  95 %% interval [%.8g, %.8g] %s%s\n", info->name, (double)conf->estimate[j], (double)conf->std[j], (double)(100 * conf->std[j] / conf->scale[j]), (double)conf->lower[j],
                           (double)conf->upper[j], info->unit, at_bound ? "  (at its bound: the interval assumes an interior minimum)" : ""));
   }
   PetscCall(PetscPrintf(comm, "  correlation (condition number of the Gauss-Newton matrix in relative parameters %.3e):\n        ", (double)conf->condition));
@@ -564,6 +569,7 @@ PetscErrorCode MbsConfidenceReset(MbsConfidence *conf)
 {
   PetscFunctionBeginUser;
   PetscCall(PetscFree4(conf->estimate, conf->std, conf->lower, conf->upper));
+  PetscCall(PetscFree(conf->scale));
   PetscCall(PetscFree4(conf->gauss_newton, conf->covariance, conf->correlation, conf->fisher));
   PetscCall(PetscFree4(conf->sigma, conf->given, conf->channel_name, conf->channel_unit));
   PetscCall(PetscMemzero(conf, sizeof(*conf)));

@@ -219,10 +219,11 @@ typedef struct {
   const char **channel_name, **channel_unit;                     /* nchannel, the cost's; "" for a one-channel file */
   const char  *noise_of;                                         /* which measured values sigma refers to */
   PetscReal   *estimate, *std, *lower, *upper;                   /* n */
+  PetscReal   *scale;                                            /* n: the size each parameter is measured in, |estimate| or, near 0, the identification's size */
   PetscReal   *gauss_newton, *covariance, *correlation, *fisher; /* n x n, row-major */
 } MbsConfidence;
 
-PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], PetscReal, const char[], PetscBool, PetscReal, MbsConfidence *);
+PETSC_INTERN PetscErrorCode MbsObjectiveConfidence(MbsObjective, const PetscReal[], const PetscReal[], PetscReal, const char[], PetscBool, PetscReal, MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective, const char[]);
 PETSC_INTERN PetscErrorCode MbsConfidenceView(MbsObjective, const MbsConfidence *);
 PETSC_INTERN PetscErrorCode MbsConfidenceWrite(MbsH5Writer *, const MbsConfidence *);
