@@ -67,6 +67,9 @@ PETSC_EXTERN PetscErrorCode MbsOptionsBlocksFree(void);
 
 /* Stop requests (SIGTERM, SIGUSR1, SIGINT) caught during a long computation; the stop returns as this error code */
 #define MBS_ERR_INTERRUPTED 120
+/* Parameters outside a model's domain at its start (no pose satisfies the moved joints, a frame that is no rotation):
+   raised by the model's initial state, a failed evaluation inside identify and scan (MbsModelInitialStateTry) */
+#define MBS_ERR_START_REFUSED 121
 PETSC_INTERN PetscErrorCode MbsInterruptCatch(PetscBool);
 PETSC_INTERN PetscErrorCode MbsInterruptRequested(MPI_Comm, int *);
 PETSC_INTERN const char    *MbsInterruptSignalName(int);

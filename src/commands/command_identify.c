@@ -505,7 +505,7 @@ static PetscErrorCode MbsIdentifyEigen_Private(MbsIdentifyContext *ctx, const Pe
   if (!ierr) PetscFunctionReturn(0);
   PetscCall(PetscErrorMessage(ierr, NULL, &specific));
   /* what the model or the eigensolver refuse; anything else (memory, a bug) stays an error */
-  PetscCheck(ierr == PETSC_ERR_ARG_WRONG || ierr == PETSC_ERR_ARG_OUTOFRANGE || ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_NOT_CONVERGED || ierr == PETSC_ERR_MAT_LU_ZRPVT || ierr == PETSC_ERR_LIB, PETSC_COMM_SELF, ierr, "%s", specific ? specific : "the eigen check failed");
+  PetscCheck(ierr == PETSC_ERR_ARG_WRONG || ierr == MBS_ERR_START_REFUSED || ierr == PETSC_ERR_SUP || ierr == PETSC_ERR_NOT_CONVERGED || ierr == PETSC_ERR_MAT_LU_ZRPVT || ierr == PETSC_ERR_LIB, PETSC_COMM_SELF, ierr, "%s", specific ? specific : "the eigen check failed");
   PetscCall(PetscStrncpy(ctx->eigen_reason, specific && specific[0] ? specific : "the eigensolver failed", sizeof(ctx->eigen_reason)));
   PetscCall(MbsEigenResultReset(result));
   PetscFunctionReturn(0);

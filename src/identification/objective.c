@@ -367,6 +367,8 @@ static PetscErrorCode MbsExperimentEvaluate_Private(MbsObjective obj, PetscInt e
     PetscCall(MbsCostGradient(exp->cost, obj->nid, exp->id, &obj->J_exp[e], &obj->g_exp[e * obj->nid], G_exp + e * obj->nid * obj->nid));
     *ok = PETSC_TRUE;
   } else PetscCall(MbsGradient(exp->model, exp->cost, obj->nid, exp->id, &obj->J_exp[e], gradient ? &obj->g_exp[e * obj->nid] : NULL, ok));
+  /* the rank that met it says why the start was refused (the failed step's line on rank 0 does not know) */
+  if (!*ok && MbsModelStartRefusal(exp->model)) PetscCall(PetscPrintf(PETSC_COMM_SELF, "  %s: the start was refused at trial parameters: %s\n", exp->name, MbsModelStartRefusal(exp->model)));
   PetscCall(MbsExperimentOptionsPop(exp));
   PetscCall(PetscTime(&end));
   exp->busy += end - start;

@@ -1413,10 +1413,10 @@ PetscErrorCode MbsModelInitialState(MbsModel model, PetscReal t0, PetscReal u[],
 
 /*@C
   MbsModelInitialStateTry - MbsModelInitialState(), except that a start the model refuses at its current parameters is no
-  error: *usable is PETSC_FALSE and MbsModelStartRefusal() says why. The model raises PETSC_ERR_ARG_OUTOFRANGE for
+  error: *usable is PETSC_FALSE and MbsModelStartRefusal() says why. The model raises MBS_ERR_START_REFUSED for
   parameters outside its domain (no pose satisfies the joints, an axis turned onto its normals' branch, a frame that
-  is no rotation), which a line search meets at a trial step and must step back from like from a diverged solve;
-  every other error stays one. Not collective.
+  is no rotation), which a line search meets at a trial step and must step back from like from a diverged solve; every
+  other error stays one. Not collective.
 @*/
 PetscErrorCode MbsModelInitialStateTry(MbsModel model, PetscReal t0, PetscReal u[], PetscReal udot[], PetscBool *usable)
 {
@@ -1431,7 +1431,7 @@ PetscErrorCode MbsModelInitialStateTry(MbsModel model, PetscReal t0, PetscReal u
   *usable = (PetscBool)!ierr;
   if (!ierr) PetscFunctionReturn(0);
   PetscCall(PetscErrorMessage(ierr, NULL, &specific));
-  PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_SELF, ierr, "%s", specific ? specific : "the initial state failed");
+  PetscCheck(ierr == MBS_ERR_START_REFUSED, PETSC_COMM_SELF, ierr, "%s", specific ? specific : "the initial state failed");
   PetscCall(PetscStrncpy(model->start_refusal, specific && specific[0] ? specific : "the start is outside the model's domain", sizeof(model->start_refusal)));
   PetscFunctionReturn(0);
 }

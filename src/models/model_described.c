@@ -1964,7 +1964,7 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
 
 /* The file's pose and velocity q_f, v_f at the parameters p (NULL: at the file's values; a body's start fields may be
    parameters, MbsBodyPoseAt()); flexible bodies undeformed (gamma = 0). An orientation that is no frame at p is refused
-   as the other starts that trial parameters make impossible (ProjectPose_Private, AxesUsable): PETSC_ERR_ARG_OUTOFRANGE */
+   as the other starts that trial parameters make impossible (ProjectPose_Private, AxesUsable): MBS_ERR_START_REFUSED */
 static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], PetscReal q[], PetscReal v[])
 {
   PetscFunctionBeginUser;
@@ -1983,7 +1983,7 @@ static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], Pets
         PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", desc->param_info[k].name, (double)p[k], (double)desc->param_info[k].value));
         PetscCall(MbsStrlcat(at, one, sizeof(at)));
       }
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
+      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
               desc->file, body->line, body->name, at);
     }
   }
@@ -2244,7 +2244,7 @@ static PetscErrorCode ProjectPose_Private(MbsModel model, PetscReal q[], StartWo
       char at[256];
 
       PetscCall(MovedParameters(model, w->p, at, sizeof(at)));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
+      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s': no pose satisfies the joints near the file's pose at %s (the nearest pose, followed from the file's values, stopped %g of the way); the parameters moved the joints too far from it",
               desc->file, at, (double)s);
     }
   }
@@ -2288,12 +2288,12 @@ static PetscErrorCode AxesUsable(MbsModel model)
         PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s = %g", at[0] ? ", " : "", model->param_info[j].name, (double)model->p[j]));
         PetscCall(MbsStrlcat(at, item, sizeof(at)));
       }
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), so no rotation is nearest to them: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
+      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), so no rotation is nearest to them: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
               desc->file, el->line, el->name, el->type, (double)A[0], (double)A[1], (double)A[2], (double)A[3], (double)A[4], (double)A[5], (double)A[6], (double)A[7], (double)A[8], at);
     }
     if (MbsJointAxisBranchDistance(desc, el) >= 1e-6) continue;
     PetscCall(MovedParameters(model, model->p, at, sizeof(at)));
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axis (%g, %g, %g) at %s lies along the %c axis of %s, from which the element builds the axis' normals (chosen at the file's axis, so that they follow the parameters smoothly): keep the axis' parameters nearer the file's values (bounds in the file's parameters: section)",
+    SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axis (%g, %g, %g) at %s lies along the %c axis of %s, from which the element builds the axis' normals (chosen at the file's axis, so that they follow the parameters smoothly): keep the axis' parameters nearer the file's values (bounds in the file's parameters: section)",
             desc->file, el->line, el->name, el->type, (double)el->axis_at[0], (double)el->axis_at[1], (double)el->axis_at[2], at, axis_name[el->axis_k], el->body[0] == MBS_GROUND ? "the ground" : desc->body[el->body[0]].name);
   }
   PetscFunctionReturn(0);
