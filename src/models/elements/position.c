@@ -9,9 +9,10 @@
 #include "models/elements/elementimpl.h"
 
 /*@C
-  MbsSensorReadFrame - frame: ground (default) or body, the axes a sensor's axis is fixed in; with body, axis (ground
-  coordinates at the initial pose) becomes body coordinates of body, and turning is set. Shared with
-  MbsSensorRead() (position, velocity and acceleration) and relative_displacement.c.
+  MbsSensorReadFrame - frame: ground (default) or body, the axes a sensor's axis or a force's direction is fixed in;
+  with body, axis (ground coordinates at the initial pose) becomes body coordinates of body, and turning is set. A
+  point mass has no axes that turn: frame: body on one is refused. Shared with MbsSensorRead() (position, velocity and
+  acceleration), relative_displacement.c and force.c.
 @*/
 PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *reader, void *node, PetscInt body, PetscReal axis[3], PetscBool *turning)
 {
@@ -22,6 +23,8 @@ PetscErrorCode MbsSensorReadFrame(MbsYAMLReader *reader, void *node, PetscInt bo
   PetscCall(MbsYAMLReadWords(reader, node, "frame", &nframe, frame));
   if (nframe && strcmp(frame[0], "ground") && strcmp(frame[0], "body")) PetscCall(MbsYAMLError(reader, node, "frame: '%s' is neither ground nor body", frame[0]));
   *turning = (PetscBool)(nframe && !strcmp(frame[0], "body"));
+  if (*turning && body != MBS_GROUND && !MbsYAMLReaderDescription(reader)->body[body].rigid)
+    PetscCall(MbsYAMLError(reader, node, "frame: body needs a rigid body (one with inertia), but '%s' is a point mass, whose axes do not turn; give frame: ground", MbsYAMLReaderDescription(reader)->body[body].name));
   if (*turning) {
     PetscReal ground[3] = {axis[0], axis[1], axis[2]};
 
