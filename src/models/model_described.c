@@ -1983,7 +1983,7 @@ static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], Pets
         PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", desc->param_info[k].name, (double)p[k], (double)desc->param_info[k].value));
         PetscCall(MbsStrlcat(at, one, sizeof(at)));
       }
-      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), so no rotation is nearest to it; keep its parameters nearer their file values (lower and upper in the parameters: section)",
+      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), and mbsid's axes, their polar factor (the rotation nearest to them), need a positive determinant; keep its parameters nearer their file values (lower and upper in the parameters: section)",
               desc->file, body->line, body->name, at);
     }
   }
@@ -2288,7 +2288,7 @@ static PetscErrorCode AxesUsable(MbsModel model)
         PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s = %g", at[0] ? ", " : "", model->param_info[j].name, (double)model->p[j]));
         PetscCall(MbsStrlcat(at, item, sizeof(at)));
       }
-      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), so no rotation is nearest to them: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
+      SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), and the frame, their polar factor (the rotation nearest to them), needs a positive determinant: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
               desc->file, el->line, el->name, el->type, (double)A[0], (double)A[1], (double)A[2], (double)A[3], (double)A[4], (double)A[5], (double)A[6], (double)A[7], (double)A[8], at);
     }
     if (MbsJointAxisBranchDistance(desc, el) >= 1e-6) continue;

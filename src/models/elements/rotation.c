@@ -33,7 +33,8 @@ static void Cofactor(const PetscReal A[9], PetscReal C[9])
 
 /*
   MbsPolarRotation - The polar factor R of A (A = R S) and S = R^T A. Returns PETSC_FALSE, R and S untouched, when A
-  is no right-handed frame (det A <= 1e-12 |A|^3): its nearest rotation is then not defined or not smooth.
+  is no right-handed frame (det A <= 1e-12 |A|^3). A nearest rotation exists there too (U diag(1, 1, sign det) V^T), but
+  it is no longer A's polar factor, which Newton's iteration below needs, and it jumps where det A changes sign.
   Newton's iteration R <- (R + R^{-T}) / 2 converges quadratically from A (Higham, Functions of Matrices, 8.3).
 */
 PetscBool MbsPolarRotation(const PetscReal A[9], PetscReal R[9], PetscReal S[9])
