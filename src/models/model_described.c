@@ -2393,12 +2393,14 @@ static PetscErrorCode DescribedInitialState(MbsModel model, PetscReal t0, PetscR
 }
 
 /*
-  dU(t0)/dp. The pose q0 moves with p_j only where the joints do (StartPose): the KKT system of the projection,
-  differentiated (implicit function theorem, K factored at the solution),
-    K [dq/dp_j; dnu/dp_j] = -[M_j (q - q_f) + sum_r nu_r grad s_r; s_r(q)],   s_r = dPhi_r/dp_j (RowP, bilinear).
+  dU(t0)/dp. The pose q0 moves with p_j where the joints do and where the file's state q_f itself does (a body's start
+  position or orientation, doc/model-files.md "The initial state as parameters"; StartPose): the KKT system of the
+  projection, differentiated (implicit function theorem, K factored at the solution),
+    K [dq/dp_j; dnu/dp_j] = -[M_j (q - q_f) - M dq_f/dp_j + sum_r nu_r grad s_r; s_r(q)],   s_r = dPhi_r/dp_j (RowP).
   The velocities v0 = v_f + the impulse of ImposeMotion move with the prescribed motions' d'(t0), the masses (its
-  kinetic metric) and the moving Phi_q (dPhi_r,q = Phi_r,qq dq + grad s_r):
-    A [dv/dp_j; .] = [-M_j (v - v_f) - sum_r iota_r dPhi_r,q; d'_p(t0) - dPhi_q v],   A = [M Phi_q^T; Phi_q 0].
+  kinetic metric), the file's velocities (dv_f/dp_j: a start velocity, angular velocity or orientation) and the
+  moving Phi_q (dPhi_r,q = Phi_r,qq dq + grad s_r):
+    A [dv/dp_j; .] = [-M_j (v - v_f) + M dv_f/dp_j - sum_r iota_r dPhi_r,q; d'_p(t0) - dPhi_q v],   A = [M Phi_q^T; Phi_q 0].
   lambda(t0) through the index-1 system, differentiated:
     A [dv'/dp; dlambda/dp] = [-(rows v of dF/dp) - (rows v of dF/dv) dv/dp - (rows v of dF/dq) dq/dp - (rows v of dF/ds) ds/dp;
                               -2 (Phi_r,qq v)^T dv/dp - (Phi_r,qq v')^T dq/dp + d''_p(t0) - s_r,q v' - v^T s_r,qq v]

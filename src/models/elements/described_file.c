@@ -818,6 +818,12 @@ static PetscErrorCode ReadStart(MbsYAMLReader *reader, yaml_node_t *field, MbsBo
   }
   PetscCall(ReadRotation(reader, field, "orientation", "body axes u, v, w", body->start + 9, body->R0, NULL));
   for (PetscInt i = 0; i < 18; i++) body->start_p = (PetscBool)(body->start_p || body->start[i].param >= 0);
+  if (body->start_p) { /* the axes at every p are the polar factor: at the file's values too, not the numbers within 1e-10 of it */
+    PetscReal R[9], S[9];
+
+    PetscCheck(MbsPolarRotation(body->R0, R, S), PETSC_COMM_SELF, PETSC_ERR_PLIB, "The orientation of body '%s' passed as a rotation but has no polar factor", body->name);
+    for (PetscInt k = 0; k < 9; k++) body->R0[k] = R[k];
+  }
   PetscFunctionReturn(0);
 }
 
