@@ -1962,6 +1962,31 @@ static PetscErrorCode DescribedExcitation(MbsModel model, PetscReal t, PetscReal
   PetscFunctionReturn(0);
 }
 
+/* "NAME = value (file: v)" of parameter k at p, appended to the list at (len bytes), after a comma where it is not empty */
+static PetscErrorCode AppendParameter(const MbsParameterInfo info[], const PetscReal p[], PetscInt k, char at[], size_t len)
+{
+  char one[96];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", info[k].name, (double)p[k], (double)info[k].value));
+  PetscCall(MbsStrlcat(at, one, len));
+  PetscFunctionReturn(0);
+}
+
+/* The parameters among the nine entries of a frame (a body's orientation, a bushing's axes), each once, listed into at */
+static PetscErrorCode FrameParameters(const MbsParameterInfo info[], const PetscReal p[], const MbsValue entry[9], char at[], size_t len)
+{
+  PetscFunctionBeginUser;
+  at[0] = 0;
+  for (PetscInt k = 0; k < 9; k++) {
+    PetscInt first = 0;
+
+    while (entry[first].param != entry[k].param) first++;
+    if (entry[k].param >= 0 && first == k) PetscCall(AppendParameter(info, p, entry[k].param, at, len));
+  }
+  PetscFunctionReturn(0);
+}
+
 /* The file's pose and velocity q_f, v_f at the parameters p (NULL: at the file's values; a body's start fields may be
    parameters, MbsBodyPoseAt()); flexible bodies undeformed (gamma = 0). An orientation that is no frame at p is refused
    as the other starts that trial parameters make impossible (ProjectPose_Private, AxesUsable): MBS_ERR_START_REFUSED */
@@ -1969,20 +1994,14 @@ static PetscErrorCode InitialPose(MbsDescription desc, const PetscReal p[], Pets
 {
   PetscFunctionBeginUser;
   for (PetscInt b = 0; b < desc->nbody; b++) {
-    const MbsBody *body    = &desc->body[b];
-    PetscInt       o       = body->offset;
-    char           at[256] = "", one[96];
+    const MbsBody *body = &desc->body[b];
+    PetscInt       o    = body->offset;
+    char           at[256];
 
     for (PetscInt i = 12; i < 3 * MbsBodySlots(desc, b); i++) q[o + i] = v[o + i] = 0;
     if (!p) MbsBodyPose(body, q + o, v + o);
     else if (!MbsBodyPoseAt(body, p, q + o, v + o)) {
-      for (PetscInt i = 9; i < 18; i++) {
-        PetscInt k = body->start[i].param;
-
-        if (k < 0) continue;
-        PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", desc->param_info[k].name, (double)p[k], (double)desc->param_info[k].value));
-        PetscCall(MbsStrlcat(at, one, sizeof(at)));
-      }
+      PetscCall(FrameParameters(desc->param_info, p, body->start + 9, at, sizeof(at)));
       SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", body '%s': its orientation at %s is no right-handed frame (the nine numbers' determinant is not positive), and mbsid's axes, their polar factor (the rotation nearest to them), need a positive determinant; keep its parameters nearer their file values (lower and upper in the parameters: section)",
               desc->file, body->line, body->name, at);
     }
@@ -2197,15 +2216,10 @@ static PetscErrorCode ProjectionNewton(MbsModel model, PetscReal q[], StartWork 
 /* "name = value (file: value)" of every parameter in p away from the file's value, comma-separated, into at */
 static PetscErrorCode MovedParameters(MbsModel model, const PetscReal p[], char at[], size_t len)
 {
-  char one[96];
-
   PetscFunctionBeginUser;
   at[0] = 0;
-  for (PetscInt k = 0; k < model->np; k++) {
-    if (p[k] == model->param_info[k].value) continue;
-    PetscCall(PetscSNPrintf(one, sizeof(one), "%s%s = %g (file: %g)", at[0] ? ", " : "", model->param_info[k].name, (double)p[k], (double)model->param_info[k].value));
-    PetscCall(MbsStrlcat(at, one, len));
-  }
+  for (PetscInt k = 0; k < model->np; k++)
+    if (p[k] != model->param_info[k].value) PetscCall(AppendParameter(model->param_info, p, k, at, len));
   PetscFunctionReturn(0);
 }
 
@@ -2273,21 +2287,13 @@ static PetscErrorCode AxesUsable(MbsModel model)
 
   PetscFunctionBeginUser;
   for (PetscInt e = 0; e < desc->nelement; e++) {
-    const MbsElement *el      = &desc->element[e];
-    char              at[256] = "";
+    const MbsElement *el = &desc->element[e];
+    char              at[256];
 
     if (el->nframe && !el->frame_ok) {
       const PetscReal *A = el->frame_A;
 
-      for (PetscInt k = 0; k < 9; k++) {
-        PetscInt j = el->frame[k].param, first = 0;
-        char     item[96];
-
-        while (el->frame[first].param != j) first++;
-        if (j < 0 || first < k) continue;
-        PetscCall(PetscSNPrintf(item, sizeof(item), "%s%s = %g", at[0] ? ", " : "", model->param_info[j].name, (double)model->p[j]));
-        PetscCall(MbsStrlcat(at, item, sizeof(at)));
-      }
+      PetscCall(FrameParameters(model->param_info, model->p, el->frame, at, sizeof(at)));
       SETERRQ(PETSC_COMM_SELF, MBS_ERR_START_REFUSED, "Model file '%s', line %" PetscInt_FMT ", element '%s' (%s): its axes [[%g, %g, %g], [%g, %g, %g], [%g, %g, %g]] at %s are no right-handed frame (determinant not positive), and the frame, their polar factor (the rotation nearest to them), needs a positive determinant: keep the parameters of its axes where the axes stay right-handed (bounds in the file's parameters: section)",
               desc->file, el->line, el->name, el->type, (double)A[0], (double)A[1], (double)A[2], (double)A[3], (double)A[4], (double)A[5], (double)A[6], (double)A[7], (double)A[8], at);
     }
