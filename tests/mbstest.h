@@ -31,6 +31,16 @@ static inline int MbsTestNextDescriptor(void)
   return fd;
 }
 
+/* The rotation by the vector phi (Rodrigues), R[3 i + j] = R_ij */
+static inline void MbsTestRotation(const PetscReal phi[3], PetscReal R[9])
+{
+  PetscReal angle = PetscSqrtReal(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]), n[3], c = PetscCosReal(angle), s = PetscSinReal(angle);
+
+  for (PetscInt k = 0; k < 3; k++) n[k] = phi[k] / angle;
+  for (PetscInt i = 0; i < 3; i++)
+    for (PetscInt j = 0; j < 3; j++) R[3 * i + j] = (i == j ? c : 0) + (1 - c) * n[i] * n[j] + s * (i == (j + 1) % 3 ? n[(j + 2) % 3] : i == (j + 2) % 3 ? -n[(j + 1) % 3] : 0);
+}
+
 /* |got - want| <= rtol |want| + atol */
 static inline PetscErrorCode MbsTestClose(MbsTest *test, const char what[], PetscReal got, PetscReal want, PetscReal rtol, PetscReal atol)
 {

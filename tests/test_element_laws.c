@@ -25,15 +25,6 @@ static const char
 */
 #include "mbstest.h"
 
-static void Rotation(const PetscReal phi[3], PetscReal R[9]) /* Rodrigues, R[3 i + j] = R_ij */
-{
-  PetscReal angle = PetscSqrtReal(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]), n[3], c = PetscCosReal(angle), s = PetscSinReal(angle);
-
-  for (PetscInt k = 0; k < 3; k++) n[k] = phi[k] / angle;
-  for (PetscInt i = 0; i < 3; i++)
-    for (PetscInt j = 0; j < 3; j++) R[3 * i + j] = (i == j ? c : 0) + (1 - c) * n[i] * n[j] + s * (i == (j + 1) % 3 ? n[(j + 2) % 3] : i == (j + 2) % 3 ? -n[(j + 1) % 3] : 0);
-}
-
 static void Times(const PetscReal R[9], PetscBool transpose, const PetscReal x[3], PetscReal y[3])
 {
   for (PetscInt i = 0; i < 3; i++) y[i] = transpose ? R[i] * x[0] + R[3 + i] * x[1] + R[6 + i] * x[2] : R[3 * i] * x[0] + R[3 * i + 1] * x[1] + R[3 * i + 2] * x[2];
@@ -94,7 +85,7 @@ static PetscErrorCode CheckEngineLoads(MbsTest *test)
   PetscCall(PetscFClose(PETSC_COMM_SELF, file));
   PetscCall(LoadModel(path, &model, &n));
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
-  Rotation(phi, R);
+  MbsTestRotation(phi, R);
   for (PetscInt k = 0; k < 3; k++) U[k] = x[k];
   for (PetscInt j = 0; j < 3; j++)
     for (PetscInt k = 0; k < 3; k++) U[3 + 3 * j + k] = R[3 * k + j];
@@ -133,7 +124,7 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   FILE           *file;
 
   PetscFunctionBeginUser;
-  Rotation(c_phi, C);
+  MbsTestRotation(c_phi, C);
   PetscCall(PetscFOpen(PETSC_COMM_SELF, path, "w", &file));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "bodies:\n  A: {mass: 2, inertia: [0.03, 0.04, 0.05, 0.002, -0.001, 0.003], position: [%.17g, %.17g, %.17g]}\n", (double)xA0[0], (double)xA0[1], (double)xA0[2]));
   PetscCall(PetscFPrintf(PETSC_COMM_SELF, file, "  B: {mass: 3, inertia: [0.05, 0.06, 0.07], position: [%.17g, %.17g, %.17g]}\nelements:\n", (double)xB0[0], (double)xB0[1], (double)xB0[2]));
@@ -150,8 +141,8 @@ static PetscErrorCode CheckBushing(MbsTest *test)
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
 
   /* natural coordinates of the pose (body A: 0..11, B: 12..23) and their rates u_j' = w x u_j */
-  Rotation(phiA, RA);
-  Rotation(phiB, RB);
+  MbsTestRotation(phiA, RA);
+  MbsTestRotation(phiB, RB);
   for (PetscInt k = 0; k < 3; k++) {
     xA[k] = xA0[k] + dxA[k];
     xB[k] = xB0[k] + dxB[k];
@@ -442,7 +433,7 @@ static PetscErrorCode CheckInertia(MbsTest *test)
     }
   }
   PetscCall(PetscCalloc3(n, &U, n, &Udot, n, &F));
-  Rotation(phi, R);
+  MbsTestRotation(phi, R);
   for (PetscInt k = 0; k < 3; k++) Udot[12 + k] = vel[k];
   for (PetscInt j = 0; j < 3; j++) {
     PetscReal axis[3] = {R[j], R[3 + j], R[6 + j]};

@@ -9,15 +9,6 @@ static const char help[] = "Checks the polar factor of a parametrised frame (src
 #include "mbstest.h"
 #include "models/elements/elementimpl.h"
 
-static void Rotation(const PetscReal phi[3], PetscReal R[9]) /* Rodrigues, R[3 i + j] = R_ij */
-{
-  PetscReal angle = PetscSqrtReal(phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]), n[3], c = PetscCosReal(angle), s = PetscSinReal(angle);
-
-  for (PetscInt k = 0; k < 3; k++) n[k] = phi[k] / angle;
-  for (PetscInt i = 0; i < 3; i++)
-    for (PetscInt j = 0; j < 3; j++) R[3 * i + j] = (i == j ? c : 0) + (1 - c) * n[i] * n[j] + s * (i == (j + 1) % 3 ? n[(j + 2) % 3] : i == (j + 2) % 3 ? -n[(j + 1) % 3] : 0);
-}
-
 static void Product(const PetscReal A[9], PetscBool transpose, const PetscReal B[9], PetscReal C[9]) /* C = A B or A^T B */
 {
   for (PetscInt i = 0; i < 3; i++)
@@ -64,8 +55,8 @@ int main(int argc, char **argv)
   PetscReal       Q[9], V[9], D[9], VD[9], S0[9], A[9], R[9], S[9], RtR[9], scale, error;
 
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  Rotation(phi, Q);
-  Rotation(psi, V);
+  MbsTestRotation(phi, Q);
+  MbsTestRotation(psi, V);
   for (PetscInt k = 0; k < 9; k++) D[k] = k % 4 == 0 ? s[k / 4] : 0;
   Product(V, PETSC_FALSE, D, VD);
   for (PetscInt i = 0; i < 3; i++) /* S0 = V D V^T */

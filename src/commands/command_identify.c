@@ -49,7 +49,7 @@ typedef struct {
   MbsScan       scan; /* NULL without -scan_grid */
   MbsScaling    scaling;
   PetscReal    *p0;            /* initial values */
-  PetscReal    *dpdx, *shift;  /* linear scaling p = dpdx x + shift (MbsIdentifyLinearScaling_Private()) */
+  PetscReal    *dpdx;          /* linear scaling p = dpdx x + (p0 - dpdx) (MbsIdentifyLinearScaling_Private()); p0 with log */
   char          scale[1024];   /* -identify_scale NAME:s,... */
   PetscReal     J0;            /* cost scale */
   PetscScalar  *x;             /* work: TAO's point */
@@ -81,19 +81,19 @@ typedef struct {
 } MbsIdentifyContext;
 
 /* p of TAO's x, clamped to the physical bounds: TAO holds x within its bounds, but p0 exp(log(upper / p0)) (or
-   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses. shift is 0 for a positive start, so
-   that p = p0 x exactly there */
+   p0 (upper / p0)) may round to one ulp beyond upper, which the model refuses. p0 - dpdx is exactly 0 for a positive
+   start, so that p = p0 x exactly there */
 static void MbsToPhysical_Private(MbsIdentifyContext *ctx, const PetscScalar x[], PetscReal p[])
 {
   for (PetscInt k = 0; k < ctx->nid; k++) {
-    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->dpdx[k] * x[k] + ctx->shift[k];
+    p[k] = ctx->scaling == MBS_SCALING_LOG ? ctx->p0[k] * PetscExpReal(x[k]) : ctx->dpdx[k] * x[k] + (ctx->p0[k] - ctx->dpdx[k]);
     p[k] = PetscMin(PetscMax(p[k], ctx->p_lower[k]), ctx->p_upper[k]);
   }
 }
 
 /*
   The linear scaling p = dpdx x + shift of each identified parameter, x = 1 at the start p0: dpdx is the size
-  -identify_scale gives, else p0 for a positive start (shift = 0 then: p = p0 x exactly), |p0| for a negative one (a
+  -identify_scale gives, else p0 for a positive start (p = p0 x exactly then), |p0| for a negative one (a
   position, a gravity component) and half the width of the parameter's bounds at p0 = 0 (which must then be finite and
   not empty)
 */
@@ -120,7 +120,6 @@ static PetscErrorCode MbsIdentifyLinearScaling_Private(MbsIdentifyContext *ctx)
     PetscCall(MbsObjectiveGetParameterInfo(ctx->obj, k, &info));
     PetscCheck(ctx->dpdx[k] < 1e100, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at 0 and has no finite bounds to take its size from: give it with -identify_scale %s:SIZE [%s], the size of the changes expected", info->name, info->name, info->unit);
     PetscCheck(ctx->dpdx[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at 0 and its bounds [%g, %g] %s fix it there: leave it out of -identify, or widen its bounds", info->name, (double)info->lower, (double)info->upper, info->unit);
-    ctx->shift[k] = ctx->p0[k] - ctx->dpdx[k]; /* exactly 0 where dpdx = p0 */
   }
   PetscFunctionReturn(0);
 }
@@ -636,7 +635,7 @@ static PetscErrorCode MbsIdentifyFinish_Private(MbsIdentifyContext *ctx, Tao tao
   }
   PetscCall(PetscPrintf(comm, "J: initial %.6e, identified %.6e\n", (double)ctx->J0, (double)ctx->hist_J[ctx->nhist - 1]));
   if (ctx->confidence) {
-    PetscCall(MbsObjectiveConfidence(obj, final, ctx->scaling == MBS_SCALING_LOG ? ctx->p0 : ctx->dpdx, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_differences, ctx->confidence_step, &ctx->conf));
+    PetscCall(MbsObjectiveConfidence(obj, final, ctx->dpdx, ctx->noise_sigma, ctx->channel_noise, ctx->confidence_differences, ctx->confidence_step, &ctx->conf));
     PetscCall(MbsConfidenceView(obj, &ctx->conf));
   }
   PetscCall(MbsIdentifyEigenCheck_Private(ctx, final));
@@ -655,7 +654,7 @@ static PetscErrorCode MbsIdentifyContextDestroy_Private(MbsIdentifyContext *ctx)
   PetscCall(PetscFree(ctx->ls.state));
   PetscCall(VecDestroy(&ctx->ls.R));
   PetscCall(MatDestroy(&ctx->ls.J));
-  PetscCall(PetscFree4(ctx->p_lower, ctx->p_upper, ctx->dpdx, ctx->shift));
+  PetscCall(PetscFree3(ctx->p_lower, ctx->p_upper, ctx->dpdx));
   PetscCall(PetscFree4(ctx->hist_J, ctx->hist_gnorm, ctx->hist_p, ctx->hist_time));
   PetscCall(MbsConfidenceReset(&ctx->conf));
   PetscCall(MbsEigenResultReset(&ctx->eigen[0]));
@@ -749,7 +748,7 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
   X     = ctx->X;
   lower = ctx->lower;
   upper = ctx->upper;
-  PetscCall(PetscMalloc4(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper, ctx->nid, &ctx->dpdx, ctx->nid, &ctx->shift));
+  PetscCall(PetscMalloc3(ctx->nid, &ctx->p_lower, ctx->nid, &ctx->p_upper, ctx->nid, &ctx->dpdx));
   PetscCheck(ctx->scaling != MBS_SCALING_LOG || !ctx->scale[0], comm, PETSC_ERR_ARG_INCOMP, "-identify_scale %s sizes the linear scaling, but -identify_scaling log scales by the start values: give one of the two", ctx->scale);
   if (ctx->scaling == MBS_SCALING_LINEAR) PetscCall(MbsIdentifyLinearScaling_Private(ctx));
   PetscCall(VecGetArrayWrite(X, &x));
@@ -764,13 +763,14 @@ static PetscErrorCode MbsIdentifyRun_Private(MPI_Comm comm, MbsIdentifyContext *
     if (ctx->scaling == MBS_SCALING_LOG) {
       PetscCheck(ctx->p0[k] > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "Parameter %s starts at %g: -identify_scaling log scales by the start value, which must be positive (the default linear scaling takes any start)", info->name, (double)ctx->p0[k]);
       PetscCheck(info->lower > 0, comm, PETSC_ERR_ARG_OUTOFRANGE, "-identify_scaling log needs a positive lower bound; parameter %s has %g", info->name, (double)info->lower);
-      x[k]  = 0;
-      lo[k] = PetscLogReal(info->lower / ctx->p0[k]);
-      hi[k] = PetscLogReal(info->upper / ctx->p0[k]);
+      x[k]         = 0;
+      ctx->dpdx[k] = ctx->p0[k]; /* the size the confidence measures the parameter in */
+      lo[k]        = PetscLogReal(info->lower / ctx->p0[k]);
+      hi[k]        = PetscLogReal(info->upper / ctx->p0[k]);
     } else {
       x[k]  = 1;
-      lo[k] = (info->lower - ctx->shift[k]) / ctx->dpdx[k];
-      hi[k] = (info->upper - ctx->shift[k]) / ctx->dpdx[k];
+      lo[k] = (info->lower - (ctx->p0[k] - ctx->dpdx[k])) / ctx->dpdx[k];
+      hi[k] = (info->upper - (ctx->p0[k] - ctx->dpdx[k])) / ctx->dpdx[k];
     }
   }
   PetscCall(VecRestoreArrayWrite(upper, &hi));

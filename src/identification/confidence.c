@@ -400,7 +400,7 @@ PetscErrorCode MbsObjectiveCheckChannelNoise(MbsObjective obj, const char channe
   ("NAME:sigma,...", may be empty) that of the channels it names; a channel with neither has its noise estimated from
   the residual. dr/dp comes from forward sensitivities where the method allows and differences is false, else from
   central differences with the relative step step. Each parameter is measured in its size (the steps, the condition
-  number in relative parameters, the relative std): |p_j|, or size[j] (may be NULL; identify's scaling) where p_j is
+  number in relative parameters, the relative std): |p_j|, or size[j] (> 0, identify's scaling size) where p_j is
   below 1e-3 of it, so that a parameter identified at 0 (a position, a gravity component) is not called undetermined.
   When the statistics cannot be formed (singular Gauss-Newton matrix, no degree of freedom left) conf->valid is false
   and conf->reason says why. Collective.
@@ -421,7 +421,7 @@ PetscErrorCode MbsObjectiveConfidence(MbsObjective obj, const PetscReal p[], con
   conf->nchannel = C;
   PetscCall(PetscMalloc4(n, &conf->estimate, n, &conf->std, n, &conf->lower, n, &conf->upper));
   PetscCall(PetscMalloc1(n, &conf->scale));
-  for (PetscInt j = 0; j < n; j++) conf->scale[j] = size && PetscAbsReal(p[j]) < 1e-3 * size[j] ? size[j] : p[j] != 0 ? PetscAbsReal(p[j]) : 1;
+  for (PetscInt j = 0; j < n; j++) conf->scale[j] = PetscAbsReal(p[j]) < 1e-3 * size[j] ? size[j] : PetscAbsReal(p[j]);
   PetscCall(PetscMalloc4(n * n, &conf->gauss_newton, n * n, &conf->covariance, n * n, &conf->correlation, n * n, &conf->fisher));
   PetscCall(PetscMalloc4(C, &conf->sigma, C, &conf->given, C, &conf->channel_name, C, &conf->channel_unit));
   for (PetscInt c = 0; c < C; c++) {

@@ -2456,12 +2456,19 @@ static PetscBool RowGradientP(Described *d, PetscInt r, PetscInt j, const PetscR
   return (PetscBool)(moved || d->moves_pose);
 }
 
+/* Whether the start moves with the parameters beyond dF/dp: prescribed motions, joints or Maxwell states that follow
+   them, a body's start itself (DescribedInitialStateP_Private needs dF/dU there) */
+static PetscBool StartMoves(const Described *d)
+{
+  return (PetscBool)(d->rheonomic || d->joint_geometry || d->state_geometry || d->start_p);
+}
+
 static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[], PetscReal A[], PetscReal G[], PetscReal Jp[], PetscInt pivots[], PetscReal J[], StartDerivativeWork *x, StartWork *w)
 {
   Described       *d    = (Described *)model->data;
   MbsDescription   desc = Description(model);
   PetscInt         n = NFull(model), np = model->np, nq = desc->nq, nc = desc->nc, ns = desc->ns, m = nq + nc, zero_pivot;
-  PetscBool        moving = (PetscBool)(d->rheonomic || d->joint_geometry || d->state_geometry || d->start_p);
+  PetscBool        moving = StartMoves(d);
   const PetscReal *q = U, *v = U + nq;
 
   PetscFunctionBeginUser;
@@ -2550,7 +2557,7 @@ static PetscErrorCode DescribedInitialStateP_Private(MbsModel model, PetscReal t
 static PetscErrorCode DescribedInitialStateP(MbsModel model, PetscReal t0, const PetscReal U[], const PetscReal Udot[], PetscReal dUdp[])
 {
   Described          *d  = (Described *)model->data;
-  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = d->rheonomic || d->joint_geometry || d->state_geometry || d->start_p ? n * n : 0;
+  PetscInt            nq = NQ(model), nc = NC(model), m = nq + nc, n = NFull(model), np = model->np, nJ = StartMoves(d) ? n * n : 0;
   PetscReal          *A, *G, *Jp, *J, *work;
   PetscInt           *pivots;
   StartDerivativeWork x;

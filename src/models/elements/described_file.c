@@ -778,18 +778,6 @@ static PetscErrorCode ReadRotation(MbsYAMLReader *reader, yaml_node_t *mapping, 
 }
 
 /*@C
-  MbsYAMLReadRotation - key: [[x1, x2, x3], [y1, y2, y3], [z1, z2, z3]], three right-handed orthonormal axes (to 1e-10)
-  in ground coordinates, into R column by column; absent: the identity (an error when required). what names the axes
-  in messages.
-@*/
-PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *reader, void *node, const char key[], const char what[], PetscReal R[9], PetscBool *set)
-{
-  PetscFunctionBeginUser;
-  PetscCall(ReadRotation(reader, (yaml_node_t *)node, key, what, NULL, R, set));
-  PetscFunctionReturn(0);
-}
-
-/*@C
   MbsYAMLReadRotationValues - MbsYAMLReadRotation() whose nine entries may be parameters (dimensionless, unit "1"), into
   values (absent: the identity's); R holds them at the file's values, where they must be a rotation.
 @*/

@@ -380,7 +380,6 @@ PETSC_INTERN PetscErrorCode MbsYAMLReadItemValue(MbsYAMLReader *, void *, const 
 PETSC_INTERN PetscErrorCode MbsYAMLReadChoice(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], PetscInt *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadMapping(MbsYAMLReader *, void *, const char[], PetscInt, const char *const[], void **);
 PETSC_INTERN PetscErrorCode MbsYAMLReadWords(MbsYAMLReader *, void *, const char[], PetscInt *, const char *[]);
-PETSC_INTERN PetscErrorCode MbsYAMLReadRotation(MbsYAMLReader *, void *, const char[], const char[], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadRotationValues(MbsYAMLReader *, void *, const char[], const char[], MbsValue[9], PetscReal[9], PetscBool *);
 PETSC_INTERN PetscErrorCode MbsYAMLReadUnitVector(MbsYAMLReader *, void *, const char[], PetscReal[3]);
 PETSC_INTERN PetscErrorCode MbsYAMLReadValues(MbsYAMLReader *, void *, const char[], const char[], PetscBool, PetscInt, MbsValue[], PetscInt *);

@@ -113,14 +113,14 @@ PetscErrorCode MbsTorqueReadBodyAxis(MbsYAMLReader *reader, void *node, MbsEleme
 }
 
 /* Adds the generalised force f = s(t) A^T (B q) of a follower load: F += -f, Jq += -s A^T B, Jp += -A^T (B q) ds/dp
-   (any may be NULL), s the law of the element's type */
-static PetscErrorCode FollowerLoad(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, const PetscReal q[], PetscReal F[], PetscReal Jq[], PetscReal Jp[], PetscInt ld)
+   (any may be NULL), s the law of the element's type, into *size for the moved maps' terms (FollowerLoadMoved) */
+static PetscErrorCode FollowerLoad(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, const PetscReal q[], PetscReal F[], PetscReal Jq[], PetscReal Jp[], PetscInt ld, PetscReal *size)
 {
   PetscReal *dsdp = MbsParameterScratch(desc), s, Bq[3];
 
   PetscFunctionBeginUser;
   if (Jp) PetscCall(PetscArrayzero(dsdp, desc->nparam));
-  s = el->ops->law(desc, el, t, Jp ? dsdp : NULL);
+  s = *size = el->ops->law(desc, el, t, Jp ? dsdp : NULL);
   MbsMapEval(desc, B, q, PETSC_TRUE, Bq);
   if (F) MbsMapAddTranspose(desc, A, -s, Bq, F, 1);
   if (Jq) MbsMapAddOuter(desc, A, B, NULL, -s, Jq, ld);
@@ -130,24 +130,25 @@ static PetscErrorCode FollowerLoad(MbsDescription desc, const MbsElement *el, co
 }
 
 /* The second derivatives of FollowerLoad (MbsElementForceSecondFn): Jq = -s A^T B is constant in q and v, so only its
-   parameter j's, Dq += -ds/dp_j A^T B */
-static PetscErrorCode FollowerLoadSecond(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, PetscInt j, PetscReal Dq[], PetscInt ld)
+   parameter j's, Dq += -ds/dp_j A^T B; s into *size */
+static PetscErrorCode FollowerLoadSecond(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, PetscReal t, PetscInt j, PetscReal Dq[], PetscInt ld, PetscReal *size)
 {
   PetscReal *dsdp = MbsParameterScratch(desc);
 
   PetscFunctionBeginUser;
   PetscCall(PetscArrayzero(dsdp, desc->nparam));
-  (void)el->ops->law(desc, el, t, dsdp);
+  *size = el->ops->law(desc, el, t, dsdp);
   if (dsdp[j] != 0) MbsMapAddOuter(desc, A, B, NULL, -dsdp[j], Dq, ld);
   PetscFunctionReturn(0);
 }
 
-/* The follower load s(t) A^T (B q) whose maps move with a parameter p_j by dA, dB (either may be NULL; a point,
-   direction or axis that is a parameter, geometry.c): with q, its column Jp_j += -s (dA^T (B q) + A^T (dB q));
-   without, the second derivative of Jq = -s A^T B, J += -s (dA^T B + A^T dB) (MbsElementForceSecondFn) */
-static void FollowerLoadMoved(MbsDescription desc, const MbsElement *el, const MbsVectorMap *A, const MbsVectorMap *B, const MbsVectorMap *dA, const MbsVectorMap *dB, PetscReal t, const PetscReal q[], PetscReal J[], PetscInt ld)
+/* The follower load s A^T (B q) (s of FollowerLoad or FollowerLoadSecond) whose maps move with a parameter p_j by dA,
+   dB (either may be NULL; a point, direction or axis that is a parameter, geometry.c): with q, its column
+   Jp_j += -s (dA^T (B q) + A^T (dB q)); without, the second derivative of Jq = -s A^T B, J += -s (dA^T B + A^T dB)
+   (MbsElementForceSecondFn) */
+static void FollowerLoadMoved(MbsDescription desc, const MbsVectorMap *A, const MbsVectorMap *B, const MbsVectorMap *dA, const MbsVectorMap *dB, PetscReal s, const PetscReal q[], PetscReal J[], PetscInt ld)
 {
-  PetscReal s = el->ops->law(desc, el, t, NULL), x[3];
+  PetscReal x[3];
 
   if (dA && q) {
     MbsMapEval(desc, B, q, PETSC_TRUE, x);
@@ -184,21 +185,22 @@ static void ForceMaps(MbsDescription desc, const MbsElement *el, PetscInt j, Mbs
 PetscErrorCode MbsFollowerForce(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   MbsVectorMap A, B, D;
+  PetscReal    s;
 
   PetscFunctionBeginUser;
   ForceMaps(desc, el, -1, &A, &B, NULL);
-  PetscCall(FollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
+  PetscCall(FollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld, &s));
   for (PetscInt n = 0; n < el->ngeometry && Jp; n++) {
     if (!MbsGeometryFirst(el, n)) continue;
     MbsGeometryPointDerivative(desc, el, 0, el->geometry[n].param, &D);
-    FollowerLoadMoved(desc, el, &A, &B, &D, NULL, t, q, Jp + el->geometry[n].param * ld, ld);
+    FollowerLoadMoved(desc, &A, &B, &D, NULL, s, q, Jp + el->geometry[n].param * ld, ld);
   }
   for (PetscInt c = 0; c < 3 && Jp; c++) {
     PetscInt j = MbsJointAxisFirst(el, c);
 
     if (j < 0) continue;
     ForceMaps(desc, el, j, &A, &B, &D);
-    FollowerLoadMoved(desc, el, &A, &B, NULL, &D, t, q, Jp + j * ld, ld);
+    FollowerLoadMoved(desc, &A, &B, NULL, &D, s, q, Jp + j * ld, ld);
   }
   PetscFunctionReturn(0);
 }
@@ -209,14 +211,15 @@ PetscErrorCode MbsFollowerForce(MbsDescription desc, const MbsElement *el, Petsc
 PetscErrorCode MbsFollowerForceSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   MbsVectorMap A, B, D;
+  PetscReal    s;
 
   PetscFunctionBeginUser;
   ForceMaps(desc, el, -1, &A, &B, NULL);
-  PetscCall(FollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld));
-  if (MbsGeometryPointDerivative(desc, el, 0, j, &D)) FollowerLoadMoved(desc, el, &A, &B, &D, NULL, t, NULL, Dq, ld);
+  PetscCall(FollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld, &s));
+  if (MbsGeometryPointDerivative(desc, el, 0, j, &D)) FollowerLoadMoved(desc, &A, &B, &D, NULL, s, NULL, Dq, ld);
   if (!MbsJointAxisParameter(el, j)) PetscFunctionReturn(0);
   ForceMaps(desc, el, j, &A, &B, &D);
-  FollowerLoadMoved(desc, el, &A, &B, NULL, &D, t, NULL, Dq, ld);
+  FollowerLoadMoved(desc, &A, &B, NULL, &D, s, NULL, Dq, ld);
   PetscFunctionReturn(0);
 }
 
@@ -246,16 +249,17 @@ static void TorqueMaps(MbsDescription desc, const MbsElement *el, PetscInt j, Mb
 PetscErrorCode MbsFollowerTorque(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], PetscReal F[], PetscReal Jq[], PetscReal Jv[], PetscReal Jp[], PetscInt ld)
 {
   MbsVectorMap A, B, dA, dB;
+  PetscReal    s;
 
   PetscFunctionBeginUser;
   TorqueMaps(desc, el, -1, &A, &B, NULL, NULL);
-  PetscCall(FollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld));
+  PetscCall(FollowerLoad(desc, el, &A, &B, t, q, F, Jq, Jp, ld, &s));
   for (PetscInt c = 0; c < 3 && Jp; c++) {
     PetscInt j = MbsJointAxisFirst(el, c);
 
     if (j < 0) continue;
     TorqueMaps(desc, el, j, &A, &B, &dA, &dB);
-    FollowerLoadMoved(desc, el, &A, &B, &dA, &dB, t, q, Jp + j * ld, ld);
+    FollowerLoadMoved(desc, &A, &B, &dA, &dB, s, q, Jp + j * ld, ld);
   }
   PetscFunctionReturn(0);
 }
@@ -266,12 +270,13 @@ PetscErrorCode MbsFollowerTorque(MbsDescription desc, const MbsElement *el, Pets
 PetscErrorCode MbsFollowerTorqueSecond(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
 {
   MbsVectorMap A, B, dA, dB;
+  PetscReal    s;
 
   PetscFunctionBeginUser;
   TorqueMaps(desc, el, -1, &A, &B, NULL, NULL);
-  PetscCall(FollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld));
+  PetscCall(FollowerLoadSecond(desc, el, &A, &B, t, j, Dq, ld, &s));
   if (!MbsJointAxisParameter(el, j)) PetscFunctionReturn(0);
   TorqueMaps(desc, el, j, &A, &B, &dA, &dB);
-  FollowerLoadMoved(desc, el, &A, &B, &dA, &dB, t, NULL, Dq, ld);
+  FollowerLoadMoved(desc, &A, &B, &dA, &dB, s, NULL, Dq, ld);
   PetscFunctionReturn(0);
 }

@@ -308,7 +308,7 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
     return MbsValueOf(scale, desc->p) * history;
   }
 
-  if (el->sweep.law ? !SweepAngle(&el->sweep, desc->p, t, sweep, dsweep) : t > el->until) return 0;
+  if (el->sweep.law ? !SweepAngle(&el->sweep, desc->p, t, sweep, dsdp ? dsweep : NULL) : t > el->until) return 0;
   if (length > 0 && t >= start && t - start < length) { /* the taper w and its rates */
     PetscReal a = PETSC_PI / (2 * length), x = a * (t - start);
 
@@ -316,7 +316,7 @@ PetscReal MbsTimeLaw(MbsDescription desc, const MbsElement *el, PetscReal t, Pet
     w[1] = a * PetscSinReal(2 * x);
     w[2] = 2 * a * a * PetscCosReal(2 * x);
     w[3] = -4 * a * a * a * PetscSinReal(2 * x);
-    for (PetscInt k = 0; k < 3; k++) {
+    for (PetscInt k = 0; k < 3 && dsdp; k++) {
       dw[0][k] = -w[k + 1];
       dw[1][k] = -(k * w[k] + (t - start) * w[k + 1]) / length;
     }
@@ -407,18 +407,16 @@ static PetscErrorCode ForceSecond(MbsDescription desc, const MbsElement *el, Pet
   const char *field = LawField(el, j);
 
   PetscFunctionBeginUser;
+  if (el->turning) { /* frame: body (which takes no input): the follower force's (engine_order.c) */
+    PetscCall(MbsFollowerForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work));
+    PetscFunctionReturn(0);
+  }
   PetscCheck(!(el->input && field), PETSC_COMM_SELF, PETSC_ERR_SUP, "Model file '%s', line %" PetscInt_FMT ", element '%s': parameter '%s' is in its %s, the time law of the force with input: true, which the designed input replaces (its derivative would be zero); design the other parameters, or give %s as numbers",
              desc->file, el->line, el->name, desc->param_info[j].name, field, field);
   PetscFunctionReturn(0);
 }
 
-/* frame: body: the follower force's second derivatives (engine_order.c); frame: ground: ForceSecond's */
-static PetscErrorCode ForceSecondOfFrame(MbsDescription desc, const MbsElement *el, PetscReal t, const PetscReal q[], const PetscReal v[], const PetscReal sq[], const PetscReal sv[], PetscInt j, PetscReal Dq[], PetscReal Dv[], PetscInt ld, PetscReal work[])
-{
-  return el->turning ? MbsFollowerForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work) : ForceSecond(desc, el, t, q, v, sq, sv, j, Dq, Dv, ld, work);
-}
-
-static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, MbsExcitationLaw, NULL, ForceSecondOfFrame, PETSC_TRUE, NULL};
+static const MbsElementType Force = {MBS_ELEMENT_EXCITATION, ForceRead, ForceForce, NULL, NULL, PETSC_FALSE, MbsExcitationLaw, NULL, ForceSecond, PETSC_TRUE, NULL};
 
 PetscErrorCode MbsElementGetType_Force(const MbsElementType **type)
 {
